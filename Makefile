@@ -1,0 +1,105 @@
+# gotrace: build, test, demo, bench, install.
+# Every target that needs packages runs `deps` first; nothing is downloaded.
+
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+CC       ?= gcc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+PYTHON   ?= /usr/bin/python3
+B        := build
+
+DEPS_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev \
+	libcbor-dev libcriterion-dev libzydis-dev libpcre2-dev pkg-config \
+	golang-go gccgo python3-pytest python3-cbor2 python3-zstandard zstd \
+	caddy bpftrace linux-perf
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
+	    -Iformat -Ibpf -Irecord -Ireport -I$(B) -MMD -MP
+LDLIBS_FORMAT := -lcbor -lzstd
+LDLIBS_RECORD := -lbpf -lelf -ldw -lZydis $(LDLIBS_FORMAT)
+LDLIBS_REPORT := -lpcre2-8 $(LDLIBS_FORMAT) -lm
+
+FORMAT_SRCS := $(wildcard format/*.c)
+RECORD_SRCS := $(filter-out record/main.c,$(wildcard record/*.c))
+REPORT_SRCS := $(filter-out report/main.c,$(wildcard report/*.c))
+FORMAT_OBJS := $(FORMAT_SRCS:%.c=$(B)/%.o)
+RECORD_OBJS := $(RECORD_SRCS:%.c=$(B)/%.o)
+REPORT_OBJS := $(REPORT_SRCS:%.c=$(B)/%.o)
+UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
+UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
+
+DEPS_STAMP := $(B)/.deps-ok
+
+.PHONY: all deps test unit e2e demo bench fuzz install clean
+
+all: gotrace-record gotrace-report
+
+# Installs what is missing (idempotent). Run by the other targets once per
+# build tree; `make deps` always checks again.
+deps:
+	@missing=""; for p in $(DEPS_PKGS); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "gotrace: installing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" != 0 ]; then echo "gotrace: run 'make deps' as root to install them" >&2; exit 1; fi; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing || \
+	  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; }; \
+	fi
+	@mkdir -p $(B) && touch $(DEPS_STAMP)
+
+$(DEPS_STAMP):
+	@$(MAKE) --no-print-directory deps
+
+# ---- BPF program, compiled once and embedded as a skeleton
+$(B)/vmlinux.h: | $(DEPS_STAMP)
+	@mkdir -p $(B)
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(B)/gotrace.bpf.o: bpf/gotrace.bpf.c bpf/gotrace.h $(B)/vmlinux.h
+	$(CLANG) -O2 -g -Wall -target bpf -D__TARGET_ARCH_x86 -I$(B) -Ibpf -c $< -o $@
+
+$(B)/gotrace.skel.h: $(B)/gotrace.bpf.o
+	llvm-strip -g $< -o $(B)/gotrace.bpf.stripped.o
+	$(BPFTOOL) gen skeleton $(B)/gotrace.bpf.stripped.o name gotrace_bpf > $@.tmp && mv $@.tmp $@
+
+# ---- C objects
+$(B)/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(B)/record/capture.o: $(B)/gotrace.skel.h
+$(B)/record/main.o: $(B)/gotrace.skel.h
+
+gotrace-record: $(B)/record/main.o $(RECORD_OBJS) $(FORMAT_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_RECORD)
+
+gotrace-report: $(B)/report/main.o $(REPORT_OBJS) $(FORMAT_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_REPORT)
+
+# ---- tests
+$(B)/tests/%: tests/unit/%.c $(RECORD_OBJS) $(REPORT_OBJS) $(FORMAT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS_RECORD) $(LDLIBS_REPORT)
+
+unit: $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t --jobs 1; done
+
+e2e: all
+	$(PYTHON) -m pytest -v -rs tests/e2e
+
+test: all unit e2e
+
+demo: all
+	@sh examples/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 gotrace-record gotrace-report $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf $(B) gotrace-record gotrace-report
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

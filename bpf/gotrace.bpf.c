@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The one BPF program of gotrace. Every uprobe runs it; the uprobe's BPF
+ * cookie selects a fetch plan (struct gt_plan, written by gotrace-record)
+ * that says which registers and stack slots to read. Nothing here knows Go
+ * beyond what the plan says.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "gotrace.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Plans, indexed by the uprobe cookie (the probe's slot). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);   /* set to the number of probes at load */
+	__type(key, __u32);
+	__type(value, struct gt_plan);
+} plans SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);  /* resized by gotrace-record */
+} events SEC(".maps");
+
+/* Events lost because the ring buffer was full, per probe slot and CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);   /* set to the number of probes at load */
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+/* Per-CPU scratch record; a hit is assembled here, then copied out. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gt_event);
+} scratch SEC(".maps");
+
+/*
+ * Value of a pt_regs register. Each case loads at a constant offset and
+ * the barrier keeps clang from merging the loads into one ctx+variable
+ * load, which the verifier rejects ("dereference of modified ctx ptr").
+ */
+#define REG_CASE(id, field) \
+	case id: v = regs->field; barrier_var(v); break
+
+static __always_inline __u64 reg_value(struct pt_regs *regs, __u8 reg)
+{
+	__u64 v = 0;
+
+	switch (reg) {
+	REG_CASE(GT_REG_RAX, ax);
+	REG_CASE(GT_REG_RBX, bx);
+	REG_CASE(GT_REG_RCX, cx);
+	REG_CASE(GT_REG_RDX, dx);
+	REG_CASE(GT_REG_RSI, si);
+	REG_CASE(GT_REG_RDI, di);
+	REG_CASE(GT_REG_RBP, bp);
+	REG_CASE(GT_REG_RSP, sp);
+	REG_CASE(GT_REG_R8, r8);
+	REG_CASE(GT_REG_R9, r9);
+	REG_CASE(GT_REG_R10, r10);
+	REG_CASE(GT_REG_R11, r11);
+	REG_CASE(GT_REG_R12, r12);
+	REG_CASE(GT_REG_R13, r13);
+	REG_CASE(GT_REG_R14, r14);
+	REG_CASE(GT_REG_R15, r15);
+	REG_CASE(GT_REG_RIP, ip);
+	}
+	return v;
+}
+
+/* Reads one word described by src; returns 0 or a negative error. */
+static __always_inline int read_src(struct pt_regs *regs,
+				    const struct gt_src *src, __u8 flags,
+				    __u64 *out)
+{
+	__u64 v = 0;
+
+	if (src->loc == GT_LOC_REG) {
+		v = reg_value(regs, src->reg);
+	} else if (src->loc == GT_LOC_STACK) {
+		void *addr = (void *)(regs->sp + (long)src->off);
+		if (bpf_probe_read_user(&v, sizeof(v), addr))
+			return -1;
+	} else {
+		return -1;
+	}
+	switch (src->size) {
+	case 1:
+		v = (flags & GT_F_SIGNED) ? (__u64)(__s64)(__s8)v : (__u8)v;
+		break;
+	case 2:
+		v = (flags & GT_F_SIGNED) ? (__u64)(__s64)(__s16)v : (__u16)v;
+		break;
+	case 4:
+		v = (flags & GT_F_SIGNED) ? (__u64)(__s64)(__s32)v : (__u32)v;
+		break;
+	}
+	*out = v;
+	return 0;
+}
+
+static __always_inline __u64 read_goid(struct pt_regs *regs,
+				       const struct gt_plan *plan)
+{
+	__u64 g = 0, goid = 0;
+
+	if (plan->goid_mode == GT_GOID_R14) {
+		g = regs->r14;
+	} else if (plan->goid_mode == GT_GOID_TLS) {
+		struct task_struct *task = bpf_get_current_task_btf();
+		__u64 fsbase = BPF_CORE_READ(task, thread.fsbase);
+
+		if (bpf_probe_read_user(&g, sizeof(g), (void *)(fsbase - 8)))
+			return 0;
+	} else {
+		return 0;
+	}
+	if (!g || bpf_probe_read_user(&goid, sizeof(goid),
+				      (void *)(g + plan->goid_off)))
+		return 0;
+	return goid;
+}
+
+/*
+ * Runs fetch `i` of `plan` into ev->slots[i] (and string bytes at
+ * ev->data[dlen]); returns the new dlen. A global (non-inlined) function
+ * is verified once, not once per loop iteration and value range, which
+ * keeps the main program far from the verifier's complexity limit.
+ */
+__noinline int fetch_one(struct pt_regs *regs, struct gt_event *ev,
+			 const struct gt_plan *plan, __u32 i, __u32 dlen)
+{
+	const struct gt_fetch *f;
+	__u32 str_max;
+	__u64 v = 0;
+
+	if (!regs || !ev || !plan)
+		return dlen;
+	i &= GT_MAX_FETCH - 1;
+	f = &plan->fetch[i];
+	str_max = plan->str_max;
+	if (dlen > GT_DATA_MAX)
+		dlen = GT_DATA_MAX;
+	if (f->op == GT_OP_WORD) {
+		if (read_src(regs, &f->src, f->flags, &v))
+			ev->unavail |= 1u << i;
+	} else if (f->op == GT_OP_STRING) {
+		__u64 ptr = 0, len = 0, n, off;
+
+		if (read_src(regs, &f->src, 0, &ptr) ||
+		    read_src(regs, &f->src2, 0, &len)) {
+			ev->unavail |= 1u << i;
+			len = 0;
+		}
+		v = len;
+		n = len < str_max ? len : str_max;
+		if (dlen + 2 + n > GT_DATA_MAX)
+			n = dlen + 2 < GT_DATA_MAX ? GT_DATA_MAX - dlen - 2 : 0;
+		/* Re-check after the barrier: the verifier needs the bound
+		 * on the very register passed to the helper. */
+		barrier_var(n);
+		if (n > GT_STR_MAX)
+			n = GT_STR_MAX;
+		off = dlen & (GT_DATA_MAX - 1);
+		if (n && bpf_probe_read_user(&ev->data[off + 2], n,
+					     (void *)ptr))
+			n = 0;
+		ev->data[off] = n & 0xff;
+		ev->data[off + 1] = n >> 8;
+		dlen += 2 + n;
+	} else {
+		ev->unavail |= 1u << i;
+	}
+	ev->slots[i] = v;
+	return dlen;
+}
+
+SEC("uprobe")
+int gotrace_probe(struct pt_regs *regs)
+{
+	__u32 slot = (__u32)bpf_get_attach_cookie(regs);
+	__u32 zero = 0, dlen = 0, i;
+	struct gt_plan *plan;
+	struct gt_event *ev;
+	__u64 id, size;
+
+	plan = bpf_map_lookup_elem(&plans, &slot);
+	if (!plan)
+		return 0;
+	ev = bpf_map_lookup_elem(&scratch, &zero);
+	if (!ev)
+		return 0;
+
+	id = bpf_get_current_pid_tgid();
+	ev->type = GT_REC_EVENT;
+	ev->probe_id = plan->probe_id;
+	ev->ts_ns = bpf_ktime_get_ns();
+	ev->pid = id >> 32;
+	ev->tid = (__u32)id;
+	ev->goid = read_goid(regs, plan);
+	bpf_get_current_comm(&ev->comm, sizeof(ev->comm));
+	ev->unavail = 0;
+
+	for (i = 0; i < GT_MAX_FETCH; i++) {
+		if (i >= plan->nfetch)
+			break;
+		dlen = fetch_one(regs, ev, plan, i, dlen);
+	}
+	ev->nslots = i;
+	ev->data_len = dlen;
+
+	size = GT_EVENT_HDR_SIZE + sizeof(ev->slots) + dlen;
+	if (size > sizeof(*ev))
+		size = sizeof(*ev);
+	if (bpf_ringbuf_output(&events, ev, size, 0)) {
+		__u64 *d = bpf_map_lookup_elem(&drops, &slot);
+
+		if (d)
+			*d += 1;
+	}
+	return 0;
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Types shared by the BPF program (gotrace.bpf.c) and gotrace-record: the
+ * per-probe fetch plan and the raw event record sent through the ring
+ * buffer. Kept free of libc and kernel headers so both sides include it.
+ */
+#ifndef GOTRACE_BPF_H
+#define GOTRACE_BPF_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define GT_MAX_FETCH 16      /* fetches (captured values) per probe */
+#define GT_STR_MAX 512       /* hard cap of captured bytes per string */
+#define GT_DATA_MAX 2048     /* bytes of string data per event */
+#define GT_MAX_PROBES 65536  /* entries of the plan map */
+
+/* Where a value lives. */
+enum gt_loc {
+	GT_LOC_NONE = 0,   /* not readable by a uprobe (e.g. XMM register) */
+	GT_LOC_REG = 1,    /* pt_regs register */
+	GT_LOC_STACK = 2,  /* user memory at SP + offset, read at probe time */
+};
+
+/* x86-64 pt_regs registers, in the order gotrace names them. */
+enum gt_reg {
+	GT_REG_RAX = 0, GT_REG_RBX, GT_REG_RCX, GT_REG_RDX, GT_REG_RSI,
+	GT_REG_RDI, GT_REG_RBP, GT_REG_RSP, GT_REG_R8, GT_REG_R9, GT_REG_R10,
+	GT_REG_R11, GT_REG_R12, GT_REG_R13, GT_REG_R14, GT_REG_R15,
+	GT_REG_RIP, GT_REG_COUNT,
+};
+
+/* Operation of one fetch. */
+enum gt_op {
+	GT_OP_NONE = 0,    /* value unavailable: emits 0, flagged */
+	GT_OP_WORD = 1,    /* read `size` bytes at loc; slot = value */
+	GT_OP_STRING = 2,  /* ptr at loc, length at loc2; slot = length,
+			      min(length, str_max) bytes appended to data */
+};
+
+/* Flags of a fetch. */
+#define GT_F_SIGNED 1      /* sign-extend a value narrower than 8 bytes */
+
+/* Source location of one word. */
+struct gt_src {
+	__u8 loc;          /* enum gt_loc */
+	__u8 reg;          /* enum gt_reg, for GT_LOC_REG */
+	__u8 size;         /* 1, 2, 4, 8 */
+	__u8 pad;
+	__s32 off;         /* GT_LOC_STACK: bytes from SP */
+};
+
+struct gt_fetch {
+	__u8 op;           /* enum gt_op */
+	__u8 flags;        /* GT_F_* */
+	__u16 pad;
+	struct gt_src src;  /* the value, or a string's data pointer */
+	struct gt_src src2; /* a string's length */
+};
+
+/* Goroutine id lookup of a plan. */
+enum gt_goid {
+	GT_GOID_NONE = 0,
+	GT_GOID_R14 = 1,   /* g in R14 (amd64 register ABI) */
+	GT_GOID_TLS = 2,   /* g at fsbase - 8 (amd64 ABI0, cgo) */
+};
+
+/* What to capture at one probe, selected by the uprobe's BPF cookie. */
+struct gt_plan {
+	__u32 probe_id;
+	__u32 kind;        /* enum gtr_kind: 0 entry, 1 return */
+	__u32 nfetch;
+	__u32 str_max;     /* captured bytes per string, <= GT_STR_MAX */
+	__u32 goid_mode;   /* enum gt_goid */
+	__s32 goid_off;    /* offset of goid in runtime.g */
+	struct gt_fetch fetch[GT_MAX_FETCH];
+};
+
+/* Ring buffer record types. */
+enum gt_rec { GT_REC_EVENT = 1 };
+
+/*
+ * One probe hit as it leaves the kernel: header, nfetch 64-bit slots, then
+ * string data: for each GT_OP_STRING fetch in order, a __u16 byte count
+ * followed by that many bytes.
+ */
+struct gt_event {
+	__u32 type;        /* enum gt_rec */
+	__u32 probe_id;
+	__u64 ts_ns;       /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u32 pid, tid;
+	__u64 goid;
+	char comm[16];
+	__u16 nslots;
+	__u16 data_len;    /* bytes of string data after the slots */
+	__u32 unavail;     /* bit i set: slot i could not be read */
+	__u64 slots[GT_MAX_FETCH];
+	__u8 data[GT_DATA_MAX + GT_STR_MAX + 2]; /* slack keeps verifier bounds simple */
+};
+
+#define GT_EVENT_HDR_SIZE ((unsigned long)&((struct gt_event *)0)->slots)
+
+#endif /* GOTRACE_BPF_H */

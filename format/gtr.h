@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libgtr: the .gtr trace file of gotrace, its data model, writer and
+ * streaming reader. This is the only header of format/ that other parts of
+ * gotrace include; spec/FORMAT.md is the normative description of the bytes.
+ *
+ * Conventions: timestamps are CLOCK_MONOTONIC nanoseconds unless a name says
+ * otherwise; sizes are bytes; functions returning int return 0 (or a count)
+ * on success and a negative errno-style code on failure, with a message in
+ * the object's error buffer (gtr_writer_error(), gtr_reader_error()).
+ */
+#ifndef GTR_H
+#define GTR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Format version written by this library (spec/FORMAT.md, "Versioning"). */
+#define GTR_VERSION_MAJOR 1
+#define GTR_VERSION_MINOR 0
+
+/* Upper bounds the reader enforces on what a file may declare. */
+#define GTR_MAX_ARGS 32          /* values per event / arguments per probe */
+#define GTR_MAX_NAME 1024        /* bytes in a name, path or type string */
+#define GTR_MAX_STRING 65536     /* captured bytes of one string value */
+#define GTR_COMM_LEN 16          /* bytes of a task name, as the kernel's */
+
+/* What a probe or event captures: its entry or one of its returns. */
+enum gtr_kind {
+	GTR_KIND_ENTRY = 0,
+	GTR_KIND_RETURN = 1,
+};
+
+/*
+ * Type class of a captured argument; decides how values are encoded and
+ * printed. GTR_TYPE_WORD is a raw machine word captured without type
+ * information (no DWARF and no signature).
+ */
+enum gtr_type {
+	GTR_TYPE_WORD = 0,   /* unsigned 64-bit register or stack word */
+	GTR_TYPE_INT = 1,    /* signed integer of `size` bytes */
+	GTR_TYPE_UINT = 2,   /* unsigned integer of `size` bytes (uintptr too) */
+	GTR_TYPE_BOOL = 3,
+	GTR_TYPE_PTR = 4,    /* pointer, map, chan, func, unsafe.Pointer */
+	GTR_TYPE_STRING = 5, /* Go string: bounded content, true length kept */
+	GTR_TYPE_FLOAT = 6,  /* float32/float64 */
+	GTR_TYPE_OTHER = 7,  /* known type gotrace does not capture (yet) */
+};
+
+/* Kind of one decoded value. */
+enum gtr_value_kind {
+	GTR_VAL_NONE = 0,  /* unavailable (e.g. float in an XMM register) */
+	GTR_VAL_INT = 1,   /* v.i */
+	GTR_VAL_UINT = 2,  /* v.u */
+	GTR_VAL_BOOL = 3,  /* v.b */
+	GTR_VAL_STR = 4,   /* v.s: bytes (not NUL-terminated, maybe not UTF-8) */
+};
+
+/* One captured value. Strings point into reader- or caller-owned memory. */
+struct gtr_value {
+	enum gtr_value_kind kind;
+	union {
+		int64_t i;
+		uint64_t u;
+		bool b;
+		struct {
+			const uint8_t *data; /* captured bytes, `len` of them */
+			uint32_t len;        /* bytes captured (<= GTR_MAX_STRING) */
+			uint64_t full_len;   /* the string's true length in the target */
+		} s;
+	} v;
+};
+
+/* Description of one argument of a probe. */
+struct gtr_arg {
+	char *name;          /* parameter name, "" when unknown */
+	char *type_name;     /* Go type as written ("int", "*main.T"), "" unknown */
+	enum gtr_type type;
+	uint32_t size;       /* bytes of the value in the target */
+};
+
+/* An attached probe: a function of a binary and what each hit captures. */
+struct gtr_probe {
+	uint32_t id;          /* unique in the file; events refer to it */
+	uint32_t binary_id;   /* gtr_binary.id of the binary it is in */
+	enum gtr_kind kind;
+	char *func;           /* full Go symbol, e.g. "net/http.(*conn).serve" */
+	uint64_t address;     /* function entry, link-time virtual address */
+	char *spec;           /* the probe as the user wrote it */
+	char *fmt;            /* trace.py-style format string, "" for none */
+	uint32_t nargs;
+	struct gtr_arg args[GTR_MAX_ARGS];
+	uint32_t nexprs;      /* format expressions, as indexes into args */
+	uint32_t exprs[GTR_MAX_ARGS];
+};
+
+/* Identity of a traced executable. */
+struct gtr_binary {
+	uint32_t id;
+	char *path;           /* as opened by the recorder */
+	char *build_id;       /* hex of the GNU build id, "" when none */
+	char *go_build_id;    /* Go's own build id, "" when none */
+	char *go_version;     /* "go1.19.8", "" when unknown */
+	char *compiler;       /* "gc" or "gccgo" */
+	char *arch;           /* "x86-64", "aarch64", "i386" */
+	char *abi;            /* "ABIInternal", "ABI0", "C" */
+	bool pie, stripped, has_dwarf;
+};
+
+/* The recording host and the clock anchor taken at start. */
+struct gtr_host {
+	char *hostname;
+	char *kernel;         /* uname release */
+	char *machine;        /* uname machine */
+	char *recorder;       /* "gotrace-record <version>" */
+	uint64_t start_mono_ns;     /* CLOCK_MONOTONIC at start */
+	uint64_t start_realtime_ns; /* CLOCK_REALTIME read with it */
+	uint64_t start_boottime_ns; /* CLOCK_BOOTTIME read with it */
+};
+
+/* One event: a probe hit. Values point into memory owned by the producer. */
+struct gtr_event {
+	uint64_t ts_ns;      /* CLOCK_MONOTONIC */
+	uint32_t probe_id;
+	enum gtr_kind kind;
+	uint32_t pid, tid;
+	uint64_t goid;       /* goroutine id, 0 when unknown */
+	uint32_t nvals;
+	struct gtr_value vals[GTR_MAX_ARGS];
+};
+
+/* Events the kernel or recorder lost, reported as they happen. */
+struct gtr_drop {
+	uint64_t ts_ns;      /* when the loss was noticed, CLOCK_MONOTONIC */
+	uint32_t probe_id;   /* UINT32_MAX when not known per probe */
+	uint64_t count;
+};
+
+/* ---------------------------------------------------------------- writer */
+
+struct gtr_writer;
+
+/* Flags of gtr_writer_create(). */
+#define GTR_W_FORCE 1u   /* replace an existing regular file */
+
+/*
+ * gtr_writer_create() creates `path` (mode 0600, never through a symbolic
+ * link, refusing an existing file unless GTR_W_FORCE) and writes the file
+ * header and the host block. Returns NULL with a message in err[errlen].
+ */
+struct gtr_writer *gtr_writer_create(const char *path, unsigned flags,
+				     const struct gtr_host *host, char *err,
+				     size_t errlen);
+
+/* Appends a binary block; must precede probes that name it. 0 or -errno. */
+int gtr_writer_binary(struct gtr_writer *w, const struct gtr_binary *b);
+
+/* Appends a probe block; must precede its events. 0 or -errno. */
+int gtr_writer_probe(struct gtr_writer *w, const struct gtr_probe *p);
+
+/*
+ * Records the name of a thread (`comm`, at most GTR_COMM_LEN bytes) in the
+ * event stream; later events of (pid, tid) are shown with it. 0 or -errno.
+ */
+int gtr_writer_task(struct gtr_writer *w, uint32_t pid, uint32_t tid,
+		    const char *comm);
+
+/* Appends one event to the current frame. 0 or -errno. */
+int gtr_writer_event(struct gtr_writer *w, const struct gtr_event *ev);
+
+/* Records lost events. 0 or -errno. */
+int gtr_writer_drop(struct gtr_writer *w, const struct gtr_drop *d);
+
+/*
+ * Compresses and writes the current frame, if it holds anything, so a crash
+ * after this call loses nothing written before it. 0 or -errno.
+ */
+int gtr_writer_flush(struct gtr_writer *w);
+
+/* Bytes written to the file so far (blocks and header). */
+uint64_t gtr_writer_bytes(const struct gtr_writer *w);
+
+/* Events appended so far. */
+uint64_t gtr_writer_events(const struct gtr_writer *w);
+
+/*
+ * Flushes, writes the end-of-recording summary, closes the file and frees
+ * `w` (NULL is fine). Returns 0 or -errno; the message, if any, is copied to
+ * err[errlen].
+ */
+int gtr_writer_close(struct gtr_writer *w, char *err, size_t errlen);
+
+/* Message of the last failure of `w`. */
+const char *gtr_writer_error(const struct gtr_writer *w);
+
+/* ---------------------------------------------------------------- reader */
+
+struct gtr_reader;
+
+/* What one call of gtr_reader_next() produced. */
+enum gtr_item {
+	GTR_ITEM_END = 0,    /* clean end of file */
+	GTR_ITEM_EVENT = 1,  /* *ev was filled */
+	GTR_ITEM_DROP = 2,   /* *drop was filled */
+};
+
+/*
+ * gtr_reader_open() opens `path` ("-" is not accepted) and reads its header.
+ * Returns NULL with a message in err[errlen] that names the file and, where
+ * it applies, the byte offset and what to do.
+ */
+struct gtr_reader *gtr_reader_open(const char *path, char *err,
+				   size_t errlen);
+
+/*
+ * Reads forward to the next event or drop record. Metadata blocks met on the
+ * way are absorbed and become visible through the accessors below. Returns
+ * an enum gtr_item (>= 0) or a negative code for an error that ends
+ * reading; damage that can be skipped is counted (gtr_reader_damage()) and
+ * does not end reading. Values in *ev stay valid until the next call.
+ */
+int gtr_reader_next(struct gtr_reader *r, struct gtr_event *ev,
+		    struct gtr_drop *drop);
+
+/* Probe `id`, or NULL when the file has not (yet) described it. */
+const struct gtr_probe *gtr_reader_probe(const struct gtr_reader *r,
+					 uint32_t id);
+
+/* Number of probes and binaries met so far, and access by position. */
+uint32_t gtr_reader_nprobes(const struct gtr_reader *r);
+const struct gtr_probe *gtr_reader_probe_at(const struct gtr_reader *r,
+					    uint32_t i);
+uint32_t gtr_reader_nbinaries(const struct gtr_reader *r);
+const struct gtr_binary *gtr_reader_binary_at(const struct gtr_reader *r,
+					      uint32_t i);
+
+/* Host block of the file (always present once the reader is open). */
+const struct gtr_host *gtr_reader_host(const struct gtr_reader *r);
+
+/* Task name of (pid, tid) last recorded before the current event, or "". */
+const char *gtr_reader_comm(const struct gtr_reader *r, uint32_t pid,
+			    uint32_t tid);
+
+/*
+ * Reads metadata blocks up to the first event frame without consuming any
+ * event, so probes known at start can be inspected (e.g. to type-check a
+ * filter). 0 or negative on error.
+ */
+int gtr_reader_preload(struct gtr_reader *r);
+
+/* Version the file declares. */
+void gtr_reader_version(const struct gtr_reader *r, unsigned *major,
+			unsigned *minor);
+
+/* Damaged blocks skipped so far, and whether the file ended mid-block. */
+uint64_t gtr_reader_damage(const struct gtr_reader *r);
+bool gtr_reader_truncated(const struct gtr_reader *r);
+
+/* Message of the last error or damage report ("" when none). */
+const char *gtr_reader_error(const struct gtr_reader *r);
+
+/* Closes the file and frees `r` (NULL is fine). */
+void gtr_reader_close(struct gtr_reader *r);
+
+/* ---------------------------------------------------------------- helpers */
+
+/* Name of an enum gtr_type ("int", "string", ...). */
+const char *gtr_type_name(enum gtr_type t);
+
+/* Name of an enum gtr_kind ("entry", "return"). */
+const char *gtr_kind_name(enum gtr_kind k);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GTR_H */

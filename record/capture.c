@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+/* Loading, attaching and draining the BPF program; see capture.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "capture.h"
+#include "gotrace.skel.h"
+
+struct capture {
+	struct gotrace_bpf *skel;
+	struct ring_buffer *rb;
+	struct bpf_link **links;
+	uint32_t nlinks, caplinks;
+	uint32_t nplans;
+	int ncpus;
+	uint64_t *percpu;      /* scratch for reading per-CPU drop counters */
+	capture_fn fn;
+	void *ctx;
+};
+
+static int verbose_libbpf;
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt,
+		      va_list ap)
+{
+	if (level == LIBBPF_DEBUG && verbose_libbpf < 2)
+		return 0;
+	if (!verbose_libbpf)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct capture *c = ctx;
+
+	if (size < GT_EVENT_HDR_SIZE)
+		return 0;
+	return c->fn((const struct gt_event *)data, size, c->ctx);
+}
+
+struct capture *capture_open(uint32_t nplans, uint32_t ringbuf_bytes,
+			     int verbose, capture_fn fn, void *ctx, char *err,
+			     size_t errlen)
+{
+	struct capture *c = calloc(1, sizeof(*c));
+	int e;
+
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	verbose_libbpf = verbose;
+	libbpf_set_print(libbpf_log);
+	c->fn = fn;
+	c->ctx = ctx;
+	c->nplans = nplans ? nplans : 1;
+	c->ncpus = libbpf_num_possible_cpus();
+	if (c->ncpus <= 0)
+		c->ncpus = 1;
+	c->percpu = calloc(c->ncpus, sizeof(uint64_t));
+	c->skel = gotrace_bpf__open();
+	if (!c->percpu || !c->skel) {
+		snprintf(err, errlen, "cannot open the BPF program: %s",
+			 strerror(errno));
+		goto fail;
+	}
+	bpf_map__set_max_entries(c->skel->maps.plans, c->nplans);
+	bpf_map__set_max_entries(c->skel->maps.drops, c->nplans);
+	bpf_map__set_max_entries(c->skel->maps.events, ringbuf_bytes);
+	e = gotrace_bpf__load(c->skel);
+	if (e) {
+		snprintf(err, errlen,
+			 "cannot load the BPF program: %s (gotrace-record needs "
+			 "root or CAP_BPF+CAP_PERFMON and a kernel with BTF; "
+			 "-v shows the verifier log)", strerror(-e));
+		goto fail;
+	}
+	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_record,
+				 c, NULL);
+	if (!c->rb) {
+		snprintf(err, errlen, "cannot create the ring buffer: %s",
+			 strerror(errno));
+		goto fail;
+	}
+	return c;
+fail:
+	capture_close(c);
+	return NULL;
+}
+
+int capture_set_plan(struct capture *c, uint32_t slot,
+		     const struct gt_plan *plan)
+{
+	if (slot >= c->nplans)
+		return -ERANGE;
+	if (bpf_map__update_elem(c->skel->maps.plans, &slot, sizeof(slot),
+				 plan, sizeof(*plan), BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int capture_attach(struct capture *c, uint32_t slot, const char *path,
+		   uint64_t file_offset, pid_t pid, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = slot);
+	struct bpf_link *link;
+
+	if (c->nlinks == c->caplinks) {
+		uint32_t n = c->caplinks ? c->caplinks * 2 : 16;
+		struct bpf_link **l = realloc(c->links, n * sizeof(*l));
+
+		if (!l)
+			return -ENOMEM;
+		c->links = l;
+		c->caplinks = n;
+	}
+	link = bpf_program__attach_uprobe_opts(c->skel->progs.gotrace_probe,
+					       pid, path, file_offset, &opts);
+	if (!link) {
+		int e = -errno;
+
+		snprintf(err, errlen, "cannot attach a uprobe to %s at offset "
+			 "0x%llx: %s", path, (unsigned long long)file_offset,
+			 strerror(-e));
+		return e;
+	}
+	c->links[c->nlinks++] = link;
+	return 0;
+}
+
+int capture_poll(struct capture *c, int timeout_ms)
+{
+	int n = ring_buffer__poll(c->rb, timeout_ms);
+
+	return n == -EINTR ? 0 : n;
+}
+
+uint64_t capture_drops(struct capture *c, uint32_t slot)
+{
+	uint64_t sum = 0;
+	int i;
+
+	if (bpf_map__lookup_elem(c->skel->maps.drops, &slot, sizeof(slot),
+				 c->percpu, sizeof(uint64_t) * c->ncpus, 0))
+		return 0;
+	for (i = 0; i < c->ncpus; i++)
+		sum += c->percpu[i];
+	return sum;
+}
+
+uint32_t capture_nlinks(const struct capture *c)
+{
+	return c->nlinks;
+}
+
+void capture_close(struct capture *c)
+{
+	uint32_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nlinks; i++)
+		bpf_link__destroy(c->links[i]);
+	free(c->links);
+	ring_buffer__free(c->rb);
+	gotrace_bpf__destroy(c->skel);
+	free(c->percpu);
+	free(c);
+}

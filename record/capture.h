@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * capture: the BPF side of gotrace-record. Loads the embedded BPF program,
+ * installs one fetch plan per probe, attaches uprobes (cookie = plan slot)
+ * and hands ring buffer records to a callback. Lifecycle, as libbpf's:
+ * capture_open (open + size maps + load) -> capture_set_plan -> capture_attach
+ * -> capture_poll ... -> capture_close.
+ */
+#ifndef GOTRACE_CAPTURE_H
+#define GOTRACE_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "gotrace.h"
+
+struct capture;
+
+/* Called for each record; `ev` is valid during the call only. */
+typedef int (*capture_fn)(const struct gt_event *ev, size_t size, void *ctx);
+
+/*
+ * Opens and loads the BPF program with room for `nplans` probes and a ring
+ * buffer of `ringbuf_bytes` (a power of two, at least one page). `verbose`
+ * shows libbpf's own log. NULL with a message in err[errlen] on failure.
+ */
+struct capture *capture_open(uint32_t nplans, uint32_t ringbuf_bytes,
+			     int verbose, capture_fn fn, void *ctx, char *err,
+			     size_t errlen);
+
+/* Stores the plan of slot `slot` (< nplans). 0 or -errno. */
+int capture_set_plan(struct capture *c, uint32_t slot,
+		     const struct gt_plan *plan);
+
+/*
+ * Attaches a uprobe at byte `file_offset` of the ELF file `path`, running
+ * the plan of `slot`, for process `pid` (-1: every process). 0 or -errno
+ * with a message in err[errlen].
+ */
+int capture_attach(struct capture *c, uint32_t slot, const char *path,
+		   uint64_t file_offset, pid_t pid, char *err, size_t errlen);
+
+/* Waits up to timeout_ms for records and hands them to the callback.
+ * Returns records handled or -errno. */
+int capture_poll(struct capture *c, int timeout_ms);
+
+/* Events of slot `slot` lost to a full ring buffer so far, all CPUs. */
+uint64_t capture_drops(struct capture *c, uint32_t slot);
+
+/* Number of uprobes attached. */
+uint32_t capture_nlinks(const struct capture *c);
+
+/* Detaches every probe and frees `c` (NULL is fine). */
+void capture_close(struct capture *c);
+
+#endif /* GOTRACE_CAPTURE_H */

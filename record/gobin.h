@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gobin: what gotrace knows about a Go executable: compiler, Go version,
+ * architecture, functions (from .gopclntab, so stripped binaries work) and,
+ * for a function, where each argument lives at entry (from DWARF types and
+ * the calling convention). Sources of facts: Go src/cmd/compile/abi-internal.md,
+ * src/debug/gosym/pclntab.go, src/debug/buildinfo/buildinfo.go.
+ */
+#ifndef GOTRACE_GOBIN_H
+#define GOTRACE_GOBIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gtr.h"
+#include "gotrace.h"
+
+struct gobin;
+
+enum gobin_compiler { GOBIN_GC = 0, GOBIN_GCCGO = 1 };
+enum gobin_arch { GOBIN_AMD64 = 0, GOBIN_ARM64 = 1, GOBIN_386 = 2, GOBIN_ARCH_OTHER = 3 };
+
+/* A function of the binary, as .gopclntab (or the ELF symbol table) names it. */
+struct gobin_func {
+	const char *name;     /* owned by the gobin */
+	uint64_t entry;       /* link-time virtual address of the first byte */
+	uint64_t end;         /* first byte after the function */
+	uint64_t file_offset; /* offset of `entry` in the file (for uprobes) */
+};
+
+/*
+ * Where one piece (a machine word or less) of an argument lives at function
+ * entry: a pt_regs register, or the stack at SP + offset (return address at
+ * SP + 0 on amd64). GT_LOC_NONE means it cannot be read by a uprobe (float
+ * registers).
+ */
+struct gobin_piece {
+	enum gt_loc kind;     /* GT_LOC_REG, GT_LOC_STACK, GT_LOC_NONE */
+	enum gt_reg reg;      /* for GT_LOC_REG */
+	int32_t offset;       /* for GT_LOC_STACK: bytes from SP at entry */
+	uint8_t size;         /* bytes: 1, 2, 4 or 8 */
+};
+
+/*
+ * One parameter of a function with the location of its parts. A string has
+ * two pieces (data pointer, length); scalar types have one.
+ */
+struct gobin_arg {
+	char name[128];       /* "" when unknown */
+	char type_name[256];  /* Go type as DWARF names it, "" when unknown */
+	enum gtr_type type;
+	uint32_t size;        /* bytes of the whole value */
+	uint32_t npieces;
+	struct gobin_piece pieces[4];
+};
+
+/*
+ * Opens `path` and reads its ELF headers, .go.buildinfo and .gopclntab
+ * (located by section name, or by searching read-only data for the pclntab
+ * magic when section headers are gone). Returns NULL with a message in
+ * err[errlen] naming the file, e.g. "... is not a Go program (no .gopclntab)".
+ */
+struct gobin *gobin_open(const char *path, char *err, size_t errlen);
+
+/* Frees everything of `b` (NULL is fine). */
+void gobin_close(struct gobin *b);
+
+/* Facts about the binary. Strings are owned by `b`; "" when unknown. */
+const char *gobin_path(const struct gobin *b);
+const char *gobin_go_version(const struct gobin *b);  /* "go1.19.8" */
+const char *gobin_build_id(const struct gobin *b);    /* hex GNU build id */
+enum gobin_compiler gobin_compiler(const struct gobin *b);
+enum gobin_arch gobin_arch(const struct gobin *b);
+bool gobin_is_pie(const struct gobin *b);
+bool gobin_is_stripped(const struct gobin *b);        /* no .symtab */
+bool gobin_has_dwarf(const struct gobin *b);
+bool gobin_regabi(const struct gobin *b); /* gc amd64/arm64 with Go >= 1.17/1.18 */
+
+/* Fills a struct gtr_binary describing `b` (strings point into `b`). */
+void gobin_describe(const struct gobin *b, struct gtr_binary *out);
+
+/*
+ * Finds the function named exactly `name` (a full Go symbol such as
+ * "main.(*T).M"). Returns 0 and fills *out, or -ENOENT.
+ */
+int gobin_func_find(const struct gobin *b, const char *name,
+		    struct gobin_func *out);
+
+/*
+ * Calls fn for every function whose name matches the shell glob `pattern`
+ * (fnmatch(3) without FNM_PATHNAME; NULL matches all), in address order.
+ * Stops early when fn returns non-zero and returns that value; else 0.
+ */
+int gobin_func_each(const struct gobin *b, const char *pattern,
+		    int (*fn)(const struct gobin_func *f, void *ctx), void *ctx);
+
+/*
+ * Up to `max` function names closest to `name` (edit distance on the part
+ * after the package, then the whole), for "did you mean" hints. Returns the
+ * number written to out[]; names are owned by `b`.
+ */
+int gobin_func_suggest(const struct gobin *b, const char *name,
+		       const char **out, int max);
+
+/*
+ * Parameters of `f` at entry, in order (receiver first), with names and
+ * types from DWARF and locations from the calling convention of the binary.
+ * Without DWARF returns -ENODATA. Returns the number of parameters written
+ * to args[max] or a negative errno.
+ */
+int gobin_func_args(const struct gobin *b, const struct gobin_func *f,
+		    struct gobin_arg *args, int max);
+
+/*
+ * Raw argument words for a function without type information: for the
+ * register ABI the first `n` integer argument registers (RAX, RBX, RCX,
+ * RDI, RSI, R8, R9, R10, R11), for ABI0 the stack words from SP+8. Fills
+ * args[] as GTR_TYPE_WORD named "" and returns the count written.
+ */
+int gobin_raw_args(const struct gobin *b, struct gobin_arg *args, int n);
+
+/*
+ * Byte offset of `goid` in runtime.g (from DWARF, else a per-Go-version
+ * table), or -1 when unknown.
+ */
+int gobin_goid_offset(const struct gobin *b);
+
+#endif /* GOTRACE_GOBIN_H */

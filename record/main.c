@@ -1,0 +1,730 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gotrace-record: attach uprobes to functions of Go programs, capture their
+ * arguments with the calling convention the binary uses, and write a .gtr
+ * trace file (spec/FORMAT.md).
+ */
+#include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "gobin.h"
+#include "gtr.h"
+#include "probe.h"
+
+#define GOTRACE_VERSION "0.1.0"
+#define MAX_PROBES 1000
+
+const char *argp_program_version = "gotrace-record " GOTRACE_VERSION;
+static const char doc[] =
+	"Record calls of Go functions, with their arguments, to a trace file.\n"
+	"\n"
+	"USAGE: gotrace-record -o FILE [OPTIONS] PROBE... -- CMD [ARGS...]\n"
+	"       gotrace-record -o FILE -p PID [OPTIONS] PROBE...\n"
+	"\n"
+	"PROBE is [BINARY:]FUNCTION [\"FORMAT\" EXPR, ...] as in bcc's trace.py;\n"
+	"FUNCTION is the full Go symbol; EXPR is goargN or a parameter name.\n"
+	"\n"
+	"EXAMPLES:\n"
+	"  gotrace-record -o t.gtr 'main.add \"%d %d\" goarg1, goarg2' -- ./app\n"
+	"                          # run ./app, record main.add with 2 arguments\n"
+	"  gotrace-record -o t.gtr -p 1234 'net/http.(*conn).serve'\n"
+	"                          # attach to PID 1234 until Ctrl-C\n"
+	"  gotrace-report t.gtr    # print what was recorded\n";
+
+static const struct argp_option options[] = {
+	{ "output", 'o', "FILE", 0, "Write the trace to FILE (required)", 0 },
+	{ "pid", 'p', "PID", 0, "Trace the running process PID", 0 },
+	{ "force", 'f', NULL, 0, "Overwrite FILE if it exists", 0 },
+	{ "string-size", 's', "BYTES", 0,
+	  "Capture at most BYTES of each string (default 64, max 512)", 0 },
+	{ "quiet", 'q', NULL, 0, "Print nothing but errors", 0 },
+	{ "verbose", 'v', NULL, 0, "Show libbpf's log (twice: debug)", 0 },
+	{},
+};
+
+struct env {
+	const char *output;
+	pid_t pid;
+	unsigned flags;
+	unsigned str_max;
+	int quiet, verbose;
+	int nspecs;
+	char *specs[MAX_PROBES];
+	char **cmd;     /* after "--", NULL-terminated */
+};
+
+static struct env env = { .str_max = 64 };
+
+static long parse_num(const char *arg, const char *what, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 0);
+	if (errno || end == arg || *end || v < min || v > max) {
+		fprintf(stderr, "gotrace-record: invalid %s '%s' (expected a "
+			"number from %ld to %ld)\n", what, arg, min, max);
+		exit(2);
+	}
+	return v;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case 'o': env.output = arg; break;
+	case 'p': env.pid = parse_num(arg, "PID", 1, INT_MAX); break;
+	case 'f': env.flags |= GTR_W_FORCE; break;
+	case 's': env.str_max = parse_num(arg, "string size", 0, GT_STR_MAX); break;
+	case 'q': env.quiet = 1; break;
+	case 'v': env.verbose++; break;
+	case ARGP_KEY_ARG:
+		if (env.nspecs >= MAX_PROBES)
+			argp_error(state, "too many probes (at most %d)", MAX_PROBES);
+		env.specs[env.nspecs++] = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!env.output)
+			argp_error(state, "no output file; give one with -o FILE");
+		if (!env.nspecs)
+			argp_error(state, "no probe given; name a function, e.g. 'main.add'");
+		if (env.pid && env.cmd)
+			argp_error(state, "give either -p PID or -- CMD, not both");
+		if (!env.pid && !env.cmd)
+			argp_error(state, "nothing to trace; give -p PID or -- CMD [ARGS...]");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ probes */
+
+struct binary {
+	char *path;          /* as the user named it, or the resolved default */
+	char *attach_path;   /* path given to the kernel (/proc/PID/exe, ...) */
+	struct gobin *gb;
+	uint32_t id;
+};
+
+struct probe {
+	struct probe_spec spec;
+	struct binary *bin;
+	struct gobin_func fn;
+	struct gtr_probe meta;
+	struct gt_plan plan;
+	int nargs;
+	struct gobin_arg args[GTR_MAX_ARGS];
+};
+
+static struct binary binaries[MAX_PROBES];
+static int nbinaries;
+static struct probe *probes;
+static int nprobes;
+
+/* Resolves CMD's executable through PATH, as execvp would. */
+static char *which(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (strchr(cmd, '/'))
+		return strdup(cmd);
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t n = colon ? (size_t)(colon - path) : strlen(path);
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n,
+			 n ? path : ".", cmd);
+		if (access(buf, X_OK) == 0)
+			return strdup(buf);
+		path += n + (colon ? 1 : 0);
+	}
+	return strdup(cmd);
+}
+
+static struct binary *binary_get(const char *path, const char *attach_path)
+{
+	char err[512];
+	int i;
+
+	for (i = 0; i < nbinaries; i++)
+		if (!strcmp(binaries[i].path, path))
+			return &binaries[i];
+	binaries[nbinaries].gb = gobin_open(attach_path, err, sizeof(err));
+	if (!binaries[nbinaries].gb) {
+		fprintf(stderr, "gotrace-record: %s\n", err);
+		return NULL;
+	}
+	binaries[nbinaries].path = strdup(path);
+	binaries[nbinaries].attach_path = strdup(attach_path);
+	binaries[nbinaries].id = nbinaries;
+	return &binaries[nbinaries++];
+}
+
+/* Finds the argument an expression names: goargN or a parameter name. */
+static int resolve_expr(const struct probe *p, const char *expr)
+{
+	char *end;
+	int i;
+
+	if (!strncmp(expr, "goarg", 5) && expr[5]) {
+		long n = strtol(expr + 5, &end, 10);
+
+		if (!*end && n >= 1 && n <= p->nargs)
+			return n - 1;
+		if (!*end)
+			return -ERANGE;
+	}
+	for (i = 0; i < p->nargs; i++)
+		if (p->args[i].name[0] && !strcmp(p->args[i].name, expr))
+			return i;
+	return -ENOENT;
+}
+
+static void print_arg_names(const struct probe *p)
+{
+	int i;
+
+	for (i = 0; i < p->nargs; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "",
+			p->args[i].name[0] ? p->args[i].name : "?");
+	if (!p->nargs)
+		fprintf(stderr, "no parameters");
+}
+
+/* Turns one argument's location into a fetch of the plan. */
+static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a)
+{
+	memset(f, 0, sizeof(*f));
+	if (!a->npieces || a->pieces[0].kind == GT_LOC_NONE)
+		return;
+	f->src.loc = a->pieces[0].kind;
+	f->src.reg = a->pieces[0].reg;
+	f->src.off = a->pieces[0].offset;
+	f->src.size = a->pieces[0].size;
+	switch (a->type) {
+	case GTR_TYPE_INT:
+		f->flags = GT_F_SIGNED;
+		/* fall through */
+	case GTR_TYPE_UINT:
+	case GTR_TYPE_BOOL:
+	case GTR_TYPE_PTR:
+	case GTR_TYPE_WORD:
+		f->op = GT_OP_WORD;
+		break;
+	case GTR_TYPE_STRING:
+		if (a->npieces < 2 || a->pieces[1].kind == GT_LOC_NONE)
+			return;
+		f->op = GT_OP_STRING;
+		f->src2.loc = a->pieces[1].kind;
+		f->src2.reg = a->pieces[1].reg;
+		f->src2.off = a->pieces[1].offset;
+		f->src2.size = a->pieces[1].size;
+		break;
+	default:
+		break;   /* floats in XMM, aggregates: unavailable */
+	}
+}
+
+static int probe_prepare(struct probe *p, uint32_t id, const char *dflt_path,
+			 const char *dflt_attach)
+{
+	char err[512];
+	struct binary *b;
+	int i, n;
+
+	if (probe_spec_parse(p->spec.text ? p->spec.text : "", &p->spec, err,
+			     sizeof(err))) {
+		fprintf(stderr, "gotrace-record: %s\n", err);
+		return -1;
+	}
+	if (p->spec.predicate) {
+		fprintf(stderr, "gotrace-record: probe '%s': record-time "
+			"predicates are not supported yet; record without it "
+			"and filter with gotrace-report -f '%s'\n",
+			p->spec.text, p->spec.predicate);
+		return -1;
+	}
+	if (p->spec.kind == GTR_KIND_RETURN) {
+		fprintf(stderr, "gotrace-record: probe '%s': return probes "
+			"(r:) are not supported yet\n", p->spec.text);
+		return -1;
+	}
+	b = p->spec.binary ? binary_get(p->spec.binary, p->spec.binary)
+			   : binary_get(dflt_path, dflt_attach);
+	if (!b)
+		return -1;
+	p->bin = b;
+	if (gobin_func_find(b->gb, p->spec.func, &p->fn)) {
+		const char *near[5];
+
+		n = gobin_func_suggest(b->gb, p->spec.func, near, 5);
+		fprintf(stderr, "gotrace-record: function '%s' not found in %s",
+			p->spec.func, b->path);
+		for (i = 0; i < n; i++)
+			fprintf(stderr, "%s%s", i ? ", " : "; did you mean: ",
+				near[i]);
+		fprintf(stderr, "\n  (gotrace-record --help; list functions "
+			"with 'go tool nm %s')\n", b->path);
+		return -1;
+	}
+	n = gobin_func_args(b->gb, &p->fn, p->args, GTR_MAX_ARGS);
+	if (n == -ENODATA || n < 0) {
+		/* No DWARF: raw argument words, typed by nothing. */
+		n = gobin_raw_args(b->gb, p->args,
+				   p->spec.nexprs > 6 ? p->spec.nexprs : 6);
+		if (n < 0)
+			n = 0;
+	}
+	p->nargs = n;
+
+	memset(&p->meta, 0, sizeof(p->meta));
+	p->meta.id = id;
+	p->meta.binary_id = b->id;
+	p->meta.kind = p->spec.kind;
+	p->meta.func = (char *)p->fn.name;
+	p->meta.address = p->fn.entry;
+	p->meta.spec = p->spec.text;
+	p->meta.fmt = p->spec.fmt ? p->spec.fmt : "";
+	p->meta.nargs = n > GT_MAX_FETCH ? GT_MAX_FETCH : n;
+	for (i = 0; i < (int)p->meta.nargs; i++) {
+		p->meta.args[i].name = p->args[i].name;
+		p->meta.args[i].type_name = p->args[i].type_name;
+		p->meta.args[i].type = p->args[i].type;
+		p->meta.args[i].size = p->args[i].size;
+	}
+	for (i = 0; i < p->spec.nexprs; i++) {
+		int a = resolve_expr(p, p->spec.exprs[i]);
+
+		if (a < 0 || a >= (int)p->meta.nargs) {
+			fprintf(stderr, "gotrace-record: probe '%s': unknown "
+				"expression '%s'; use goarg1..goarg%u or a "
+				"parameter name (%s has: ", p->spec.text,
+				p->spec.exprs[i], p->meta.nargs, p->fn.name);
+			print_arg_names(p);
+			fprintf(stderr, ")\n");
+			return -1;
+		}
+		p->meta.exprs[p->meta.nexprs++] = a;
+	}
+
+	memset(&p->plan, 0, sizeof(p->plan));
+	p->plan.probe_id = id;
+	p->plan.kind = p->spec.kind;
+	p->plan.nfetch = p->meta.nargs;
+	p->plan.str_max = env.str_max;
+	for (i = 0; i < (int)p->plan.nfetch; i++)
+		plan_fetch(&p->plan.fetch[i], &p->args[i]);
+	p->plan.goid_off = gobin_goid_offset(b->gb);
+	if (p->plan.goid_off >= 0 && gobin_compiler(b->gb) == GOBIN_GC &&
+	    gobin_arch(b->gb) == GOBIN_AMD64)
+		p->plan.goid_mode = gobin_regabi(b->gb) ? GT_GOID_R14
+							: GT_GOID_TLS;
+	return 0;
+}
+
+/* ------------------------------------------------------------ events */
+
+struct task {
+	uint32_t pid, tid;
+	char comm[16];
+};
+
+#define TASK_SLOTS 4096   /* small cache; a miss only re-records a name */
+
+struct recorder {
+	struct gtr_writer *w;
+	struct capture *cap;
+	struct task tasks[TASK_SLOTS];
+	uint64_t events, errors;
+	uint64_t *drops_seen;
+	int werr;
+};
+
+static struct recorder rec;
+
+static int on_event(const struct gt_event *ev, size_t size, void *ctx)
+{
+	struct recorder *r = ctx;
+	struct gtr_event out;
+	const struct probe *p;
+	struct task *t;
+	uint32_t i, doff = 0;
+	size_t dmax;
+
+	if (r->werr || ev->type != GT_REC_EVENT || ev->probe_id >= (uint32_t)nprobes)
+		return 0;
+	p = &probes[ev->probe_id];
+	dmax = size > GT_EVENT_HDR_SIZE + sizeof(ev->slots)
+		       ? size - GT_EVENT_HDR_SIZE - sizeof(ev->slots) : 0;
+	if (dmax > ev->data_len)
+		dmax = ev->data_len;
+
+	t = &r->tasks[(ev->tid * 2654435761u) % TASK_SLOTS];
+	if (t->tid != ev->tid || t->pid != ev->pid ||
+	    strncmp(t->comm, ev->comm, sizeof(t->comm))) {
+		t->pid = ev->pid;
+		t->tid = ev->tid;
+		memcpy(t->comm, ev->comm, sizeof(t->comm));
+		t->comm[15] = '\0';
+		gtr_writer_task(r->w, ev->pid, ev->tid, t->comm);
+	}
+
+	out.ts_ns = ev->ts_ns;
+	out.probe_id = ev->probe_id;
+	out.kind = p->meta.kind;
+	out.pid = ev->pid;
+	out.tid = ev->tid;
+	out.goid = ev->goid;
+	out.nvals = p->meta.nargs < ev->nslots ? p->meta.nargs : ev->nslots;
+	for (i = 0; i < out.nvals; i++) {
+		struct gtr_value *v = &out.vals[i];
+		uint64_t s = ev->slots[i];
+
+		if (p->plan.fetch[i].op == GT_OP_NONE ||
+		    (ev->unavail & (1u << i))) {
+			v->kind = GTR_VAL_NONE;
+			continue;
+		}
+		switch (p->meta.args[i].type) {
+		case GTR_TYPE_INT:
+			v->kind = GTR_VAL_INT;
+			v->v.i = (int64_t)s;
+			break;
+		case GTR_TYPE_BOOL:
+			v->kind = GTR_VAL_BOOL;
+			v->v.b = s != 0;
+			break;
+		case GTR_TYPE_STRING: {
+			uint32_t n = 0;
+
+			if (doff + 2 <= dmax) {
+				n = ev->data[doff] | ev->data[doff + 1] << 8;
+				doff += 2;
+				if (doff + n > dmax)
+					n = dmax - doff;
+			}
+			v->kind = GTR_VAL_STR;
+			v->v.s.data = ev->data + doff;
+			v->v.s.len = n;
+			v->v.s.full_len = s;
+			doff += n;
+			break;
+		}
+		default:
+			v->kind = GTR_VAL_UINT;
+			v->v.u = s;
+			break;
+		}
+	}
+	if (gtr_writer_event(r->w, &out)) {
+		fprintf(stderr, "gotrace-record: %s\n", gtr_writer_error(r->w));
+		r->werr = 1;
+		return -1;
+	}
+	r->events++;
+	return 0;
+}
+
+static void record_drops(struct recorder *r)
+{
+	struct timespec ts;
+	int i;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	for (i = 0; i < nprobes; i++) {
+		uint64_t d = capture_drops(r->cap, i);
+
+		if (d > r->drops_seen[i]) {
+			struct gtr_drop drop = {
+				.ts_ns = ts.tv_sec * 1000000000ull + ts.tv_nsec,
+				.probe_id = i,
+				.count = d - r->drops_seen[i],
+			};
+			gtr_writer_drop(r->w, &drop);
+			r->drops_seen[i] = d;
+		}
+	}
+}
+
+/* ------------------------------------------------------------ main */
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void host_fill(struct gtr_host *h, struct utsname *u, char *hn,
+		      size_t hnlen)
+{
+	memset(h, 0, sizeof(*h));
+	uname(u);
+	if (gethostname(hn, hnlen))
+		snprintf(hn, hnlen, "%s", u->nodename);
+	h->hostname = hn;
+	h->kernel = u->release;
+	h->machine = u->machine;
+	h->recorder = "gotrace-record " GOTRACE_VERSION;
+	h->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
+	h->start_realtime_ns = clock_ns(CLOCK_REALTIME);
+	h->start_boottime_ns = clock_ns(CLOCK_BOOTTIME);
+}
+
+/* Forks CMD stopped before exec; it runs when a byte arrives on *go_fd. */
+static pid_t spawn_stopped(char **cmd, int *go_fd)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		char c;
+
+		close(fds[1]);
+		if (read(fds[0], &c, 1) != 1)
+			_exit(127);   /* recorder gave up before exec */
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "gotrace-record: cannot run %s: %s\n", cmd[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(fds[0]);
+	*go_fd = fds[1];
+	return pid;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = {
+		.options = options, .parser = parse_opt,
+		.args_doc = "PROBE... [-- CMD [ARGS...]]", .doc = doc,
+	};
+	char err[1024], hostname[256], exe_path[64];
+	char *dflt_path = NULL, *dflt_attach = NULL;
+	struct gtr_host host;
+	struct utsname uts;
+	int i, rargc = argc, go_fd = -1, status = 0, ret = 1;
+	pid_t child = 0;
+	uint64_t last_flush;
+
+	/* Everything after the first "--" is the command to run. */
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			rargc = i;
+			env.cmd = i + 1 < argc ? &argv[i + 1] : NULL;
+			if (!env.cmd) {
+				fprintf(stderr, "gotrace-record: nothing after '--'; give the command to run\n");
+				return 2;
+			}
+			break;
+		}
+	}
+	argv[rargc] = NULL;
+	if (argp_parse(&argp, rargc, argv, 0, NULL, NULL))
+		return 2;
+
+	if (env.cmd) {
+		dflt_path = which(env.cmd[0]);
+		if (access(dflt_path, X_OK)) {
+			fprintf(stderr, "gotrace-record: cannot run %s: %s\n",
+				env.cmd[0], strerror(errno));
+			return 1;
+		}
+		dflt_attach = strdup(dflt_path);
+	} else {
+		char buf[PATH_MAX];
+		ssize_t n;
+
+		snprintf(exe_path, sizeof(exe_path), "/proc/%d/exe", env.pid);
+		n = readlink(exe_path, buf, sizeof(buf) - 1);
+		if (n < 0) {
+			fprintf(stderr, "gotrace-record: cannot trace PID %d: "
+				"%s\n", env.pid, errno == ENOENT ?
+				"no such process" : strerror(errno));
+			return 1;
+		}
+		buf[n] = '\0';
+		dflt_path = strdup(buf);
+		dflt_attach = strdup(exe_path);
+	}
+
+	probes = calloc(env.nspecs, sizeof(*probes));
+	if (!probes)
+		return 1;
+	for (i = 0; i < env.nspecs; i++) {
+		probes[i].spec.text = env.specs[i];
+		if (probe_prepare(&probes[i], i, dflt_path, dflt_attach))
+			return 1;
+		nprobes++;
+	}
+
+	host_fill(&host, &uts, hostname, sizeof(hostname));
+	rec.w = gtr_writer_create(env.output, env.flags, &host, err,
+				  sizeof(err));
+	if (!rec.w) {
+		fprintf(stderr, "gotrace-record: %s\n", err);
+		return 1;
+	}
+	for (i = 0; i < nbinaries; i++) {
+		struct gtr_binary gb;
+
+		gobin_describe(binaries[i].gb, &gb);
+		gb.id = binaries[i].id;
+		gb.path = binaries[i].path;
+		if (gtr_writer_binary(rec.w, &gb))
+			goto writer_failed;
+	}
+	for (i = 0; i < nprobes; i++)
+		if (gtr_writer_probe(rec.w, &probes[i].meta))
+			goto writer_failed;
+	rec.drops_seen = calloc(nprobes, sizeof(uint64_t));
+
+	rec.cap = capture_open(nprobes, 16u << 20, env.verbose, on_event, &rec,
+			       err, sizeof(err));
+	if (!rec.cap) {
+		fprintf(stderr, "gotrace-record: %s\n", err);
+		goto out;
+	}
+	if (env.cmd) {
+		child = spawn_stopped(env.cmd, &go_fd);
+		if (child < 0) {
+			fprintf(stderr, "gotrace-record: cannot start %s: %s\n",
+				env.cmd[0], strerror(errno));
+			goto out;
+		}
+	}
+	for (i = 0; i < nprobes; i++) {
+		if (capture_set_plan(rec.cap, i, &probes[i].plan) ||
+		    capture_attach(rec.cap, i, probes[i].bin->attach_path,
+				   probes[i].fn.file_offset,
+				   env.cmd ? child : env.pid, err, sizeof(err))) {
+			fprintf(stderr, "gotrace-record: probe '%s': %s\n",
+				probes[i].spec.text, err);
+			goto out;
+		}
+	}
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	if (!env.quiet)
+		fprintf(stderr, "gotrace-record: %d probe%s attached; %s\n",
+			nprobes, nprobes == 1 ? "" : "s",
+			env.cmd ? "running the command" : "Ctrl-C to stop");
+	if (env.cmd) {
+		if (write(go_fd, "g", 1) != 1) {
+			fprintf(stderr, "gotrace-record: cannot start %s\n",
+				env.cmd[0]);
+			goto out;
+		}
+		close(go_fd);
+		go_fd = -1;
+	}
+
+	last_flush = clock_ns(CLOCK_MONOTONIC);
+	for (;;) {
+		int n = capture_poll(rec.cap, 100);
+		uint64_t now;
+
+		if (n < 0 || rec.werr) {
+			if (n < 0)
+				fprintf(stderr, "gotrace-record: reading events: %s\n",
+					strerror(-n));
+			break;
+		}
+		if (child) {
+			pid_t w = waitpid(child, &status, WNOHANG);
+
+			if (w == child) {
+				child = 0;
+				break;
+			}
+		}
+		if (stop_signal) {
+			if (!child)
+				break;
+			/* Pass the signal on and wait for CMD to exit. */
+			kill(child, stop_signal);
+			stop_signal = 0;
+			signal(SIGINT, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
+		}
+		if (!env.cmd && kill(env.pid, 0) && errno == ESRCH)
+			break;   /* the traced process is gone */
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (now - last_flush >= 1000000000ull) {
+			record_drops(&rec);
+			if (gtr_writer_flush(rec.w)) {
+				fprintf(stderr, "gotrace-record: %s\n",
+					gtr_writer_error(rec.w));
+				break;
+			}
+			last_flush = now;
+		}
+	}
+	/* Drain what is left in the ring buffer. */
+	while (!rec.werr && capture_poll(rec.cap, 0) > 0)
+		;
+	record_drops(&rec);
+	ret = 0;
+out:
+	capture_close(rec.cap);
+	if (go_fd >= 0)
+		close(go_fd);
+	if (child > 0)
+		waitpid(child, &status, 0);
+	if (gtr_writer_close(rec.w, err, sizeof(err))) {
+		fprintf(stderr, "gotrace-record: %s\n", err);
+		ret = 1;
+	} else if (!env.quiet && ret == 0) {
+		uint64_t dropped = 0;
+
+		for (i = 0; i < nprobes; i++)
+			dropped += rec.drops_seen[i];
+		fprintf(stderr, "gotrace-record: %llu events, %llu dropped, "
+			"written to %s\n", (unsigned long long)rec.events,
+			(unsigned long long)dropped, env.output);
+	}
+	if (ret == 0 && env.cmd) {
+		if (WIFEXITED(status))
+			return WEXITSTATUS(status);
+		if (WIFSIGNALED(status))
+			return 128 + WTERMSIG(status);
+	}
+	return ret;
+
+writer_failed:
+	fprintf(stderr, "gotrace-record: %s\n", gtr_writer_error(rec.w));
+	gtr_writer_close(rec.w, err, sizeof(err));
+	return 1;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Probe specifications as users write them, in bcc trace.py's syntax:
+ *   [p:|r:][BINARY:]FUNCTION [(PREDICATE)] ["FORMAT"[,] [EXPR[, EXPR]...]]
+ * spec/PROBES.md is the grammar.
+ */
+#ifndef GOTRACE_PROBE_H
+#define GOTRACE_PROBE_H
+
+#include <stddef.h>
+#include "gtr.h"
+
+struct probe_spec {
+	char *text;            /* the probe as written */
+	enum gtr_kind kind;    /* p: (default) entry, r: return */
+	char *binary;          /* NULL: the executable of CMD or PID */
+	char *func;            /* Go symbol (may hold parens, stars, brackets) */
+	char *predicate;       /* text inside (...), NULL when none */
+	char *fmt;             /* format string, unescaped; NULL when none */
+	int nexprs;
+	char *exprs[GTR_MAX_ARGS];
+};
+
+/*
+ * Parses `text` into *out (zeroed first; free with probe_spec_free()).
+ * Returns 0, or -EINVAL with a message in err[errlen] that quotes the probe
+ * and names the column where it went wrong.
+ */
+int probe_spec_parse(const char *text, struct probe_spec *out, char *err,
+		     size_t errlen);
+
+/* Frees the strings of *p (not p itself). */
+void probe_spec_free(struct probe_spec *p);
+
+#endif /* GOTRACE_PROBE_H */
