@@ -1,0 +1,132 @@
+"""Shared set-up of gotrace's end-to-end tests: built tools, Go fixtures,
+and helpers that run gotrace-record / gotrace-report and clean up after
+themselves (processes are stopped by PID, never by name)."""
+import os
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+RECORD = os.path.join(ROOT, "gotrace-record")
+REPORT = os.path.join(ROOT, "gotrace-report")
+IN_CI = os.environ.get("CI") == "true"
+
+
+def _need(cond, why):
+    """Skips when a precondition is missing; in CI a missing precondition
+    is a failure, never a skip."""
+    if cond:
+        return
+    if IN_CI:
+        pytest.fail("end-to-end precondition missing in CI: " + why)
+    pytest.skip(why)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def can_trace():
+    _need(os.geteuid() == 0, "needs root to load BPF programs and attach uprobes")
+    _need(os.path.exists("/sys/kernel/btf/vmlinux"), "kernel without BTF")
+    _need(os.path.exists(RECORD) and os.path.exists(REPORT),
+          "gotrace-record/gotrace-report not built (run make)")
+    _need(shutil.which("go") is not None, "go toolchain missing (make deps)")
+
+
+@pytest.fixture(scope="session")
+def gobuild(tmp_path_factory):
+    """Returns build(src, name, *flags) -> path of a Go binary built from a
+    single-file program under the repository."""
+    out = tmp_path_factory.mktemp("gobin")
+    env = dict(os.environ, GOCACHE=os.path.join(ROOT, "build", "gocache"),
+               GOPATH=os.path.join(ROOT, "build", "gopath"), GO111MODULE="off",
+               CGO_ENABLED="0")
+    cache = {}
+
+    def build(src, name, *flags, goarch=None):
+        key = (src, name, flags, goarch)
+        if key in cache:
+            return cache[key]
+        path = str(out / name)
+        e = dict(env)
+        if goarch:
+            e["GOARCH"] = goarch
+        subprocess.run(["go", "build", "-o", path, *flags, os.path.join(ROOT, src)],
+                       check=True, env=e, cwd=ROOT)
+        cache[key] = path
+        return path
+
+    return build
+
+
+@pytest.fixture
+def functions(gobuild):
+    return gobuild("examples/functions/main.go", "functions")
+
+
+@pytest.fixture
+def loop_bin(gobuild):
+    return gobuild("tests/fixtures/loop/main.go", "loop")
+
+
+def record(args, cwd=None, timeout=120, check=True):
+    """Runs gotrace-record with args; returns the CompletedProcess."""
+    p = subprocess.run([RECORD, *args], cwd=cwd, capture_output=True,
+                       text=True, timeout=timeout)
+    if check and p.returncode != 0:
+        raise AssertionError("gotrace-record %s failed (%d):\n%s\n%s"
+                             % (args, p.returncode, p.stdout, p.stderr))
+    return p
+
+
+def report(args, check=True):
+    """Runs gotrace-report with args; returns the CompletedProcess."""
+    p = subprocess.run([REPORT, *args], capture_output=True, text=True,
+                       timeout=120, errors="replace")
+    if check and p.returncode != 0:
+        raise AssertionError("gotrace-report %s failed (%d):\n%s\n%s"
+                             % (args, p.returncode, p.stdout, p.stderr))
+    return p
+
+
+class Proc:
+    """A process this test started; stopped by PID on exit."""
+
+    def __init__(self, argv, **kw):
+        self.p = subprocess.Popen(argv, **kw)
+        self.pid = self.p.pid
+
+    def stop(self, sig=signal.SIGTERM, timeout=20):
+        if self.p.poll() is None:
+            self.p.send_signal(sig)
+            try:
+                self.p.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait()
+        return self.p.returncode
+
+
+@pytest.fixture
+def procs():
+    started = []
+
+    def start(argv, **kw):
+        pr = Proc(argv, **kw)
+        started.append(pr)
+        return pr
+
+    yield start
+    for pr in reversed(started):
+        pr.stop(signal.SIGKILL)
+
+
+def wait_for(cond, timeout=20.0, step=0.05):
+    """Polls cond() until it is true; returns its last value."""
+    end = time.monotonic() + timeout
+    while True:
+        v = cond()
+        if v or time.monotonic() > end:
+            return v
+        time.sleep(step)
