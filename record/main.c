@@ -21,6 +21,7 @@
 #include "gobin.h"
 #include "gtr.h"
 #include "probe.h"
+#include "prologue.h"
 
 #define GOTRACE_VERSION "0.1.0"
 #define MAX_PROBES 1000
@@ -124,6 +125,7 @@ struct probe {
 	struct probe_spec spec;
 	struct binary *bin;
 	struct gobin_func fn;
+	uint64_t probe_offset;  /* file offset the uprobe goes to */
 	struct gtr_probe meta;
 	struct gt_plan plan;
 	int nargs;
@@ -242,6 +244,26 @@ static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a)
 	}
 }
 
+/* Bytes from a gc amd64 function's entry to just after its stack check. */
+static uint32_t entry_skip(const struct binary *b, const struct gobin_func *fn)
+{
+	uint8_t code[64];
+	size_t len = fn->end > fn->entry ? fn->end - fn->entry : 0;
+	ssize_t n;
+	int fd;
+
+	if (len > sizeof(code))
+		len = sizeof(code);
+	fd = open(b->attach_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = pread(fd, code, len, fn->file_offset);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	return go_prologue_skip(code, n, gobin_regabi(b->gb));
+}
+
 static int probe_prepare(struct probe *p, uint32_t id, const char *dflt_path,
 			 const char *dflt_attach)
 {
@@ -331,6 +353,9 @@ static int probe_prepare(struct probe *p, uint32_t id, const char *dflt_path,
 	p->plan.str_max = env.str_max;
 	for (i = 0; i < (int)p->plan.nfetch; i++)
 		plan_fetch(&p->plan.fetch[i], &p->args[i]);
+	p->probe_offset = p->fn.file_offset;
+	if (gobin_compiler(b->gb) == GOBIN_GC && gobin_arch(b->gb) == GOBIN_AMD64)
+		p->probe_offset += entry_skip(b, &p->fn);
 	p->plan.goid_off = gobin_goid_offset(b->gb);
 	if (p->plan.goid_off >= 0 && gobin_compiler(b->gb) == GOBIN_GC &&
 	    gobin_arch(b->gb) == GOBIN_AMD64)
@@ -626,7 +651,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < nprobes; i++) {
 		if (capture_set_plan(rec.cap, i, &probes[i].plan) ||
 		    capture_attach(rec.cap, i, probes[i].bin->attach_path,
-				   probes[i].fn.file_offset,
+				   probes[i].probe_offset,
 				   env.cmd ? child : env.pid, err, sizeof(err))) {
 			fprintf(stderr, "gotrace-record: probe '%s': %s\n",
 				probes[i].spec.text, err);

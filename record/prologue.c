@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+/* Entry probe placement after Go's stack check; see prologue.h. */
+#include <Zydis/Zydis.h>
+
+#include "prologue.h"
+
+/* Register-ABI integer argument registers (Go abi-internal.md, amd64). */
+static int is_arg_reg(ZydisRegister r)
+{
+	switch (ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r)) {
+	case ZYDIS_REGISTER_RAX: case ZYDIS_REGISTER_RBX:
+	case ZYDIS_REGISTER_RCX: case ZYDIS_REGISTER_RDI:
+	case ZYDIS_REGISTER_RSI: case ZYDIS_REGISTER_R8:
+	case ZYDIS_REGISTER_R9: case ZYDIS_REGISTER_R10:
+	case ZYDIS_REGISTER_R11:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+uint32_t go_prologue_skip(const uint8_t *code, size_t len, int regabi)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+	size_t off = 0;
+	int seen_cmp = 0, n;
+
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+					   ZYDIS_STACK_WIDTH_64)))
+		return 0;
+	for (n = 0; n < 8 && off < len; n++) {
+		int i;
+
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code + off,
+							 len - off, &in, ops)))
+			return 0;
+		if (seen_cmp && (in.mnemonic == ZYDIS_MNEMONIC_JBE ||
+				 in.mnemonic == ZYDIS_MNEMONIC_JB))
+			return off + in.length;
+		if (in.meta.category == ZYDIS_CATEGORY_COND_BR ||
+		    in.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
+		    in.meta.category == ZYDIS_CATEGORY_CALL ||
+		    in.meta.category == ZYDIS_CATEGORY_RET)
+			return 0;   /* control flow before any stack check */
+		/* CMP reg, [base+16]: 16 is g.stackguard0's offset. */
+		if (in.mnemonic == ZYDIS_MNEMONIC_CMP &&
+		    in.operand_count_visible == 2 &&
+		    ops[1].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+		    ops[1].mem.disp.value == 16)
+			seen_cmp = 1;
+		for (i = 0; regabi && i < in.operand_count; i++)
+			if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+			    (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) &&
+			    is_arg_reg(ops[i].reg.value))
+				return 0;
+		off += in.length;
+	}
+	return 0;
+}
