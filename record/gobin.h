@@ -126,4 +126,58 @@ int gobin_raw_args(const struct gobin *b, struct gobin_arg *args, int n);
  */
 int gobin_goid_offset(const struct gobin *b);
 
+/* ------------------------------------------------ additions (gobin.c) */
+
+/*
+ * Results of `f` at a RET instruction (SP pointing at the return address
+ * as at entry), in order, with names ("~r0" for unnamed), types and
+ * locations by the same rules as gobin_func_args (register ABI: results
+ * are assigned again from the first register; stack results follow the
+ * stack arguments after pointer alignment). gccgo: RAX/RDX only. Returns
+ * the count written to args[max], -ENODATA without DWARF, -ENOENT when
+ * DWARF does not describe `f`.
+ */
+int gobin_func_results(const struct gobin *b, const struct gobin_func *f,
+		       struct gobin_arg *args, int max);
+
+/*
+ * Finds the function containing link-time address `addr` (entry <= addr <
+ * end). Returns 0 and fills *out, or -ENOENT.
+ */
+int gobin_func_at(const struct gobin *b, uint64_t addr, struct gobin_func *out);
+
+/* Calling convention of one function. */
+enum gobin_abi {
+	GOBIN_ABI_INTERNAL = 0, /* gc register ABI (amd64 Go >= 1.17) */
+	GOBIN_ABI0 = 1,         /* gc stack ABI: pre-regabi Go, 386, assembly */
+	GOBIN_ABI_C = 2,        /* gccgo: the platform C ABI */
+};
+
+/*
+ * Calling convention of `f`: the binary's, except that Go assembly
+ * functions are ABI0 even in register-ABI binaries (pclntab funcFlag_ASM,
+ * known from Go 1.18 on).
+ */
+enum gobin_abi gobin_func_abi(const struct gobin *b, const struct gobin_func *f);
+
+/*
+ * As gobin_raw_args, for the convention of `f` (gobin_func_abi): ABI0
+ * words from SP+ptrsize for assembly functions, C ABI registers (RDI, RSI,
+ * RDX, RCX, R8, R9) for gccgo. Returns the count written.
+ */
+int gobin_func_raw_args(const struct gobin *b, const struct gobin_func *f,
+			struct gobin_arg *args, int n);
+
+/* Number of functions gobin_func_each can visit. */
+size_t gobin_func_count(const struct gobin *b);
+
+/* Go's own build id (ELF note "Go", type 4), "" when none. */
+const char *gobin_go_build_id(const struct gobin *b);
+
+/*
+ * A remark on how something had to be inferred (e.g. "pclntab textStart
+ * is 0; took .text start 0x401000"), "" when nothing was unusual.
+ */
+const char *gobin_note(const struct gobin *b);
+
 #endif /* GOTRACE_GOBIN_H */

@@ -1,0 +1,545 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DWARF (libdw) of Go binaries: parameters of a function and the shapes of
+ * their types, and runtime.g's goid.
+ *
+ * What Go's DWARF looks like (cmd/link/internal/ld/dwarf.go,
+ * cmd/compile/internal/dwarfgen): one DW_TAG_subprogram per function named
+ * by its full symbol ("main.(*T).M"), or, when the function is also inlined
+ * somewhere, a concrete DIE with only DW_AT_abstract_origin and low_pc;
+ * DW_TAG_formal_parameter children in order receiver, params, results,
+ * with DW_AT_variable_parameter 1 on results. Types carry DW_AT_go_kind
+ * (0x2900, a reflect.Kind); string, slice and interface are structures.
+ * gccgo: C-like DWARF, results are DW_TAG_variable "$retN", the C return
+ * type is the subprogram's DW_AT_type.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
+#include "gobin_int.h"
+
+#define DW_AT_go_kind 0x2900
+
+/* reflect.Kind values DW_AT_go_kind uses. */
+enum go_kind {
+	GK_BOOL = 1, GK_INT = 2, GK_INT64 = 6, GK_UINT = 7, GK_UINTPTR = 12,
+	GK_FLOAT32 = 13, GK_FLOAT64 = 14, GK_COMPLEX64 = 15, GK_COMPLEX128 = 16,
+	GK_ARRAY = 17, GK_CHAN = 18, GK_FUNC = 19, GK_INTERFACE = 20,
+	GK_MAP = 21, GK_PTR = 22, GK_SLICE = 23, GK_STRING = 24,
+	GK_STRUCT = 25, GK_UNSAFEPTR = 26,
+};
+
+static int die_ix_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct gobin_die_ix *)a)->name,
+		      ((const struct gobin_die_ix *)b)->name);
+}
+
+static int pc_ix_cmp(const void *a, const void *b)
+{
+	const struct gobin_pc_ix *x = a, *y = b;
+
+	return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+/* Calls fn for each top-level DIE of every CU; stops when fn returns != 0. */
+static int each_top_die(Dwarf *dw, int (*fn)(Dwarf_Die *die, void *ctx),
+			void *ctx)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, child;
+
+		if (dwarf_offdie(dw, off + hsize, &cu) &&
+		    dwarf_child(&cu, &child) == 0) {
+			do {
+				const int r = fn(&child, ctx);
+
+				if (r)
+					return r;
+			} while (dwarf_siblingof(&child, &child) == 0);
+		}
+		off = next;
+	}
+	return 0;
+}
+
+struct ix_build {
+	struct gobin_die_ix *names;
+	size_t nnames, cap;
+	struct gobin_pc_ix *pcs;
+	size_t npcs, pcap;
+	bool oom;
+};
+
+static int ix_cb(Dwarf_Die *die, void *ctx)
+{
+	struct ix_build *ib = ctx;
+	const char *name;
+	Dwarf_Addr lo;
+
+	if (dwarf_tag(die) != DW_TAG_subprogram)
+		return 0;
+	name = dwarf_diename(die);
+	if (name) {
+		if (ib->nnames == ib->cap) {
+			const size_t cap = ib->cap ? ib->cap * 2 : 1024;
+			void *v = realloc(ib->names, cap * sizeof(*ib->names));
+
+			if (!v) {
+				ib->oom = true;
+				return 1;
+			}
+			ib->names = v;
+			ib->cap = cap;
+		}
+		ib->names[ib->nnames++] = (struct gobin_die_ix){
+			name, dwarf_dieoffset(die) };
+	}
+	if (dwarf_lowpc(die, &lo) == 0) {
+		if (ib->npcs == ib->pcap) {
+			const size_t cap = ib->pcap ? ib->pcap * 2 : 1024;
+			void *v = realloc(ib->pcs, cap * sizeof(*ib->pcs));
+
+			if (!v) {
+				ib->oom = true;
+				return 1;
+			}
+			ib->pcs = v;
+			ib->pcap = cap;
+		}
+		ib->pcs[ib->npcs++] = (struct gobin_pc_ix){ lo, dwarf_dieoffset(die) };
+	}
+	return 0;
+}
+
+static Dwarf *dw_open(struct gobin *b)
+{
+	struct ix_build ib = { 0 };
+	Dwarf *dw;
+
+	if (b->dwarf_tried)
+		return b->dwarf;
+	b->dwarf_tried = true;
+	dw = dwarf_begin_elf(b->elf, DWARF_C_READ, NULL);
+	if (!dw)
+		return NULL;
+	each_top_die(dw, ix_cb, &ib);
+	if (ib.oom) {
+		free(ib.names);
+		free(ib.pcs);
+		dwarf_end(dw);
+		return NULL;
+	}
+	if (ib.nnames)
+		qsort(ib.names, ib.nnames, sizeof(*ib.names), die_ix_cmp);
+	if (ib.npcs)
+		qsort(ib.pcs, ib.npcs, sizeof(*ib.pcs), pc_ix_cmp);
+	b->dwpcs = ib.pcs;
+	b->ndwpcs = ib.npcs;
+	b->dies = ib.names;
+	b->ndies = ib.nnames;
+	b->dwarf = dw;
+	return dw;
+}
+
+void gobin_dwarf_close(struct gobin *b)
+{
+	free(b->dwpcs);
+	b->dwpcs = NULL;
+	b->ndwpcs = 0;
+	free(b->dies);
+	b->dies = NULL;
+	b->ndies = 0;
+	if (b->dwarf)
+		dwarf_end(b->dwarf);
+	b->dwarf = NULL;
+}
+
+/* The subprogram DIE of the function at `entry` (else named `name`). */
+static bool find_subprogram(struct gobin *b, const char *name, uint64_t entry,
+			    Dwarf_Die *out)
+{
+	Dwarf *dw = b->dwarf;
+	size_t lo = 0, hi = b->ndwpcs;
+
+	while (lo < hi) {
+		const size_t mid = lo + (hi - lo) / 2;
+
+		if (b->dwpcs[mid].pc < entry)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < b->ndwpcs && b->dwpcs[lo].pc == entry &&
+	    dwarf_offdie(dw, b->dwpcs[lo].off, out))
+		return true;
+	lo = 0;
+	hi = b->ndies;
+	while (lo < hi) {
+		const size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(b->dies[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < b->ndies && strcmp(b->dies[lo].name, name) == 0; lo++) {
+		Dwarf_Addr pc;
+
+		if (!dwarf_offdie(dw, b->dies[lo].off, out))
+			continue;
+		/* skip abstract (inlined-only) DIEs when a concrete one exists */
+		if (dwarf_lowpc(out, &pc) == 0 || lo + 1 >= b->ndies ||
+		    strcmp(b->dies[lo + 1].name, name) != 0)
+			return true;
+	}
+	return false;
+}
+
+/* ------------------------------------------------------------ types */
+
+struct tbuild {
+	int budget; /* DIEs left to expand; big types become TK_OTHER */
+	int ptrsize;
+};
+
+static uint64_t die_udata(Dwarf_Die *die, unsigned at, uint64_t dflt)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word w;
+
+	if (!dwarf_attr_integrate(die, at, &attr) || dwarf_formudata(&attr, &w) != 0)
+		return dflt;
+	return w;
+}
+
+static bool die_type(Dwarf_Die *die, Dwarf_Die *out)
+{
+	Dwarf_Attribute attr;
+
+	return dwarf_attr_integrate(die, DW_AT_type, &attr) &&
+	       dwarf_formref_die(&attr, out) != NULL;
+}
+
+static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+static struct gobin_type *type_new(enum gobin_tk kind, uint32_t size,
+				   const char *name)
+{
+	struct gobin_type *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->kind = kind;
+	t->size = size;
+	snprintf(t->name, sizeof(t->name), "%s", name ? name : "");
+	return t;
+}
+
+static void type_free(struct gobin_type *t)
+{
+	if (!t)
+		return;
+	for (uint32_t i = 0; i < t->nfields; i++)
+		type_free(t->fields[i].type);
+	free(t->fields);
+	free(t);
+}
+
+static void set_align(struct gobin_type *t, int ps)
+{
+	switch (t->kind) {
+	case TK_PTR: case TK_STRING: case TK_SLICE: case TK_IFACE:
+		t->align = (uint32_t)ps;
+		break;
+	case TK_COMPLEX:
+		t->align = min_u32(t->size / 2, (uint32_t)ps);
+		break;
+	case TK_STRUCT:
+		t->align = 1;
+		for (uint32_t i = 0; i < t->nfields; i++)
+			if (t->fields[i].type->align > t->align)
+				t->align = t->fields[i].type->align;
+		break;
+	case TK_ARRAY:
+		t->align = t->nfields ? t->fields[0].type->align : 1;
+		break;
+	default:
+		t->align = min_u32(t->size ? t->size : 1, (uint32_t)ps);
+		break;
+	}
+	if (!t->align)
+		t->align = 1;
+}
+
+static enum gobin_tk kind_of_go(uint64_t gk)
+{
+	if (gk == GK_BOOL) return TK_BOOL;
+	if (gk >= GK_INT && gk <= GK_INT64) return TK_INT;
+	if (gk >= GK_UINT && gk <= GK_UINTPTR) return TK_UINT;
+	if (gk == GK_FLOAT32 || gk == GK_FLOAT64) return TK_FLOAT;
+	if (gk == GK_COMPLEX64 || gk == GK_COMPLEX128) return TK_COMPLEX;
+	switch (gk) {
+	case GK_ARRAY: return TK_ARRAY;
+	case GK_CHAN: case GK_FUNC: case GK_MAP: case GK_PTR: case GK_UNSAFEPTR:
+		return TK_PTR;
+	case GK_INTERFACE: return TK_IFACE;
+	case GK_SLICE: return TK_SLICE;
+	case GK_STRING: return TK_STRING;
+	case GK_STRUCT: return TK_STRUCT;
+	default: return TK_OTHER;
+	}
+}
+
+static enum gobin_tk kind_of_tag(Dwarf_Die *die, const char *name)
+{
+	switch (dwarf_tag(die)) {
+	case DW_TAG_base_type:
+		switch (die_udata(die, DW_AT_encoding, 0)) {
+		case DW_ATE_boolean: return TK_BOOL;
+		case DW_ATE_signed: case DW_ATE_signed_char: return TK_INT;
+		case DW_ATE_unsigned: case DW_ATE_unsigned_char: case DW_ATE_UTF:
+			return TK_UINT;
+		case DW_ATE_float: return TK_FLOAT;
+		case DW_ATE_complex_float: return TK_COMPLEX;
+		default: return TK_OTHER;
+		}
+	case DW_TAG_pointer_type: case DW_TAG_reference_type:
+	case DW_TAG_subroutine_type: case DW_TAG_ptr_to_member_type:
+		return TK_PTR;
+	case DW_TAG_structure_type:
+		if (name && strcmp(name, "string") == 0)
+			return TK_STRING;
+		if (name && strncmp(name, "[]", 2) == 0)
+			return TK_SLICE;
+		return TK_STRUCT;
+	case DW_TAG_array_type:
+		return TK_ARRAY;
+	default:
+		return TK_OTHER;
+	}
+}
+
+static struct gobin_type *type_of(struct tbuild *tb, Dwarf_Die *in, int depth);
+
+static int add_field(struct gobin_type *t, uint32_t off, struct gobin_type *ft)
+{
+	struct gobin_field *f = realloc(t->fields, (t->nfields + 1) * sizeof(*f));
+
+	if (!f) {
+		type_free(ft);
+		return -ENOMEM;
+	}
+	t->fields = f;
+	f[t->nfields++] = (struct gobin_field){ off, ft };
+	return 0;
+}
+
+static struct gobin_type *type_of(struct tbuild *tb, Dwarf_Die *in, int depth)
+{
+	Dwarf_Die die = *in, sub;
+	const char *n = dwarf_diename(&die);
+	char name[256];
+	uint64_t gk = die_udata(&die, DW_AT_go_kind, 0);
+	struct gobin_type *t;
+	int tag = dwarf_tag(&die);
+	enum gobin_tk kind;
+	Dwarf_Word bs;
+	uint32_t size;
+
+	snprintf(name, sizeof(name), "%s", n ? n : "");
+	/* typedef chains; Go's own typedefs (map, chan, error...) have go_kind */
+	while (!gk && (tag == DW_TAG_typedef || tag == DW_TAG_const_type ||
+		       tag == DW_TAG_volatile_type || tag == DW_TAG_restrict_type)) {
+		if (!die_type(&die, &sub))
+			return type_new(TK_OTHER, 0, name);
+		die = sub;
+		tag = dwarf_tag(&die);
+		gk = die_udata(&die, DW_AT_go_kind, 0);
+		if (!name[0] && (n = dwarf_diename(&die)))
+			snprintf(name, sizeof(name), "%s", n);
+	}
+	if (!name[0] && tag == DW_TAG_pointer_type && die_type(&die, &sub) &&
+	    (n = dwarf_diename(&sub)))
+		snprintf(name, sizeof(name), "*%s", n);
+	kind = gk ? kind_of_go(gk) : kind_of_tag(&die, name);
+	size = dwarf_aggregate_size(&die, &bs) == 0 ? (uint32_t)bs : 0;
+	switch (kind) {
+	case TK_PTR: size = (uint32_t)tb->ptrsize; break;
+	case TK_STRING: case TK_IFACE: size = 2 * (uint32_t)tb->ptrsize; break;
+	case TK_SLICE: size = 3 * (uint32_t)tb->ptrsize; break;
+	default: break;
+	}
+	if (--tb->budget < 0 || depth > 24)
+		kind = (kind == TK_STRUCT || kind == TK_ARRAY) ? TK_OTHER : kind;
+	t = type_new(kind, size, name);
+	if (!t)
+		return NULL;
+	if (kind == TK_STRUCT && dwarf_child(&die, &sub) == 0) {
+		do {
+			struct gobin_type *ft;
+			Dwarf_Die mt;
+
+			if (dwarf_tag(&sub) != DW_TAG_member || !die_type(&sub, &mt))
+				continue;
+			ft = type_of(tb, &mt, depth + 1);
+			if (!ft || add_field(t, (uint32_t)die_udata(
+					&sub, DW_AT_data_member_location, 0), ft)) {
+				t->kind = TK_OTHER;
+				break;
+			}
+		} while (dwarf_siblingof(&sub, &sub) == 0);
+	} else if (kind == TK_ARRAY) {
+		Dwarf_Die et;
+		struct gobin_type *elem;
+
+		t->count = 0;
+		if (dwarf_child(&die, &sub) == 0) {
+			do {
+				if (dwarf_tag(&sub) != DW_TAG_subrange_type)
+					continue;
+				t->count = die_udata(&sub, DW_AT_count, UINT64_MAX);
+				if (t->count == UINT64_MAX) {
+					const uint64_t ub = die_udata(&sub, DW_AT_upper_bound,
+								      UINT64_MAX);
+					t->count = ub == UINT64_MAX ? 0 : ub + 1;
+				}
+				break;
+			} while (dwarf_siblingof(&sub, &sub) == 0);
+		}
+		elem = die_type(&die, &et) ? type_of(tb, &et, depth + 1) : NULL;
+		if (!elem || add_field(t, 0, elem)) {
+			t->kind = TK_OTHER;
+		} else {
+			if (!t->size)
+				t->size = (uint32_t)(elem->size * t->count);
+			if (!t->name[0]) /* gccgo leaves arrays unnamed */
+				snprintf(t->name, sizeof(t->name), "[%llu]%.200s",
+					 (unsigned long long)t->count, elem->name);
+		}
+	}
+	if (t->kind == TK_STRUCT && t->nfields == 3 && !t->name[0] &&
+		   dwarf_child(&die, &sub) == 0 && (n = dwarf_diename(&sub)) &&
+		   strcmp(n, "__values") == 0) {
+		/* gccgo slice: struct { T *__values; int __count, __capacity; } */
+		const struct gobin_type *vt = t->fields[0].type;
+
+		t->kind = TK_SLICE;
+		if (vt->kind == TK_PTR && vt->name[0] == '*')
+			snprintf(t->name, sizeof(t->name), "[]%.200s", vt->name + 1);
+	}
+	set_align(t, tb->ptrsize);
+	return t;
+}
+
+/* ------------------------------------------------------------ params */
+
+void gobin_params_free(struct gobin_param *p, int n, struct gobin_type *ret)
+{
+	for (int i = 0; p && i < n; i++)
+		type_free(p[i].type);
+	free(p);
+	type_free(ret);
+}
+
+int gobin_dwarf_params(struct gobin *b, const char *name, uint64_t entry,
+		       struct gobin_param **out, struct gobin_type **ret)
+{
+	struct tbuild tb = { .budget = 4096, .ptrsize = b->ptrsize };
+	struct gobin_param *v = NULL;
+	Dwarf_Die fn, child, td;
+	int n = 0;
+
+	*out = NULL;
+	*ret = NULL;
+	if (!dw_open(b))
+		return -ENODATA;
+	if (!find_subprogram(b, name, entry, &fn))
+		return -ENOENT;
+	if (b->compiler == GOBIN_GCCGO && die_type(&fn, &td))
+		*ret = type_of(&tb, &td, 0);
+	if (dwarf_child(&fn, &child) != 0)
+		return 0;
+	do {
+		const int tag = dwarf_tag(&child);
+		Dwarf_Attribute attr;
+		const char *pname;
+		bool result = false;
+		struct gobin_param *nv;
+
+		pname = dwarf_formstring(dwarf_attr_integrate(&child, DW_AT_name, &attr));
+		if (tag == DW_TAG_formal_parameter) {
+			bool flag = false;
+
+			if (dwarf_attr_integrate(&child, DW_AT_variable_parameter, &attr))
+				dwarf_formflag(&attr, &flag);
+			result = flag && b->compiler == GOBIN_GC;
+		} else if (tag == DW_TAG_variable && b->compiler == GOBIN_GCCGO &&
+			   pname && strncmp(pname, "$ret", 4) == 0) {
+			result = true;
+		} else {
+			continue;
+		}
+		nv = realloc(v, (size_t)(n + 1) * sizeof(*v));
+		if (!nv)
+			goto oom;
+		v = nv;
+		memset(&v[n], 0, sizeof(v[n]));
+		snprintf(v[n].name, sizeof(v[n].name), "%s", pname ? pname : "");
+		v[n].result = result;
+		v[n].type = die_type(&child, &td) ? type_of(&tb, &td, 0) :
+						    type_new(TK_OTHER, 0, "");
+		if (!v[n].type)
+			goto oom;
+		n++;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	*out = v;
+	return n;
+oom:
+	gobin_params_free(v, n, *ret);
+	*ret = NULL;
+	return -ENOMEM;
+}
+
+/* ------------------------------------------------------------ runtime.g */
+
+static int goid_cb(Dwarf_Die *die, void *ctx)
+{
+	int *off = ctx;
+	const char *name;
+	Dwarf_Die m;
+
+	if (dwarf_tag(die) != DW_TAG_structure_type)
+		return 0;
+	name = dwarf_diename(die);
+	if (!name || strcmp(name, "runtime.g") != 0 || dwarf_child(die, &m) != 0)
+		return 0;
+	do {
+		const char *mn = dwarf_diename(&m);
+
+		if (dwarf_tag(&m) == DW_TAG_member && mn && strcmp(mn, "goid") == 0) {
+			*off = (int)die_udata(&m, DW_AT_data_member_location, (uint64_t)-1);
+			return 1;
+		}
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return 0;
+}
+
+int gobin_dwarf_goid_offset(struct gobin *b)
+{
+	int off = -1;
+	Dwarf *dw = dw_open(b);
+
+	if (!dw)
+		return -1;
+	each_top_die(dw, goid_cb, &off);
+	return off;
+}

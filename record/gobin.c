@@ -1,0 +1,943 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gobin: opening a Go executable (ELF through libelf), its facts, and its
+ * function table. pclntab.c, buildinfo.c, dwarf.c and abi.c do the Go
+ * specific parsing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "gobin_int.h"
+
+uint64_t gobin_rd(const struct gobin *b, const uint8_t *p, int size)
+{
+	uint64_t v = 0;
+
+	if (b->big_endian) {
+		for (int i = 0; i < size; i++)
+			v = (v << 8) | p[i];
+	} else {
+		for (int i = size - 1; i >= 0; i--)
+			v = (v << 8) | p[i];
+	}
+	return v;
+}
+
+uint64_t gobin_vaddr_to_offset(const struct gobin *b, uint64_t vaddr)
+{
+	for (int i = 0; i < b->nsegs; i++) {
+		const struct gobin_seg *s = &b->segs[i];
+
+		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz)
+			return vaddr - s->vaddr + s->offset;
+	}
+	return UINT64_MAX;
+}
+
+const uint8_t *gobin_at_vaddr(const struct gobin *b, uint64_t vaddr, size_t len)
+{
+	for (int i = 0; i < b->nsegs; i++) {
+		const struct gobin_seg *s = &b->segs[i];
+
+		if (vaddr < s->vaddr || vaddr - s->vaddr >= s->filesz)
+			continue;
+		if (len > s->filesz - (vaddr - s->vaddr))
+			return NULL;
+		if (s->offset + (vaddr - s->vaddr) + len > b->size)
+			return NULL;
+		return b->map + s->offset + (vaddr - s->vaddr);
+	}
+	return NULL;
+}
+
+Elf_Scn *gobin_section(const struct gobin *b, const char *name, bool suffix,
+		       GElf_Shdr *shdr)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	const size_t nlen = strlen(name);
+
+	if (elf_getshdrstrndx(b->elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(b->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		n = elf_strptr(b->elf, shstrndx, sh.sh_name);
+		if (!n)
+			continue;
+		if (suffix) {
+			const size_t l = strlen(n);
+
+			if (l < nlen || strcmp(n + l - nlen, name) != 0)
+				continue;
+		} else if (strcmp(n, name) != 0) {
+			continue;
+		}
+		if (shdr)
+			*shdr = sh;
+		return scn;
+	}
+	return NULL;
+}
+
+/* Calls fn for each named symbol of .symtab (else .dynsym). */
+static int each_symbol(const struct gobin *b,
+		       int (*fn)(const struct gobin *b, const GElf_Sym *sym,
+				 const char *name, void *ctx),
+		       void *ctx)
+{
+	static const Elf64_Word types[] = { SHT_SYMTAB, SHT_DYNSYM };
+
+	for (int t = 0; t < 2; t++) {
+		Elf_Scn *scn = NULL;
+		bool seen = false;
+
+		while ((scn = elf_nextscn(b->elf, scn)) != NULL) {
+			GElf_Shdr sh;
+			Elf_Data *data;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != types[t] ||
+			    sh.sh_entsize == 0)
+				continue;
+			data = elf_getdata(scn, NULL);
+			if (!data)
+				continue;
+			seen = true;
+			for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+				GElf_Sym sym;
+				const char *name;
+				int r;
+
+				if (!gelf_getsym(data, (int)i, &sym))
+					break;
+				name = elf_strptr(b->elf, sh.sh_link, sym.st_name);
+				if (!name || !*name)
+					continue;
+				r = fn(b, &sym, name, ctx);
+				if (r)
+					return r;
+			}
+		}
+		if (seen)
+			return 0;
+	}
+	return 0;
+}
+
+struct sym_find {
+	const char *name;
+	uint64_t value;
+};
+
+static int sym_find_cb(const struct gobin *b, const GElf_Sym *sym,
+		       const char *name, void *ctx)
+{
+	struct sym_find *sf = ctx;
+
+	(void)b;
+	if (strcmp(name, sf->name) != 0 || sym->st_shndx == SHN_UNDEF)
+		return 0;
+	sf->value = sym->st_value;
+	return 1;
+}
+
+uint64_t gobin_symbol(const struct gobin *b, const char *name)
+{
+	struct sym_find sf = { .name = name };
+
+	each_symbol(b, sym_find_cb, &sf);
+	return sf.value;
+}
+
+static const char *gobin_errmsg(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static const char *gobin_errmsg(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* ------------------------------------------------------------ gccgo */
+
+struct sym_collect {
+	struct gobin_func *v;
+	size_t n, cap;
+	int err;
+};
+
+static int sym_collect_cb(const struct gobin *b, const GElf_Sym *sym,
+			  const char *name, void *ctx)
+{
+	struct sym_collect *sc = ctx;
+
+	if (GELF_ST_TYPE(sym->st_info) != STT_FUNC || sym->st_shndx == SHN_UNDEF ||
+	    sym->st_value == 0)
+		return 0;
+	if (sc->n == sc->cap) {
+		const size_t cap = sc->cap ? sc->cap * 2 : 1024;
+		struct gobin_func *v = realloc(sc->v, cap * sizeof(*v));
+
+		if (!v) {
+			sc->err = -ENOMEM;
+			return 1;
+		}
+		sc->v = v;
+		sc->cap = cap;
+	}
+	sc->v[sc->n++] = (struct gobin_func){
+		.name = name,
+		.entry = sym->st_value,
+		.end = sym->st_size ? sym->st_value + sym->st_size : 0,
+	};
+	(void)b;
+	return 0;
+}
+
+static int func_cmp_entry(const void *a, const void *b)
+{
+	const struct gobin_func *x = a, *y = b;
+
+	if (x->entry != y->entry)
+		return x->entry < y->entry ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int gccgo_sym_cb(const struct gobin *b, const GElf_Sym *sym,
+			const char *name, void *ctx)
+{
+	(void)b;
+	(void)sym;
+	(void)ctx;
+	return strncmp(name, "__go_", 5) == 0 || strcmp(name, "runtime.main") == 0;
+}
+
+/* gccgo 12 leaves .go_export and links libgo (or has __go_* symbols). */
+static bool detect_gccgo(const struct gobin *b)
+{
+	Elf_Scn *scn = NULL;
+
+	if (gobin_section(b, ".go_export", false, NULL))
+		return true;
+	while ((scn = elf_nextscn(b->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && sh.sh_entsize &&
+				   i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			const char *n;
+
+			if (!gelf_getdyn(data, (int)i, &dyn))
+				break;
+			if (dyn.d_tag != DT_NEEDED)
+				continue;
+			n = elf_strptr(b->elf, sh.sh_link, dyn.d_un.d_val);
+			if (n && strncmp(n, "libgo.so", 8) == 0)
+				return true;
+		}
+	}
+	return each_symbol(b, gccgo_sym_cb, NULL) != 0;
+}
+
+static int gccgo_load(struct gobin *b)
+{
+	struct sym_collect sc = { 0 };
+	size_t out = 0;
+
+	each_symbol(b, sym_collect_cb, &sc);
+	if (sc.err) {
+		free(sc.v);
+		return sc.err;
+	}
+	if (sc.n)
+		qsort(sc.v, sc.n, sizeof(*sc.v), func_cmp_entry);
+	for (size_t i = 0; i < sc.n; i++) {
+		if (out && sc.v[out - 1].entry == sc.v[i].entry &&
+		    strcmp(sc.v[out - 1].name, sc.v[i].name) == 0)
+			continue;
+		sc.v[out++] = sc.v[i];
+	}
+	for (size_t i = 0; i < out; i++) {
+		if (sc.v[i].end)
+			continue;
+		sc.v[i].end = sc.v[i].entry;
+		for (size_t j = i + 1; j < out; j++) {
+			if (sc.v[j].entry > sc.v[i].entry) {
+				sc.v[i].end = sc.v[j].entry;
+				break;
+			}
+		}
+	}
+	b->funcs = sc.v;
+	b->nfuncs = out;
+	return out ? 0 : -ENOENT;
+}
+
+/* ------------------------------------------------------------ open */
+
+static const struct gobin *sort_b;
+
+static int byname_cmp(const void *a, const void *c)
+{
+	const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)c;
+	const int r = strcmp(sort_b->funcs[x].name, sort_b->funcs[y].name);
+
+	if (r)
+		return r;
+	if (sort_b->fflags) { /* a name's real function before its ABI wrapper */
+		const int wx = !!(sort_b->fflags[x] & GOBIN_FF_WRAPPER);
+		const int wy = !!(sort_b->fflags[y] & GOBIN_FF_WRAPPER);
+
+		if (wx != wy)
+			return wx - wy;
+	}
+	return x < y ? -1 : x > y;
+}
+
+static int finish_funcs(struct gobin *b)
+{
+	for (size_t i = 0; i < b->nfuncs; i++) {
+		const uint64_t off = gobin_vaddr_to_offset(b, b->funcs[i].entry);
+
+		b->funcs[i].file_offset = off == UINT64_MAX ? 0 : off;
+	}
+	b->byname = malloc((b->nfuncs ? b->nfuncs : 1) * sizeof(*b->byname));
+	if (!b->byname)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->nfuncs; i++)
+		b->byname[i] = (uint32_t)i;
+	/* qsort has no context argument in C11; gobin is not thread-shared here. */
+	sort_b = b;
+	if (b->nfuncs)
+		qsort(b->byname, b->nfuncs, sizeof(*b->byname), byname_cmp);
+	sort_b = NULL;
+	return 0;
+}
+
+static void read_elf_layout(struct gobin *b)
+{
+	GElf_Ehdr eh;
+	size_t phnum = 0;
+
+	gelf_getehdr(b->elf, &eh);
+	b->ptrsize = eh.e_ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
+	b->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	b->machine = eh.e_machine;
+	b->pie = eh.e_type == ET_DYN;
+	switch (eh.e_machine) {
+	case EM_X86_64: b->arch = GOBIN_AMD64; break;
+	case EM_AARCH64: b->arch = GOBIN_ARM64; break;
+	case EM_386: b->arch = GOBIN_386; break;
+	default: b->arch = GOBIN_ARCH_OTHER; break;
+	}
+	elf_getphdrnum(b->elf, &phnum);
+	for (size_t i = 0; i < phnum && b->nsegs < GOBIN_MAX_SEGS; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(b->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (ph.p_offset > b->size)
+			continue;
+		if (ph.p_filesz > b->size - ph.p_offset)
+			ph.p_filesz = b->size - ph.p_offset;
+		b->segs[b->nsegs++] = (struct gobin_seg){
+			.vaddr = ph.p_vaddr, .memsz = ph.p_memsz,
+			.offset = ph.p_offset, .filesz = ph.p_filesz,
+			.flags = ph.p_flags,
+		};
+	}
+	b->stripped = true;
+	{
+		Elf_Scn *scn = NULL;
+
+		while ((scn = elf_nextscn(b->elf, scn)) != NULL) {
+			GElf_Shdr sh;
+
+			if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+				b->stripped = false;
+		}
+	}
+	b->has_dwarf = gobin_section(b, ".debug_info", false, NULL) ||
+		       gobin_section(b, ".zdebug_info", false, NULL);
+}
+
+static void mark_abi0(struct gobin *b);
+
+struct gobin *gobin_open(const char *path, char *err, size_t errlen)
+{
+	struct gobin *b;
+	struct stat st;
+	int r;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		gobin_errmsg(err, errlen, "cannot initialise libelf: %s",
+			     elf_errmsg(-1));
+		return NULL;
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b || !(b->path = strdup(path))) {
+		free(b);
+		gobin_errmsg(err, errlen, "cannot open %s: out of memory", path);
+		return NULL;
+	}
+	b->fd = -1;
+	b->goid_off = -2;
+	b->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (b->fd < 0) {
+		gobin_errmsg(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (fstat(b->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		gobin_errmsg(err, errlen, "cannot read %s: not a regular file", path);
+		goto fail;
+	}
+	b->size = (size_t)st.st_size;
+	if (b->size < 64) {
+		gobin_errmsg(err, errlen, "%s is not an ELF executable (too small)",
+			     path);
+		goto fail;
+	}
+	b->map = mmap(NULL, b->size, PROT_READ, MAP_PRIVATE, b->fd, 0);
+	if (b->map == MAP_FAILED) {
+		b->map = NULL;
+		gobin_errmsg(err, errlen, "cannot map %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	b->elf = elf_begin(b->fd, ELF_C_READ_MMAP, NULL);
+	if (!b->elf || elf_kind(b->elf) != ELF_K_ELF) {
+		gobin_errmsg(err, errlen, "%s is not an ELF executable", path);
+		goto fail;
+	}
+	read_elf_layout(b);
+	gobin_notes_load(b);
+	gobin_buildinfo_load(b);
+
+	r = gobin_pclntab_load(b, err, errlen);
+	if (r == -ENOENT && detect_gccgo(b)) {
+		b->compiler = GOBIN_GCCGO;
+		if (gccgo_load(b) != 0) {
+			gobin_errmsg(err, errlen,
+				     "%s: gccgo program without function symbols "
+				     "(stripped?); cannot list functions", path);
+			goto fail;
+		}
+	} else if (r == -ENOENT) {
+		gobin_errmsg(err, errlen,
+			     "%s is not a Go program (no .gopclntab%s)", path,
+			     b->go_version[0] ? "" : " and no Go build info");
+		goto fail;
+	} else if (r != 0) {
+		goto fail; /* message from pclntab.c */
+	} else {
+		b->has_pclntab = true;
+	}
+	if (finish_funcs(b) != 0) {
+		gobin_errmsg(err, errlen, "cannot load %s: out of memory", path);
+		goto fail;
+	}
+	mark_abi0(b);
+	return b;
+fail:
+	gobin_close(b);
+	return NULL;
+}
+
+void gobin_close(struct gobin *b)
+{
+	if (!b)
+		return;
+	gobin_dwarf_close(b);
+	free(b->byname);
+	free(b->fflags);
+	free(b->funcs);
+	if (b->elf)
+		elf_end(b->elf);
+	if (b->map)
+		munmap((void *)b->map, b->size);
+	if (b->fd >= 0)
+		close(b->fd);
+	free(b->path);
+	free(b);
+}
+
+/* ------------------------------------------------------------ facts */
+
+const char *gobin_path(const struct gobin *b) { return b->path; }
+const char *gobin_go_version(const struct gobin *b) { return b->go_version; }
+const char *gobin_build_id(const struct gobin *b) { return b->build_id; }
+const char *gobin_go_build_id(const struct gobin *b) { return b->go_build_id; }
+const char *gobin_note(const struct gobin *b) { return b->note; }
+enum gobin_compiler gobin_compiler(const struct gobin *b) { return b->compiler; }
+enum gobin_arch gobin_arch(const struct gobin *b) { return b->arch; }
+bool gobin_is_pie(const struct gobin *b) { return b->pie; }
+bool gobin_is_stripped(const struct gobin *b) { return b->stripped; }
+bool gobin_has_dwarf(const struct gobin *b) { return b->has_dwarf; }
+
+bool gobin_regabi(const struct gobin *b)
+{
+	const int minor = b->go_minor ? b->go_minor : b->pcln_minor;
+
+	if (b->compiler != GOBIN_GC)
+		return false;
+	if (b->arch == GOBIN_AMD64)
+		return minor >= 17;
+	if (b->arch == GOBIN_ARM64)
+		return minor >= 18;
+	return false;
+}
+
+void gobin_describe(const struct gobin *b, struct gtr_binary *out)
+{
+	static const char *const arch[] = {
+		[GOBIN_AMD64] = "x86-64", [GOBIN_ARM64] = "aarch64",
+		[GOBIN_386] = "i386", [GOBIN_ARCH_OTHER] = "unknown",
+	};
+
+	out->path = b->path;
+	out->build_id = (char *)b->build_id;
+	out->go_build_id = (char *)b->go_build_id;
+	out->go_version = (char *)b->go_version;
+	out->compiler = b->compiler == GOBIN_GCCGO ? "gccgo" : "gc";
+	out->arch = (char *)arch[b->arch];
+	out->abi = b->compiler == GOBIN_GCCGO ? "C" :
+		   gobin_regabi(b) ? "ABIInternal" : "ABI0";
+	out->pie = b->pie;
+	out->stripped = b->stripped;
+	out->has_dwarf = b->has_dwarf;
+}
+
+/* ------------------------------------------------------------ functions */
+
+int gobin_func_find(const struct gobin *b, const char *name,
+		    struct gobin_func *out)
+{
+	size_t lo = 0, hi = b->nfuncs;
+
+	while (lo < hi) {
+		const size_t mid = lo + (hi - lo) / 2;
+		const int r = strcmp(b->funcs[b->byname[mid]].name, name);
+
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < b->nfuncs && strcmp(b->funcs[b->byname[lo]].name, name) == 0) {
+		if (out)
+			*out = b->funcs[b->byname[lo]];
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* Index in b->funcs of the function at entry `entry`, or -1. */
+static ssize_t func_index(const struct gobin *b, uint64_t entry)
+{
+	size_t lo = 0, hi = b->nfuncs;
+
+	while (lo < hi) {
+		const size_t mid = lo + (hi - lo) / 2;
+
+		if (b->funcs[mid].entry < entry)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < b->nfuncs && b->funcs[lo].entry == entry ? (ssize_t)lo : -1;
+}
+
+static enum gobin_abi binary_abi(const struct gobin *b)
+{
+	if (b->compiler == GOBIN_GCCGO)
+		return GOBIN_ABI_C;
+	return gobin_regabi(b) ? GOBIN_ABI_INTERNAL : GOBIN_ABI0;
+}
+
+enum gobin_abi gobin_func_abi(const struct gobin *b, const struct gobin_func *f)
+{
+	const enum gobin_abi abi = binary_abi(b);
+	ssize_t i;
+
+	if (abi != GOBIN_ABI_INTERNAL || !b->fflags)
+		return abi;
+	i = func_index(b, f->entry);
+	return i >= 0 && (b->fflags[i] & GOBIN_FF_ABI0) ? GOBIN_ABI0 : abi;
+}
+
+static int abi0_sym_cb(const struct gobin *b, const GElf_Sym *sym,
+		       const char *name, void *ctx)
+{
+	const size_t l = strlen(name);
+	ssize_t i;
+
+	(void)ctx;
+	if (l < 5 || strcmp(name + l - 5, ".abi0") != 0 ||
+	    GELF_ST_TYPE(sym->st_info) != STT_FUNC)
+		return 0;
+	i = func_index(b, sym->st_value);
+	if (i >= 0)
+		b->fflags[i] |= GOBIN_FF_ABI0;
+	return 0;
+}
+
+/*
+ * Assembly functions declared <ABIInternal> (grep of the *_amd64.s files
+ * of Go 1.19's src); every other assembly function is ABI0. Other Go
+ * versions may declare a few more or fewer.
+ */
+static const char *const asm_internal[] = {
+	"runtime.cmpstring", "runtime.debugCallV2", "runtime.duffcopy",
+	"runtime.duffzero", "runtime.gcWriteBarrier*", "runtime.mcall",
+	"runtime.memclrNoHeapPointers", "runtime.memequal",
+	"runtime.memequal_varlen", "runtime.memhash", "runtime.memhash32",
+	"runtime.memhash64", "runtime.memmove", "runtime.panicIndex*",
+	"runtime.panicSlice*", "runtime.strhash", "time.now",
+	"internal/bytealg.Compare", "runtime/internal/syscall.Syscall6",
+};
+
+/*
+ * Marks GOBIN_FF_ABI0 on the ABI0 functions of a register-ABI binary:
+ * those the symbol table names "pkg.F.abi0"; assembly functions not
+ * declared <ABIInternal>; and the ABI0-to-ABIInternal wrapper the linker
+ * makes for a Go function called from assembly (funcID_wrapper, named as
+ * the Go function it wraps, which is not assembly).
+ */
+static void mark_abi0(struct gobin *b)
+{
+	if (!b->fflags || !gobin_regabi(b))
+		return;
+	if (!b->stripped)
+		each_symbol(b, abi0_sym_cb, NULL);
+	for (size_t i = 0; i < b->nfuncs; i++) {
+		bool internal = false;
+
+		if (!(b->fflags[i] & GOBIN_FF_ASM))
+			continue;
+		for (size_t k = 0; k < sizeof(asm_internal) / sizeof(*asm_internal); k++)
+			if (fnmatch(asm_internal[k], b->funcs[i].name, 0) == 0)
+				internal = true;
+		if (!internal)
+			b->fflags[i] |= GOBIN_FF_ABI0;
+	}
+	for (size_t j = 0; j + 1 < b->nfuncs; j++) {
+		const uint32_t first = b->byname[j];
+
+		/* byname puts a name's non-wrappers first */
+		if (b->fflags[first] & (GOBIN_FF_WRAPPER | GOBIN_FF_ASM))
+			continue;
+		for (size_t k = j + 1; k < b->nfuncs; k++) {
+			const uint32_t w = b->byname[k];
+
+			if (strcmp(b->funcs[w].name, b->funcs[first].name) != 0)
+				break;
+			if (b->fflags[w] & GOBIN_FF_WRAPPER)
+				b->fflags[w] |= GOBIN_FF_ABI0;
+		}
+	}
+}
+
+int gobin_func_at(const struct gobin *b, uint64_t addr, struct gobin_func *out)
+{
+	size_t lo = 0, hi = b->nfuncs;
+
+	while (lo < hi) {
+		const size_t mid = lo + (hi - lo) / 2;
+
+		if (b->funcs[mid].entry <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= b->funcs[lo - 1].end)
+		return -ENOENT;
+	if (out)
+		*out = b->funcs[lo - 1];
+	return 0;
+}
+
+int gobin_func_each(const struct gobin *b, const char *pattern,
+		    int (*fn)(const struct gobin_func *f, void *ctx), void *ctx)
+{
+	for (size_t i = 0; i < b->nfuncs; i++) {
+		int r;
+
+		if (pattern && fnmatch(pattern, b->funcs[i].name, 0) != 0)
+			continue;
+		r = fn(&b->funcs[i], ctx);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+size_t gobin_func_count(const struct gobin *b) { return b->nfuncs; }
+
+/*
+ * The part of a symbol after its package path, without the receiver
+ * punctuation, into out: "net/http.(*conn).serve" -> "conn.serve".
+ */
+static void short_name(const char *name, char *out, size_t outlen)
+{
+	const char *slash = strrchr(name, '/');
+	const char *p = slash ? slash + 1 : name;
+	const char *dot = strchr(p, '.');
+	size_t o = 0;
+
+	for (p = dot ? dot + 1 : name; *p && o + 1 < outlen; p++)
+		if (*p != '(' && *p != ')' && *p != '*')
+			out[o++] = *p;
+	out[o] = '\0';
+}
+
+/* Levenshtein distance, giving up (returning limit + 1) beyond `limit`. */
+static unsigned edit_distance(const char *a, const char *b, unsigned limit)
+{
+	const size_t la = strlen(a), lb = strlen(b);
+	unsigned row[256];
+
+	if (la >= 255 || lb >= 255)
+		return strcmp(a, b) ? limit + 1 : 0;
+	if ((la > lb ? la - lb : lb - la) > limit)
+		return limit + 1;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned diag = row[0], best;
+
+		row[0] = (unsigned)i;
+		best = row[0];
+		for (size_t j = 1; j <= lb; j++) {
+			const unsigned up = row[j];
+			unsigned v = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < v)
+				v = up + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			row[j] = v;
+			diag = up;
+			if (v < best)
+				best = v;
+		}
+		if (best > limit)
+			return limit + 1;
+	}
+	return row[lb];
+}
+
+int gobin_func_suggest(const struct gobin *b, const char *name,
+		       const char **out, int max)
+{
+	struct cand { unsigned d1, d2; const char *name; } *best;
+	char want[256], have[256];
+	unsigned limit;
+	int n = 0;
+
+	if (max <= 0)
+		return 0;
+	short_name(name, want, sizeof(want));
+	limit = strlen(want) / 3 > 2 ? (unsigned)(strlen(want) / 3) : 2;
+	best = calloc((size_t)max, sizeof(*best));
+	if (!best)
+		return 0;
+	for (size_t i = 0; i < b->nfuncs; i++) {
+		const char *fname = b->funcs[i].name;
+		unsigned d1, d2;
+		int pos;
+
+		short_name(fname, have, sizeof(have));
+		d1 = edit_distance(want, have, limit);
+		if (d1 > limit) {
+			/* the whole name may still be close (wrong package) */
+			d2 = edit_distance(name, fname, limit);
+			if (d2 > limit)
+				continue;
+			d1 = d2;
+		} else {
+			d2 = edit_distance(name, fname, 1000);
+		}
+		if (i && strcmp(fname, b->funcs[i - 1].name) == 0)
+			continue;
+		pos = n;
+		while (pos > 0 && (best[pos - 1].d1 > d1 ||
+				   (best[pos - 1].d1 == d1 && best[pos - 1].d2 > d2)))
+			pos--;
+		if (pos >= max)
+			continue;
+		if (n < max)
+			n++;
+		memmove(&best[pos + 1], &best[pos],
+			(size_t)(n - 1 - pos) * sizeof(*best));
+		best[pos] = (struct cand){ d1, d2, fname };
+	}
+	for (int i = 0; i < n; i++)
+		out[i] = best[i].name;
+	free(best);
+	return n;
+}
+
+/* ------------------------------------------------------------ arguments */
+
+static enum gtr_type gtr_type_of(const struct gobin_type *t)
+{
+	switch (t->kind) {
+	case TK_INT: return GTR_TYPE_INT;
+	case TK_UINT: return GTR_TYPE_UINT;
+	case TK_BOOL: return GTR_TYPE_BOOL;
+	case TK_PTR: return GTR_TYPE_PTR;
+	case TK_STRING: return GTR_TYPE_STRING;
+	case TK_FLOAT: return GTR_TYPE_FLOAT;
+	default: return GTR_TYPE_OTHER;
+	}
+}
+
+static int func_params(const struct gobin *b, const struct gobin_func *f,
+		       struct gobin_arg *args, int max, bool results)
+{
+	struct gobin *mb = (struct gobin *)b; /* DWARF is opened lazily */
+	struct gobin_param *p = NULL;
+	struct gobin_type *cret = NULL;
+	int np, n;
+
+	if (!b->has_dwarf)
+		return -ENODATA;
+	np = gobin_dwarf_params(mb, f->name, f->entry, &p, &cret);
+	if (np < 0)
+		return np;
+	n = gobin_abi_assign(b, gobin_func_abi(b, f), p, np, cret, results, args,
+			     max);
+	/* names and types, in the same order abi.c wrote them */
+	for (int i = 0, k = 0; i < np && k < n; i++) {
+		if (p[i].result != results)
+			continue;
+		snprintf(args[k].name, sizeof(args[k].name), "%s", p[i].name);
+		snprintf(args[k].type_name, sizeof(args[k].type_name), "%s",
+			 p[i].type->name);
+		args[k].type = gtr_type_of(p[i].type);
+		args[k].size = p[i].type->size;
+		k++;
+	}
+	gobin_params_free(p, np, cret);
+	return n;
+}
+
+int gobin_func_args(const struct gobin *b, const struct gobin_func *f,
+		    struct gobin_arg *args, int max)
+{
+	return func_params(b, f, args, max, false);
+}
+
+int gobin_func_results(const struct gobin *b, const struct gobin_func *f,
+		       struct gobin_arg *args, int max)
+{
+	return func_params(b, f, args, max, true);
+}
+
+static int raw_args(const struct gobin *b, enum gobin_abi abi,
+		    struct gobin_arg *args, int n)
+{
+	static const enum gt_reg go_regs[] = {
+		GT_REG_RAX, GT_REG_RBX, GT_REG_RCX, GT_REG_RDI, GT_REG_RSI,
+		GT_REG_R8, GT_REG_R9, GT_REG_R10, GT_REG_R11,
+	};
+	static const enum gt_reg c_regs[] = {
+		GT_REG_RDI, GT_REG_RSI, GT_REG_RDX, GT_REG_RCX, GT_REG_R8, GT_REG_R9,
+	};
+	const enum gt_reg *regs = NULL;
+	int nregs = 0;
+
+	if (b->arch == GOBIN_AMD64 && abi == GOBIN_ABI_INTERNAL) {
+		regs = go_regs;
+		nregs = 9;
+	} else if (b->arch == GOBIN_AMD64 && abi == GOBIN_ABI_C) {
+		regs = c_regs;
+		nregs = 6;
+	} else if (b->arch != GOBIN_AMD64 && b->arch != GOBIN_386) {
+		return 0; /* no pt_regs mapping for this architecture */
+	}
+	for (int i = 0; i < n; i++) {
+		struct gobin_arg *a = &args[i];
+
+		memset(a, 0, sizeof(*a));
+		a->type = GTR_TYPE_WORD;
+		a->size = (uint32_t)b->ptrsize;
+		a->npieces = 1;
+		a->pieces[0].size = (uint8_t)b->ptrsize;
+		if (regs) {
+			if (i >= nregs)
+				return i;
+			a->pieces[0].kind = GT_LOC_REG;
+			a->pieces[0].reg = regs[i];
+		} else {
+			a->pieces[0].kind = GT_LOC_STACK;
+			a->pieces[0].offset = b->ptrsize * (i + 1);
+		}
+	}
+	return n;
+}
+
+int gobin_raw_args(const struct gobin *b, struct gobin_arg *args, int n)
+{
+	return raw_args(b, binary_abi(b), args, n);
+}
+
+int gobin_func_raw_args(const struct gobin *b, const struct gobin_func *f,
+			struct gobin_arg *args, int n)
+{
+	return raw_args(b, gobin_func_abi(b, f), args, n);
+}
+
+int gobin_goid_offset(const struct gobin *b)
+{
+	struct gobin *mb = (struct gobin *)b;
+	int off = -1;
+	int minor;
+
+	if (b->goid_off != -2)
+		return b->goid_off;
+	if (b->compiler == GOBIN_GC && b->has_dwarf)
+		off = gobin_dwarf_goid_offset(mb);
+	minor = b->go_minor;
+	/*
+	 * runtime/runtime2.go: stack(2w) stackguard0/1 _panic _defer m
+	 * sched(gobuf 7w) syscallsp syscallpc stktopsp param atomicstatus(4)
+	 * stackLock(4) goid: 152 on 64-bit from Go 1.9 through 1.22
+	 * (checked against DWARF of go1.19 amd64 and 386); Go 1.23 added
+	 * syscallbp: 160. Later versions: unknown until checked.
+	 */
+	if (off < 0 && b->compiler == GOBIN_GC && minor) {
+		const int w = b->ptrsize;
+
+		/* 18 words + 2 uint32 before goid; 386: 80 (DWARF of go1.19) */
+		if (minor >= 9 && minor <= 22)
+			off = 18 * w + 8;
+		else if (minor >= 23 && minor <= 24)
+			off = 19 * w + 8;
+	}
+	mb->goid_off = off;
+	return off;
+}

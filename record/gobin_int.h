@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to gobin*.c, pclntab.c, buildinfo.c, dwarf.c, abi.c: the gobin
+ * object and the helpers those files share. Nothing outside record/gobin*
+ * includes this.
+ */
+#ifndef GOTRACE_GOBIN_INT_H
+#define GOTRACE_GOBIN_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gelf.h>
+#include <libelf.h>
+
+#include "gobin.h"
+
+#define GOBIN_MAX_SEGS 32
+
+/* Per-function flags (from pclntab _func.flag). */
+#define GOBIN_FF_ASM 1   /* written in Go assembly */
+#define GOBIN_FF_ABI0 2  /* ABI0 in a register-ABI binary */
+#define GOBIN_FF_WRAPPER 4 /* generated wrapper (funcID_wrapper) */
+
+/* A PT_LOAD program header. */
+struct gobin_seg {
+	uint64_t vaddr, memsz, offset, filesz;
+	uint32_t flags; /* PF_R | PF_W | PF_X */
+};
+
+/* Name -> DWARF DIE offset of a subprogram (sorted by name). */
+struct gobin_die_ix {
+	const char *name;
+	uint64_t off;
+};
+
+/* low_pc -> DWARF DIE offset of a subprogram (sorted by pc). */
+struct gobin_pc_ix {
+	uint64_t pc, off;
+};
+
+struct gobin {
+	char *path;
+	int fd;
+	const uint8_t *map;   /* the whole file, read-only */
+	size_t size;
+	Elf *elf;
+	int ptrsize;          /* 4 or 8 */
+	bool big_endian;
+	uint16_t machine;     /* EM_* */
+
+	enum gobin_compiler compiler;
+	enum gobin_arch arch;
+	bool pie, stripped, has_dwarf, has_pclntab;
+	int go_minor;         /* 19 for go1.19.8; 0 when unknown */
+	int pcln_minor;       /* oldest Go the pclntab magic allows: 2, 16, 18, 20 */
+
+	char go_version[64];
+	char build_id[128];
+	char go_build_id[256];
+	char note[256];       /* how something was found, for diagnostics */
+
+	struct gobin_seg segs[GOBIN_MAX_SEGS];
+	int nsegs;
+
+	/* Functions sorted by entry; byname: indexes sorted by name. */
+	struct gobin_func *funcs;
+	size_t nfuncs;
+	uint32_t *byname;
+	uint8_t *fflags;      /* per funcs[i]: GOBIN_FF_*; NULL when unknown */
+
+	/* DWARF, opened on first use. */
+	void *dwarf;          /* Dwarf * */
+	bool dwarf_tried;
+	struct gobin_die_ix *dies;
+	size_t ndies;
+	struct gobin_pc_ix *dwpcs;
+	size_t ndwpcs;
+	int goid_off;         /* cached; -2 = not computed */
+};
+
+/* Bounds-checked little/big endian reads of the file image. */
+uint64_t gobin_rd(const struct gobin *b, const uint8_t *p, int size);
+
+/* File bytes at virtual address `vaddr` with at least `len` bytes, or NULL. */
+const uint8_t *gobin_at_vaddr(const struct gobin *b, uint64_t vaddr, size_t len);
+
+/* File offset of `vaddr` through the PT_LOAD containing it, or UINT64_MAX. */
+uint64_t gobin_vaddr_to_offset(const struct gobin *b, uint64_t vaddr);
+
+/* Section by exact name (or, with suffix set, by name ending in `name`). */
+Elf_Scn *gobin_section(const struct gobin *b, const char *name, bool suffix,
+		       GElf_Shdr *shdr);
+
+/* Value of an ELF symbol (.symtab then .dynsym), 0 when absent. */
+uint64_t gobin_symbol(const struct gobin *b, const char *name);
+
+/* pclntab.c: fills b->funcs from .gopclntab. 0, -ENOENT or -EINVAL. */
+int gobin_pclntab_load(struct gobin *b, char *err, size_t errlen);
+
+/* buildinfo.c: fills b->go_version (and b->go_minor). 0 or -ENOENT. */
+int gobin_buildinfo_load(struct gobin *b);
+
+/* buildinfo.c: fills b->build_id and b->go_build_id from ELF notes. */
+void gobin_notes_load(struct gobin *b);
+
+/* Parses "go1.19.8" -> 19; 0 when not a go1.N version. */
+int gobin_parse_minor(const char *v);
+
+/*
+ * dwarf.c: the abstract shape of a Go (or gccgo) type, as the calling
+ * convention needs it.
+ */
+enum gobin_tk {
+	TK_INT, TK_UINT, TK_BOOL, TK_FLOAT, TK_COMPLEX, TK_PTR, TK_STRING,
+	TK_SLICE, TK_IFACE, TK_STRUCT, TK_ARRAY, TK_OTHER,
+};
+
+struct gobin_type {
+	enum gobin_tk kind;
+	uint32_t size;
+	uint32_t align;
+	char name[256];
+	/* TK_STRUCT: fields; TK_ARRAY: elem in fields[0], count. */
+	struct gobin_field *fields;
+	uint32_t nfields;
+	uint64_t count;
+};
+
+struct gobin_field {
+	uint32_t offset;
+	struct gobin_type *type;
+};
+
+/* One parameter or result of a function as DWARF describes it. */
+struct gobin_param {
+	char name[128];
+	struct gobin_type *type;
+	bool result;
+};
+
+/*
+ * dwarf.c: the parameters (and results) of the function at `entry` named
+ * `name`, in declaration order. *out is malloc'd; free with
+ * gobin_params_free(). `ret` gets gccgo's C return type (or NULL). Returns
+ * the count, -ENODATA without DWARF, -ENOENT when the function has no DIE.
+ */
+int gobin_dwarf_params(struct gobin *b, const char *name, uint64_t entry,
+		       struct gobin_param **out, struct gobin_type **ret);
+void gobin_params_free(struct gobin_param *p, int n, struct gobin_type *ret);
+
+/* dwarf.c: offset of `goid` in runtime.g, -1 when DWARF does not say. */
+int gobin_dwarf_goid_offset(struct gobin *b);
+
+/* dwarf.c: releases the DWARF handle and index. */
+void gobin_dwarf_close(struct gobin *b);
+
+/*
+ * abi.c: locations of params (results=false) or results (results=true) by
+ * the calling convention `abi` (gobin_func_abi()). Fills out[max]; returns the count.
+ */
+int gobin_abi_assign(const struct gobin *b, enum gobin_abi abi,
+		     const struct gobin_param *p, int np,
+		     const struct gobin_type *cret, bool results,
+		     struct gobin_arg *out, int max);
+
+#endif /* GOTRACE_GOBIN_INT_H */

@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * .gopclntab: the function table every gc-compiled Go binary keeps, even
+ * stripped. Layouts by magic (Go src/debug/gosym/pclntab.go and
+ * src/runtime/symtab.go, pcHeader):
+ *
+ *   0xfffffffb Go 1.2-1.15  nfunc; functab {pc, funcoff}[nfunc], endpc
+ *              (words); _func at table+funcoff {entry, nameoff int32};
+ *              names at table+nameoff.
+ *   0xfffffffa Go 1.16-1.17 header words: nfunc nfiles funcnameOffset
+ *              cuOffset filetabOffset pctabOffset pclnOffset; functab at
+ *              pclnOffset, as above; _func at functab+funcoff; names at
+ *              funcnameOffset+nameoff.
+ *   0xfffffff0 Go 1.18-1.19, 0xfffffff1 Go 1.20+: as 1.16 with textStart
+ *              after nfiles; functab entries are uint32 {entryoff,
+ *              funcoff}, entry = textStart + entryoff.
+ *
+ * Header: magic u32, 0, 0, quantum (1 or 4, instruction size), ptrsize.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gobin_int.h"
+
+struct pcln {
+	const uint8_t *d;
+	size_t len;
+	uint32_t magic;
+	int ps;
+	uint64_t nfunc;
+	const uint8_t *functab;    /* start of {pc, funcoff} pairs */
+	size_t functab_len;        /* bytes available from functab */
+	const uint8_t *nametab;
+	size_t nametab_len;
+	uint64_t text_start;       /* 1.18+ */
+	bool u32tab;               /* 1.18+: uint32 functab entries */
+};
+
+static bool pcln_header(const struct gobin *b, const uint8_t *d, size_t len,
+			struct pcln *p)
+{
+	uint64_t w[8];
+	int ps, nw;
+
+	if (len < 16)
+		return false;
+	memset(p, 0, sizeof(*p));
+	p->d = d;
+	p->len = len;
+	p->magic = (uint32_t)gobin_rd(b, d, 4);
+	if (d[4] != 0 || d[5] != 0)
+		return false;
+	if (d[6] != 1 && d[6] != 2 && d[6] != 4)
+		return false;
+	ps = d[7];
+	if (ps != 4 && ps != 8)
+		return false;
+	p->ps = ps;
+	switch (p->magic) {
+	case 0xfffffffb: nw = 1; break;
+	case 0xfffffffa: nw = 7; break;
+	case 0xfffffff0:
+	case 0xfffffff1: nw = 8; break;
+	default: return false;
+	}
+	if (8 + (size_t)nw * ps > len)
+		return false;
+	for (int i = 0; i < nw; i++)
+		w[i] = gobin_rd(b, d + 8 + i * ps, ps);
+	p->nfunc = w[0];
+	if (p->nfunc == 0 || p->nfunc > len / 8)
+		return false;
+	if (p->magic == 0xfffffffb) {
+		p->functab = d + 8 + ps;
+		p->nametab = d;
+		p->nametab_len = len;
+	} else {
+		const uint64_t nameoff = p->magic == 0xfffffffa ? w[2] : w[3];
+		const uint64_t pclnoff = p->magic == 0xfffffffa ? w[6] : w[7];
+
+		if (nameoff >= len || pclnoff >= len)
+			return false;
+		p->nametab = d + nameoff;
+		p->nametab_len = len - nameoff;
+		p->functab = d + pclnoff;
+		if (p->magic != 0xfffffffa) {
+			p->text_start = w[2];
+			p->u32tab = true;
+		}
+	}
+	p->functab_len = len - (size_t)(p->functab - d);
+	{
+		const size_t es = p->u32tab ? 4 : (size_t)ps;
+
+		if ((p->nfunc * 2 + 1) > p->functab_len / es)
+			return false;
+	}
+	return true;
+}
+
+/* Entry pc (or text offset for 1.18+) and _func offset of function i. */
+static void pcln_ent(const struct gobin *b, const struct pcln *p, uint64_t i,
+		     uint64_t *pc, uint64_t *funcoff)
+{
+	const int es = p->u32tab ? 4 : p->ps;
+
+	*pc = gobin_rd(b, p->functab + (2 * i) * es, es);
+	if (funcoff)
+		*funcoff = gobin_rd(b, p->functab + (2 * i + 1) * es, es);
+}
+
+/* Name of the function whose _func is at funcoff, or NULL if malformed. */
+static const char *pcln_name(const struct gobin *b, const struct pcln *p,
+			     uint64_t funcoff, uint64_t *fentry)
+{
+	/* _func is relative to the table start (1.2) or to functab (1.16+) */
+	const uint8_t *base = p->magic == 0xfffffffb ? p->d : p->functab;
+	const size_t avail = p->len - (size_t)(base - p->d);
+	const int es = p->u32tab ? 4 : p->ps;
+	int32_t nameoff;
+	const char *name;
+
+	if (funcoff > avail || avail - funcoff < (size_t)es + 4)
+		return NULL;
+	*fentry = gobin_rd(b, base + funcoff, es);
+	nameoff = (int32_t)gobin_rd(b, base + funcoff + es, 4);
+	if (nameoff < 0 || (size_t)nameoff >= p->nametab_len)
+		return NULL;
+	name = (const char *)p->nametab + nameoff;
+	if (!memchr(name, '\0', p->nametab_len - (size_t)nameoff))
+		return NULL;
+	return name;
+}
+
+/*
+ * GOBIN_FF_* of the _func at funcoff (1.18+ layouts only). runtime2.go
+ * _func: entryoff nameoff args deferreturn pcsp pcfile pcln npcdata
+ * cuOffset [startLine, Go 1.20+] (int32/uint32 each), funcID u8, flag u8;
+ * funcFlag_ASM = 1 << 2, funcID_wrapper = 21 (runtime/symtab.go of 1.19,
+ * internal/abi since 1.21).
+ */
+static uint8_t pcln_flag(const struct gobin *b, const struct pcln *p,
+			 uint64_t funcoff)
+{
+	const size_t at = p->magic == 0xfffffff0 ? 37 : 41;
+	const size_t avail = p->len - (size_t)(p->functab - p->d);
+	uint8_t ff = 0;
+
+	(void)b;
+	if (funcoff > avail || avail - funcoff <= at)
+		return 0;
+	if (p->functab[funcoff + at] & (1 << 2))
+		ff |= GOBIN_FF_ASM;
+	if (p->functab[funcoff + at - 1] == 21)
+		ff |= GOBIN_FF_WRAPPER;
+	return ff;
+}
+
+static bool plausible_name(const char *s)
+{
+	if (!*s)
+		return false;
+	for (int i = 0; s[i] && i < 512; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] == 0x7f)
+			return false;
+	return true;
+}
+
+/* Checks a few functions: names printable, _func.entry == functab pc. */
+static bool pcln_validate(const struct gobin *b, const struct pcln *p)
+{
+	const uint64_t n = p->nfunc;
+	const uint64_t probe[] = { 0, 1, n / 2, n - 1 };
+	uint64_t prev = 0;
+
+	for (size_t k = 0; k < sizeof(probe) / sizeof(probe[0]); k++) {
+		uint64_t pc, off, fentry;
+		const char *name;
+
+		if (probe[k] >= n)
+			continue;
+		pcln_ent(b, p, probe[k], &pc, &off);
+		name = pcln_name(b, p, off, &fentry);
+		if (!name || !plausible_name(name) || fentry != pc)
+			return false;
+		if (pc < prev)
+			return false;
+		prev = pc;
+	}
+	return true;
+}
+
+static uint64_t text_start_fallback(struct gobin *b)
+{
+	GElf_Shdr sh;
+	uint64_t v;
+
+	if (gobin_section(b, ".text", false, &sh) && sh.sh_addr) {
+		snprintf(b->note, sizeof(b->note),
+			 "pclntab textStart is 0; took .text start %#llx",
+			 (unsigned long long)sh.sh_addr);
+		return sh.sh_addr;
+	}
+	v = gobin_symbol(b, "runtime.text");
+	if (v) {
+		snprintf(b->note, sizeof(b->note),
+			 "pclntab textStart is 0; took runtime.text %#llx",
+			 (unsigned long long)v);
+		return v;
+	}
+	for (int i = 0; i < b->nsegs; i++) {
+		if (b->segs[i].flags & PF_X) {
+			snprintf(b->note, sizeof(b->note),
+				 "pclntab textStart is 0 and no .text: guessed "
+				 "the executable segment start %#llx",
+				 (unsigned long long)b->segs[i].vaddr);
+			return b->segs[i].vaddr;
+		}
+	}
+	return 0;
+}
+
+static int pcln_load(struct gobin *b, const struct pcln *p)
+{
+	uint64_t text = 0;
+	struct gobin_func *v;
+	size_t out = 0;
+
+	if (p->u32tab) {
+		text = p->text_start;
+		if (!text)
+			text = text_start_fallback(b);
+	}
+	v = calloc((size_t)p->nfunc, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (p->u32tab) {
+		b->fflags = calloc((size_t)p->nfunc, 1);
+		if (!b->fflags) {
+			free(v);
+			return -ENOMEM;
+		}
+	}
+	for (uint64_t i = 0; i < p->nfunc; i++) {
+		uint64_t pc, off, next, fentry;
+		const char *name;
+
+		pcln_ent(b, p, i, &pc, &off);
+		pcln_ent(b, p, i + 1, &next, NULL);
+		name = pcln_name(b, p, off, &fentry);
+		if (!name)
+			continue;
+		if (b->fflags)
+			b->fflags[out] = pcln_flag(b, p, off);
+		v[out++] = (struct gobin_func){
+			.name = name,
+			.entry = text + pc,
+			.end = text + (next > pc ? next : pc),
+		};
+	}
+	b->funcs = v;
+	b->nfuncs = out;
+	switch (p->magic) {
+	case 0xfffffffb: b->pcln_minor = 2; break;
+	case 0xfffffffa: b->pcln_minor = 16; break;
+	case 0xfffffff0: b->pcln_minor = 18; break;
+	default: b->pcln_minor = 20; break;
+	}
+	return 0;
+}
+
+/* Searches the loaded file data for a pclntab header that parses. */
+static bool pcln_search(struct gobin *b, struct pcln *p)
+{
+	/* read-only data first, then RELRO/writable (PIE), then text */
+	for (int pass = 0; pass < 3; pass++) {
+		for (int i = 0; i < b->nsegs; i++) {
+			const struct gobin_seg *s = &b->segs[i];
+			const bool w = s->flags & PF_W, x = s->flags & PF_X;
+			const int seg_pass = x ? 2 : w ? 1 : 0;
+			const uint8_t *d = b->map + s->offset;
+
+			if (seg_pass != pass)
+				continue;
+			for (size_t o = 0; o + 16 <= s->filesz; o += 4) {
+				if (d[o] != 0xff && d[o + 3] != 0xff)
+					continue;
+				if (!pcln_header(b, d + o, s->filesz - o, p))
+					continue;
+				if (pcln_validate(b, p))
+					return true;
+			}
+		}
+	}
+	return false;
+}
+
+int gobin_pclntab_load(struct gobin *b, char *err, size_t errlen)
+{
+	GElf_Shdr sh;
+	struct pcln p;
+	bool found = false;
+
+	if (gobin_section(b, ".gopclntab", true, &sh) && sh.sh_type != SHT_NOBITS &&
+	    sh.sh_offset < b->size && sh.sh_size <= b->size - sh.sh_offset) {
+		if (!pcln_header(b, b->map + sh.sh_offset, sh.sh_size, &p) ||
+		    !pcln_validate(b, &p)) {
+			snprintf(err, errlen,
+				 "%s: .gopclntab is malformed or of an unknown "
+				 "Go version (magic %#x)", b->path,
+				 sh.sh_size >= 4 ?
+				 (unsigned)gobin_rd(b, b->map + sh.sh_offset, 4) : 0);
+			return -EINVAL;
+		}
+		found = true;
+	}
+	if (!found && pcln_search(b, &p)) {
+		found = true;
+		if (!b->note[0])
+			snprintf(b->note, sizeof(b->note),
+				 "pclntab found by searching for its header");
+	}
+	if (!found)
+		return -ENOENT;
+	return pcln_load(b, &p);
+}

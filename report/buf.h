@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * buf: a growable byte buffer the formatters append to. The read loop keeps
+ * one for the whole run and writes it out in large chunks, so formatting an
+ * event allocates nothing once the buffer has reached its working size.
+ * Allocation failure is fatal (the message names it and the process exits
+ * with status 1): a formatter has no useful way to go on without memory.
+ */
+#ifndef REPORT_BUF_H
+#define REPORT_BUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct buf {
+	char *data;   /* not NUL-terminated unless buf_cstr() was called */
+	size_t len;
+	size_t cap;
+};
+
+#define BUF_INIT { NULL, 0, 0 }
+
+/* Makes room for `n` more bytes; returns where they go (data + len). */
+char *buf_reserve(struct buf *b, size_t n);
+
+/* Appends `n` bytes at `p`. */
+void buf_add(struct buf *b, const void *p, size_t n);
+
+/* Appends a NUL-terminated string. */
+void buf_puts(struct buf *b, const char *s);
+
+/* Appends one byte. */
+static inline void buf_putc(struct buf *b, char c)
+{
+	if (b->len == b->cap)
+		buf_reserve(b, 1);
+	b->data[b->len++] = c;
+}
+
+/* Appends `n` copies of byte `c` (nothing when n <= 0). */
+void buf_pad(struct buf *b, char c, int n);
+
+/* Appends printf-formatted text. */
+void buf_printf(struct buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Appends the decimal form of an unsigned / signed 64-bit integer. */
+void buf_u64(struct buf *b, uint64_t v);
+void buf_i64(struct buf *b, int64_t v);
+
+/* NUL-terminates the contents (not counted in len) and returns data. */
+const char *buf_cstr(struct buf *b);
+
+/* Empties the buffer, keeping its memory. */
+static inline void buf_reset(struct buf *b) { b->len = 0; }
+
+/* Frees the memory; the buffer is empty and reusable afterwards. */
+void buf_free(struct buf *b);
+
+#endif /* REPORT_BUF_H */

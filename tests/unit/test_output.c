@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of event rendering (report/output.h, spec/OUTPUT.md): the text
+ * layout, format strings with each verb, string escaping and truncation,
+ * and exact JSON Lines output.
+ */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+
+static struct gtr_probe probe;
+static struct gtr_event ev;
+static struct report_event rev;
+static struct buf b = BUF_INIT;
+
+static void setup(void)
+{
+	memset(&probe, 0, sizeof(probe));
+	probe.id = 3;
+	probe.func = (char *)"main.add";
+	probe.fmt = (char *)"";
+	memset(&ev, 0, sizeof(ev));
+	ev.ts_ns = 123456789;
+	ev.probe_id = 3;
+	ev.pid = 4242;
+	ev.tid = 4243;
+	ev.goid = 17;
+	rev.ev = &ev;
+	rev.probe = &probe;
+	rev.comm = "app";
+	buf_reset(&b);
+}
+
+static void teardown(void)
+{
+	buf_free(&b);
+}
+
+TestSuite(output, .init = setup, .fini = teardown);
+
+static void arg(uint32_t i, const char *name, enum gtr_type t, uint32_t size)
+{
+	probe.args[i].name = (char *)name;
+	probe.args[i].type_name = (char *)"";
+	probe.args[i].type = t;
+	probe.args[i].size = size;
+	if (probe.nargs <= i)
+		probe.nargs = i + 1;
+}
+
+static void vint(uint32_t i, int64_t v)
+{
+	ev.vals[i].kind = GTR_VAL_INT;
+	ev.vals[i].v.i = v;
+	if (ev.nvals <= i)
+		ev.nvals = i + 1;
+}
+
+static void vuint(uint32_t i, uint64_t v)
+{
+	ev.vals[i].kind = GTR_VAL_UINT;
+	ev.vals[i].v.u = v;
+	if (ev.nvals <= i)
+		ev.nvals = i + 1;
+}
+
+static void vdbl(uint32_t i, double d)
+{
+	uint64_t u;
+
+	memcpy(&u, &d, sizeof(u));
+	vuint(i, u);
+}
+
+static void vbool(uint32_t i, bool v)
+{
+	ev.vals[i].kind = GTR_VAL_BOOL;
+	ev.vals[i].v.b = v;
+	if (ev.nvals <= i)
+		ev.nvals = i + 1;
+}
+
+static void vstr(uint32_t i, const char *s, uint32_t len, uint64_t full)
+{
+	ev.vals[i].kind = GTR_VAL_STR;
+	ev.vals[i].v.s.data = (const uint8_t *)s;
+	ev.vals[i].v.s.len = len;
+	ev.vals[i].v.s.full_len = full;
+	if (ev.nvals <= i)
+		ev.nvals = i + 1;
+}
+
+static void vnone(uint32_t i)
+{
+	ev.vals[i].kind = GTR_VAL_NONE;
+	if (ev.nvals <= i)
+		ev.nvals = i + 1;
+}
+
+static const char *text(void)
+{
+	buf_reset(&b);
+	output_text_event(&b, &rev);
+	return buf_cstr(&b);
+}
+
+static const char *json(void)
+{
+	buf_reset(&b);
+	output_jsonl_event(&b, &rev);
+	return buf_cstr(&b);
+}
+
+/* Applies `fmt` with exprs 0..n-1 to the current values. */
+static const char *fmt(const char *f)
+{
+	probe.nexprs = ev.nvals;
+	for (uint32_t i = 0; i < ev.nvals; i++)
+		probe.exprs[i] = i;
+	buf_reset(&b);
+	output_text_format(&b, f, &rev);
+	return buf_cstr(&b);
+}
+
+#define FMT(f, want) cr_expect_str_eq(fmt(f), want, "format '%s'", f)
+
+/* ------------------------------------------------------------ text */
+
+Test(output, header)
+{
+	output_text_header(&b);
+	cr_expect_str_eq(buf_cstr(&b), "PID     TID     COMM            FUNC             -\n");
+}
+
+Test(output, text_named_values)
+{
+	arg(0, "a", GTR_TYPE_INT, 8);
+	arg(1, "b", GTR_TYPE_INT, 8);
+	vint(0, 1);
+	vint(1, -2);
+	cr_expect_str_eq(text(), "4242    4243    app             main.add         a=1 b=-2\n");
+}
+
+Test(output, text_unnamed_values)
+{
+	arg(0, "", GTR_TYPE_WORD, 8);
+	arg(1, "_", GTR_TYPE_INT, 8);
+	vuint(0, 5);
+	vint(1, 6);
+	vuint(2, 7); /* more values than described arguments */
+	cr_expect_str_eq(text(), "4242    4243    app             main.add         5 6 7\n");
+}
+
+Test(output, text_no_values_keeps_trace_py_layout)
+{
+	cr_expect_str_eq(text(), "4242    4243    app             main.add         \n");
+}
+
+Test(output, text_long_names_are_not_cut)
+{
+	probe.func = (char *)"net/http.(*conn).serve";
+	rev.comm = "averyverylongcomm";
+	cr_expect_str_eq(text(), "4242    4243    averyverylongcomm net/http.(*conn).serve \n");
+}
+
+Test(output, text_unknown_probe)
+{
+	rev.probe = NULL;
+	ev.probe_id = 99;
+	vint(0, 1);
+	cr_expect_str_eq(text(), "4242    4243    app             probe#99         1\n");
+}
+
+Test(output, text_value_kinds)
+{
+	arg(0, "p", GTR_TYPE_PTR, 8);
+	arg(1, "ok", GTR_TYPE_BOOL, 1);
+	arg(2, "f", GTR_TYPE_FLOAT, 8);
+	arg(3, "g", GTR_TYPE_FLOAT, 4);
+	arg(4, "x", GTR_TYPE_FLOAT, 8);
+	arg(5, "u", GTR_TYPE_UINT, 8);
+	arg(6, "n", GTR_TYPE_INT, 8);
+	vuint(0, 0xc000012345);
+	vbool(1, true);
+	vdbl(2, 0.1);
+	float g = 1.5f;
+	uint32_t gb;
+	memcpy(&gb, &g, 4);
+	vuint(3, gb);
+	vnone(4);
+	vuint(5, UINT64_MAX);
+	vint(6, INT64_MIN);
+	cr_expect_str_eq(text(), "4242    4243    app             main.add         "
+			 "p=0xc000012345 ok=true f=0.1 g=1.5 x=<unavailable> "
+			 "u=18446744073709551615 n=-9223372036854775808\n");
+}
+
+Test(output, text_return_event)
+{
+	ev.kind = GTR_KIND_RETURN;
+	arg(0, "~r0", GTR_TYPE_INT, 8);
+	vint(0, 3);
+	cr_expect_str_eq(text(), "4242    4243    app             main.add         ~r0=3\n");
+}
+
+Test(output, text_strings)
+{
+	arg(0, "s", GTR_TYPE_STRING, 16);
+	vstr(0, "hello", 5, 5);
+	cr_expect_str_eq(text(), "4242    4243    app             main.add         s=\"hello\"(len=5)\n");
+	vstr(0, "hello", 5, 300);
+	cr_expect_str_eq(text(), "4242    4243    app             main.add         s=\"hello\"...(len=300)\n");
+	vstr(0, "", 0, 0);
+	cr_expect_str_eq(text(), "4242    4243    app             main.add         s=\"\"(len=0)\n");
+}
+
+Test(output, text_escaping)
+{
+	static const struct { const char *in; size_t n; const char *want; } cases[] = {
+		{ "plain", 5, "plain" },
+		{ "q\"b\\", 4, "q\\\"b\\\\" },
+		{ "\n\t\r", 3, "\\n\\t\\r" },
+		{ "\x01\x1f\x7f", 3, "\\x01\\x1f\\x7f" },
+		{ "a\0b", 3, "a\\x00b" },
+		{ "h\xc3\xa9!", 4, "h\xc3\xa9!" },                 /* é as is */
+		{ "\xe2\x82\xac", 3, "\xe2\x82\xac" },              /* € */
+		{ "\xf0\x9f\x98\x80", 4, "\xf0\x9f\x98\x80" },      /* emoji */
+		{ "\xff\xfe", 2, "\\xff\\xfe" },                    /* never UTF-8 */
+		{ "\xc3", 1, "\\xc3" },                             /* cut short */
+		{ "\xc3(", 2, "\\xc3(" },                           /* bad continuation */
+		{ "\xc0\xaf", 2, "\\xc0\\xaf" },                    /* overlong '/' */
+		{ "\xed\xa0\x80", 3, "\\xed\\xa0\\x80" },           /* surrogate */
+		{ "\xf4\x90\x80\x80", 4, "\\xf4\\x90\\x80\\x80" },  /* > U+10FFFF */
+		{ "\xc2\x85", 2, "\\xc2\\x85" },                    /* C1 control NEL */
+		{ "\xe2\x80\xae", 3, "\\xe2\\x80\\xae" },           /* RLO bidi override */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		buf_reset(&b);
+		output_text_bytes(&b, (const uint8_t *)cases[i].in, cases[i].n, true);
+		cr_expect_str_eq(buf_cstr(&b), cases[i].want, "case %zu", i);
+	}
+	buf_reset(&b);
+	output_text_bytes(&b, (const uint8_t *)"a\"b", 3, false);
+	cr_expect_str_eq(buf_cstr(&b), "a\"b", "quotes stay outside quotes");
+}
+
+Test(output, text_comm_is_escaped_and_padded)
+{
+	rev.comm = "a\tb";
+	cr_expect_str_eq(text(), "4242    4243    a\\tb            main.add         \n");
+	rev.comm = "caf\xc3\xa9";
+	cr_expect_str_eq(text(), "4242    4243    caf\xc3\xa9            main.add         \n");
+}
+
+/* ------------------------------------------------------------ format strings */
+
+Test(output, format_integer_verbs)
+{
+	arg(0, "n", GTR_TYPE_INT, 8);
+	arg(1, "u", GTR_TYPE_UINT, 8);
+	vint(0, -42);
+	vuint(1, 255);
+	FMT("%d %u", "-42 255");
+	FMT("%i|%x|%X|%o", "-42|ff|<missing>|<missing>");
+	FMT("%x %X %o", "ffffffffffffffd6 FF <missing>");
+	FMT("%ld %llu", "-42 255");
+	FMT("%lld %hhx", "-42 ff");
+	FMT("%zd %jx", "-42 ff");
+	FMT("[%5d] [%-5u]", "[  -42] [255  ]");
+	FMT("[%05d] [%#x]", "[-0042] [0xff]");
+	FMT("[%+d] [%.4u]", "[-42] [0255]");
+	FMT("%%d %d%%", "%d -42%");
+}
+
+Test(output, format_signedness)
+{
+	arg(0, "i32", GTR_TYPE_INT, 4);
+	arg(1, "w", GTR_TYPE_WORD, 8);
+	arg(2, "u", GTR_TYPE_UINT, 8);
+	vint(0, -1);
+	vuint(1, UINT64_MAX);
+	vuint(2, UINT64_MAX);
+	FMT("%d %d %d", "-1 -1 18446744073709551615");
+	FMT("%u %u %u", "4294967295 18446744073709551615 18446744073709551615");
+	FMT("%x %x %x", "ffffffff ffffffffffffffff ffffffffffffffff");
+	vint(0, INT64_MIN);
+	arg(0, "i64", GTR_TYPE_INT, 8);
+	FMT("%d", "-9223372036854775808");
+}
+
+Test(output, format_pointer_char_bool)
+{
+	arg(0, "p", GTR_TYPE_PTR, 8);
+	arg(1, "c", GTR_TYPE_INT, 4);
+	arg(2, "ok", GTR_TYPE_BOOL, 1);
+	vuint(0, 0xc000010000);
+	vint(1, 'A');
+	vbool(2, true);
+	FMT("%p %c %d", "0xc000010000 A 1");
+	FMT("%s %s %s", "0xc000010000 65 true");
+	FMT("[%14p]", "[  0xc000010000]");
+	vint(1, 0x20ac);
+	FMT("%p %c", "0xc000010000 \xe2\x82\xac");
+	vint(1, '\n');
+	FMT("%p %c", "0xc000010000 \\n");
+	vint(1, 0x110000);
+	FMT("%p %c", "0xc000010000 \\x{110000}");
+}
+
+Test(output, format_strings)
+{
+	arg(0, "s", GTR_TYPE_STRING, 16);
+	arg(1, "t", GTR_TYPE_STRING, 16);
+	vstr(0, "hi\n\xff", 4, 4);
+	vstr(1, "hello", 5, 300);
+	FMT("s=%s t=%s", "s=hi\\n\\xff t=hello...(len=300)");
+	FMT("[%6s]", "[hi\\n\\xff]");
+	FMT("[%8s][%-8s]", "[hi\\n\\xff][hello...(len=300)]");
+	FMT("[%.2s]", "[hi]");
+	FMT("%d", "hi\\n\\xff");  /* a verb that does not fit: shown as %s */
+	vstr(0, "\"q\"", 3, 3);
+	FMT("%s", "\"q\"");
+}
+
+Test(output, format_floats)
+{
+	arg(0, "f", GTR_TYPE_FLOAT, 8);
+	arg(1, "n", GTR_TYPE_INT, 8);
+	vdbl(0, 2.5);
+	vint(1, 3);
+	FMT("%f %.1f", "2.500000 3.0");
+	FMT("%g %e", "2.5 3.000000e+00");
+	FMT("%s %s", "2.5 3");
+	FMT("%d", "2.5");
+}
+
+Test(output, format_unavailable_missing_and_unknown)
+{
+	arg(0, "x", GTR_TYPE_FLOAT, 8);
+	vnone(0);
+	FMT("%d|%s|%f", "<unavailable>|<missing>|<missing>");
+	FMT("a %q b %", "a %q b %");
+	FMT("%*d", "%*d");
+	FMT("100%", "100%");
+	FMT("tab\there", "tab\\there");
+	/* an expression that points past the event's values */
+	probe.nexprs = 1;
+	probe.exprs[0] = 7;
+	buf_reset(&b);
+	output_text_format(&b, "%d", &rev);
+	cr_expect_str_eq(buf_cstr(&b), "<missing>");
+}
+
+Test(output, text_event_uses_format)
+{
+	arg(0, "a", GTR_TYPE_INT, 8);
+	arg(1, "b", GTR_TYPE_INT, 8);
+	vint(0, 2);
+	vint(1, 3);
+	probe.fmt = (char *)"%d + %d";
+	probe.nexprs = 2;
+	probe.exprs[0] = 1;
+	probe.exprs[1] = 0;
+	cr_expect_str_eq(text(), "4242    4243    app             main.add         3 + 2\n");
+}
+
+Test(output, double_shortest)
+{
+	char t[32];
+
+	cr_expect_str_eq(output_double(t, 0.1), "0.1");
+	cr_expect_str_eq(output_double(t, 1.0 / 3), "0.3333333333333333");
+	cr_expect_str_eq(output_double(t, 1e300), "1e+300");
+	cr_expect_str_eq(output_double(t, -0.0), "-0");
+	cr_expect_str_eq(output_double(t, __builtin_nan("")), "NaN");
+	cr_expect_str_eq(output_double(t, __builtin_inf()), "+Inf");
+	cr_expect_str_eq(output_double(t, -__builtin_inf()), "-Inf");
+	cr_expect_str_eq(output_double(t, 5e-324), "5e-324");
+}
+
+/* ------------------------------------------------------------ JSON */
+
+Test(output, json_event)
+{
+	arg(0, "a", GTR_TYPE_INT, 8);
+	arg(1, "b", GTR_TYPE_INT, 8);
+	vint(0, 1);
+	vint(1, 2);
+	cr_expect_str_eq(json(),
+		"{\"ts_ns\":123456789,\"pid\":4242,\"tid\":4243,\"goid\":17,\"comm\":\"app\","
+		"\"func\":\"main.add\",\"kind\":\"entry\",\"probe\":3,"
+		"\"goargs\":[1,2],\"args\":{\"a\":1,\"b\":2}}\n");
+}
+
+Test(output, json_exact_integers)
+{
+	arg(0, "min", GTR_TYPE_INT, 8);
+	arg(1, "max", GTR_TYPE_UINT, 8);
+	arg(2, "imax", GTR_TYPE_INT, 8);
+	vint(0, INT64_MIN);
+	vuint(1, UINT64_MAX);
+	vint(2, INT64_MAX);
+	ev.ts_ns = UINT64_MAX;
+	ev.goid = UINT64_MAX;
+	ev.pid = UINT32_MAX;
+	ev.kind = GTR_KIND_RETURN;
+	cr_expect_str_eq(json(),
+		"{\"ts_ns\":18446744073709551615,\"pid\":4294967295,\"tid\":4243,"
+		"\"goid\":18446744073709551615,\"comm\":\"app\",\"func\":\"main.add\","
+		"\"kind\":\"return\",\"probe\":3,"
+		"\"goargs\":[-9223372036854775808,18446744073709551615,9223372036854775807],"
+		"\"args\":{\"min\":-9223372036854775808,\"max\":18446744073709551615,"
+		"\"imax\":9223372036854775807}}\n");
+}
+
+Test(output, json_value_kinds)
+{
+	arg(0, "ok", GTR_TYPE_BOOL, 1);
+	arg(1, "x", GTR_TYPE_FLOAT, 8);
+	arg(2, "f", GTR_TYPE_FLOAT, 8);
+	arg(3, "nan", GTR_TYPE_FLOAT, 8);
+	arg(4, "p", GTR_TYPE_PTR, 8);
+	vbool(0, false);
+	vnone(1);
+	vdbl(2, -2.25);
+	vdbl(3, __builtin_nan(""));
+	vuint(4, 0xc000010000);
+	cr_expect_str_eq(json(),
+		"{\"ts_ns\":123456789,\"pid\":4242,\"tid\":4243,\"goid\":17,\"comm\":\"app\","
+		"\"func\":\"main.add\",\"kind\":\"entry\",\"probe\":3,"
+		"\"goargs\":[false,null,-2.25,\"NaN\",824633786368],"
+		"\"args\":{\"ok\":false,\"x\":null,\"f\":-2.25,\"nan\":\"NaN\",\"p\":824633786368}}\n");
+}
+
+Test(output, json_strings)
+{
+	arg(0, "s", GTR_TYPE_STRING, 16);
+	arg(1, "t", GTR_TYPE_STRING, 16);
+	vstr(0, "a\"b\\c\n\x01\x7f\xc3\xa9\xff", 11, 11);
+	vstr(1, "hello", 5, 300);
+	cr_expect_str_eq(json(),
+		"{\"ts_ns\":123456789,\"pid\":4242,\"tid\":4243,\"goid\":17,\"comm\":\"app\","
+		"\"func\":\"main.add\",\"kind\":\"entry\",\"probe\":3,"
+		"\"goargs\":[\"a\\\"b\\\\c\\n\\u0001\\u007f\xc3\xa9\\u00ff\","
+		"{\"str\":\"hello\",\"len\":300,\"truncated\":true}],"
+		"\"args\":{\"s\":\"a\\\"b\\\\c\\n\\u0001\\u007f\xc3\xa9\\u00ff\","
+		"\"t\":{\"str\":\"hello\",\"len\":300,\"truncated\":true}}}\n");
+}
+
+Test(output, json_escaping)
+{
+	static const struct { const char *in; size_t n; const char *want; } cases[] = {
+		{ "\b\f\r\t", 4, "\\b\\f\\r\\t" },
+		{ "\x00\x1f", 2, "\\u0000\\u001f" },
+		{ "\xe2\x80\xa8\xe2\x80\xa9", 6, "\\u2028\\u2029" },
+		{ "\xc2\x85\xe2\x80\xae", 5, "\xc2\x85\xe2\x80\xae" }, /* valid: as is */
+		{ "\xc3", 1, "\\u00c3" },
+		{ "\xed\xa0\x80", 3, "\\u00ed\\u00a0\\u0080" },
+		{ "\xf0\x9f\x98\x80", 4, "\xf0\x9f\x98\x80" },
+		{ "/", 1, "/" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		buf_reset(&b);
+		output_json_bytes(&b, (const uint8_t *)cases[i].in, cases[i].n);
+		cr_expect_str_eq(buf_cstr(&b), cases[i].want, "case %zu", i);
+	}
+}
+
+Test(output, json_names)
+{
+	/* unknown names are left out of args; duplicates keep the first */
+	arg(0, "", GTR_TYPE_INT, 8);
+	arg(1, "_", GTR_TYPE_INT, 8);
+	arg(2, "x", GTR_TYPE_INT, 8);
+	arg(3, "x", GTR_TYPE_INT, 8);
+	arg(4, "we\"ird", GTR_TYPE_INT, 8);
+	for (uint32_t i = 0; i < 5; i++)
+		vint(i, i);
+	rev.comm = "c\xff";
+	cr_expect_str_eq(json(),
+		"{\"ts_ns\":123456789,\"pid\":4242,\"tid\":4243,\"goid\":17,\"comm\":\"c\\u00ff\","
+		"\"func\":\"main.add\",\"kind\":\"entry\",\"probe\":3,"
+		"\"goargs\":[0,1,2,3,4],\"args\":{\"x\":2,\"we\\\"ird\":4}}\n");
+}
+
+Test(output, json_unknown_probe)
+{
+	rev.probe = NULL;
+	vint(0, 1);
+	cr_expect_str_eq(json(),
+		"{\"ts_ns\":123456789,\"pid\":4242,\"tid\":4243,\"goid\":17,\"comm\":\"app\","
+		"\"func\":null,\"kind\":\"entry\",\"probe\":3,\"goargs\":[1],\"args\":{}}\n");
+}
+
+Test(output, format_names)
+{
+	enum output_format f = OUTPUT_JSONL;
+
+	cr_expect_eq(output_format_parse("text", &f), 0);
+	cr_expect_eq(f, OUTPUT_TEXT);
+	cr_expect_eq(output_format_parse("jsonl", &f), 0);
+	cr_expect_eq(f, OUTPUT_JSONL);
+	cr_expect_eq(output_format_parse("json", &f), -1);
+}
+
+Test(output, buffer_grows)
+{
+	for (int i = 0; i < 10000; i++)
+		buf_printf(&b, "%d,", i);
+	buf_u64(&b, 0);
+	cr_expect_eq(b.len, 48891);
+	cr_expect(!strncmp(buf_cstr(&b), "0,1,2,", 6));
+}
