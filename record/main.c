@@ -562,6 +562,11 @@ int main(int argc, char **argv)
 	pid_t child = 0;
 	uint64_t last_flush;
 
+	/* Installed first: a signal at any point ends with a complete file. */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+
 	/* Everything after the first "--" is the command to run. */
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
@@ -659,9 +664,6 @@ int main(int argc, char **argv)
 		}
 	}
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, SIG_IGN);
 	if (!env.quiet)
 		fprintf(stderr, "gotrace-record: %d probe%s attached; %s\n",
 			nprobes, nprobes == 1 ? "" : "s",
