@@ -21,7 +21,7 @@
 #include "gobin.h"
 #include "gtr.h"
 #include "probe.h"
-#include "prologue.h"
+#include "insn.h"
 
 #define GOTRACE_VERSION "0.1.0"
 #define MAX_PROBES 1000
@@ -125,7 +125,8 @@ struct probe {
 	struct probe_spec spec;
 	struct binary *bin;
 	struct gobin_func fn;
-	uint64_t probe_offset;  /* file offset the uprobe goes to */
+	uint64_t *sites;        /* file offsets of its uprobes */
+	int nsites;
 	struct gtr_probe meta;
 	struct gt_plan plan;
 	int nargs;
@@ -179,13 +180,19 @@ static struct binary *binary_get(const char *path, const char *attach_path)
 	return &binaries[nbinaries++];
 }
 
-/* Finds the argument an expression names: goargN or a parameter name. */
+/*
+ * Finds the value an expression names: goargN (entry probes), goretN or
+ * retval (return probes; retval = goret1), or a parameter/result name.
+ */
 static int resolve_expr(const struct probe *p, const char *expr)
 {
+	const char *pfx = p->spec.kind == GTR_KIND_RETURN ? "goret" : "goarg";
 	char *end;
 	int i;
 
-	if (!strncmp(expr, "goarg", 5) && expr[5]) {
+	if (p->spec.kind == GTR_KIND_RETURN && !strcmp(expr, "retval"))
+		return p->nargs ? 0 : -ERANGE;
+	if (!strncmp(expr, pfx, 5) && expr[5]) {
 		long n = strtol(expr + 5, &end, 10);
 
 		if (!*end && n >= 1 && n <= p->nargs)
@@ -244,29 +251,127 @@ static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a)
 	}
 }
 
-/* Bytes from a gc amd64 function's entry to just after its stack check. */
-static uint32_t entry_skip(const struct binary *b, const struct gobin_func *fn)
+/*
+ * Reads up to `max` bytes of the code of `fn` into a new buffer; returns
+ * its length in *len, or NULL.
+ */
+static uint8_t *read_code(const struct binary *b, const struct gobin_func *fn,
+			  size_t max, size_t *len)
 {
-	uint8_t code[64];
-	size_t len = fn->end > fn->entry ? fn->end - fn->entry : 0;
-	ssize_t n;
+	size_t n = fn->end > fn->entry ? fn->end - fn->entry : 0;
+	uint8_t *code;
+	ssize_t got;
 	int fd;
 
-	if (len > sizeof(code))
-		len = sizeof(code);
+	if (n > max)
+		n = max;
+	code = malloc(n ? n : 1);
 	fd = open(b->attach_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = pread(fd, code, len, fn->file_offset);
+	if (!code || fd < 0) {
+		free(code);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	got = pread(fd, code, n, fn->file_offset);
 	close(fd);
-	if (n <= 0)
+	if (got <= 0) {
+		free(code);
+		return NULL;
+	}
+	*len = got;
+	return code;
+}
+
+/*
+ * Where the uprobes of `p` go, as file offsets: after the stack check for
+ * an entry probe, every RET for a return probe (never uretprobes: the Go
+ * runtime copies stacks and would find the kernel's trampoline address).
+ */
+static int probe_sites(struct probe *p)
+{
+	const struct binary *b = p->bin;
+	int gc_amd64 = gobin_compiler(b->gb) == GOBIN_GC &&
+		       gobin_arch(b->gb) == GOBIN_AMD64;
+	size_t len = 0;
+	uint8_t *code;
+	int i, n;
+
+	if (p->spec.kind == GTR_KIND_ENTRY) {
+		p->sites = malloc(sizeof(*p->sites));
+		if (!p->sites)
+			return -ENOMEM;
+		p->sites[0] = p->fn.file_offset;
+		p->nsites = 1;
+		if (gc_amd64 && (code = read_code(b, &p->fn, 64, &len))) {
+			p->sites[0] += go_prologue_skip(code, len,
+				gobin_func_abi(b->gb, &p->fn) == GOBIN_ABI_INTERNAL);
+			free(code);
+		}
 		return 0;
-	return go_prologue_skip(code, n, gobin_regabi(b->gb));
+	}
+	if (gobin_arch(b->gb) != GOBIN_AMD64) {
+		fprintf(stderr, "gotrace-record: probe '%s': return probes need "
+			"an x86-64 binary for now\n", p->spec.text);
+		return -ENOTSUP;
+	}
+	code = read_code(b, &p->fn, 1 << 20, &len);
+	if (!code) {
+		fprintf(stderr, "gotrace-record: probe '%s': cannot read the "
+			"code of %s in %s\n", p->spec.text, p->fn.name, b->path);
+		return -EIO;
+	}
+	n = go_ret_offsets(code, len, NULL, 0);
+	if (n > 0) {
+		uint32_t *offs = calloc(n, sizeof(*offs));
+
+		p->sites = calloc(n, sizeof(*p->sites));
+		if (!offs || !p->sites) {
+			free(offs);
+			free(code);
+			return -ENOMEM;
+		}
+		go_ret_offsets(code, len, offs, n);
+		for (i = 0; i < n; i++)
+			p->sites[i] = p->fn.file_offset + offs[i];
+		p->nsites = n;
+		free(offs);
+	}
+	free(code);
+	if (n < 0) {
+		fprintf(stderr, "gotrace-record: probe '%s': cannot decode the "
+			"code of %s to find its returns\n", p->spec.text,
+			p->fn.name);
+		return -EINVAL;
+	}
+	if (n == 0 && !env.quiet)
+		fprintf(stderr, "gotrace-record: warning: %s has no RET "
+			"instruction (it never returns, or ends in a tail "
+			"call); probe '%s' will not fire\n", p->fn.name,
+			p->spec.text);
+	return 0;
+}
+
+/* Goroutine id lookup for the plan of `p` (g in R14 or in TLS). */
+static void plan_goid(struct probe *p)
+{
+	const struct gobin *gb = p->bin->gb;
+
+	p->plan.goid_off = gobin_goid_offset(gb);
+	p->plan.goid_mode = GT_GOID_NONE;
+	if (p->plan.goid_off < 0 || gobin_compiler(gb) != GOBIN_GC ||
+	    gobin_arch(gb) != GOBIN_AMD64)
+		return;
+	/* R14 holds g only in ABIInternal code; ABI0 (assembly, old Go)
+	 * finds it at fs:-8. */
+	p->plan.goid_mode = gobin_func_abi(gb, &p->fn) == GOBIN_ABI_INTERNAL
+				    ? GT_GOID_R14 : GT_GOID_TLS;
 }
 
 static int probe_prepare(struct probe *p, uint32_t id, const char *dflt_path,
 			 const char *dflt_attach)
 {
+	int ret;
 	char err[512];
 	struct binary *b;
 	int i, n;
@@ -276,16 +381,12 @@ static int probe_prepare(struct probe *p, uint32_t id, const char *dflt_path,
 		fprintf(stderr, "gotrace-record: %s\n", err);
 		return -1;
 	}
+	ret = p->spec.kind == GTR_KIND_RETURN;
 	if (p->spec.predicate) {
 		fprintf(stderr, "gotrace-record: probe '%s': record-time "
 			"predicates are not supported yet; record without it "
 			"and filter with gotrace-report -f '%s'\n",
 			p->spec.text, p->spec.predicate);
-		return -1;
-	}
-	if (p->spec.kind == GTR_KIND_RETURN) {
-		fprintf(stderr, "gotrace-record: probe '%s': return probes "
-			"(r:) are not supported yet\n", p->spec.text);
 		return -1;
 	}
 	b = p->spec.binary ? binary_get(p->spec.binary, p->spec.binary)
@@ -302,15 +403,24 @@ static int probe_prepare(struct probe *p, uint32_t id, const char *dflt_path,
 		for (i = 0; i < n; i++)
 			fprintf(stderr, "%s%s", i ? ", " : "; did you mean: ",
 				near[i]);
-		fprintf(stderr, "\n  (gotrace-record --help; list functions "
-			"with 'go tool nm %s')\n", b->path);
+		fprintf(stderr, "\n  (list functions with 'gotrace-record "
+			"--list %s')\n", b->path);
 		return -1;
 	}
-	n = gobin_func_args(b->gb, &p->fn, p->args, GTR_MAX_ARGS);
-	if (n == -ENODATA || n < 0) {
-		/* No DWARF: raw argument words, typed by nothing. */
-		n = gobin_raw_args(b->gb, p->args,
-				   p->spec.nexprs > 6 ? p->spec.nexprs : 6);
+	n = ret ? gobin_func_results(b->gb, &p->fn, p->args, GTR_MAX_ARGS)
+		: gobin_func_args(b->gb, &p->fn, p->args, GTR_MAX_ARGS);
+	if (n < 0) {
+		/* No DWARF: raw words in the function's convention. Results of
+		 * the register ABI come back in the argument registers. */
+		if (ret && gobin_func_abi(b->gb, &p->fn) != GOBIN_ABI_INTERNAL) {
+			fprintf(stderr, "gotrace-record: probe '%s': results of "
+				"%s are on the stack after its arguments, and "
+				"without DWARF their place is unknown; use a "
+				"binary with DWARF\n", p->spec.text, p->fn.name);
+			return -1;
+		}
+		n = gobin_func_raw_args(b->gb, &p->fn, p->args,
+					p->spec.nexprs > 6 ? p->spec.nexprs : 6);
 		if (n < 0)
 			n = 0;
 	}
@@ -336,9 +446,11 @@ static int probe_prepare(struct probe *p, uint32_t id, const char *dflt_path,
 
 		if (a < 0 || a >= (int)p->meta.nargs) {
 			fprintf(stderr, "gotrace-record: probe '%s': unknown "
-				"expression '%s'; use goarg1..goarg%u or a "
-				"parameter name (%s has: ", p->spec.text,
-				p->spec.exprs[i], p->meta.nargs, p->fn.name);
+				"expression '%s'; use %s1..%s%u%s or a %s name "
+				"(%s has: ", p->spec.text, p->spec.exprs[i],
+				ret ? "goret" : "goarg", ret ? "goret" : "goarg",
+				p->meta.nargs, ret ? ", retval" : "",
+				ret ? "result" : "parameter", p->fn.name);
 			print_arg_names(p);
 			fprintf(stderr, ")\n");
 			return -1;
@@ -353,15 +465,8 @@ static int probe_prepare(struct probe *p, uint32_t id, const char *dflt_path,
 	p->plan.str_max = env.str_max;
 	for (i = 0; i < (int)p->plan.nfetch; i++)
 		plan_fetch(&p->plan.fetch[i], &p->args[i]);
-	p->probe_offset = p->fn.file_offset;
-	if (gobin_compiler(b->gb) == GOBIN_GC && gobin_arch(b->gb) == GOBIN_AMD64)
-		p->probe_offset += entry_skip(b, &p->fn);
-	p->plan.goid_off = gobin_goid_offset(b->gb);
-	if (p->plan.goid_off >= 0 && gobin_compiler(b->gb) == GOBIN_GC &&
-	    gobin_arch(b->gb) == GOBIN_AMD64)
-		p->plan.goid_mode = gobin_regabi(b->gb) ? GT_GOID_R14
-							: GT_GOID_TLS;
-	return 0;
+	plan_goid(p);
+	return probe_sites(p) ? -1 : 0;
 }
 
 /* ------------------------------------------------------------ events */
@@ -653,11 +758,20 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	for (i = 0; i < nprobes; i++) {
-		if (capture_set_plan(rec.cap, i, &probes[i].plan) ||
-		    capture_attach(rec.cap, i, probes[i].bin->attach_path,
-				   probes[i].probe_offset,
-				   env.cmd ? child : env.pid, err, sizeof(err))) {
+	for (i = 0; i < nprobes && !stop_signal; i++) {
+		int k;
+
+		if (capture_set_plan(rec.cap, i, &probes[i].plan)) {
+			fprintf(stderr, "gotrace-record: cannot store the plan of "
+				"probe '%s'\n", probes[i].spec.text);
+			goto out;
+		}
+		for (k = 0; k < probes[i].nsites; k++) {
+			if (!capture_attach(rec.cap, i, probes[i].bin->attach_path,
+					    probes[i].sites[k],
+					    env.cmd ? child : env.pid, err,
+					    sizeof(err)))
+				continue;
 			fprintf(stderr, "gotrace-record: probe '%s': %s\n",
 				probes[i].spec.text, err);
 			goto out;

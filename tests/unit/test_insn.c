@@ -2,9 +2,11 @@
 /* Entry probe placement after the Go stack check (record/prologue.c). */
 #include <criterion/criterion.h>
 
-#include "prologue.h"
+#include <errno.h>
 
-Test(prologue, regabi_small_frame)
+#include "insn.h"
+
+Test(insn, regabi_small_frame)
 {
 	/* cmp rsp,[r14+0x10]; jbe +0x2e; push rbp */
 	static const uint8_t code[] = { 0x49, 0x3b, 0x66, 0x10, 0x76, 0x2e, 0x55 };
@@ -12,7 +14,7 @@ Test(prologue, regabi_small_frame)
 	cr_assert_eq(go_prologue_skip(code, sizeof(code), 1), 6);
 }
 
-Test(prologue, regabi_large_frame_uses_r12)
+Test(insn, regabi_large_frame_uses_r12)
 {
 	/* lea r12,[rsp-0x200]; cmp r12,[r14+0x10]; jbe rel32; push rbp */
 	static const uint8_t code[] = {
@@ -25,7 +27,7 @@ Test(prologue, regabi_large_frame_uses_r12)
 	cr_assert_eq(go_prologue_skip(code, sizeof(code), 1), 18);
 }
 
-Test(prologue, abi0_tls_check)
+Test(insn, abi0_tls_check)
 {
 	/* mov rcx,fs:[-8]; cmp rsp,[rcx+0x10]; jbe +0x20 */
 	static const uint8_t code[] = {
@@ -39,7 +41,7 @@ Test(prologue, abi0_tls_check)
 	cr_assert_eq(go_prologue_skip(code, sizeof(code), 1), 0);
 }
 
-Test(prologue, nosplit_function_stays_at_entry)
+Test(insn, nosplit_function_stays_at_entry)
 {
 	/* mov rax,[rsp+8]; ret */
 	static const uint8_t code[] = { 0x48, 0x8b, 0x44, 0x24, 0x08, 0xc3 };
@@ -47,7 +49,7 @@ Test(prologue, nosplit_function_stays_at_entry)
 	cr_assert_eq(go_prologue_skip(code, sizeof(code), 1), 0);
 }
 
-Test(prologue, truncated_or_garbage_code)
+Test(insn, truncated_or_garbage_code)
 {
 	static const uint8_t code[] = { 0x49, 0x3b, 0x66 };
 	static const uint8_t bad[] = { 0x0f, 0xff, 0xff, 0xff };
@@ -55,4 +57,47 @@ Test(prologue, truncated_or_garbage_code)
 	cr_assert_eq(go_prologue_skip(code, sizeof(code), 1), 0);
 	cr_assert_eq(go_prologue_skip(bad, sizeof(bad), 1), 0);
 	cr_assert_eq(go_prologue_skip(code, 0, 1), 0);
+}
+
+Test(insn, ret_sites_of_a_function_with_two_returns)
+{
+	/* cmp rsp,[r14+16]; jbe; push rbp; mov rbp,rsp; test rax,rax;
+	 * je +3; pop rbp; ret; pop rbp; ret; int3 padding */
+	static const uint8_t code[] = {
+		0x49, 0x3b, 0x66, 0x10, 0x76, 0x0c,
+		0x55, 0x48, 0x89, 0xe5,
+		0x48, 0x85, 0xc0,
+		0x74, 0x02,
+		0x5d, 0xc3,
+		0x5d, 0xc3,
+		0xcc, 0xcc, 0xcc,
+	};
+	uint32_t offs[4];
+
+	cr_assert_eq(go_ret_offsets(code, sizeof(code), offs, 4), 2);
+	cr_assert_eq(offs[0], 16);
+	cr_assert_eq(offs[1], 18);
+	/* Only `max` are written, all are counted. */
+	cr_assert_eq(go_ret_offsets(code, sizeof(code), offs, 1), 2);
+}
+
+Test(insn, ret_with_immediate_and_bytes_that_look_like_ret)
+{
+	/* mov eax,0xc3c3c3c3 (C3 bytes inside an immediate); ret 8 */
+	static const uint8_t code[] = {
+		0xb8, 0xc3, 0xc3, 0xc3, 0xc3,
+		0xc2, 0x08, 0x00,
+	};
+	uint32_t offs[4];
+
+	cr_assert_eq(go_ret_offsets(code, sizeof(code), offs, 4), 1);
+	cr_assert_eq(offs[0], 5);
+}
+
+Test(insn, undecodable_code_is_an_error)
+{
+	static const uint8_t code[] = { 0xc3, 0x0f, 0xff, 0xff, 0xff };
+	uint32_t offs[4];
+
+	cr_assert_eq(go_ret_offsets(code, sizeof(code), offs, 4), -EINVAL);
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* Entry probe placement after Go's stack check; see prologue.h. */
+/* Entry probe placement after Go's stack check; see insn.h. */
+#include <errno.h>
+
 #include <Zydis/Zydis.h>
 
-#include "prologue.h"
+#include "insn.h"
 
 /* Register-ABI integer argument registers (Go abi-internal.md, amd64). */
 static int is_arg_reg(ZydisRegister r)
@@ -58,4 +60,34 @@ uint32_t go_prologue_skip(const uint8_t *code, size_t len, int regabi)
 		off += in.length;
 	}
 	return 0;
+}
+
+int go_ret_offsets(const uint8_t *code, size_t len, uint32_t *offs, int max)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+	size_t off = 0;
+	int n = 0;
+
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+					   ZYDIS_STACK_WIDTH_64)))
+		return -EINVAL;
+	while (off < len) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL,
+				code + off, len - off, &in))) {
+			/* Padding at the end of a function may be cut. */
+			if (code[off] == 0xcc || code[off] == 0x00) {
+				off++;
+				continue;
+			}
+			return -EINVAL;
+		}
+		if (in.mnemonic == ZYDIS_MNEMONIC_RET) {
+			if (n < max)
+				offs[n] = off;
+			n++;
+		}
+		off += in.length;
+	}
+	return n;
 }

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Instruction-level facts of gc-compiled amd64 functions, decoded with
+ * Zydis: where an entry uprobe goes (after the stack-bound check of the
+ * prologue, so that a call that grows the stack, prologue ->
+ * runtime.morestack -> back to the entry, is seen once) and where the
+ * function returns (every RET, for return probes without uretprobes).
+ */
+#ifndef GOTRACE_INSN_H
+#define GOTRACE_INSN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Decodes the first instructions of a function (code[len], the bytes from
+ * its entry) with Zydis and returns the byte offset from
+ * the entry of the instruction that follows the prologue's conditional
+ * jump to runtime.morestack: `CMP reg, [g+16]; JBE` (g in R14 in
+ * ABIInternal code, loaded from TLS in ABI0 code). Returns 0 (probe at the
+ * entry) when there is no stack check (NOSPLIT functions) or when an
+ * instruction before it writes one of the register ABI's argument
+ * registers (RAX, RBX, RCX, RDI, RSI, R8-R11) and `regabi` is set.
+ * Source: Go src/cmd/internal/obj/x86/obj6.go, stacksplit().
+ */
+uint32_t go_prologue_skip(const uint8_t *code, size_t len, int regabi);
+
+/*
+ * Finds every RET instruction of a function's code (code[len], linear
+ * sweep from the entry; Go puts no data in text, only INT3 padding) and
+ * writes their byte offsets from the entry to offs[max]. Returns the
+ * number found (may exceed max: only max are written), or -EINVAL when the
+ * code cannot be decoded up to `len` (the offsets found before are kept).
+ */
+int go_ret_offsets(const uint8_t *code, size_t len, uint32_t *offs, int max);
+
+#endif /* GOTRACE_INSN_H */
