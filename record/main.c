@@ -7,6 +7,7 @@
 #include <argp.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -49,6 +50,8 @@ static const struct argp_option options[] = {
 	{ "force", 'f', NULL, 0, "Overwrite FILE if it exists", 0 },
 	{ "string-size", 's', "BYTES", 0,
 	  "Capture at most BYTES of each string (default 64, max 512)", 0 },
+	{ "exclude", 'x', "GLOB", 0, "Skip functions matching GLOB (repeatable)", 0 },
+	{ "max-probes", 'm', "N", 0, "Refuse to attach more than N probes (default 1000)", 0 },
 	{ "quiet", 'q', NULL, 0, "Print nothing but errors", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's log (twice: debug)", 0 },
 	{},
@@ -63,9 +66,12 @@ struct env {
 	int nspecs;
 	char *specs[MAX_PROBES];
 	char **cmd;     /* after "--", NULL-terminated */
+	unsigned max_probes;
+	int nexcludes;
+	char *excludes[64];
 };
 
-static struct env env = { .str_max = 64 };
+static struct env env = { .str_max = 64, .max_probes = 1000 };
 
 static long parse_num(const char *arg, const char *what, long min, long max)
 {
@@ -90,6 +96,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'f': env.flags |= GTR_W_FORCE; break;
 	case 's': env.str_max = parse_num(arg, "string size", 0, GT_STR_MAX); break;
 	case 'q': env.quiet = 1; break;
+	case 'x':
+		if (env.nexcludes >= 64)
+			argp_error(state, "too many --exclude (at most 64)");
+		env.excludes[env.nexcludes++] = arg;
+		break;
+	case 'm': env.max_probes = parse_num(arg, "probe count", 1, 1000000); break;
 	case 'v': env.verbose++; break;
 	case ARGP_KEY_ARG:
 		if (env.nspecs >= MAX_PROBES)
@@ -135,7 +147,7 @@ struct probe {
 
 static struct binary binaries[MAX_PROBES];
 static int nbinaries;
-static struct probe *probes;
+static struct probe **probes;  /* each allocated once: metas point into them */
 static int nprobes;
 
 /* Resolves CMD's executable through PATH, as execvp would. */
@@ -368,45 +380,22 @@ static void plan_goid(struct probe *p)
 				    ? GT_GOID_R14 : GT_GOID_TLS;
 }
 
-static int probe_prepare(struct probe *p, uint32_t id, const char *dflt_path,
-			 const char *dflt_attach)
+/*
+ * Fills probe `p` (id `id`) for function `fn` of binary `b` as `spec`
+ * says: values to capture, format expressions, fetch plan and uprobe
+ * sites. `glob` is set when the function came from a glob, to word errors
+ * as "skipped". Returns 0 or -1 after printing why.
+ */
+static int probe_prepare(struct probe *p, uint32_t id,
+			 const struct probe_spec *spec, struct binary *b,
+			 const struct gobin_func *fn)
 {
-	int ret;
-	char err[512];
-	struct binary *b;
+	int ret = spec->kind == GTR_KIND_RETURN;
 	int i, n;
 
-	if (probe_spec_parse(p->spec.text ? p->spec.text : "", &p->spec, err,
-			     sizeof(err))) {
-		fprintf(stderr, "gotrace-record: %s\n", err);
-		return -1;
-	}
-	ret = p->spec.kind == GTR_KIND_RETURN;
-	if (p->spec.predicate) {
-		fprintf(stderr, "gotrace-record: probe '%s': record-time "
-			"predicates are not supported yet; record without it "
-			"and filter with gotrace-report -f '%s'\n",
-			p->spec.text, p->spec.predicate);
-		return -1;
-	}
-	b = p->spec.binary ? binary_get(p->spec.binary, p->spec.binary)
-			   : binary_get(dflt_path, dflt_attach);
-	if (!b)
-		return -1;
+	p->spec = *spec;   /* shares the strings of the parsed spec */
 	p->bin = b;
-	if (gobin_func_find(b->gb, p->spec.func, &p->fn)) {
-		const char *near[5];
-
-		n = gobin_func_suggest(b->gb, p->spec.func, near, 5);
-		fprintf(stderr, "gotrace-record: function '%s' not found in %s",
-			p->spec.func, b->path);
-		for (i = 0; i < n; i++)
-			fprintf(stderr, "%s%s", i ? ", " : "; did you mean: ",
-				near[i]);
-		fprintf(stderr, "\n  (list functions with 'gotrace-record "
-			"--list %s')\n", b->path);
-		return -1;
-	}
+	p->fn = *fn;
 	n = ret ? gobin_func_results(b->gb, &p->fn, p->args, GTR_MAX_ARGS)
 		: gobin_func_args(b->gb, &p->fn, p->args, GTR_MAX_ARGS);
 	if (n < 0) {
@@ -469,6 +458,135 @@ static int probe_prepare(struct probe *p, uint32_t id, const char *dflt_path,
 	return probe_sites(p) ? -1 : 0;
 }
 
+static int has_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+struct expand {
+	const char **names;
+	int n, cap;
+};
+
+static int collect(const struct gobin_func *f, void *ctx)
+{
+	struct expand *e = ctx;
+	int i;
+
+	for (i = 0; i < env.nexcludes; i++)
+		if (!fnmatch(env.excludes[i], f->name, 0))
+			return 0;
+	if (e->n == e->cap) {
+		int cap = e->cap ? e->cap * 2 : 64;
+		const char **names = realloc(e->names, cap * sizeof(*names));
+
+		if (!names)
+			return -ENOMEM;
+		e->names = names;
+		e->cap = cap;
+	}
+	e->names[e->n++] = f->name;
+	return 0;
+}
+
+static int add_probe(const struct probe_spec *spec, struct binary *b,
+		     const struct gobin_func *fn)
+{
+	static int cap;
+	struct probe *p;
+
+	if (nprobes >= (int)env.max_probes) {
+		fprintf(stderr, "gotrace-record: more than %u probes; narrow "
+			"the globs (--exclude GLOB) or raise --max-probes\n",
+			env.max_probes);
+		return -1;
+	}
+	if (nprobes == cap) {
+		int ncap = cap ? cap * 2 : 16;
+		struct probe **np = realloc(probes, ncap * sizeof(*np));
+
+		if (!np)
+			return -1;
+		probes = np;
+		cap = ncap;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -1;
+	if (probe_prepare(p, nprobes, spec, b, fn)) {
+		free(p);
+		return -2;
+	}
+	probes[nprobes++] = p;
+	return 0;
+}
+
+/*
+ * Parses one probe as written and adds a probe for its function, or for
+ * every function its glob matches (exact names win: "main.(*T).M" holds a
+ * '*' but names one method). Returns 0 or -1 after printing why.
+ */
+static int expand_spec(const char *text, const char *dflt_path,
+		       const char *dflt_attach)
+{
+	struct probe_spec spec;
+	struct gobin_func fn;
+	struct expand e = {};
+	struct binary *b;
+	char err[512];
+	int i, n, first = nprobes;
+
+	if (probe_spec_parse(text, &spec, err, sizeof(err))) {
+		fprintf(stderr, "gotrace-record: %s\n", err);
+		return -1;
+	}
+	if (spec.predicate) {
+		fprintf(stderr, "gotrace-record: probe '%s': record-time "
+			"predicates are not supported yet; record without it "
+			"and filter with gotrace-report -f '%s'\n",
+			spec.text, spec.predicate);
+		return -1;
+	}
+	b = spec.binary ? binary_get(spec.binary, spec.binary)
+			: binary_get(dflt_path, dflt_attach);
+	if (!b)
+		return -1;
+	if (!gobin_func_find(b->gb, spec.func, &fn))
+		return add_probe(&spec, b, &fn) ? -1 : 0;
+	if (has_glob(spec.func)) {
+		if (gobin_func_each(b->gb, spec.func, collect, &e) < 0)
+			return -1;
+		for (i = 0; i < e.n; i++) {
+			if (gobin_func_find(b->gb, e.names[i], &fn))
+				continue;
+			/* A glob skips functions it cannot probe (reason
+			 * printed); a limit or memory failure stops all. */
+			if (add_probe(&spec, b, &fn) == -1) {
+				free(e.names);
+				return -1;
+			}
+		}
+		free(e.names);
+		if (nprobes > first)
+			return 0;
+		fprintf(stderr, "gotrace-record: no function of %s matches "
+			"'%s'\n", b->path, spec.func);
+		return -1;
+	}
+	{
+		const char *near[5];
+
+		n = gobin_func_suggest(b->gb, spec.func, near, 5);
+		fprintf(stderr, "gotrace-record: function '%s' not found in %s",
+			spec.func, b->path);
+		for (i = 0; i < n; i++)
+			fprintf(stderr, "%s%s", i ? ", " : "; did you mean: ",
+				near[i]);
+		fprintf(stderr, "\n");
+	}
+	return -1;
+}
+
 /* ------------------------------------------------------------ events */
 
 struct task {
@@ -500,7 +618,7 @@ static int on_event(const struct gt_event *ev, size_t size, void *ctx)
 
 	if (r->werr || ev->type != GT_REC_EVENT || ev->probe_id >= (uint32_t)nprobes)
 		return 0;
-	p = &probes[ev->probe_id];
+	p = probes[ev->probe_id];
 	dmax = size > GT_EVENT_HDR_SIZE + sizeof(ev->slots)
 		       ? size - GT_EVENT_HDR_SIZE - sizeof(ev->slots) : 0;
 	if (dmax > ev->data_len)
@@ -713,15 +831,9 @@ int main(int argc, char **argv)
 		dflt_attach = strdup(exe_path);
 	}
 
-	probes = calloc(env.nspecs, sizeof(*probes));
-	if (!probes)
-		return 1;
-	for (i = 0; i < env.nspecs; i++) {
-		probes[i].spec.text = env.specs[i];
-		if (probe_prepare(&probes[i], i, dflt_path, dflt_attach))
+	for (i = 0; i < env.nspecs; i++)
+		if (expand_spec(env.specs[i], dflt_path, dflt_attach))
 			return 1;
-		nprobes++;
-	}
 
 	host_fill(&host, &uts, hostname, sizeof(hostname));
 	rec.w = gtr_writer_create(env.output, env.flags, &host, err,
@@ -740,7 +852,7 @@ int main(int argc, char **argv)
 			goto writer_failed;
 	}
 	for (i = 0; i < nprobes; i++)
-		if (gtr_writer_probe(rec.w, &probes[i].meta))
+		if (gtr_writer_probe(rec.w, &probes[i]->meta))
 			goto writer_failed;
 	rec.drops_seen = calloc(nprobes, sizeof(uint64_t));
 
@@ -761,19 +873,19 @@ int main(int argc, char **argv)
 	for (i = 0; i < nprobes && !stop_signal; i++) {
 		int k;
 
-		if (capture_set_plan(rec.cap, i, &probes[i].plan)) {
+		if (capture_set_plan(rec.cap, i, &probes[i]->plan)) {
 			fprintf(stderr, "gotrace-record: cannot store the plan of "
-				"probe '%s'\n", probes[i].spec.text);
+				"probe '%s'\n", probes[i]->spec.text);
 			goto out;
 		}
-		for (k = 0; k < probes[i].nsites; k++) {
-			if (!capture_attach(rec.cap, i, probes[i].bin->attach_path,
-					    probes[i].sites[k],
+		for (k = 0; k < probes[i]->nsites; k++) {
+			if (!capture_attach(rec.cap, i, probes[i]->bin->attach_path,
+					    probes[i]->sites[k],
 					    env.cmd ? child : env.pid, err,
 					    sizeof(err)))
 				continue;
 			fprintf(stderr, "gotrace-record: probe '%s': %s\n",
-				probes[i].spec.text, err);
+				probes[i]->spec.text, err);
 			goto out;
 		}
 	}

@@ -44,14 +44,16 @@ def gobuild(tmp_path_factory):
                CGO_ENABLED="0")
     cache = {}
 
-    def build(src, name, *flags, goarch=None):
-        key = (src, name, flags, goarch)
+    def build(src, name, *flags, goarch=None, cgo=False):
+        key = (src, name, flags, goarch, cgo)
         if key in cache:
             return cache[key]
         path = str(out / name)
         e = dict(env)
         if goarch:
             e["GOARCH"] = goarch
+        if cgo:
+            e["CGO_ENABLED"] = "1"
         subprocess.run(["go", "build", "-o", path, *flags, os.path.join(ROOT, src)],
                        check=True, env=e, cwd=ROOT)
         cache[key] = path
