@@ -183,6 +183,15 @@ __noinline int fetch_one(struct pt_regs *regs, struct gt_event *ev,
 	return dlen;
 }
 
+/* Bytes waiting in the ring buffer before the recorder is woken up. */
+const volatile __u64 wakeup_bytes = 256 << 10;
+
+static __always_inline __u64 wakeup_flags(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes
+		       ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
 SEC("uprobe")
 int gotrace_probe(struct pt_regs *regs)
 {
@@ -220,7 +229,9 @@ int gotrace_probe(struct pt_regs *regs)
 	size = GT_EVENT_HDR_SIZE + sizeof(ev->slots) + dlen;
 	if (size > sizeof(*ev))
 		size = sizeof(*ev);
-	if (bpf_ringbuf_output(&events, ev, size, 0)) {
+	/* Wake the recorder only when a batch is waiting: a wakeup per event
+	 * costs more than the event. The recorder also polls on a timer. */
+	if (bpf_ringbuf_output(&events, ev, size, wakeup_flags())) {
 		__u64 *d = bpf_map_lookup_elem(&drops, &slot);
 
 		if (d)

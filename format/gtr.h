@@ -151,7 +151,11 @@ struct gtr_writer;
 /*
  * gtr_writer_create() creates `path` (mode 0600, never through a symbolic
  * link, refusing an existing file unless GTR_W_FORCE) and writes the file
- * header and the host block. Returns NULL with a message in err[errlen].
+ * header and the host block. `host` NULL: the writer fills it in from
+ * uname(2), gethostname(2) and the three clocks; NULL strings in a given
+ * host are written as "". Text longer than GTR_MAX_NAME is cut and invalid
+ * UTF-8 bytes are replaced by '?' in every metadata string. Returns NULL
+ * with a message in err[errlen].
  */
 struct gtr_writer *gtr_writer_create(const char *path, unsigned flags,
 				     const struct gtr_host *host, char *err,
@@ -170,7 +174,13 @@ int gtr_writer_probe(struct gtr_writer *w, const struct gtr_probe *p);
 int gtr_writer_task(struct gtr_writer *w, uint32_t pid, uint32_t tid,
 		    const char *comm);
 
-/* Appends one event to the current frame. 0 or -errno. */
+/*
+ * Appends one event to the current frame; the frame is written when it
+ * reaches 128 KiB. String values keep at most GTR_MAX_STRING bytes (and
+ * their full_len). 0, -ENOENT for a probe not written before, -EINVAL for
+ * a malformed event, or -errno of a failed write (then every later call
+ * fails with it).
+ */
 int gtr_writer_event(struct gtr_writer *w, const struct gtr_event *ev);
 
 /* Records lost events. 0 or -errno. */
@@ -242,7 +252,10 @@ const struct gtr_binary *gtr_reader_binary_at(const struct gtr_reader *r,
 /* Host block of the file (always present once the reader is open). */
 const struct gtr_host *gtr_reader_host(const struct gtr_reader *r);
 
-/* Task name of (pid, tid) last recorded before the current event, or "". */
+/*
+ * Task name of (pid, tid) last recorded before the current event, or "".
+ * Valid until the next gtr_reader_next() call.
+ */
 const char *gtr_reader_comm(const struct gtr_reader *r, uint32_t pid,
 			    uint32_t tid);
 
@@ -260,6 +273,28 @@ void gtr_reader_version(const struct gtr_reader *r, unsigned *major,
 /* Damaged blocks skipped so far, and whether the file ended mid-block. */
 uint64_t gtr_reader_damage(const struct gtr_reader *r);
 bool gtr_reader_truncated(const struct gtr_reader *r);
+
+/*
+ * Blocks of unknown type and event-frame records of unknown type skipped so
+ * far (a newer minor version of the format may add them; not damage).
+ */
+uint64_t gtr_reader_skipped(const struct gtr_reader *r);
+
+/* End-of-recording summary (SUMMARY block), written by gtr_writer_close(). */
+struct gtr_summary {
+	bool present;         /* false until read; absent if the recorder died */
+	uint64_t events;      /* events the writer wrote */
+	uint64_t drops;       /* lost events, sum of all drop records */
+	uint64_t first_ts_ns; /* earliest and latest record timestamps */
+	uint64_t last_ts_ns;
+	uint64_t nframes;     /* event frames in the frame index */
+};
+
+/*
+ * The summary, once gtr_reader_next() has read it (it is the last block,
+ * so after GTR_ITEM_END). A file without one was not closed by its writer.
+ */
+const struct gtr_summary *gtr_reader_summary(const struct gtr_reader *r);
 
 /* Message of the last error or damage report ("" when none). */
 const char *gtr_reader_error(const struct gtr_reader *r);

@@ -75,6 +75,8 @@ struct capture *capture_open(uint32_t nplans, uint32_t ringbuf_bytes,
 	bpf_map__set_max_entries(c->skel->maps.plans, c->nplans);
 	bpf_map__set_max_entries(c->skel->maps.drops, c->nplans);
 	bpf_map__set_max_entries(c->skel->maps.events, ringbuf_bytes);
+	/* Wake the reader when a quarter of the buffer waits. */
+	c->skel->rodata->wakeup_bytes = ringbuf_bytes / 4;
 	e = gotrace_bpf__load(c->skel);
 	if (e) {
 		snprintf(err, errlen,
@@ -138,9 +140,16 @@ int capture_attach(struct capture *c, uint32_t slot, const char *path,
 
 int capture_poll(struct capture *c, int timeout_ms)
 {
-	int n = ring_buffer__poll(c->rb, timeout_ms);
+	int n = ring_buffer__poll(c->rb, timeout_ms), m;
 
-	return n == -EINTR ? 0 : n;
+	if (n < 0 && n != -EINTR)
+		return n;
+	/* The BPF side skips most wakeups (BPF_RB_NO_WAKEUP), so epoll may
+	 * time out with records waiting: always consume what is there. */
+	m = ring_buffer__consume(c->rb);
+	if (m < 0)
+		return m;
+	return (n > 0 ? n : 0) + m;
 }
 
 uint64_t capture_drops(struct capture *c, uint32_t slot)

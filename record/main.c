@@ -52,6 +52,8 @@ static const struct argp_option options[] = {
 	  "Capture at most BYTES of each string (default 64, max 512)", 0 },
 	{ "exclude", 'x', "GLOB", 0, "Skip functions matching GLOB (repeatable)", 0 },
 	{ "max-probes", 'm', "N", 0, "Refuse to attach more than N probes (default 1000)", 0 },
+	{ "buffer-size", 'b', "BYTES", 0,
+	  "Ring buffer size (power of two, default 16M; K and M suffixes)", 0 },
 	{ "quiet", 'q', NULL, 0, "Print nothing but errors", 0 },
 	{ "verbose", 'v', NULL, 0, "Show libbpf's log (twice: debug)", 0 },
 	{},
@@ -67,11 +69,12 @@ struct env {
 	char *specs[MAX_PROBES];
 	char **cmd;     /* after "--", NULL-terminated */
 	unsigned max_probes;
+	unsigned ringbuf;    /* bytes, power of two */
 	int nexcludes;
 	char *excludes[64];
 };
 
-static struct env env = { .str_max = 64, .max_probes = 1000 };
+static struct env env = { .str_max = 64, .max_probes = 1000, .ringbuf = 16u << 20 };
 
 static long parse_num(const char *arg, const char *what, long min, long max)
 {
@@ -88,6 +91,27 @@ static long parse_num(const char *arg, const char *what, long min, long max)
 	return v;
 }
 
+/* Parses a power-of-two byte count with an optional K or M suffix. */
+static unsigned parse_size(const char *arg, const char *what)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 0);
+	if (*end == 'K' || *end == 'k')
+		v <<= 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		v <<= 20, end++;
+	if (errno || end == arg || *end || v < 4096 || v > (1ul << 30) ||
+	    (v & (v - 1))) {
+		fprintf(stderr, "gotrace-record: invalid %s '%s' (expected a "
+			"power of two from 4K to 1024M)\n", what, arg);
+		exit(2);
+	}
+	return v;
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
@@ -96,6 +120,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'f': env.flags |= GTR_W_FORCE; break;
 	case 's': env.str_max = parse_num(arg, "string size", 0, GT_STR_MAX); break;
 	case 'q': env.quiet = 1; break;
+	case 'b': env.ringbuf = parse_size(arg, "buffer size"); break;
 	case 'x':
 		if (env.nexcludes >= 64)
 			argp_error(state, "too many --exclude (at most 64)");
@@ -856,7 +881,7 @@ int main(int argc, char **argv)
 			goto writer_failed;
 	rec.drops_seen = calloc(nprobes, sizeof(uint64_t));
 
-	rec.cap = capture_open(nprobes, 16u << 20, env.verbose, on_event, &rec,
+	rec.cap = capture_open(nprobes, env.ringbuf, env.verbose, on_event, &rec,
 			       err, sizeof(err));
 	if (!rec.cap) {
 		fprintf(stderr, "gotrace-record: %s\n", err);

@@ -81,3 +81,36 @@ def test_target_is_not_disturbed(gobuild, tmp_path, fixture, cgo):
         assert [e["args"]["i"] for e in works if e["kind"] == "entry"] == list(range(100))
         assert [e["goargs"][0] for e in works if e["kind"] == "return"] == \
             [2 * i + 1 for i in range(100)]
+
+
+def lost_events(stderr):
+    """Events the report says were lost (its warning on stderr), or 0."""
+    import re
+    m = re.search(r"(\d+) event\(s\) were lost", stderr)
+    return int(m.group(1)) if m else 0
+
+
+def test_loss_accounting_is_exact_with_a_tiny_ring_buffer(gobuild, tmp_path):
+    exe = gobuild("tests/fixtures/hot/main.go", "hot")
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-b", "4K", "-o", trace, "main.add", "--", exe, "100000"])
+    calls = int(p.stdout.split()[0])
+    r = report(["--format", "jsonl", trace])
+    recorded = len(r.stdout.splitlines())
+    dropped = lost_events(r.stderr)
+    assert dropped > 0, "a 4 KiB ring buffer must overflow at this rate"
+    assert recorded + dropped == calls == 100000
+    ys = [json.loads(l)["goargs"][1] for l in r.stdout.splitlines()]
+    assert ys == sorted(ys) and len(set(ys)) == len(ys)
+
+
+def test_default_buffer_loses_nothing_in_10s_of_hot_calls(gobuild, tmp_path):
+    exe = gobuild("tests/fixtures/hot/main.go", "hot")
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-o", trace, 'main.add "%d" goarg2', "--", exe, "10s"])
+    calls = int(p.stdout.split()[0])
+    r = report([trace])
+    lines = r.stdout.splitlines()[1:]
+    assert lost_events(r.stderr) == 0
+    assert len(lines) == calls > 10000
+    assert lines[-1].split()[-1] == str(calls - 1)

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared pieces of libgtr: CRC32C, enum names, the id map and UTF-8
+ * sanitising. See gtr_internal.h.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "gtr_internal.h"
+
+/* ------------------------------------------------------------- CRC32C */
+
+#define CRC32C_POLY 0x82F63B78u /* reflected Castagnoli polynomial */
+
+static uint32_t crc_table[8][256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (CRC32C_POLY & (0u - (c & 1)));
+		crc_table[0][i] = c;
+	}
+	for (uint32_t i = 0; i < 256; i++)
+		for (int t = 1; t < 8; t++)
+			crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^
+					  crc_table[0][crc_table[t - 1][i] & 0xff];
+}
+
+/* Slice-by-8 (Intel, "A Systematic Approach to Building High Performance
+ * Software-based CRC Generators", 2005). */
+uint32_t gtr_crc32c_sw(uint32_t crc, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	pthread_once(&crc_once, crc_init);
+	crc = ~crc;
+	while (len && ((uintptr_t)p & 7)) {
+		crc = (crc >> 8) ^ crc_table[0][(crc ^ *p++) & 0xff];
+		len--;
+	}
+	while (len >= 8) {
+		const uint32_t lo = crc ^ gtr_get_le32(p);
+		const uint32_t hi = gtr_get_le32(p + 4);
+		crc = crc_table[7][lo & 0xff] ^ crc_table[6][(lo >> 8) & 0xff] ^
+		      crc_table[5][(lo >> 16) & 0xff] ^ crc_table[4][lo >> 24] ^
+		      crc_table[3][hi & 0xff] ^ crc_table[2][(hi >> 8) & 0xff] ^
+		      crc_table[1][(hi >> 16) & 0xff] ^ crc_table[0][hi >> 24];
+		p += 8;
+		len -= 8;
+	}
+	while (len--)
+		crc = (crc >> 8) ^ crc_table[0][(crc ^ *p++) & 0xff];
+	return ~crc;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* SSE4.2 CRC32 instruction computes exactly CRC32C. */
+__attribute__((target("sse4.2")))
+static uint32_t crc32c_hw(uint32_t crc, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	uint64_t c = ~crc;
+
+	while (len && ((uintptr_t)p & 7)) {
+		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
+		len--;
+	}
+	while (len >= 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		c = __builtin_ia32_crc32di(c, w);
+		p += 8;
+		len -= 8;
+	}
+	while (len--)
+		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
+	return ~(uint32_t)c;
+}
+
+uint32_t gtr_crc32c(uint32_t crc, const void *buf, size_t len)
+{
+	static int hw = -1;
+
+	if (hw < 0)
+		hw = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+	return hw ? crc32c_hw(crc, buf, len) : gtr_crc32c_sw(crc, buf, len);
+}
+#else
+uint32_t gtr_crc32c(uint32_t crc, const void *buf, size_t len)
+{
+	return gtr_crc32c_sw(crc, buf, len);
+}
+#endif
+
+uint32_t gtr_block_crc(const uint8_t hdr[GTR_BLOCK_HDR_LEN],
+		       const uint8_t *payload, size_t len)
+{
+	return gtr_crc32c(gtr_crc32c(0, hdr + 4, 8), payload, len);
+}
+
+/* ------------------------------------------------------------- names */
+
+static const char *const type_names[] = {
+	[GTR_TYPE_WORD] = "word",   [GTR_TYPE_INT] = "int",
+	[GTR_TYPE_UINT] = "uint",   [GTR_TYPE_BOOL] = "bool",
+	[GTR_TYPE_PTR] = "ptr",     [GTR_TYPE_STRING] = "string",
+	[GTR_TYPE_FLOAT] = "float", [GTR_TYPE_OTHER] = "other",
+};
+
+const char *gtr_type_name(enum gtr_type t)
+{
+	if ((unsigned)t < sizeof(type_names) / sizeof(type_names[0]))
+		return type_names[t];
+	return "other";
+}
+
+enum gtr_type gtr_type_from_name(const char *s, size_t len)
+{
+	for (unsigned i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++)
+		if (strlen(type_names[i]) == len && !memcmp(type_names[i], s, len))
+			return (enum gtr_type)i;
+	return GTR_TYPE_OTHER;
+}
+
+const char *gtr_kind_name(enum gtr_kind k)
+{
+	switch (k) {
+	case GTR_KIND_ENTRY:
+		return "entry";
+	case GTR_KIND_RETURN:
+		return "return";
+	}
+	return "unknown";
+}
+
+/* ------------------------------------------------------------- map */
+
+static uint32_t map_hash(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return (uint32_t)k;
+}
+
+void gtr_map_free(struct gtr_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	free(m->used);
+	memset(m, 0, sizeof(*m));
+}
+
+void gtr_map_clear(struct gtr_map *m)
+{
+	if (m->used)
+		memset(m->used, 0, m->cap);
+	m->n = 0;
+}
+
+uint32_t *gtr_map_get(const struct gtr_map *m, uint64_t key)
+{
+	if (!m->n)
+		return NULL;
+	const uint32_t mask = m->cap - 1;
+	for (uint32_t i = map_hash(key) & mask;; i = (i + 1) & mask) {
+		if (!m->used[i])
+			return NULL;
+		if (m->keys[i] == key)
+			return &m->vals[i];
+	}
+}
+
+static int map_grow(struct gtr_map *m)
+{
+	struct gtr_map nm = { 0 };
+
+	nm.cap = m->cap ? m->cap * 2 : 64;
+	nm.keys = malloc(nm.cap * sizeof(*nm.keys));
+	nm.vals = malloc(nm.cap * sizeof(*nm.vals));
+	nm.used = calloc(nm.cap, 1);
+	if (!nm.keys || !nm.vals || !nm.used) {
+		gtr_map_free(&nm);
+		return -1;
+	}
+	for (uint32_t i = 0; i < m->cap; i++) {
+		if (!m->used[i])
+			continue;
+		uint32_t j = map_hash(m->keys[i]) & (nm.cap - 1);
+		while (nm.used[j])
+			j = (j + 1) & (nm.cap - 1);
+		nm.used[j] = 1;
+		nm.keys[j] = m->keys[i];
+		nm.vals[j] = m->vals[i];
+	}
+	nm.n = m->n;
+	gtr_map_free(m);
+	*m = nm;
+	return 0;
+}
+
+int gtr_map_put(struct gtr_map *m, uint64_t key, uint32_t val, uint32_t max)
+{
+	uint32_t *v = gtr_map_get(m, key);
+
+	if (v) {
+		*v = val;
+		return 0;
+	}
+	if (m->n >= max)
+		return -1;
+	if ((m->n + 1) * 4 > m->cap * 3 && map_grow(m))
+		return -1;
+	uint32_t i = map_hash(key) & (m->cap - 1);
+	while (m->used[i])
+		i = (i + 1) & (m->cap - 1);
+	m->used[i] = 1;
+	m->keys[i] = key;
+	m->vals[i] = val;
+	m->n++;
+	return 0;
+}
+
+/* ------------------------------------------------------------- UTF-8 */
+
+/* Length of the valid UTF-8 sequence at p[n], or 0 (RFC 3629 table 3-7). */
+static size_t utf8_seq(const uint8_t *p, size_t n)
+{
+	const uint8_t c = p[0];
+	uint8_t lo = 0x80, hi = 0xbf;
+	size_t len;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		if (c == 0xe0)
+			lo = 0xa0;
+		else if (c == 0xed)
+			hi = 0x9f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		if (c == 0xf0)
+			lo = 0x90;
+		else if (c == 0xf4)
+			hi = 0x8f;
+	} else
+		return 0;
+	if (n < len || p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+size_t gtr_utf8_sanitize(uint8_t *out, const char *s, size_t len, size_t max)
+{
+	const size_t n = len < max ? len : max;
+
+	memcpy(out, s, n);
+	for (size_t i = 0; i < n;) {
+		const size_t l = utf8_seq(out + i, n - i);
+		if (l) {
+			i += l;
+		} else {
+			out[i] = '?';
+			i++;
+		}
+	}
+	return n;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to format/: constants of the .gtr byte layout (spec/FORMAT.md),
+ * little-endian helpers, CRC32C and the small maps the writer and reader
+ * share. Nothing outside format/ includes this header.
+ */
+#ifndef GTR_INTERNAL_H
+#define GTR_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "gtr.h"
+
+/* File header: magic, u16 major, u16 minor, u32 flags (spec "File header"). */
+#define GTR_MAGIC "\x89GTR\r\n\x1a\n"
+#define GTR_MAGIC_LEN 8
+#define GTR_FILE_HDR_LEN 16
+
+/* Block header: "GTRB", u32 type, u32 payload length, u32 CRC32C. */
+#define GTR_BLOCK_MAGIC "GTRB"
+#define GTR_BLOCK_HDR_LEN 16
+
+enum gtr_block_type {
+	GTR_BLOCK_HOST = 1,
+	GTR_BLOCK_BINARY = 2,
+	GTR_BLOCK_PROBE = 3,
+	GTR_BLOCK_EVENTS = 4,
+	GTR_BLOCK_SUMMARY = 5,
+};
+
+/* Record types inside an EVENTS frame (spec "Records"). */
+enum gtr_rec_type {
+	GTR_REC_ENTRY = 0,       /* full event: pid, tid, goid present */
+	GTR_REC_RETURN = 1,
+	GTR_REC_TASK = 2,
+	GTR_REC_DROP = 3,
+	GTR_REC_ENTRY_CTX = 4,   /* event in the context of the previous one */
+	GTR_REC_RETURN_CTX = 5,
+};
+
+/* Limits of the format; the reader rejects files that exceed them. */
+#define GTR_MAX_BLOCK (64u << 20)      /* payload bytes of one block */
+#define GTR_MAX_FRAME (64u << 20)      /* decompressed bytes of one frame */
+#define GTR_FRAME_TARGET (128u << 10)  /* writer flushes a frame at this size */
+#define GTR_MAX_PROBES 65536u          /* probes per file (reader) */
+#define GTR_MAX_BINARIES 4096u         /* binaries per file (reader) */
+#define GTR_MAX_META_BYTES (256u << 20) /* reader heap for metadata strings */
+#define GTR_MAX_TASKS 65536u           /* (pid, tid) names the reader keeps */
+#define GTR_CBOR_DEPTH 16              /* nesting the reader will skip */
+
+static inline void gtr_put_le16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void gtr_put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static inline uint16_t gtr_get_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static inline uint32_t gtr_get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) |
+	       ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+/*
+ * CRC32C (Castagnoli, reflected polynomial 0x82F63B78, initial value and
+ * final xor 0xFFFFFFFF) of buf[len], continuing from `crc` (0 to start).
+ * crc32c(0, "123456789", 9) == 0xE3069283 (RFC 3720 B.4).
+ */
+uint32_t gtr_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/* Same, always with the portable table code (for tests). */
+uint32_t gtr_crc32c_sw(uint32_t crc, const void *buf, size_t len);
+
+/* CRC of a block: over its type and length fields, then its payload. */
+uint32_t gtr_block_crc(const uint8_t hdr[GTR_BLOCK_HDR_LEN],
+		       const uint8_t *payload, size_t len);
+
+/* Type from its name ("int"...), GTR_TYPE_OTHER for names not known. */
+enum gtr_type gtr_type_from_name(const char *s, size_t len);
+
+/*
+ * Open-addressing map from a 64-bit key to a 32-bit value. Grows up to
+ * `max` entries; gtr_map_put() returns -1 when full or out of memory.
+ */
+struct gtr_map {
+	uint64_t *keys;
+	uint32_t *vals;
+	uint8_t *used;
+	uint32_t cap;    /* slots, power of two */
+	uint32_t n;
+};
+
+void gtr_map_free(struct gtr_map *m);
+void gtr_map_clear(struct gtr_map *m);
+/* Pointer to the value of `key`, or NULL. */
+uint32_t *gtr_map_get(const struct gtr_map *m, uint64_t key);
+/* Inserts or replaces; 0, or -1 when out of memory or at `max` entries. */
+int gtr_map_put(struct gtr_map *m, uint64_t key, uint32_t val, uint32_t max);
+
+/*
+ * Copies at most `max` bytes of s[len] to out and replaces every byte that
+ * is not part of a valid UTF-8 sequence (RFC 3629) by '?'. Returns the
+ * number of bytes written (== min(len, max)).
+ */
+size_t gtr_utf8_sanitize(uint8_t *out, const char *s, size_t len, size_t max);
+
+#endif /* GTR_INTERNAL_H */

@@ -1,0 +1,1244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The .gtr streaming reader. Memory is bounded: one input window of at most
+ * twice the largest block (2 * GTR_MAX_BLOCK), one decompressed frame
+ * (<= GTR_MAX_FRAME), the metadata (bounded by GTR_MAX_PROBES,
+ * GTR_MAX_BINARIES, GTR_MAX_META_BYTES) and the task names (GTR_MAX_TASKS).
+ * Every length and count read from the file is checked before use. Damaged
+ * blocks are counted and skipped by scanning for the next block whose
+ * checksum holds (spec/FORMAT.md, "Damage and truncation").
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memmem */
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "gtr_cbor_internal.h"
+#include "gtr_internal.h"
+
+#define WINDOW_INITIAL (1u << 20)
+#define WINDOW_MAX (2 * (GTR_BLOCK_HDR_LEN + GTR_MAX_BLOCK))
+#define DIRECT_PROBES 1024 /* probe ids below this are found by index */
+/*
+ * Checksum work allowed when resynchronising, beyond 16 times the file
+ * offset reached (spec "Limits"): bounds the time crafted input can cost.
+ */
+#define GTR_RESYNC_BUDGET (1ull << 30)
+
+static char empty_str[1];
+
+struct comm {
+	char s[GTR_COMM_LEN + 1];
+};
+
+struct gtr_reader {
+	int fd;
+	char *path;
+	char err[768];
+	char why[160];
+	unsigned major, minor;
+
+	/* input window: buf[pos, len) holds file bytes from buf_off + pos */
+	uint8_t *buf;
+	size_t cap, pos, len;
+	uint64_t buf_off;
+	bool eof;
+
+	/* current event frame */
+	ZSTD_DCtx *dctx;
+	uint8_t *dbuf;
+	size_t dcap;
+	struct gcr fc;
+	bool in_frame;
+	uint64_t frame_off, rec_left, rec_no, prev_ts;
+	bool have_ctx;
+	uint32_t ctx_pid, ctx_tid;
+	uint64_t ctx_goid;
+
+	/* metadata */
+	struct gtr_host host;
+	bool host_seen;
+	struct gtr_probe **probes;
+	uint32_t nprobes, probes_cap;
+	struct gtr_map probe_ix;
+	const struct gtr_probe *direct[DIRECT_PROBES];
+	struct gtr_binary **binaries;
+	uint32_t nbinaries, binaries_cap;
+	size_t meta_bytes;
+
+	/* task names */
+	struct gtr_map task_ix;
+	struct comm *comms;
+	uint32_t ncomms, comms_cap;
+
+	uint64_t damage, skipped;
+	bool truncated;
+	uint64_t crc_work;      /* bytes checksummed so far */
+	struct gtr_summary summary;
+};
+
+static void rmsg(struct gtr_reader *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void rmsg(struct gtr_reader *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+}
+
+static void damaged(struct gtr_reader *r, uint64_t off, const char *why,
+		    const char *what)
+{
+	r->damage++;
+	rmsg(r, "%s: damaged block at byte %llu (%s); %s", r->path,
+	     (unsigned long long)off, why, what);
+}
+
+/* ------------------------------------------------------------- input window */
+
+/*
+ * Makes n bytes (n <= WINDOW_MAX / 2) available at buf + pos. Returns how many
+ * are (fewer only at end of file), or -errno on a read error.
+ */
+static ssize_t win_fill(struct gtr_reader *r, size_t n)
+{
+	if (r->len - r->pos >= n)
+		return (ssize_t)n;
+	/*
+	 * Keep cap >= 2n so that compaction runs only after n bytes were
+	 * consumed: resynchronising over many candidate headers that declare
+	 * large lengths then costs linear, not quadratic, time.
+	 */
+	if (n > r->cap / 2 && r->cap < WINDOW_MAX) {
+		size_t cap = 2 * n > 2 * r->cap ? 2 * n : 2 * r->cap;
+		if (cap > WINDOW_MAX)
+			cap = WINDOW_MAX;
+		uint8_t *b = realloc(r->buf, cap);
+		if (!b) {
+			rmsg(r, "%s: out of memory for a block of %zu bytes", r->path, n);
+			return -ENOMEM;
+		}
+		r->buf = b;
+		r->cap = cap;
+	}
+	if (r->pos + n > r->cap) {
+		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+		r->buf_off += r->pos;
+		r->len -= r->pos;
+		r->pos = 0;
+	}
+	while (r->len - r->pos < n && !r->eof) {
+		const ssize_t got = read(r->fd, r->buf + r->len, r->cap - r->len);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			const int e = errno;
+			rmsg(r, "%s: read error at byte %llu: %s", r->path,
+			     (unsigned long long)(r->buf_off + r->len), strerror(e));
+			return -e;
+		}
+		if (!got)
+			r->eof = true;
+		r->len += (size_t)got;
+	}
+	return (ssize_t)(r->len - r->pos < n ? r->len - r->pos : n);
+}
+
+enum { TB_OK = 1, TB_BAD = 2, TB_SHORT = 3 };
+
+/* Checks the block at pos: TB_OK, TB_BAD (reason in r->why), TB_SHORT, -errno. */
+static int try_block(struct gtr_reader *r)
+{
+	ssize_t a = win_fill(r, GTR_BLOCK_HDR_LEN);
+
+	if (a < 0)
+		return (int)a;
+	if (a < GTR_BLOCK_HDR_LEN) {
+		snprintf(r->why, sizeof(r->why), "incomplete block header");
+		return TB_SHORT;
+	}
+	const uint8_t *h = r->buf + r->pos;
+	if (memcmp(h, GTR_BLOCK_MAGIC, 4)) {
+		snprintf(r->why, sizeof(r->why), "no block sync magic");
+		return TB_BAD;
+	}
+	const uint32_t len = gtr_get_le32(h + 8);
+	if (len > GTR_MAX_BLOCK) {
+		snprintf(r->why, sizeof(r->why), "block length %u exceeds the limit of %u",
+			 len, GTR_MAX_BLOCK);
+		return TB_BAD;
+	}
+	a = win_fill(r, GTR_BLOCK_HDR_LEN + (size_t)len);
+	if (a < 0)
+		return (int)a;
+	if ((size_t)a < GTR_BLOCK_HDR_LEN + (size_t)len) {
+		snprintf(r->why, sizeof(r->why), "incomplete block");
+		return TB_SHORT;
+	}
+	h = r->buf + r->pos;
+	r->crc_work += GTR_BLOCK_HDR_LEN + (uint64_t)len;
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+	/* (fuzzers build with this set so mutations reach the decoders) */
+	if (gtr_get_le32(h + 12) != gtr_block_crc(h, h + GTR_BLOCK_HDR_LEN, len)) {
+#else
+	if (0) {
+#endif
+		snprintf(r->why, sizeof(r->why), "bad checksum");
+		return TB_BAD;
+	}
+	return TB_OK;
+}
+
+struct block {
+	uint32_t type, len;
+	const uint8_t *payload; /* valid until the next window operation */
+	uint64_t off;
+};
+
+static void take_block(struct gtr_reader *r, struct block *b)
+{
+	const uint8_t *h = r->buf + r->pos;
+
+	b->type = gtr_get_le32(h + 4);
+	b->len = gtr_get_le32(h + 8);
+	b->payload = h + GTR_BLOCK_HDR_LEN;
+	b->off = r->buf_off + r->pos;
+	r->pos += GTR_BLOCK_HDR_LEN + b->len;
+}
+
+/*
+ * Reads the next valid block, resynchronising past damage. Returns 1 with
+ * *b filled, 0 at the end of the file (clean, truncated or damaged), or
+ * -errno on a read error.
+ */
+static int read_block(struct gtr_reader *r, struct block *b)
+{
+	ssize_t a = win_fill(r, 1);
+
+	if (a <= 0)
+		return (int)a;
+	int rc = try_block(r);
+	if (rc < 0)
+		return rc;
+	if (rc == TB_OK) {
+		take_block(r, b);
+		return 1;
+	}
+	const int first = rc;
+	const uint64_t bad_off = r->buf_off + r->pos;
+	char why[sizeof(r->why)];
+	memcpy(why, r->why, sizeof(why));
+
+	r->pos++;
+	for (;;) {
+		const uint8_t *m = memmem(r->buf + r->pos, r->len - r->pos,
+					  GTR_BLOCK_MAGIC, 4);
+		if (!m) {
+			if (r->eof)
+				break;
+			if (r->len - r->pos > 3)
+				r->pos = r->len - 3;
+			a = win_fill(r, r->len - r->pos + 1);
+			if (a < 0)
+				return (int)a;
+			continue;
+		}
+		r->pos = (size_t)(m - r->buf);
+		rc = try_block(r);
+		if (rc < 0)
+			return rc;
+		if (rc == TB_OK) {
+			char what[64];
+			snprintf(what, sizeof(what), "skipped to byte %llu",
+				 (unsigned long long)(r->buf_off + r->pos));
+			damaged(r, bad_off, why, what);
+			take_block(r, b);
+			return 1;
+		}
+		if (r->crc_work > GTR_RESYNC_BUDGET + 16 * (r->buf_off + r->pos)) {
+			/* Only crafted input gets here: many fake headers with
+			 * large lengths would make the scan quadratic. */
+			damaged(r, bad_off, why,
+				"no valid block found within the resynchronisation limit; reading stopped");
+			r->pos = r->len;
+			r->eof = true;
+			return 0;
+		}
+		r->pos++;
+	}
+	r->pos = r->len;
+	if (first == TB_SHORT) {
+		r->truncated = true;
+		rmsg(r, "%s: truncated at byte %llu (%s); events of every complete block before it were read",
+		     r->path, (unsigned long long)bad_off, why);
+	} else {
+		damaged(r, bad_off, why, "skipped to the end of the file");
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------- metadata */
+
+static void free_str(char *s)
+{
+	if (s != empty_str)
+		free(s);
+}
+
+/* Replaces *dst by a NUL-terminated copy of s[n]. 0, or -1 over the limits. */
+static int set_str(struct gtr_reader *r, char **dst, const uint8_t *s, size_t n)
+{
+	if (r->meta_bytes + n + 1 > GTR_MAX_META_BYTES)
+		return -1;
+	char *c = malloc(n + 1);
+	if (!c)
+		return -1;
+	memcpy(c, s, n);
+	c[n] = 0;
+	r->meta_bytes += n + 1;
+	if (*dst)
+		free_str(*dst);
+	*dst = c;
+	return 0;
+}
+
+/* Reads a text value into *dst. */
+static int get_str(struct gtr_reader *r, struct gcr *c, char **dst)
+{
+	const uint8_t *s;
+	size_t n;
+
+	if (gcr_text(c, &s, &n, GTR_MAX_NAME))
+		return -1;
+	return set_str(r, dst, s, n);
+}
+
+/* Starts a map with text keys: number of entries to *n. */
+static int get_map(struct gcr *c, uint64_t *n)
+{
+	if (gcr_expect(c, GCR_MAP, n))
+		return -1;
+	return *n > (uint64_t)(c->end - c->p) ? -1 : 0;
+}
+
+static int get_key(struct gcr *c, const uint8_t **k, size_t *kn)
+{
+	return gcr_text(c, k, kn, GTR_MAX_NAME);
+}
+
+#define KEY(name) gcr_key_is(k, kn, name)
+
+static int parse_clocks(struct gcr *c, struct gtr_host *h)
+{
+	uint64_t n;
+	const uint8_t *k;
+	size_t kn;
+
+	if (get_map(c, &n))
+		return -1;
+	for (uint64_t i = 0; i < n; i++) {
+		if (get_key(c, &k, &kn))
+			return -1;
+		int rc;
+		if (KEY("monotonic_ns"))
+			rc = gcr_uint(c, &h->start_mono_ns);
+		else if (KEY("realtime_ns"))
+			rc = gcr_uint(c, &h->start_realtime_ns);
+		else if (KEY("boottime_ns"))
+			rc = gcr_uint(c, &h->start_boottime_ns);
+		else
+			rc = gcr_skip(c, GTR_CBOR_DEPTH);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+static int parse_host(struct gtr_reader *r, struct gcr *c)
+{
+	struct gtr_host *h = &r->host;
+	uint64_t n;
+	const uint8_t *k;
+	size_t kn;
+
+	if (get_map(c, &n))
+		return -1;
+	for (uint64_t i = 0; i < n; i++) {
+		if (get_key(c, &k, &kn))
+			return -1;
+		int rc;
+		if (KEY("hostname"))
+			rc = get_str(r, c, &h->hostname);
+		else if (KEY("kernel"))
+			rc = get_str(r, c, &h->kernel);
+		else if (KEY("machine"))
+			rc = get_str(r, c, &h->machine);
+		else if (KEY("recorder"))
+			rc = get_str(r, c, &h->recorder);
+		else if (KEY("clocks"))
+			rc = parse_clocks(c, h);
+		else
+			rc = gcr_skip(c, GTR_CBOR_DEPTH);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+static void free_binary(struct gtr_binary *b)
+{
+	if (!b)
+		return;
+	free_str(b->path);
+	free_str(b->build_id);
+	free_str(b->go_build_id);
+	free_str(b->go_version);
+	free_str(b->compiler);
+	free_str(b->arch);
+	free_str(b->abi);
+	free(b);
+}
+
+static void fill_empty(char **s)
+{
+	if (!*s)
+		*s = empty_str;
+}
+
+static int parse_binary(struct gtr_reader *r, struct gcr *c)
+{
+	uint64_t n;
+	const uint8_t *k;
+	size_t kn;
+	bool have_id = false;
+
+	if (r->nbinaries >= GTR_MAX_BINARIES) {
+		snprintf(r->why, sizeof(r->why), "more than %u binaries", GTR_MAX_BINARIES);
+		return -1;
+	}
+	struct gtr_binary *b = calloc(1, sizeof(*b));
+	if (!b || get_map(c, &n))
+		goto bad;
+	for (uint64_t i = 0; i < n; i++) {
+		if (get_key(c, &k, &kn))
+			goto bad;
+		int rc;
+		if (KEY("id")) {
+			rc = gcr_u32(c, &b->id);
+			have_id = true;
+		} else if (KEY("path"))
+			rc = get_str(r, c, &b->path);
+		else if (KEY("build_id"))
+			rc = get_str(r, c, &b->build_id);
+		else if (KEY("go_build_id"))
+			rc = get_str(r, c, &b->go_build_id);
+		else if (KEY("go_version"))
+			rc = get_str(r, c, &b->go_version);
+		else if (KEY("compiler"))
+			rc = get_str(r, c, &b->compiler);
+		else if (KEY("arch"))
+			rc = get_str(r, c, &b->arch);
+		else if (KEY("abi"))
+			rc = get_str(r, c, &b->abi);
+		else if (KEY("pie"))
+			rc = gcr_bool(c, &b->pie);
+		else if (KEY("stripped"))
+			rc = gcr_bool(c, &b->stripped);
+		else if (KEY("dwarf"))
+			rc = gcr_bool(c, &b->has_dwarf);
+		else
+			rc = gcr_skip(c, GTR_CBOR_DEPTH);
+		if (rc)
+			goto bad;
+	}
+	if (!have_id || c->p != c->end)
+		goto bad;
+	fill_empty(&b->path);
+	fill_empty(&b->build_id);
+	fill_empty(&b->go_build_id);
+	fill_empty(&b->go_version);
+	fill_empty(&b->compiler);
+	fill_empty(&b->arch);
+	fill_empty(&b->abi);
+	if (r->nbinaries == r->binaries_cap) {
+		const uint32_t cap = r->binaries_cap ? r->binaries_cap * 2 : 16;
+		struct gtr_binary **v = realloc(r->binaries, cap * sizeof(*v));
+		if (!v)
+			goto bad;
+		r->binaries = v;
+		r->binaries_cap = cap;
+	}
+	r->binaries[r->nbinaries++] = b;
+	return 0;
+bad:
+	free_binary(b);
+	return -1;
+}
+
+static void free_probe(struct gtr_probe *p)
+{
+	if (!p)
+		return;
+	free_str(p->func);
+	free_str(p->spec);
+	free_str(p->fmt);
+	for (uint32_t i = 0; i < GTR_MAX_ARGS; i++) {
+		free_str(p->args[i].name);
+		free_str(p->args[i].type_name);
+	}
+	free(p);
+}
+
+static int parse_arg(struct gtr_reader *r, struct gcr *c, struct gtr_arg *a)
+{
+	uint64_t n;
+	const uint8_t *k, *s;
+	size_t kn, sn;
+
+	if (get_map(c, &n))
+		return -1;
+	for (uint64_t i = 0; i < n; i++) {
+		if (get_key(c, &k, &kn))
+			return -1;
+		int rc;
+		if (KEY("name"))
+			rc = get_str(r, c, &a->name);
+		else if (KEY("type_name"))
+			rc = get_str(r, c, &a->type_name);
+		else if (KEY("type")) {
+			rc = gcr_text(c, &s, &sn, GTR_MAX_NAME);
+			if (!rc)
+				a->type = gtr_type_from_name((const char *)s, sn);
+		} else if (KEY("size"))
+			rc = gcr_u32(c, &a->size);
+		else
+			rc = gcr_skip(c, GTR_CBOR_DEPTH);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+static int parse_probe(struct gtr_reader *r, struct gcr *c)
+{
+	uint64_t n, m;
+	const uint8_t *k, *s;
+	size_t kn, sn;
+	bool have_id = false, have_kind = false;
+
+	if (r->nprobes >= GTR_MAX_PROBES) {
+		snprintf(r->why, sizeof(r->why), "more than %u probes", GTR_MAX_PROBES);
+		return -1;
+	}
+	struct gtr_probe *p = calloc(1, sizeof(*p));
+	if (!p || get_map(c, &n))
+		goto bad;
+	for (uint32_t i = 0; i < GTR_MAX_ARGS; i++)
+		p->args[i].type = GTR_TYPE_WORD;
+	for (uint64_t i = 0; i < n; i++) {
+		if (get_key(c, &k, &kn))
+			goto bad;
+		int rc = 0;
+		if (KEY("id")) {
+			rc = gcr_u32(c, &p->id);
+			have_id = true;
+		} else if (KEY("binary_id"))
+			rc = gcr_u32(c, &p->binary_id);
+		else if (KEY("kind")) {
+			rc = gcr_text(c, &s, &sn, GTR_MAX_NAME);
+			if (!rc && gcr_key_is(s, sn, "entry"))
+				p->kind = GTR_KIND_ENTRY;
+			else if (!rc && gcr_key_is(s, sn, "return"))
+				p->kind = GTR_KIND_RETURN;
+			else
+				rc = -1;
+			have_kind = true;
+		} else if (KEY("func"))
+			rc = get_str(r, c, &p->func);
+		else if (KEY("address"))
+			rc = gcr_uint(c, &p->address);
+		else if (KEY("spec"))
+			rc = get_str(r, c, &p->spec);
+		else if (KEY("fmt"))
+			rc = get_str(r, c, &p->fmt);
+		else if (KEY("args")) {
+			rc = gcr_expect(c, GCR_ARRAY, &m);
+			if (!rc && m > GTR_MAX_ARGS)
+				rc = -1;
+			for (uint64_t j = 0; !rc && j < m; j++)
+				rc = parse_arg(r, c, &p->args[j]);
+			if (!rc)
+				p->nargs = (uint32_t)m;
+		} else if (KEY("exprs")) {
+			rc = gcr_expect(c, GCR_ARRAY, &m);
+			if (!rc && m > GTR_MAX_ARGS)
+				rc = -1;
+			for (uint64_t j = 0; !rc && j < m; j++)
+				rc = gcr_u32(c, &p->exprs[j]);
+			if (!rc)
+				p->nexprs = (uint32_t)m;
+		} else
+			rc = gcr_skip(c, GTR_CBOR_DEPTH);
+		if (rc)
+			goto bad;
+	}
+	if (!have_id || !have_kind || c->p != c->end)
+		goto bad;
+	for (uint32_t i = 0; i < p->nexprs; i++)
+		if (p->exprs[i] >= p->nargs)
+			goto bad;
+	if (gtr_map_get(&r->probe_ix, p->id)) {
+		snprintf(r->why, sizeof(r->why), "probe id %u defined twice", p->id);
+		free_probe(p);
+		return -1;
+	}
+	fill_empty(&p->func);
+	fill_empty(&p->spec);
+	fill_empty(&p->fmt);
+	for (uint32_t i = 0; i < GTR_MAX_ARGS; i++) {
+		fill_empty(&p->args[i].name);
+		fill_empty(&p->args[i].type_name);
+	}
+	if (r->nprobes == r->probes_cap) {
+		const uint32_t cap = r->probes_cap ? r->probes_cap * 2 : 64;
+		struct gtr_probe **v = realloc(r->probes, cap * sizeof(*v));
+		if (!v)
+			goto bad;
+		r->probes = v;
+		r->probes_cap = cap;
+	}
+	if (gtr_map_put(&r->probe_ix, p->id, r->nprobes, GTR_MAX_PROBES))
+		goto bad;
+	r->probes[r->nprobes++] = p;
+	if (p->id < DIRECT_PROBES)
+		r->direct[p->id] = p;
+	return 0;
+bad:
+	free_probe(p);
+	return -1;
+}
+
+static int parse_summary(struct gtr_reader *r, struct gcr *c)
+{
+	struct gtr_summary s = { .present = true };
+	uint64_t n, m;
+	const uint8_t *k;
+	size_t kn;
+
+	if (get_map(c, &n))
+		return -1;
+	for (uint64_t i = 0; i < n; i++) {
+		if (get_key(c, &k, &kn))
+			return -1;
+		int rc;
+		if (KEY("events"))
+			rc = gcr_uint(c, &s.events);
+		else if (KEY("drops"))
+			rc = gcr_uint(c, &s.drops);
+		else if (KEY("first_ts_ns"))
+			rc = gcr_uint(c, &s.first_ts_ns);
+		else if (KEY("last_ts_ns"))
+			rc = gcr_uint(c, &s.last_ts_ns);
+		else if (KEY("frames")) {
+			rc = gcr_expect(c, GCR_ARRAY, &m);
+			for (uint64_t j = 0; !rc && j < m; j++)
+				rc = gcr_skip(c, 2);
+			s.nframes = m;
+		} else
+			rc = gcr_skip(c, GTR_CBOR_DEPTH);
+		if (rc)
+			return -1;
+	}
+	if (c->p != c->end)
+		return -1;
+	r->summary = s;
+	return 0;
+}
+
+/* ------------------------------------------------------------- frames */
+
+static void start_frame(struct gtr_reader *r, const struct block *b)
+{
+	const unsigned long long csize = ZSTD_getFrameContentSize(b->payload, b->len);
+	const char *why = NULL;
+	char buf[128];
+
+	if (csize == ZSTD_CONTENTSIZE_ERROR) {
+		why = "event frame: not a zstd frame";
+		goto bad;
+	}
+	if (csize == ZSTD_CONTENTSIZE_UNKNOWN) {
+		why = "event frame: zstd frame without content size";
+		goto bad;
+	}
+	if (csize > GTR_MAX_FRAME) {
+		snprintf(buf, sizeof(buf), "event frame: %llu bytes exceed the limit of %u",
+			 csize, GTR_MAX_FRAME);
+		why = buf;
+		goto bad;
+	}
+	const size_t fsz = ZSTD_findFrameCompressedSize(b->payload, b->len);
+	if (ZSTD_isError(fsz) || fsz != b->len) {
+		why = "event frame: block is not exactly one zstd frame";
+		goto bad;
+	}
+	if (csize > r->dcap || !r->dbuf) {
+		uint8_t *d = realloc(r->dbuf, csize ? csize : 1);
+		if (!d) {
+			why = "event frame: out of memory";
+			goto bad;
+		}
+		r->dbuf = d;
+		r->dcap = csize ? csize : 1;
+	}
+	const size_t got = ZSTD_decompressDCtx(r->dctx, r->dbuf, r->dcap, b->payload, b->len);
+	if (ZSTD_isError(got) || got != csize) {
+		snprintf(buf, sizeof(buf), "event frame: zstd: %s",
+			 ZSTD_isError(got) ? ZSTD_getErrorName(got) : "size mismatch");
+		why = buf;
+		goto bad;
+	}
+	r->fc.p = r->dbuf;
+	r->fc.end = r->dbuf + got;
+	uint64_t n, nrec;
+	if (gcr_expect(&r->fc, GCR_ARRAY, &n) || n < 2 ||
+	    gcr_uint(&r->fc, &r->prev_ts) || gcr_uint(&r->fc, &nrec)) {
+		why = "event frame: bad frame header";
+		goto bad;
+	}
+	for (uint64_t i = 2; i < n; i++)
+		if (gcr_skip(&r->fc, GTR_CBOR_DEPTH)) {
+			why = "event frame: bad frame header";
+			goto bad;
+		}
+	if (nrec > (uint64_t)(r->fc.end - r->fc.p) / 2) {
+		why = "event frame: record count exceeds the frame's size";
+		goto bad;
+	}
+	r->in_frame = true;
+	r->frame_off = b->off;
+	r->rec_left = nrec;
+	r->rec_no = 0;
+	r->have_ctx = false;
+	return;
+bad:
+	damaged(r, b->off, why, "skipped");
+}
+
+/* Absorbs one valid block. 0, or a negative code that ends reading. */
+static int absorb(struct gtr_reader *r, const struct block *b)
+{
+	struct gcr c = { b->payload, b->payload + b->len };
+	const char *what;
+	int rc;
+
+	r->why[0] = 0;
+	switch (b->type) {
+	case GTR_BLOCK_EVENTS:
+		start_frame(r, b);
+		return 0;
+	case GTR_BLOCK_HOST:
+		if (r->host_seen) {
+			r->skipped++;
+			return 0;
+		}
+		what = "host";
+		rc = parse_host(r, &c);
+		if (!rc && c.p != c.end)
+			rc = -1;
+		if (!rc)
+			r->host_seen = true;
+		break;
+	case GTR_BLOCK_BINARY:
+		what = "binary";
+		rc = parse_binary(r, &c);
+		break;
+	case GTR_BLOCK_PROBE:
+		what = "probe";
+		rc = parse_probe(r, &c);
+		break;
+	case GTR_BLOCK_SUMMARY:
+		what = "summary";
+		rc = parse_summary(r, &c);
+		break;
+	default:
+		r->skipped++;
+		return 0;
+	}
+	if (rc) {
+		char why[256];
+		snprintf(why, sizeof(why), "undecodable %s block%s%s", what,
+			 r->why[0] ? ": " : "", r->why);
+		damaged(r, b->off, why, "skipped");
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------- records */
+
+static inline const struct gtr_probe *find_probe(const struct gtr_reader *r,
+						 uint32_t id)
+{
+	if (id < DIRECT_PROBES)
+		return r->direct[id];
+	const uint32_t *ix = gtr_map_get(&r->probe_ix, id);
+	return ix ? r->probes[*ix] : NULL;
+}
+
+static inline int read_ts(struct gtr_reader *r, uint64_t *ts)
+{
+	unsigned major, ai;
+	uint64_t v;
+
+	if (gcr_head(&r->fc, &major, &ai, &v))
+		return -1;
+	if (major == GCR_UINT) {
+		if (v > UINT64_MAX - r->prev_ts)
+			return -1;
+		r->prev_ts += v;
+	} else if (major == GCR_NEGINT) {
+		if (v >= r->prev_ts)
+			return -1;
+		r->prev_ts -= v + 1;
+	} else {
+		return -1;
+	}
+	*ts = r->prev_ts;
+	return 0;
+}
+
+static inline int read_value(struct gcr *c, enum gtr_type type,
+			     struct gtr_value *out)
+{
+	unsigned major, ai;
+	uint64_t v, full;
+
+	if (gcr_head(c, &major, &ai, &v))
+		return -1;
+	switch (major) {
+	case GCR_UINT:
+		if (type == GTR_TYPE_INT && v <= INT64_MAX) {
+			out->kind = GTR_VAL_INT;
+			out->v.i = (int64_t)v;
+		} else {
+			out->kind = GTR_VAL_UINT;
+			out->v.u = v;
+		}
+		return 0;
+	case GCR_NEGINT:
+		if (v > INT64_MAX)
+			return -1;
+		out->kind = GTR_VAL_INT;
+		out->v.i = -(int64_t)v - 1;
+		return 0;
+	case GCR_ARRAY:
+		if (v != 2 || gcr_uint(c, &full) || gcr_expect(c, GCR_BYTES, &v) || full < v)
+			return -1;
+		goto bytes;
+	case GCR_BYTES:
+		full = v;
+	bytes:
+		if (v > GTR_MAX_STRING)
+			return -1;
+		out->kind = GTR_VAL_STR;
+		out->v.s.data = c->p;
+		out->v.s.len = (uint32_t)v;
+		out->v.s.full_len = full;
+		c->p += v;
+		return 0;
+	case GCR_SIMPLE:
+		if (ai == GCR_FALSE || ai == GCR_TRUE) {
+			out->kind = GTR_VAL_BOOL;
+			out->v.b = ai == GCR_TRUE;
+			return 0;
+		}
+		if (ai == GCR_NULL || ai == GCR_UNDEF) {
+			out->kind = GTR_VAL_NONE;
+			return 0;
+		}
+		return -1;
+	default:
+		return -1;
+	}
+}
+
+static int set_task(struct gtr_reader *r, uint32_t pid, uint32_t tid,
+		    const uint8_t *s, size_t n)
+{
+	const uint64_t key = (uint64_t)pid << 32 | tid;
+	uint32_t *ix = gtr_map_get(&r->task_ix, key);
+	uint32_t i;
+
+	if (ix) {
+		i = *ix;
+	} else {
+		if (r->ncomms >= GTR_MAX_TASKS) {
+			/* Bounded table: forget every name rather than grow. */
+			gtr_map_clear(&r->task_ix);
+			r->ncomms = 0;
+		}
+		if (r->ncomms == r->comms_cap) {
+			const uint32_t cap = r->comms_cap ? r->comms_cap * 2 : 64;
+			struct comm *v = realloc(r->comms, cap * sizeof(*v));
+			if (!v)
+				return -1;
+			r->comms = v;
+			r->comms_cap = cap;
+		}
+		i = r->ncomms;
+		if (gtr_map_put(&r->task_ix, key, i, GTR_MAX_TASKS))
+			return -1;
+		r->ncomms++;
+	}
+	memcpy(r->comms[i].s, s, n);
+	r->comms[i].s[n] = 0;
+	return 0;
+}
+
+/*
+ * Decodes the next record of the frame. Returns GTR_ITEM_EVENT or
+ * GTR_ITEM_DROP, 0 for a record that produces no item, or -1 when the
+ * record is malformed (reason in r->why).
+ */
+static int decode_record(struct gtr_reader *r, struct gtr_event *ev,
+			 struct gtr_drop *drop)
+{
+	struct gcr *c = &r->fc;
+	unsigned major, ai;
+	uint64_t n, t;
+
+	r->rec_left--;
+	r->rec_no++;
+	if (gcr_head(c, &major, &ai, &n) || major != GCR_ARRAY || n < 1 ||
+	    gcr_uint(c, &t)) {
+		snprintf(r->why, sizeof(r->why), "record is not an array starting with its type");
+		return -1;
+	}
+	switch (t) {
+	case GTR_REC_ENTRY:
+	case GTR_REC_RETURN:
+	case GTR_REC_ENTRY_CTX:
+	case GTR_REC_RETURN_CTX: {
+		const bool full = t < 2;
+		const uint64_t hdr = full ? 6 : 3;
+		if (n < hdr || n - hdr > GTR_MAX_ARGS) {
+			snprintf(r->why, sizeof(r->why), "event record of %llu elements",
+				 (unsigned long long)n);
+			return -1;
+		}
+		if (!full && !r->have_ctx) {
+			snprintf(r->why, sizeof(r->why), "event record without a previous context");
+			return -1;
+		}
+		if (gcr_u32(c, &ev->probe_id) || read_ts(r, &ev->ts_ns))
+			goto bad_event;
+		if (full) {
+			if (gcr_u32(c, &r->ctx_pid) || gcr_u32(c, &r->ctx_tid) ||
+			    gcr_uint(c, &r->ctx_goid))
+				goto bad_event;
+			r->have_ctx = true;
+		}
+		ev->kind = (t == GTR_REC_ENTRY || t == GTR_REC_ENTRY_CTX) ? GTR_KIND_ENTRY
+									  : GTR_KIND_RETURN;
+		ev->pid = r->ctx_pid;
+		ev->tid = r->ctx_tid;
+		ev->goid = r->ctx_goid;
+		ev->nvals = (uint32_t)(n - hdr);
+		const struct gtr_probe *p = find_probe(r, ev->probe_id);
+		const uint32_t typed = p ? p->nargs : 0;
+		for (uint32_t i = 0; i < ev->nvals; i++)
+			if (read_value(c, i < typed ? p->args[i].type : GTR_TYPE_WORD,
+				       &ev->vals[i]))
+				goto bad_event;
+		return GTR_ITEM_EVENT;
+	bad_event:
+		snprintf(r->why, sizeof(r->why), "malformed event record");
+		return -1;
+	}
+	case GTR_REC_TASK: {
+		uint32_t pid, tid;
+		if (n < 4 || gcr_u32(c, &pid) || gcr_u32(c, &tid) ||
+		    gcr_head(c, &major, &ai, &t) ||
+		    (major != GCR_TEXT && major != GCR_BYTES) || t > GTR_COMM_LEN) {
+			snprintf(r->why, sizeof(r->why), "malformed task record");
+			return -1;
+		}
+		const uint8_t *s = c->p;
+		c->p += t;
+		for (uint64_t i = 4; i < n; i++)
+			if (gcr_skip(c, GTR_CBOR_DEPTH)) {
+				snprintf(r->why, sizeof(r->why), "malformed task record");
+				return -1;
+			}
+		if (set_task(r, pid, tid, s, (size_t)t)) {
+			snprintf(r->why, sizeof(r->why), "out of memory for task names");
+			return -1;
+		}
+		return 0;
+	}
+	case GTR_REC_DROP: {
+		uint64_t v;
+		if (n < 4 || gcr_head(c, &major, &ai, &v))
+			goto bad_drop;
+		if (major == GCR_UINT && v < UINT32_MAX)
+			drop->probe_id = (uint32_t)v;
+		else if (major == GCR_SIMPLE && ai == GCR_NULL)
+			drop->probe_id = UINT32_MAX;
+		else
+			goto bad_drop;
+		if (read_ts(r, &drop->ts_ns) || gcr_uint(c, &drop->count))
+			goto bad_drop;
+		for (uint64_t i = 4; i < n; i++)
+			if (gcr_skip(c, GTR_CBOR_DEPTH))
+				goto bad_drop;
+		return GTR_ITEM_DROP;
+	bad_drop:
+		snprintf(r->why, sizeof(r->why), "malformed drop record");
+		return -1;
+	}
+	default:
+		for (uint64_t i = 1; i < n; i++)
+			if (gcr_skip(c, GTR_CBOR_DEPTH)) {
+				snprintf(r->why, sizeof(r->why), "malformed record of type %llu",
+					 (unsigned long long)t);
+				return -1;
+			}
+		r->skipped++;
+		return 0;
+	}
+}
+
+int gtr_reader_next(struct gtr_reader *r, struct gtr_event *ev,
+		    struct gtr_drop *drop)
+{
+	struct gtr_event ev_scratch;
+	struct gtr_drop drop_scratch;
+	struct block b;
+
+	if (!ev)
+		ev = &ev_scratch;
+	if (!drop)
+		drop = &drop_scratch;
+	for (;;) {
+		if (r->in_frame) {
+			if (!r->rec_left) {
+				r->in_frame = false;
+				if (r->fc.p != r->fc.end)
+					damaged(r, r->frame_off,
+						"event frame: bytes after its last record",
+						"ignored them");
+				continue;
+			}
+			const int rc = decode_record(r, ev, drop);
+			if (rc > 0)
+				return rc;
+			if (rc < 0) {
+				char why[sizeof(r->why) + 64];
+				snprintf(why, sizeof(why), "event frame, record %llu: %s",
+					 (unsigned long long)r->rec_no, r->why);
+				damaged(r, r->frame_off, why, "rest of the frame skipped");
+				r->in_frame = false;
+			}
+			continue;
+		}
+		int rc = read_block(r, &b);
+		if (rc <= 0)
+			return rc;
+		rc = absorb(r, &b);
+		if (rc < 0)
+			return rc;
+	}
+}
+
+int gtr_reader_preload(struct gtr_reader *r)
+{
+	struct block b;
+
+	while (!r->in_frame) {
+		int rc = read_block(r, &b);
+		if (rc <= 0)
+			return rc;
+		rc = absorb(r, &b);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------- open, close */
+
+struct gtr_reader *gtr_reader_open(const char *path, char *err, size_t errlen)
+{
+	struct gtr_reader *r;
+	struct stat st;
+	struct block b;
+
+	if (!path || !strcmp(path, "-")) {
+		snprintf(err, errlen, "reading a trace from standard input ('-') is not supported; give the path of a .gtr file");
+		return NULL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->path = strdup(path))) {
+		free(r);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	r->host.hostname = r->host.kernel = r->host.machine = r->host.recorder = empty_str;
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		rmsg(r, "cannot open %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (!fstat(r->fd, &st) && S_ISDIR(st.st_mode)) {
+		rmsg(r, "%s is a directory; expected a .gtr file from gotrace-record", path);
+		goto fail;
+	}
+	r->cap = WINDOW_INITIAL;
+	r->buf = malloc(r->cap);
+	r->dctx = ZSTD_createDCtx();
+	if (!r->buf || !r->dctx) {
+		rmsg(r, "out of memory");
+		goto fail;
+	}
+	ssize_t a = win_fill(r, GTR_FILE_HDR_LEN);
+	if (a < 0)
+		goto fail;
+	if (a == 0) {
+		rmsg(r, "%s: empty file; expected a .gtr file from gotrace-record", path);
+		goto fail;
+	}
+	if (memcmp(r->buf, GTR_MAGIC, a < GTR_MAGIC_LEN ? (size_t)a : GTR_MAGIC_LEN)) {
+		rmsg(r, "%s: not a gotrace trace (bad magic); expected a .gtr file from gotrace-record", path);
+		goto fail;
+	}
+	if (a < GTR_FILE_HDR_LEN) {
+		rmsg(r, "%s: truncated at byte %zd (incomplete file header); the recording was cut short", path, a);
+		goto fail;
+	}
+	r->major = gtr_get_le16(r->buf + 8);
+	r->minor = gtr_get_le16(r->buf + 10);
+	if (r->major > GTR_VERSION_MAJOR || r->major == 0) {
+		rmsg(r, "%s: trace format version %u.%u is not supported by this gotrace (reads %u.x); use a gotrace-report that supports it",
+		     path, r->major, r->minor, GTR_VERSION_MAJOR);
+		goto fail;
+	}
+	r->pos = GTR_FILE_HDR_LEN;
+	/* The host block comes first; read it (or whatever is there) now. */
+	int rc = read_block(r, &b);
+	if (rc > 0)
+		rc = absorb(r, &b);
+	if (rc < 0)
+		goto fail;
+	return r;
+fail:
+	snprintf(err, errlen, "%s", r->err);
+	gtr_reader_close(r);
+	return NULL;
+}
+
+void gtr_reader_close(struct gtr_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	for (uint32_t i = 0; i < r->nprobes; i++)
+		free_probe(r->probes[i]);
+	free(r->probes);
+	for (uint32_t i = 0; i < r->nbinaries; i++)
+		free_binary(r->binaries[i]);
+	free(r->binaries);
+	free_str(r->host.hostname);
+	free_str(r->host.kernel);
+	free_str(r->host.machine);
+	free_str(r->host.recorder);
+	gtr_map_free(&r->probe_ix);
+	gtr_map_free(&r->task_ix);
+	free(r->comms);
+	ZSTD_freeDCtx(r->dctx);
+	free(r->dbuf);
+	free(r->buf);
+	free(r->path);
+	free(r);
+}
+
+/* ------------------------------------------------------------- accessors */
+
+const struct gtr_probe *gtr_reader_probe(const struct gtr_reader *r, uint32_t id)
+{
+	return find_probe(r, id);
+}
+
+uint32_t gtr_reader_nprobes(const struct gtr_reader *r)
+{
+	return r->nprobes;
+}
+
+const struct gtr_probe *gtr_reader_probe_at(const struct gtr_reader *r, uint32_t i)
+{
+	return i < r->nprobes ? r->probes[i] : NULL;
+}
+
+uint32_t gtr_reader_nbinaries(const struct gtr_reader *r)
+{
+	return r->nbinaries;
+}
+
+const struct gtr_binary *gtr_reader_binary_at(const struct gtr_reader *r, uint32_t i)
+{
+	return i < r->nbinaries ? r->binaries[i] : NULL;
+}
+
+const struct gtr_host *gtr_reader_host(const struct gtr_reader *r)
+{
+	return &r->host;
+}
+
+const char *gtr_reader_comm(const struct gtr_reader *r, uint32_t pid, uint32_t tid)
+{
+	const uint32_t *ix = gtr_map_get(&r->task_ix, (uint64_t)pid << 32 | tid);
+	return ix ? r->comms[*ix].s : "";
+}
+
+void gtr_reader_version(const struct gtr_reader *r, unsigned *major, unsigned *minor)
+{
+	if (major)
+		*major = r->major;
+	if (minor)
+		*minor = r->minor;
+}
+
+uint64_t gtr_reader_damage(const struct gtr_reader *r)
+{
+	return r->damage;
+}
+
+bool gtr_reader_truncated(const struct gtr_reader *r)
+{
+	return r->truncated;
+}
+
+uint64_t gtr_reader_skipped(const struct gtr_reader *r)
+{
+	return r->skipped;
+}
+
+const struct gtr_summary *gtr_reader_summary(const struct gtr_reader *r)
+{
+	return &r->summary;
+}
+
+const char *gtr_reader_error(const struct gtr_reader *r)
+{
+	return r->err;
+}

@@ -1,0 +1,841 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The .gtr writer: file header, metadata blocks encoded as CBOR maps, event
+ * records accumulated in a frame buffer and written as one zstd frame per
+ * EVENTS block, and the SUMMARY block at close. spec/FORMAT.md describes
+ * every byte written here.
+ */
+#include <cbor.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "gtr_internal.h"
+
+#define ZSTD_LEVEL 3
+/* Room kept before the records for the frame header [base_ts, nrecords]. */
+#define FRAME_RESERVE (1 + 9 + 9)
+/* Frame index entries kept for the summary (spec "SUMMARY block"). */
+#define MAX_INDEX_FRAMES (1u << 20)
+
+/* Growable buffer for metadata blocks. */
+struct enc {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom;
+};
+
+struct frame_ix {
+	uint64_t off, first_ts, last_ts, events;
+};
+
+struct gtr_writer {
+	int fd;
+	int failed;              /* sticky negative errno */
+	char *path;
+	char err[512];
+	uint64_t bytes;          /* written so far == offset of the next block */
+
+	/* current frame */
+	uint8_t *buf;            /* FRAME_RESERVE bytes, then records */
+	size_t len, cap;
+	uint64_t nrec, frame_events;
+	bool have_ts;
+	uint64_t base_ts, prev_ts, f_first, f_last;
+	bool have_ctx;
+	uint32_t ctx_pid, ctx_tid;
+	uint64_t ctx_goid;
+	ZSTD_CCtx *cctx;
+	uint8_t *zbuf;
+	size_t zcap;
+
+	/* metadata */
+	struct enc meta;
+	struct gtr_map binaries;  /* id -> 0 */
+	struct gtr_map probes;    /* id -> index in probe_ids/probe_events */
+	uint32_t *probe_ids;
+	uint64_t *probe_events;
+	uint32_t nprobes, probe_cap;
+	uint32_t last_id, last_ix;
+	bool last_valid;
+
+	/* summary */
+	uint64_t events, dropped;
+	bool any_ts;
+	uint64_t first_ts, last_ts;
+	struct frame_ix *frames;
+	size_t nframes, frames_cap;
+	bool frames_capped;
+};
+
+static int werr(struct gtr_writer *w, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int werr(struct gtr_writer *w, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->err, sizeof(w->err), fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* An I/O failure ends the writer: later calls return the same code. */
+static int wfail(struct gtr_writer *w, int rc, const char *what)
+{
+	werr(w, rc, "cannot %s %s: %s", what, w->path, strerror(-rc));
+	w->failed = rc;
+	return rc;
+}
+
+/* ------------------------------------------------------------- output */
+
+static int write_all(struct gtr_writer *w, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		const ssize_t r = writev(w->fd, iov, n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return wfail(w, -errno, "write");
+		}
+		w->bytes += (uint64_t)r;
+		size_t left = (size_t)r;
+		while (n > 0 && left >= iov->iov_len) {
+			left -= iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (uint8_t *)iov->iov_base + left;
+			iov->iov_len -= left;
+		}
+	}
+	return 0;
+}
+
+static int write_block(struct gtr_writer *w, uint32_t type,
+		       const uint8_t *payload, size_t len)
+{
+	uint8_t hdr[GTR_BLOCK_HDR_LEN];
+
+	if (w->failed)
+		return w->failed;
+	if (len > GTR_MAX_BLOCK)
+		return werr(w, -EFBIG, "block of %zu bytes exceeds the format's limit of %u",
+			    len, GTR_MAX_BLOCK);
+	memcpy(hdr, GTR_BLOCK_MAGIC, 4);
+	gtr_put_le32(hdr + 4, type);
+	gtr_put_le32(hdr + 8, (uint32_t)len);
+	gtr_put_le32(hdr + 12, gtr_block_crc(hdr, payload, len));
+	struct iovec iov[2] = {
+		{ .iov_base = hdr, .iov_len = sizeof(hdr) },
+		{ .iov_base = (void *)payload, .iov_len = len },
+	};
+	return write_all(w, iov, len ? 2 : 1);
+}
+
+/* ------------------------------------------------------------- metadata CBOR */
+
+static bool enc_reserve(struct enc *e, size_t n)
+{
+	if (e->oom)
+		return false;
+	if (e->cap - e->len >= n)
+		return true;
+	size_t cap = e->cap ? e->cap : 1024;
+	while (cap - e->len < n)
+		cap *= 2;
+	uint8_t *p = realloc(e->p, cap);
+	if (!p) {
+		e->oom = true;
+		return false;
+	}
+	e->p = p;
+	e->cap = cap;
+	return true;
+}
+
+static void e_uint(struct enc *e, uint64_t v)
+{
+	if (enc_reserve(e, 9))
+		e->len += cbor_encode_uint(v, e->p + e->len, e->cap - e->len);
+}
+
+static void e_map(struct enc *e, size_t n)
+{
+	if (enc_reserve(e, 9))
+		e->len += cbor_encode_map_start(n, e->p + e->len, e->cap - e->len);
+}
+
+static void e_array(struct enc *e, size_t n)
+{
+	if (enc_reserve(e, 9))
+		e->len += cbor_encode_array_start(n, e->p + e->len, e->cap - e->len);
+}
+
+static void e_bool(struct enc *e, bool b)
+{
+	if (enc_reserve(e, 1))
+		e->len += cbor_encode_bool(b, e->p + e->len, e->cap - e->len);
+}
+
+/* Text string: at most GTR_MAX_NAME bytes, invalid UTF-8 replaced by '?'. */
+static void e_text(struct enc *e, const char *s)
+{
+	if (!s)
+		s = "";
+	const size_t n = strnlen(s, GTR_MAX_NAME);
+	if (!enc_reserve(e, 9 + n))
+		return;
+	e->len += cbor_encode_string_start(n, e->p + e->len, e->cap - e->len);
+	e->len += gtr_utf8_sanitize(e->p + e->len, s, n, n);
+}
+
+static int write_meta(struct gtr_writer *w, uint32_t type)
+{
+	if (w->meta.oom) {
+		w->meta.oom = false;
+		return werr(w, -ENOMEM, "out of memory encoding metadata for %s", w->path);
+	}
+	return write_block(w, type, w->meta.p, w->meta.len);
+}
+
+static int write_host(struct gtr_writer *w, const struct gtr_host *h)
+{
+	struct enc *e = &w->meta;
+
+	e->len = 0;
+	e_map(e, 6);
+	e_text(e, "format");
+	e_array(e, 2);
+	e_uint(e, GTR_VERSION_MAJOR);
+	e_uint(e, GTR_VERSION_MINOR);
+	e_text(e, "hostname");
+	e_text(e, h->hostname);
+	e_text(e, "kernel");
+	e_text(e, h->kernel);
+	e_text(e, "machine");
+	e_text(e, h->machine);
+	e_text(e, "recorder");
+	e_text(e, h->recorder);
+	e_text(e, "clocks");
+	e_map(e, 3);
+	e_text(e, "monotonic_ns");
+	e_uint(e, h->start_mono_ns);
+	e_text(e, "realtime_ns");
+	e_uint(e, h->start_realtime_ns);
+	e_text(e, "boottime_ns");
+	e_uint(e, h->start_boottime_ns);
+	return write_meta(w, GTR_BLOCK_HOST);
+}
+
+int gtr_writer_binary(struct gtr_writer *w, const struct gtr_binary *b)
+{
+	struct enc *e = &w->meta;
+
+	if (w->failed)
+		return w->failed;
+	if (gtr_map_get(&w->binaries, b->id))
+		return werr(w, -EEXIST, "binary id %u written twice to %s", b->id, w->path);
+	if (gtr_map_put(&w->binaries, b->id, 0, UINT32_MAX))
+		return werr(w, -ENOMEM, "out of memory");
+	e->len = 0;
+	e_map(e, 11);
+	e_text(e, "id");
+	e_uint(e, b->id);
+	e_text(e, "path");
+	e_text(e, b->path);
+	e_text(e, "build_id");
+	e_text(e, b->build_id);
+	e_text(e, "go_build_id");
+	e_text(e, b->go_build_id);
+	e_text(e, "go_version");
+	e_text(e, b->go_version);
+	e_text(e, "compiler");
+	e_text(e, b->compiler);
+	e_text(e, "arch");
+	e_text(e, b->arch);
+	e_text(e, "abi");
+	e_text(e, b->abi);
+	e_text(e, "pie");
+	e_bool(e, b->pie);
+	e_text(e, "stripped");
+	e_bool(e, b->stripped);
+	e_text(e, "dwarf");
+	e_bool(e, b->has_dwarf);
+	return write_meta(w, GTR_BLOCK_BINARY);
+}
+
+int gtr_writer_probe(struct gtr_writer *w, const struct gtr_probe *p)
+{
+	struct enc *e = &w->meta;
+
+	if (w->failed)
+		return w->failed;
+	if (p->nargs > GTR_MAX_ARGS || p->nexprs > GTR_MAX_ARGS)
+		return werr(w, -EINVAL, "probe %u (%s): %u arguments, %u expressions; at most %d each",
+			    p->id, p->func ? p->func : "", p->nargs, p->nexprs, GTR_MAX_ARGS);
+	for (uint32_t i = 0; i < p->nexprs; i++)
+		if (p->exprs[i] >= p->nargs)
+			return werr(w, -EINVAL, "probe %u (%s): expression %u names argument %u of %u",
+				    p->id, p->func ? p->func : "", i, p->exprs[i], p->nargs);
+	if (p->kind != GTR_KIND_ENTRY && p->kind != GTR_KIND_RETURN)
+		return werr(w, -EINVAL, "probe %u: kind %d is neither entry nor return",
+			    p->id, (int)p->kind);
+	if (!gtr_map_get(&w->binaries, p->binary_id))
+		return werr(w, -ENOENT, "probe %u (%s) names binary %u, not written to %s yet",
+			    p->id, p->func ? p->func : "", p->binary_id, w->path);
+	if (gtr_map_get(&w->probes, p->id))
+		return werr(w, -EEXIST, "probe id %u written twice to %s", p->id, w->path);
+	if (w->nprobes == w->probe_cap) {
+		const uint32_t cap = w->probe_cap ? w->probe_cap * 2 : 64;
+		uint32_t *ids = realloc(w->probe_ids, cap * sizeof(*ids));
+		if (ids)
+			w->probe_ids = ids;
+		uint64_t *ev = realloc(w->probe_events, cap * sizeof(*ev));
+		if (ev)
+			w->probe_events = ev;
+		if (!ids || !ev)
+			return werr(w, -ENOMEM, "out of memory");
+		w->probe_cap = cap;
+	}
+	if (gtr_map_put(&w->probes, p->id, w->nprobes, UINT32_MAX))
+		return werr(w, -ENOMEM, "out of memory");
+	w->probe_ids[w->nprobes] = p->id;
+	w->probe_events[w->nprobes] = 0;
+	w->nprobes++;
+
+	e->len = 0;
+	e_map(e, 9);
+	e_text(e, "id");
+	e_uint(e, p->id);
+	e_text(e, "binary_id");
+	e_uint(e, p->binary_id);
+	e_text(e, "kind");
+	e_text(e, gtr_kind_name(p->kind));
+	e_text(e, "func");
+	e_text(e, p->func);
+	e_text(e, "address");
+	e_uint(e, p->address);
+	e_text(e, "spec");
+	e_text(e, p->spec);
+	e_text(e, "fmt");
+	e_text(e, p->fmt);
+	e_text(e, "args");
+	e_array(e, p->nargs);
+	for (uint32_t i = 0; i < p->nargs; i++) {
+		const struct gtr_arg *a = &p->args[i];
+		e_map(e, 4);
+		e_text(e, "name");
+		e_text(e, a->name);
+		e_text(e, "type_name");
+		e_text(e, a->type_name);
+		e_text(e, "type");
+		e_text(e, gtr_type_name(a->type));
+		e_text(e, "size");
+		e_uint(e, a->size);
+	}
+	e_text(e, "exprs");
+	e_array(e, p->nexprs);
+	for (uint32_t i = 0; i < p->nexprs; i++)
+		e_uint(e, p->exprs[i]);
+	return write_meta(w, GTR_BLOCK_PROBE);
+}
+
+/* ------------------------------------------------------------- frames */
+
+static void frame_reset(struct gtr_writer *w)
+{
+	w->len = FRAME_RESERVE;
+	w->nrec = 0;
+	w->frame_events = 0;
+	w->have_ts = false;
+	w->have_ctx = false;
+}
+
+/* Compresses the records with their header and writes one EVENTS block. */
+static int flush_frame(struct gtr_writer *w)
+{
+	uint8_t hdr[FRAME_RESERVE];
+	size_t hlen = 0;
+
+	if (w->failed)
+		return w->failed;
+	if (!w->nrec)
+		return 0;
+	hlen += cbor_encode_array_start(2, hdr, sizeof(hdr));
+	hlen += cbor_encode_uint(w->have_ts ? w->base_ts : 0, hdr + hlen, sizeof(hdr) - hlen);
+	hlen += cbor_encode_uint(w->nrec, hdr + hlen, sizeof(hdr) - hlen);
+	uint8_t *src = w->buf + FRAME_RESERVE - hlen;
+	memcpy(src, hdr, hlen);
+	const size_t srclen = w->len - (FRAME_RESERVE - hlen);
+
+	const size_t bound = ZSTD_compressBound(srclen);
+	if (bound > w->zcap) {
+		uint8_t *z = realloc(w->zbuf, bound);
+		if (!z)
+			return werr(w, -ENOMEM, "out of memory compressing a frame");
+		w->zbuf = z;
+		w->zcap = bound;
+	}
+	const size_t zlen = ZSTD_compress2(w->cctx, w->zbuf, w->zcap, src, srclen);
+	if (ZSTD_isError(zlen))
+		return werr(w, -EIO, "zstd cannot compress a frame of %s: %s",
+			    w->path, ZSTD_getErrorName(zlen));
+
+	const uint64_t off = w->bytes;
+	const int rc = write_block(w, GTR_BLOCK_EVENTS, w->zbuf, zlen);
+	if (rc)
+		return rc;
+	if (w->nframes < MAX_INDEX_FRAMES) {
+		if (w->nframes == w->frames_cap) {
+			const size_t cap = w->frames_cap ? w->frames_cap * 2 : 256;
+			struct frame_ix *f = realloc(w->frames, cap * sizeof(*f));
+			if (f) {
+				w->frames = f;
+				w->frames_cap = cap;
+			}
+		}
+		if (w->nframes < w->frames_cap)
+			w->frames[w->nframes++] = (struct frame_ix){
+				.off = off,
+				.first_ts = w->have_ts ? w->f_first : 0,
+				.last_ts = w->have_ts ? w->f_last : 0,
+				.events = w->frame_events,
+			};
+		else
+			w->frames_capped = true;
+	} else {
+		w->frames_capped = true;
+	}
+	frame_reset(w);
+	return 0;
+}
+
+int gtr_writer_flush(struct gtr_writer *w)
+{
+	return flush_frame(w);
+}
+
+/* Makes room for a record of at most `need` bytes in the frame buffer. */
+static int frame_room(struct gtr_writer *w, size_t need)
+{
+	if (w->cap - w->len >= need)
+		return 0;
+	if (w->nrec) {
+		const int rc = flush_frame(w);
+		if (rc)
+			return rc;
+		if (w->cap - w->len >= need)
+			return 0;
+	}
+	const size_t cap = FRAME_RESERVE + need + GTR_FRAME_TARGET;
+	uint8_t *b = realloc(w->buf, cap);
+	if (!b)
+		return werr(w, -ENOMEM, "out of memory for a record of %zu bytes", need);
+	w->buf = b;
+	w->cap = cap;
+	return 0;
+}
+
+/* Timestamp of a record: signed difference from the previous one. */
+static inline uint8_t *put_ts(struct gtr_writer *w, uint8_t *p, uint64_t ts)
+{
+	if (!w->have_ts) {
+		w->have_ts = true;
+		w->base_ts = w->prev_ts = w->f_first = w->f_last = ts;
+	}
+	if (ts >= w->prev_ts)
+		p += cbor_encode_uint(ts - w->prev_ts, p, 9);
+	else
+		p += cbor_encode_negint(w->prev_ts - ts - 1, p, 9);
+	w->prev_ts = ts;
+	if (ts < w->f_first)
+		w->f_first = ts;
+	if (ts > w->f_last)
+		w->f_last = ts;
+	if (!w->any_ts) {
+		w->any_ts = true;
+		w->first_ts = w->last_ts = ts;
+	}
+	if (ts < w->first_ts)
+		w->first_ts = ts;
+	if (ts > w->last_ts)
+		w->last_ts = ts;
+	return p;
+}
+
+static inline int probe_index(struct gtr_writer *w, uint32_t id, uint32_t *ix)
+{
+	if (w->last_valid && w->last_id == id) {
+		*ix = w->last_ix;
+		return 0;
+	}
+	const uint32_t *v = gtr_map_get(&w->probes, id);
+	if (!v)
+		return -1;
+	w->last_valid = true;
+	w->last_id = id;
+	w->last_ix = *v;
+	*ix = *v;
+	return 0;
+}
+
+int gtr_writer_event(struct gtr_writer *w, const struct gtr_event *ev)
+{
+	uint32_t ix;
+	size_t need = 64;
+
+	if (w->failed)
+		return w->failed;
+	if (ev->nvals > GTR_MAX_ARGS)
+		return werr(w, -EINVAL, "event of probe %u has %u values; at most %d",
+			    ev->probe_id, ev->nvals, GTR_MAX_ARGS);
+	if (ev->kind != GTR_KIND_ENTRY && ev->kind != GTR_KIND_RETURN)
+		return werr(w, -EINVAL, "event of probe %u: kind %d is neither entry nor return",
+			    ev->probe_id, (int)ev->kind);
+	if (probe_index(w, ev->probe_id, &ix))
+		return werr(w, -ENOENT, "event of probe %u, which was not written to %s before it",
+			    ev->probe_id, w->path);
+	for (uint32_t i = 0; i < ev->nvals; i++) {
+		const struct gtr_value *v = &ev->vals[i];
+		switch (v->kind) {
+		case GTR_VAL_NONE:
+		case GTR_VAL_INT:
+		case GTR_VAL_UINT:
+		case GTR_VAL_BOOL:
+			need += 9;
+			break;
+		case GTR_VAL_STR:
+			if (v->v.s.len && !v->v.s.data)
+				return werr(w, -EINVAL, "event of probe %u: value %u has no data",
+					    ev->probe_id, i);
+			need += 20 + (v->v.s.len < GTR_MAX_STRING ? v->v.s.len : GTR_MAX_STRING);
+			break;
+		default:
+			return werr(w, -EINVAL, "event of probe %u: value %u has kind %d",
+				    ev->probe_id, i, (int)v->kind);
+		}
+	}
+	int rc = frame_room(w, need);
+	if (rc)
+		return rc;
+
+	uint8_t *p = w->buf + w->len;
+	const bool same = w->have_ctx && w->ctx_pid == ev->pid &&
+			  w->ctx_tid == ev->tid && w->ctx_goid == ev->goid;
+	if (same) {
+		p += cbor_encode_array_start(3 + ev->nvals, p, 9);
+		*p++ = (uint8_t)(ev->kind == GTR_KIND_ENTRY ? GTR_REC_ENTRY_CTX
+							    : GTR_REC_RETURN_CTX);
+	} else {
+		p += cbor_encode_array_start(6 + ev->nvals, p, 9);
+		*p++ = (uint8_t)(ev->kind == GTR_KIND_ENTRY ? GTR_REC_ENTRY
+							    : GTR_REC_RETURN);
+	}
+	p += cbor_encode_uint(ev->probe_id, p, 9);
+	p = put_ts(w, p, ev->ts_ns);
+	if (!same) {
+		p += cbor_encode_uint(ev->pid, p, 9);
+		p += cbor_encode_uint(ev->tid, p, 9);
+		p += cbor_encode_uint(ev->goid, p, 9);
+		w->have_ctx = true;
+		w->ctx_pid = ev->pid;
+		w->ctx_tid = ev->tid;
+		w->ctx_goid = ev->goid;
+	}
+	for (uint32_t i = 0; i < ev->nvals; i++) {
+		const struct gtr_value *v = &ev->vals[i];
+		switch (v->kind) {
+		case GTR_VAL_INT:
+			if (v->v.i >= 0)
+				p += cbor_encode_uint((uint64_t)v->v.i, p, 9);
+			else
+				p += cbor_encode_negint(~(uint64_t)v->v.i, p, 9);
+			break;
+		case GTR_VAL_UINT:
+			p += cbor_encode_uint(v->v.u, p, 9);
+			break;
+		case GTR_VAL_BOOL:
+			*p++ = v->v.b ? 0xf5 : 0xf4;
+			break;
+		case GTR_VAL_STR: {
+			const uint32_t n = v->v.s.len < GTR_MAX_STRING ? v->v.s.len : GTR_MAX_STRING;
+			const uint64_t full = v->v.s.full_len > n ? v->v.s.full_len : n;
+			if (full != n) {
+				*p++ = 0x82; /* array(2) */
+				p += cbor_encode_uint(full, p, 9);
+			}
+			p += cbor_encode_bytestring_start(n, p, 9);
+			if (n)
+				memcpy(p, v->v.s.data, n);
+			p += n;
+			break;
+		}
+		default:
+			*p++ = 0xf6; /* null */
+			break;
+		}
+	}
+	w->len = (size_t)(p - w->buf);
+	w->nrec++;
+	w->frame_events++;
+	w->events++;
+	w->probe_events[ix]++;
+	if (w->len - FRAME_RESERVE >= GTR_FRAME_TARGET)
+		return flush_frame(w);
+	return 0;
+}
+
+int gtr_writer_task(struct gtr_writer *w, uint32_t pid, uint32_t tid,
+		    const char *comm)
+{
+	if (w->failed)
+		return w->failed;
+	if (!comm)
+		comm = "";
+	const size_t n = strnlen(comm, GTR_COMM_LEN);
+	int rc = frame_room(w, 32 + n);
+	if (rc)
+		return rc;
+	uint8_t *p = w->buf + w->len;
+	*p++ = 0x84; /* array(4) */
+	*p++ = GTR_REC_TASK;
+	p += cbor_encode_uint(pid, p, 9);
+	p += cbor_encode_uint(tid, p, 9);
+	p += cbor_encode_string_start(n, p, 9);
+	p += gtr_utf8_sanitize(p, comm, n, n);
+	w->len = (size_t)(p - w->buf);
+	w->nrec++;
+	return 0;
+}
+
+int gtr_writer_drop(struct gtr_writer *w, const struct gtr_drop *d)
+{
+	if (w->failed)
+		return w->failed;
+	int rc = frame_room(w, 40);
+	if (rc)
+		return rc;
+	uint8_t *p = w->buf + w->len;
+	*p++ = 0x84; /* array(4) */
+	*p++ = GTR_REC_DROP;
+	if (d->probe_id == UINT32_MAX)
+		*p++ = 0xf6; /* null */
+	else
+		p += cbor_encode_uint(d->probe_id, p, 9);
+	p = put_ts(w, p, d->ts_ns);
+	p += cbor_encode_uint(d->count, p, 9);
+	w->len = (size_t)(p - w->buf);
+	w->nrec++;
+	w->dropped += d->count;
+	return 0;
+}
+
+uint64_t gtr_writer_bytes(const struct gtr_writer *w)
+{
+	return w ? w->bytes : 0;
+}
+
+uint64_t gtr_writer_events(const struct gtr_writer *w)
+{
+	return w ? w->events : 0;
+}
+
+const char *gtr_writer_error(const struct gtr_writer *w)
+{
+	return w ? w->err : "";
+}
+
+/* ------------------------------------------------------------- create, close */
+
+static int write_summary(struct gtr_writer *w)
+{
+	struct enc *e = &w->meta;
+
+	e->len = 0;
+	e_map(e, w->frames_capped ? 7 : 6);
+	e_text(e, "events");
+	e_uint(e, w->events);
+	e_text(e, "drops");
+	e_uint(e, w->dropped);
+	e_text(e, "first_ts_ns");
+	e_uint(e, w->any_ts ? w->first_ts : 0);
+	e_text(e, "last_ts_ns");
+	e_uint(e, w->any_ts ? w->last_ts : 0);
+	e_text(e, "probes");
+	e_array(e, w->nprobes);
+	for (uint32_t i = 0; i < w->nprobes; i++) {
+		e_array(e, 2);
+		e_uint(e, w->probe_ids[i]);
+		e_uint(e, w->probe_events[i]);
+	}
+	e_text(e, "frames");
+	e_array(e, w->nframes);
+	for (size_t i = 0; i < w->nframes; i++) {
+		const struct frame_ix *f = &w->frames[i];
+		e_array(e, 4);
+		e_uint(e, f->off);
+		e_uint(e, f->first_ts);
+		e_uint(e, f->last_ts);
+		e_uint(e, f->events);
+	}
+	if (w->frames_capped) {
+		e_text(e, "frames_truncated");
+		e_bool(e, true);
+	}
+	return write_meta(w, GTR_BLOCK_SUMMARY);
+}
+
+static void writer_free(struct gtr_writer *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	ZSTD_freeCCtx(w->cctx);
+	gtr_map_free(&w->binaries);
+	gtr_map_free(&w->probes);
+	free(w->probe_ids);
+	free(w->probe_events);
+	free(w->frames);
+	free(w->meta.p);
+	free(w->zbuf);
+	free(w->buf);
+	free(w->path);
+	free(w);
+}
+
+static void set_err(char *err, size_t errlen, const char *msg)
+{
+	if (err && errlen)
+		snprintf(err, errlen, "%s", msg);
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Opens `path` for a new trace as gtr_writer_create() documents. */
+static int open_new(struct gtr_writer *w, unsigned flags)
+{
+	struct stat st;
+
+	if (!lstat(w->path, &st)) {
+		if (S_ISLNK(st.st_mode))
+			return werr(w, -ELOOP, "%s is a symbolic link; refusing to write a trace through it (remove it or choose another path)",
+				    w->path);
+		if (!(flags & GTR_W_FORCE))
+			return werr(w, -EEXIST, "%s exists; use --force to overwrite", w->path);
+		if (!S_ISREG(st.st_mode))
+			return werr(w, -EEXIST, "%s exists and is not a regular file; refusing to replace it",
+				    w->path);
+		if (unlink(w->path) && errno != ENOENT)
+			return werr(w, -errno, "cannot remove %s to overwrite it: %s",
+				    w->path, strerror(errno));
+	}
+	w->fd = open(w->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (w->fd < 0) {
+		if (errno == EEXIST)
+			return werr(w, -EEXIST, "%s exists; use --force to overwrite", w->path);
+		return werr(w, -errno, "cannot create %s: %s", w->path, strerror(errno));
+	}
+	return 0;
+}
+
+struct gtr_writer *gtr_writer_create(const char *path, unsigned flags,
+				     const struct gtr_host *host, char *err,
+				     size_t errlen)
+{
+	struct gtr_writer *w;
+	struct gtr_host h = { 0 };
+	struct utsname un;
+	char hostname[256] = "";
+
+	if (!path || !*path) {
+		set_err(err, errlen, "no output file given");
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w || !(w->path = strdup(path))) {
+		free(w);
+		set_err(err, errlen, "out of memory");
+		return NULL;
+	}
+	w->fd = -1;
+	w->cap = FRAME_RESERVE + GTR_FRAME_TARGET + 64 * 1024;
+	w->buf = malloc(w->cap);
+	w->cctx = ZSTD_createCCtx();
+	if (!w->buf || !w->cctx) {
+		werr(w, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, ZSTD_LEVEL);
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_contentSizeFlag, 1);
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 0);
+	frame_reset(w);
+
+	if (host) {
+		h = *host;
+	} else {
+		if (!uname(&un)) {
+			h.kernel = un.release;
+			h.machine = un.machine;
+		}
+		if (!gethostname(hostname, sizeof(hostname) - 1))
+			h.hostname = hostname;
+		h.start_mono_ns = clock_ns(CLOCK_MONOTONIC);
+		h.start_realtime_ns = clock_ns(CLOCK_REALTIME);
+		h.start_boottime_ns = clock_ns(CLOCK_BOOTTIME);
+	}
+
+	if (open_new(w, flags))
+		goto fail;
+	uint8_t fh[GTR_FILE_HDR_LEN];
+	memcpy(fh, GTR_MAGIC, GTR_MAGIC_LEN);
+	gtr_put_le16(fh + 8, GTR_VERSION_MAJOR);
+	gtr_put_le16(fh + 10, GTR_VERSION_MINOR);
+	gtr_put_le32(fh + 12, 0);
+	struct iovec iov = { .iov_base = fh, .iov_len = sizeof(fh) };
+	if (write_all(w, &iov, 1) || write_host(w, &h))
+		goto fail;
+	return w;
+fail:
+	set_err(err, errlen, w->err);
+	writer_free(w);
+	return NULL;
+}
+
+int gtr_writer_close(struct gtr_writer *w, char *err, size_t errlen)
+{
+	int rc;
+
+	if (!w)
+		return 0;
+	rc = w->failed;
+	if (!rc)
+		rc = flush_frame(w);
+	if (!rc)
+		rc = write_summary(w);
+	if (w->fd >= 0) {
+		if (close(w->fd) && !rc)
+			rc = wfail(w, -errno, "close");
+		w->fd = -1;
+	}
+	set_err(err, errlen, rc ? w->err : "");
+	writer_free(w);
+	return rc;
+}
