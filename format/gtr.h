@@ -130,15 +130,56 @@ struct gtr_event {
 	enum gtr_kind kind;
 	uint32_t pid, tid;
 	uint64_t goid;       /* goroutine id, 0 when unknown */
+	uint32_t cpu;        /* CPU it ran on, GTR_CPU_UNKNOWN when not recorded */
 	uint32_t nvals;
 	struct gtr_value vals[GTR_MAX_ARGS];
+	uint32_t nstack;     /* user stack, innermost first; 0 when none */
+	const uint64_t *stack; /* runtime addresses, nstack of them */
 };
+
+#define GTR_CPU_UNKNOWN UINT32_MAX
+#define GTR_MAX_STACK 127    /* frames per event */
 
 /* Events the kernel or recorder lost, reported as they happen. */
 struct gtr_drop {
 	uint64_t ts_ns;      /* when the loss was noticed, CLOCK_MONOTONIC */
 	uint32_t probe_id;   /* UINT32_MAX when not known per probe */
 	uint64_t count;
+	uint32_t cpu;        /* GTR_CPU_UNKNOWN when counted over all CPUs */
+	uint64_t since_ns;   /* start of the span the loss happened in
+			        (the previous drop report), 0 unknown */
+};
+
+/* A symbol: a function of a binary, to name recorded code addresses. */
+struct gtr_symbol {
+	uint64_t address;    /* link-time virtual address of the entry */
+	uint64_t size;       /* bytes */
+	const char *name;
+};
+
+/* A file mapping of a traced process (from /proc/PID/maps). */
+struct gtr_mapping {
+	uint64_t ts_ns;      /* when it was seen, CLOCK_MONOTONIC */
+	uint32_t pid;
+	uint64_t start, end; /* runtime addresses, [start, end) */
+	uint64_t offset;     /* file offset mapped at `start` */
+	uint32_t binary_id;  /* UINT32_MAX when the file is not a known binary */
+	const char *path;
+};
+
+/* Paired readings of the three clocks, taken back to back. */
+struct gtr_clock_sample {
+	uint64_t monotonic_ns, realtime_ns, boottime_ns;
+};
+
+/* A process seen by the recorder (exec, exit and name). */
+struct gtr_process {
+	uint64_t ts_ns;      /* CLOCK_MONOTONIC */
+	uint32_t pid;
+	uint32_t binary_id;  /* its executable, UINT32_MAX when not traced */
+	const char *comm;
+	int32_t exit_code;   /* valid when `exited` */
+	bool exited;
 };
 
 /* ---------------------------------------------------------------- writer */

@@ -627,6 +627,7 @@ struct recorder {
 	struct task tasks[TASK_SLOTS];
 	uint64_t events, errors;
 	uint64_t *drops_seen;
+	uint64_t drops_ts;   /* when drops were last read, CLOCK_MONOTONIC */
 	int werr;
 };
 
@@ -665,6 +666,9 @@ static int on_event(const struct gt_event *ev, size_t size, void *ctx)
 	out.pid = ev->pid;
 	out.tid = ev->tid;
 	out.goid = ev->goid;
+	out.cpu = GTR_CPU_UNKNOWN;
+	out.nstack = 0;
+	out.stack = NULL;
 	out.nvals = p->meta.nargs < ev->nslots ? p->meta.nargs : ev->nslots;
 	for (i = 0; i < out.nvals; i++) {
 		struct gtr_value *v = &out.vals[i];
@@ -729,11 +733,14 @@ static void record_drops(struct recorder *r)
 				.ts_ns = ts.tv_sec * 1000000000ull + ts.tv_nsec,
 				.probe_id = i,
 				.count = d - r->drops_seen[i],
+				.cpu = GTR_CPU_UNKNOWN,
+				.since_ns = r->drops_ts,
 			};
 			gtr_writer_drop(r->w, &drop);
 			r->drops_seen[i] = d;
 		}
 	}
+	r->drops_ts = ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 /* ------------------------------------------------------------ main */
