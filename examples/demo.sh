@@ -1,15 +1,20 @@
 #!/bin/sh
 # make demo: build the bundled Go program, record it, print the report.
+# Each command is shown as it is run.
 set -e
+top=$(pwd)
 B=build/demo
 mkdir -p "$B"
-export GOCACHE="$PWD/build/gocache" GOPATH="$PWD/build/gopath" GO111MODULE=off
+export GOCACHE="$top/build/gocache" GOPATH="$top/build/gopath" GO111MODULE=off
 go build -o "$B/functions" examples/functions/main.go
-echo "\$ gotrace-record -o $B/t.gtr --force './functions:main.add \"%d %d\" goarg1, goarg2' 'main.greet' -- $B/functions 3"
-./gotrace-record -o "$B/t.gtr" --force "$B/functions:main.add \"%d %d\" goarg1, goarg2" 'main.greet' -- "$B/functions" 3
-echo
-echo "\$ gotrace-report $B/t.gtr"
-./gotrace-report "$B/t.gtr"
-echo
-echo "\$ gotrace-report -f 'goarg2 >= 1' --format jsonl $B/t.gtr"
-./gotrace-report -f 'goarg2 >= 1' --format jsonl "$B/t.gtr"
+PATH="$top:$PATH"
+cd "$B"
+run() {
+	printf '\n$'; printf " '%s'" "$@" | sed "s/ '\([A-Za-z0-9_./=-]*\)'/ \1/g"; echo
+	"$@"
+}
+run gotrace-record -o t.gtr --force './functions:main.add "%d %d" goarg1, goarg2' \
+	'r:main.add "%d" retval' 'main.greet' -- ./functions 3
+run gotrace-report t.gtr
+run gotrace-report -f 'goarg1 == 42' t.gtr
+run gotrace-report -f 'n >= 1' --format jsonl t.gtr
