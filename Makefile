@@ -95,6 +95,10 @@ test: all unit e2e
 demo: all
 	@sh examples/demo.sh
 
+# Benchmarks print figures; nothing here is a pass/fail timing assertion.
+bench: all
+	$(PYTHON) tests/bench/capture_bench.py
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 gotrace-record gotrace-report $(DESTDIR)$(PREFIX)/bin/
