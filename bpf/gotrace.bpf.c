@@ -76,7 +76,8 @@ static __always_inline __u64 reg_value(struct pt_regs *regs, __u8 reg)
 	return v;
 }
 
-/* Reads one word described by src; returns 0 or a negative error. */
+/* Reads the word described by src (register, or src->size bytes at
+ * SP + off), zero-extended; returns 0 or a negative error. */
 static __always_inline int read_src(struct pt_regs *regs,
 				    const struct gt_src *src, __u8 flags,
 				    __u64 *out)
@@ -86,22 +87,16 @@ static __always_inline int read_src(struct pt_regs *regs,
 	if (src->loc == GT_LOC_REG) {
 		v = reg_value(regs, src->reg);
 	} else if (src->loc == GT_LOC_STACK) {
-		void *addr = (void *)(regs->sp + (long)src->off);
-		if (bpf_probe_read_user(&v, sizeof(v), addr))
+		__u64 n = src->size;
+
+		barrier_var(n);
+		if (n > 8 || !n)
+			n = 8;
+		if (bpf_probe_read_user(&v, n,
+					(void *)(regs->sp + (long)src->off)))
 			return -1;
 	} else {
 		return -1;
-	}
-	switch (src->size) {
-	case 1:
-		v = (flags & GT_F_SIGNED) ? (__u64)(__s64)(__s8)v : (__u8)v;
-		break;
-	case 2:
-		v = (flags & GT_F_SIGNED) ? (__u64)(__s64)(__s16)v : (__u16)v;
-		break;
-	case 4:
-		v = (flags & GT_F_SIGNED) ? (__u64)(__s64)(__s32)v : (__u32)v;
-		break;
 	}
 	*out = v;
 	return 0;
@@ -129,56 +124,122 @@ static __always_inline __u64 read_goid(struct pt_regs *regs,
 	return goid;
 }
 
+/* Reads `size` (1..8) bytes of user memory at addr, zero-extended. */
+static __always_inline int read_user_word(__u64 addr, __u8 size, __u64 *out)
+{
+	__u64 v = 0, n = size;
+
+	barrier_var(n);
+	if (n > 8 || !n)
+		n = 8;
+	if (bpf_probe_read_user(&v, n, (void *)addr))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static __always_inline __u64 extend(__u64 v, __u8 size, __u8 flags)
+{
+	switch (size) {
+	case 1:
+		return (flags & GT_F_SIGNED) ? (__u64)(__s64)(__s8)v : (__u8)v;
+	case 2:
+		return (flags & GT_F_SIGNED) ? (__u64)(__s64)(__s16)v : (__u16)v;
+	case 4:
+		return (flags & GT_F_SIGNED) ? (__u64)(__s64)(__s32)v : (__u32)v;
+	}
+	return v;
+}
+
 /*
- * Runs fetch `i` of `plan` into ev->slots[i] (and string bytes at
- * ev->data[dlen]); returns the new dlen. A global (non-inlined) function
- * is verified once, not once per loop iteration and value range, which
- * keeps the main program far from the verifier's complexity limit.
+ * Appends up to `want` bytes at user address `src` to ev->data at dlen,
+ * as a __u16 count and the bytes; returns the new dlen.
+ */
+static __always_inline __u32 append_bytes(struct gt_event *ev, __u32 dlen,
+					  __u64 src, __u64 want)
+{
+	__u64 n = want, off;
+
+	if (dlen > GT_DATA_MAX)
+		dlen = GT_DATA_MAX;
+	if (dlen + 2 + n > GT_DATA_MAX)
+		n = dlen + 2 < GT_DATA_MAX ? GT_DATA_MAX - dlen - 2 : 0;
+	/* Re-check after the barrier: the verifier needs the bound on the
+	 * very register passed to the helper. */
+	barrier_var(n);
+	if (n > GT_STR_MAX)
+		n = GT_STR_MAX;
+	off = dlen & (GT_DATA_MAX - 1);
+	if (n && bpf_probe_read_user(&ev->data[off + 2], n, (void *)src))
+		n = 0;
+	ev->data[off] = n & 0xff;
+	ev->data[off + 1] = n >> 8;
+	return dlen + 2 + n;
+}
+
+/*
+ * Runs fetch `i` of `plan` into ev->slots[i] (and bytes at ev->data[dlen]);
+ * returns the new dlen. A global (non-inlined) function is verified once,
+ * not once per loop iteration and value range, which keeps the main
+ * program far from the verifier's complexity limit.
  */
 __noinline int fetch_one(struct pt_regs *regs, struct gt_event *ev,
 			 const struct gt_plan *plan, __u32 i, __u32 dlen)
 {
 	const struct gt_fetch *f;
-	__u32 str_max;
-	__u64 v = 0;
+	__u64 v = 0, addr = 0, len = 0;
+	int k, bad = 0;
 
 	if (!regs || !ev || !plan)
 		return dlen;
 	i &= GT_MAX_FETCH - 1;
 	f = &plan->fetch[i];
-	str_max = plan->str_max;
-	if (dlen > GT_DATA_MAX)
-		dlen = GT_DATA_MAX;
-	if (f->op == GT_OP_WORD) {
-		if (read_src(regs, &f->src, f->flags, &v))
-			ev->unavail |= 1u << i;
-	} else if (f->op == GT_OP_STRING) {
-		__u64 ptr = 0, len = 0, n, off;
-
-		if (read_src(regs, &f->src, 0, &ptr) ||
-		    read_src(regs, &f->src2, 0, &len)) {
-			ev->unavail |= 1u << i;
-			len = 0;
-		}
-		v = len;
-		n = len < str_max ? len : str_max;
-		if (dlen + 2 + n > GT_DATA_MAX)
-			n = dlen + 2 < GT_DATA_MAX ? GT_DATA_MAX - dlen - 2 : 0;
-		/* Re-check after the barrier: the verifier needs the bound
-		 * on the very register passed to the helper. */
-		barrier_var(n);
-		if (n > GT_STR_MAX)
-			n = GT_STR_MAX;
-		off = dlen & (GT_DATA_MAX - 1);
-		if (n && bpf_probe_read_user(&ev->data[off + 2], n,
-					     (void *)ptr))
-			n = 0;
-		ev->data[off] = n & 0xff;
-		ev->data[off + 1] = n >> 8;
-		dlen += 2 + n;
-	} else {
+	if (f->op == GT_OP_NONE) {
 		ev->unavail |= 1u << i;
+		ev->slots[i] = 0;
+		return dlen;
 	}
+	/* Root word, then the pointer chain. */
+	bad = read_src(regs, &f->src, 0, &addr);
+	for (k = 0; k < GT_MAX_DEREF; k++) {
+		if (bad || k >= f->nderef)
+			break;
+		bad = !addr || read_user_word(addr + f->deref[k], 8, &addr);
+	}
+	if (f->op == GT_OP_WORD) {
+		if (bad)
+			;
+		else if (f->flags & GT_F_INDIRECT)
+			bad = !addr || read_user_word(addr + f->mem_off, f->size, &v);
+		else
+			v = addr;
+		v = extend(v, (f->flags & GT_F_INDIRECT) ? f->size : f->src.size,
+			   f->flags);
+	} else if (f->op == GT_OP_STRING) {
+		__u64 ptr = addr;
+
+		if (!bad && (f->flags & GT_F_INDIRECT))
+			bad = !addr || read_user_word(addr + f->mem_off, 8, &ptr) ||
+			      read_user_word(addr + f->mem_off + 8, 8, &len);
+		else if (!bad)
+			bad = read_src(regs, &f->src2, 0, &len);
+		if (bad)
+			len = 0;
+		v = len;
+		dlen = append_bytes(ev, dlen, ptr,
+				    len < plan->str_max ? len : plan->str_max);
+	} else if (f->op == GT_OP_MEM) {
+		if (!bad && (f->flags & GT_F_INDIRECT))
+			addr += f->mem_off;
+		v = f->mem_size;
+		dlen = append_bytes(ev, dlen, addr, bad ? 0 :
+				    (f->mem_size < plan->str_max ? f->mem_size
+								 : plan->str_max));
+	} else {
+		bad = 1;
+	}
+	if (bad)
+		ev->unavail |= 1u << i;
 	ev->slots[i] = v;
 	return dlen;
 }

@@ -34,13 +34,21 @@ enum gt_reg {
 /* Operation of one fetch. */
 enum gt_op {
 	GT_OP_NONE = 0,    /* value unavailable: emits 0, flagged */
-	GT_OP_WORD = 1,    /* read `size` bytes at loc; slot = value */
-	GT_OP_STRING = 2,  /* ptr at loc, length at loc2; slot = length,
-			      min(length, str_max) bytes appended to data */
+	GT_OP_WORD = 1,    /* a word: slot = value */
+	GT_OP_STRING = 2,  /* (ptr, len): slot = len, min(len, str_max)
+			      bytes appended to data */
+	GT_OP_MEM = 3,     /* `mem_size` bytes at an address ($ptr):
+			      slot = mem_size, min(mem_size, str_max) bytes
+			      appended to data */
 };
 
 /* Flags of a fetch. */
 #define GT_F_SIGNED 1      /* sign-extend a value narrower than 8 bytes */
+#define GT_F_INDIRECT 2    /* the value is in memory: after the deref
+			      chain, read at address + mem_off (a string's
+			      ptr at +mem_off and len at +mem_off+8) */
+
+#define GT_MAX_DEREF 4     /* pointers followed per fetch */
 
 /* Source location of one word. */
 struct gt_src {
@@ -51,12 +59,22 @@ struct gt_src {
 	__s32 off;         /* GT_LOC_STACK: bytes from SP */
 };
 
+/*
+ * One captured value. The root word comes from `src`; then, for each of
+ * the `nderef` steps, addr = *(u64 *)(addr + deref[k]) (a pointer field
+ * followed); then the op reads the value (directly, or at addr + mem_off
+ * when GT_F_INDIRECT).
+ */
 struct gt_fetch {
 	__u8 op;           /* enum gt_op */
 	__u8 flags;        /* GT_F_* */
-	__u16 pad;
+	__u8 nderef;       /* <= GT_MAX_DEREF */
+	__u8 size;         /* bytes of an indirect word: 1, 2, 4, 8 */
 	struct gt_src src;  /* the value, or a string's data pointer */
-	struct gt_src src2; /* a string's length */
+	struct gt_src src2; /* a string's length (register form) */
+	__s32 deref[GT_MAX_DEREF];
+	__s32 mem_off;
+	__u32 mem_size;    /* GT_OP_MEM: bytes wanted */
 };
 
 /* Goroutine id lookup of a plan. */
