@@ -108,6 +108,7 @@ static const char *const type_names[] = {
 	[GTR_TYPE_UINT] = "uint",   [GTR_TYPE_BOOL] = "bool",
 	[GTR_TYPE_PTR] = "ptr",     [GTR_TYPE_STRING] = "string",
 	[GTR_TYPE_FLOAT] = "float", [GTR_TYPE_OTHER] = "other",
+	[GTR_TYPE_BYTES] = "bytes",
 };
 
 const char *gtr_type_name(enum gtr_type t)

@@ -50,6 +50,7 @@ enum gtr_type {
 	GTR_TYPE_STRING = 5, /* Go string: bounded content, true length kept */
 	GTR_TYPE_FLOAT = 6,  /* float32/float64 */
 	GTR_TYPE_OTHER = 7,  /* known type gotrace does not capture (yet) */
+	GTR_TYPE_BYTES = 8,  /* []byte or raw memory: bounded bytes, true length */
 };
 
 /* Kind of one decoded value. */
@@ -165,6 +166,8 @@ struct gtr_mapping {
 	uint64_t offset;     /* file offset mapped at `start` */
 	uint32_t binary_id;  /* UINT32_MAX when the file is not a known binary */
 	const char *path;
+	uint64_t vaddr;      /* link-time virtual address mapped at `start`
+				(ELF p_vaddr + offset - p_offset), 0 unknown */
 };
 
 /* Paired readings of the three clocks, taken back to back. */
@@ -224,8 +227,52 @@ int gtr_writer_task(struct gtr_writer *w, uint32_t pid, uint32_t tid,
  */
 int gtr_writer_event(struct gtr_writer *w, const struct gtr_event *ev);
 
-/* Records lost events. 0 or -errno. */
+/*
+ * Records lost events (count, probe or UINT32_MAX, cpu or GTR_CPU_UNKNOWN,
+ * the span [since_ns, ts_ns] they were lost in) in the event stream.
+ * 0 or -errno.
+ */
 int gtr_writer_drop(struct gtr_writer *w, const struct gtr_drop *d);
+
+/*
+ * Metadata blocks below (and binary, probe) are written in call order:
+ * the writer first writes the pending events frame, so every event appended
+ * before the call is in the file before the block and every later one after
+ * it (spec/FORMAT.md, "Order").
+ */
+
+/*
+ * Writes the symbol table of binary `binary_id`: syms[n] (link-time
+ * addresses, any order; the writer sorts a copy) as one or more SYMBOLS
+ * blocks of at most 8192 symbols each. Names longer than GTR_MAX_NAME are
+ * cut, invalid UTF-8 replaced by '?'. Call it before the events whose
+ * addresses it names. 0, -ENOENT when the binary was not written before,
+ * -ENOMEM, or -errno of a failed write.
+ */
+int gtr_writer_symbols(struct gtr_writer *w, uint32_t binary_id,
+		       const struct gtr_symbol *syms, size_t n);
+
+/*
+ * Records one file mapping of a traced process (from /proc/PID/maps), for
+ * gtr_reader_symbolize(). Write every executable mapping of a process when
+ * it is first traced, and new ones as they appear. 0, -EINVAL when
+ * end <= start, or -errno.
+ */
+int gtr_writer_mapping(struct gtr_writer *w, const struct gtr_mapping *m);
+
+/*
+ * Records paired readings of CLOCK_MONOTONIC, CLOCK_REALTIME and
+ * CLOCK_BOOTTIME (ns), taken back to back. The recorder calls it at start
+ * and about every second, so wall-clock time stays exact when the clock is
+ * stepped or slewed. 0 or -errno.
+ */
+int gtr_writer_clock(struct gtr_writer *w, const struct gtr_clock_sample *c);
+
+/*
+ * Records a process: when it was first traced or exec'ed (exited false),
+ * and when it exited (exited true, exit_code). 0 or -errno.
+ */
+int gtr_writer_process(struct gtr_writer *w, const struct gtr_process *p);
 
 /*
  * Compresses and writes the current frame, if it holds anything, so a crash
@@ -329,6 +376,10 @@ struct gtr_summary {
 	uint64_t first_ts_ns; /* earliest and latest record timestamps */
 	uint64_t last_ts_ns;
 	uint64_t nframes;     /* event frames in the frame index */
+	uint32_t nprobes;     /* entries of probe_ids/probe_events (kept, bounded) */
+	const uint32_t *probe_ids;
+	const uint64_t *probe_events; /* events per probe, as the writer counted */
+	bool frames_truncated; /* the writer's frame index stopped at 2^20 */
 };
 
 /*
@@ -339,6 +390,83 @@ const struct gtr_summary *gtr_reader_summary(const struct gtr_reader *r);
 
 /* Message of the last error or damage report ("" when none). */
 const char *gtr_reader_error(const struct gtr_reader *r);
+
+/*
+ * Name of the function containing runtime address `addr` of process `pid`:
+ * the address goes through the pid's latest mapping that contains it to a
+ * binary and a link-time address (a non-PIE binary also maps 1:1 when no
+ * mapping is known), then to the symbol containing that address (size 0:
+ * up to the next symbol). *offset (may be NULL) gets addr's distance from
+ * the symbol's start. Returns NULL when unknown. Uses the metadata read so
+ * far; the string lives as long as `r`. Not thread-safe (sorts lazily).
+ */
+const char *gtr_reader_symbolize(const struct gtr_reader *r, uint32_t pid,
+				 uint64_t addr, uint64_t *offset);
+
+/*
+ * CLOCK_REALTIME (ns since 1970 UTC) of monotonic time `mono_ns`, from the
+ * clock sample nearest before it (the host block's anchor when none is).
+ * 0, or -ENOENT when the file holds no clock reading at all.
+ */
+int gtr_reader_realtime(const struct gtr_reader *r, uint64_t mono_ns,
+			uint64_t *realtime_ns);
+
+/* Clock samples kept (CLOCK blocks, in monotonic order), and access. */
+uint32_t gtr_reader_nclocks(const struct gtr_reader *r);
+const struct gtr_clock_sample *gtr_reader_clock_at(const struct gtr_reader *r,
+						   uint32_t i);
+
+/* Process records kept (PROCESS blocks, file order); strings owned by r. */
+uint32_t gtr_reader_nprocesses(const struct gtr_reader *r);
+const struct gtr_process *gtr_reader_process_at(const struct gtr_reader *r,
+						uint32_t i);
+
+/* Mappings kept (MAPPING blocks, file order); strings owned by r. */
+uint32_t gtr_reader_nmappings(const struct gtr_reader *r);
+const struct gtr_mapping *gtr_reader_mapping_at(const struct gtr_reader *r,
+						uint32_t i);
+
+/*
+ * Symbols kept for binary `binary_id`, and access in address order (sorts
+ * lazily; not thread-safe). 0 / NULL when the file has none for it.
+ */
+uint32_t gtr_reader_nsymbols(const struct gtr_reader *r, uint32_t binary_id);
+const struct gtr_symbol *gtr_reader_symbol_at(const struct gtr_reader *r,
+					      uint32_t binary_id, uint32_t i);
+
+/*
+ * Losses read so far, summed per (probe, cpu) from the drop records:
+ * probe_id UINT32_MAX / cpu GTR_CPU_UNKNOWN when not known, and the time
+ * span they happened in (first_ns: earliest since_ns, or ts_ns when it is
+ * unknown; last_ns: latest ts_ns).
+ */
+struct gtr_loss {
+	uint32_t probe_id, cpu;
+	uint64_t count;
+	uint64_t first_ns, last_ns;
+	uint64_t records;     /* drop records summed */
+};
+uint32_t gtr_reader_nlosses(const struct gtr_reader *r);
+const struct gtr_loss *gtr_reader_loss_at(const struct gtr_reader *r,
+					  uint32_t i);
+
+/*
+ * Items not kept because a reader limit was reached (spec/FORMAT.md,
+ * "Limits"); they are counted, never silently lost.
+ */
+struct gtr_overflow {
+	uint64_t symbols, mappings, processes, clocks, losses, summary_probes;
+};
+const struct gtr_overflow *gtr_reader_overflow(const struct gtr_reader *r);
+
+/*
+ * Moves to the first events frame that may hold records at or after
+ * `mono_ns`, using the summary's frame index (read from the end of the
+ * file). Metadata before that frame is read first, so probes and task
+ * names stay known. 0, -ENOENT when the file has no usable index (not
+ * closed cleanly), or -errno.
+ */
+int gtr_reader_seek_ts(struct gtr_reader *r, uint64_t mono_ns);
 
 /* Closes the file and frees `r` (NULL is fine). */
 void gtr_reader_close(struct gtr_reader *r);

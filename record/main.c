@@ -274,6 +274,15 @@ static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a)
 	case GTR_TYPE_WORD:
 		f->op = GT_OP_WORD;
 		break;
+	case GTR_TYPE_BYTES:
+		if (a->npieces == 1) {
+			/* $ptr(E, SIZE): a->size bytes where E points. */
+			f->op = GT_OP_MEM;
+			f->mem_size = a->size;
+			break;
+		}
+		/* []byte is (ptr, len, cap), read like a string */
+		__attribute__((fallthrough));
 	case GTR_TYPE_STRING:
 		if (a->npieces < 2 || a->pieces[1].kind == GT_LOC_NONE)
 			return;
@@ -325,6 +334,71 @@ static uint8_t *read_code(const struct binary *b, const struct gobin_func *fn,
  * an entry probe, every RET for a return probe (never uretprobes: the Go
  * runtime copies stacks and would find the kernel's trampoline address).
  */
+/*
+ * Adds the value of "$ptr(E, SIZE)": SIZE bytes of memory at the address
+ * that value E (goargN or a name) holds. Returns its index, -ENOENT when
+ * E is unknown, or -EINVAL after printing why.
+ */
+static int add_ptr_value(struct probe *p, const char *x)
+{
+	char inner[128];
+	const char *comma = strrchr(x, ',');
+	size_t len = strlen(x), n;
+	struct gobin_arg *a;
+	unsigned long size;
+	char *end;
+	int root, k;
+
+	if (!comma || x[len - 1] != ')' || (n = comma - (x + 5)) >= sizeof(inner)) {
+		fprintf(stderr, "gotrace-record: probe '%s': bad '%s'; write "
+			"$ptr(EXPR, SIZE), e.g. $ptr(goarg1, 16)\n",
+			p->spec.text, x);
+		return -EINVAL;
+	}
+	memcpy(inner, x + 5, n);
+	inner[n] = '\0';
+	while (n && inner[n - 1] == ' ')
+		inner[--n] = '\0';
+	errno = 0;
+	size = strtoul(comma + 1, &end, 0);
+	while (*end == ' ')
+		end++;
+	if (errno || *end != ')' || !size || size > GT_STR_MAX) {
+		fprintf(stderr, "gotrace-record: probe '%s': bad size in '%s'; "
+			"give 1 to %d bytes\n", p->spec.text, x, GT_STR_MAX);
+		return -EINVAL;
+	}
+	root = resolve_expr(p, inner + strspn(inner, " "));
+	if (root < 0)
+		return -ENOENT;
+	if (p->meta.nargs >= GT_MAX_FETCH) {
+		fprintf(stderr, "gotrace-record: probe '%s': too many values "
+			"(at most %d)\n", p->spec.text, GT_MAX_FETCH);
+		return -EINVAL;
+	}
+	if (!p->args[root].npieces ||
+	    p->args[root].pieces[0].kind == GT_LOC_NONE) {
+		fprintf(stderr, "gotrace-record: probe '%s': '%s' is not "
+			"readable, so '%s' cannot follow it\n", p->spec.text,
+			inner, x);
+		return -EINVAL;
+	}
+	k = p->meta.nargs++;
+	a = &p->args[k];
+	memset(a, 0, sizeof(*a));
+	snprintf(a->name, sizeof(a->name), "%s", x);
+	snprintf(a->type_name, sizeof(a->type_name), "[%lu]byte", size);
+	a->type = GTR_TYPE_BYTES;
+	a->size = size;
+	a->npieces = 1;
+	a->pieces[0] = p->args[root].pieces[0];
+	p->meta.args[k].name = a->name;
+	p->meta.args[k].type_name = a->type_name;
+	p->meta.args[k].type = a->type;
+	p->meta.args[k].size = a->size;
+	return k;
+}
+
 static int probe_sites(struct probe *p)
 {
 	const struct binary *b = p->bin;
@@ -450,20 +524,32 @@ static int probe_prepare(struct probe *p, uint32_t id,
 	p->meta.fmt = p->spec.fmt ? p->spec.fmt : "";
 	p->meta.nargs = n > GT_MAX_FETCH ? GT_MAX_FETCH : n;
 	for (i = 0; i < (int)p->meta.nargs; i++) {
+		struct gobin_arg *ga = &p->args[i];
+
+		/* DWARF names []byte "[]uint8": captured as bytes. */
+		if (ga->type == GTR_TYPE_OTHER && ga->npieces >= 2 &&
+		    (!strcmp(ga->type_name, "[]uint8") ||
+		     !strcmp(ga->type_name, "[]byte")))
+			ga->type = GTR_TYPE_BYTES;
 		p->meta.args[i].name = p->args[i].name;
 		p->meta.args[i].type_name = p->args[i].type_name;
 		p->meta.args[i].type = p->args[i].type;
 		p->meta.args[i].size = p->args[i].size;
 	}
 	for (i = 0; i < p->spec.nexprs; i++) {
-		int a = resolve_expr(p, p->spec.exprs[i]);
+		const char *x = p->spec.exprs[i];
+		int a = resolve_expr(p, x);
 
+		if (a == -ENOENT && !strncmp(x, "$ptr(", 5))
+			a = add_ptr_value(p, x);
+		if (a == -EINVAL)
+			return -1;    /* add_ptr_value said why */
 		if (a < 0 || a >= (int)p->meta.nargs) {
 			fprintf(stderr, "gotrace-record: probe '%s': unknown "
-				"expression '%s'; use %s1..%s%u%s or a %s name "
-				"(%s has: ", p->spec.text, p->spec.exprs[i],
+				"expression '%s'; use %s1..%s%d%s, a %s name or "
+				"$ptr(EXPR, SIZE) (%s has: ", p->spec.text, x,
 				ret ? "goret" : "goarg", ret ? "goret" : "goarg",
-				p->meta.nargs, ret ? ", retval" : "",
+				p->nargs, ret ? ", retval" : "",
 				ret ? "result" : "parameter", p->fn.name);
 			print_arg_names(p);
 			fprintf(stderr, ")\n");
@@ -688,7 +774,8 @@ static int on_event(const struct gt_event *ev, size_t size, void *ctx)
 			v->kind = GTR_VAL_BOOL;
 			v->v.b = s != 0;
 			break;
-		case GTR_TYPE_STRING: {
+		case GTR_TYPE_STRING:
+		case GTR_TYPE_BYTES: {
 			uint32_t n = 0;
 
 			if (doff + 2 <= dmax) {

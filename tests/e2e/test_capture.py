@@ -114,3 +114,23 @@ def test_default_buffer_loses_nothing_in_10s_of_hot_calls(gobuild, tmp_path):
     assert lost_events(r.stderr) == 0
     assert len(lines) == calls > 10000
     assert lines[-1].split()[-1] == str(calls - 1)
+
+
+def test_values_bytes_ptr_strings_and_spilled_arguments(gobuild, tmp_path):
+    exe = gobuild("tests/fixtures/values/main.go", "values")
+    trace = str(tmp_path / "t.gtr")
+    record(["-q", "-s", "100", "-o", trace, "main.takeBytes",
+            'main.takePoint "%d" k, $ptr(p, 16)', "main.takeStrings",
+            "main.many", "--", exe])
+    evs = {e["func"]: e for e in jsonl(trace)}
+    assert evs["main.takeBytes"]["args"] == {"b": "raw\u0000bytes", "n": 1}
+    tp = evs["main.takePoint"]["args"]
+    raw = tp["$ptr(p, 16)"]
+    assert [ord(c) for c in raw] == [3] + [0] * 7 + [4] + [0] * 7  # X, Y
+    assert tp["k"] == 5 and tp["p"] > 0
+    ts = evs["main.takeStrings"]["args"]
+    assert ts["empty"] == ""
+    assert ts["long"] == {"str": "x" * 100, "len": 1000, "truncated": True}
+    assert ts["bad"] == "\u00ff\u00febad" or ts["bad"].endswith("bad")
+    # 11 ints: 9 in registers, j and k spill to the stack.
+    assert evs["main.many"]["goargs"] == list(range(1, 12))
