@@ -12,7 +12,7 @@ B        := build
 DEPS_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev \
 	libcbor-dev libcriterion-dev libzydis-dev libpcre2-dev pkg-config \
 	golang-go gccgo python3-pytest python3-cbor2 python3-zstandard zstd \
-	caddy bpftrace linux-perf
+	caddy age binutils bpftrace linux-perf util-linux
 
 CFLAGS   ?= -O2 -g
 CFLAGS   += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \

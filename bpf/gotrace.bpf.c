@@ -160,16 +160,16 @@ static __always_inline __u32 append_bytes(struct gt_event *ev, __u32 dlen,
 {
 	__u64 n = want, off;
 
-	if (dlen > GT_DATA_MAX)
-		dlen = GT_DATA_MAX;
-	if (dlen + 2 + n > GT_DATA_MAX)
-		n = dlen + 2 < GT_DATA_MAX ? GT_DATA_MAX - dlen - 2 : 0;
+	if (dlen > GT_TAIL_MAX)
+		dlen = GT_TAIL_MAX;
+	if (dlen + 2 + n > GT_TAIL_MAX)
+		n = dlen + 2 < GT_TAIL_MAX ? GT_TAIL_MAX - dlen - 2 : 0;
 	/* Re-check after the barrier: the verifier needs the bound on the
 	 * very register passed to the helper. */
 	barrier_var(n);
 	if (n > GT_STR_MAX)
 		n = GT_STR_MAX;
-	off = dlen & (GT_DATA_MAX - 1);
+	off = dlen & (GT_TAIL_MAX - 1);
 	if (n && bpf_probe_read_user(&ev->data[off + 2], n, (void *)src))
 		n = 0;
 	ev->data[off] = n & 0xff;
@@ -244,6 +244,34 @@ __noinline int fetch_one(struct pt_regs *regs, struct gt_event *ev,
 	return dlen;
 }
 
+/*
+ * User stack by frame pointers into the start of ev->data; returns its
+ * bytes. At a probe before the frame is set up (after the entry's stack
+ * check, or at a RET) the caller's return address is at [SP], not yet
+ * behind a frame pointer, so a walk from RBP skips the caller: put it back
+ * as the second frame.
+ */
+static __always_inline __u32 read_stack(struct pt_regs *regs,
+					struct gt_event *ev)
+{
+	__u64 *frames = (__u64 *)ev->data, ret = 0;
+	long n;
+
+	n = bpf_get_stack(regs, &frames[1], (GT_MAX_STACK - 1) * 8,
+			  BPF_F_USER_STACK);
+	if (n < 8)
+		return 0;
+	frames[0] = frames[1];   /* the probed instruction */
+	if (bpf_probe_read_user(&ret, sizeof(ret), (void *)regs->sp))
+		ret = 0;
+	frames[1] = ret;
+	n = n / 8 + 1;
+	if (n > GT_MAX_STACK)
+		n = GT_MAX_STACK;
+	ev->nstack = n;
+	return n * 8;
+}
+
 /* Bytes waiting in the ring buffer before the recorder is woken up. */
 const volatile __u64 wakeup_bytes = 256 << 10;
 
@@ -256,7 +284,8 @@ static __always_inline __u64 wakeup_flags(void)
 SEC("uprobe")
 int gotrace_probe(struct pt_regs *regs)
 {
-	__u32 slot = (__u32)bpf_get_attach_cookie(regs);
+	__u64 cookie = bpf_get_attach_cookie(regs);
+	__u32 slot = (__u32)cookie;
 	__u32 zero = 0, dlen = 0, i;
 	struct gt_plan *plan;
 	struct gt_event *ev;
@@ -278,6 +307,11 @@ int gotrace_probe(struct pt_regs *regs)
 	ev->goid = read_goid(regs, plan);
 	bpf_get_current_comm(&ev->comm, sizeof(ev->comm));
 	ev->unavail = 0;
+	ev->nstack = 0;
+	ev->cpu = bpf_get_smp_processor_id();
+	ev->site = cookie >> 32;
+	if (plan->flags & GT_P_STACK)
+		dlen = read_stack(regs, ev);
 
 	for (i = 0; i < GT_MAX_FETCH; i++) {
 		if (i >= plan->nfetch)

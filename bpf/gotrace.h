@@ -14,6 +14,8 @@
 #define GT_MAX_FETCH 16      /* fetches (captured values) per probe */
 #define GT_STR_MAX 512       /* hard cap of captured bytes per string */
 #define GT_DATA_MAX 2048     /* bytes of string data per event */
+#define GT_MAX_STACK 127     /* user stack frames per event */
+#define GT_TAIL_MAX 4096     /* stack + string data: a power of two */
 #define GT_MAX_PROBES 65536  /* entries of the plan map */
 
 /* Where a value lives. */
@@ -92,16 +94,21 @@ struct gt_plan {
 	__u32 str_max;     /* captured bytes per string, <= GT_STR_MAX */
 	__u32 goid_mode;   /* enum gt_goid */
 	__s32 goid_off;    /* offset of goid in runtime.g */
+	__u32 flags;       /* GT_P_* */
 	struct gt_fetch fetch[GT_MAX_FETCH];
 };
+
+/* Flags of a plan. */
+#define GT_P_STACK 1       /* capture the user stack */
 
 /* Ring buffer record types. */
 enum gt_rec { GT_REC_EVENT = 1 };
 
 /*
- * One probe hit as it leaves the kernel: header, nfetch 64-bit slots, then
- * string data: for each GT_OP_STRING fetch in order, a __u16 byte count
- * followed by that many bytes.
+ * One probe hit as it leaves the kernel: header, GT_MAX_FETCH 64-bit
+ * slots, then `data_len` bytes of tail: first `nstack` 64-bit user stack
+ * addresses (innermost first), then, for each GT_OP_STRING / GT_OP_MEM
+ * fetch in order, a __u16 byte count followed by that many bytes.
  */
 struct gt_event {
 	__u32 type;        /* enum gt_rec */
@@ -111,10 +118,14 @@ struct gt_event {
 	__u64 goid;
 	char comm[16];
 	__u16 nslots;
-	__u16 data_len;    /* bytes of string data after the slots */
+	__u16 data_len;    /* bytes of tail after the slots */
 	__u32 unavail;     /* bit i set: slot i could not be read */
+	__u16 nstack;      /* stack addresses at the start of the tail */
+	__u16 cpu;
+	__u32 site;        /* which uprobe of the probe fired (cookie >> 32) */
 	__u64 slots[GT_MAX_FETCH];
-	__u8 data[GT_DATA_MAX + GT_STR_MAX + 2]; /* slack keeps verifier bounds simple */
+	/* slack past GT_TAIL_MAX keeps the verifier's bounds simple */
+	__u8 data[GT_TAIL_MAX + GT_STR_MAX + 2];
 };
 
 #define GT_EVENT_HDR_SIZE ((unsigned long)&((struct gt_event *)0)->slots)

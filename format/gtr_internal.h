@@ -29,6 +29,10 @@ enum gtr_block_type {
 	GTR_BLOCK_PROBE = 3,
 	GTR_BLOCK_EVENTS = 4,
 	GTR_BLOCK_SUMMARY = 5,
+	GTR_BLOCK_SYMBOLS = 6,
+	GTR_BLOCK_MAPPING = 7,
+	GTR_BLOCK_CLOCK = 8,
+	GTR_BLOCK_PROCESS = 9,
 };
 
 /* Record types inside an EVENTS frame (spec "Records"). */
@@ -39,6 +43,11 @@ enum gtr_rec_type {
 	GTR_REC_DROP = 3,
 	GTR_REC_ENTRY_CTX = 4,   /* event in the context of the previous one */
 	GTR_REC_RETURN_CTX = 5,
+	GTR_REC_ENTRY_DELTA = 6, /* same context, integers as deltas */
+	GTR_REC_RETURN_DELTA = 7,
+	GTR_REC_ENTRY_CPU = 8,   /* full event with its CPU */
+	GTR_REC_RETURN_CPU = 9,
+	GTR_REC_STACK = 10,      /* stack of the next event record */
 };
 
 /* Limits of the format; the reader rejects files that exceed them. */
@@ -50,6 +59,14 @@ enum gtr_rec_type {
 #define GTR_MAX_META_BYTES (256u << 20) /* reader heap for metadata strings */
 #define GTR_MAX_TASKS 65536u           /* (pid, tid) names the reader keeps */
 #define GTR_CBOR_DEPTH 16              /* nesting the reader will skip */
+#define GTR_FRAME_PROBES 4096u         /* probes with delta state per frame */
+#define GTR_SYMS_PER_BLOCK 8192u       /* writer: symbols per SYMBOLS block */
+#define GTR_MAX_SYMBOLS (1u << 21)     /* symbols the reader keeps */
+#define GTR_MAX_MAPPINGS 65536u        /* mappings the reader keeps */
+#define GTR_MAX_PROCESSES 65536u       /* process records the reader keeps */
+#define GTR_MAX_CLOCKS 65536u          /* clock samples the reader keeps */
+#define GTR_MAX_LOSSES 4096u           /* (probe, cpu) loss entries kept */
+#define GTR_MAX_INDEX (1u << 20)       /* frame index entries (summary) */
 
 static inline void gtr_put_le16(uint8_t *p, uint16_t v)
 {

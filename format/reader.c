@@ -38,6 +38,24 @@ struct comm {
 	char s[GTR_COMM_LEN + 1];
 };
 
+/* Delta state of one probe in the current frame (record types 6, 7). */
+struct rstate {
+	uint32_t nvals;
+	uint64_t vals[GTR_MAX_ARGS];
+};
+
+/* Symbols of one binary, sorted lazily by address. */
+struct symtab {
+	uint32_t binary_id;
+	uint32_t n, cap;
+	bool sorted;
+	struct gtr_symbol *syms;
+};
+
+struct index_entry {
+	uint64_t off, first_ts, last_ts, events;
+};
+
 struct gtr_reader {
 	int fd;
 	char *path;
@@ -59,8 +77,18 @@ struct gtr_reader {
 	bool in_frame;
 	uint64_t frame_off, rec_left, rec_no, prev_ts;
 	bool have_ctx;
-	uint32_t ctx_pid, ctx_tid;
+	uint32_t ctx_pid, ctx_tid, ctx_cpu;
 	uint64_t ctx_goid;
+	uint64_t frame_gen;                /* bumped per frame */
+	uint64_t ps_dgen[DIRECT_PROBES];   /* == frame_gen: ps_dslot valid */
+	uint32_t ps_dslot[DIRECT_PROBES];
+	struct gtr_map ps_ix;              /* other probe ids -> slot */
+	struct rstate *ps;                 /* GTR_FRAME_PROBES slots */
+	uint32_t nps;
+	uint64_t stack[GTR_MAX_STACK];
+	uint32_t nstack;
+	bool stack_pending;
+	uint64_t stack_prev;
 
 	/* metadata */
 	struct gtr_host host;
@@ -72,6 +100,27 @@ struct gtr_reader {
 	struct gtr_binary **binaries;
 	uint32_t nbinaries, binaries_cap;
 	size_t meta_bytes;
+
+	struct symtab *symtabs;
+	uint32_t nsymtabs, symtabs_cap;
+	uint64_t nsyms;
+	struct gtr_mapping *maps;
+	uint32_t nmaps, maps_cap;
+	uint32_t *map_order;               /* by (pid, start, file order) */
+	bool maps_sorted;
+	struct gtr_process *procs;
+	uint32_t nprocs, procs_cap;
+	struct gtr_clock_sample *clocks;
+	uint32_t nclocks, clocks_cap;
+	struct gtr_loss *losses;
+	uint32_t nlosses, losses_cap;
+	struct gtr_map loss_ix;
+	struct gtr_overflow overflow;
+	uint32_t *sum_ids;
+	uint64_t *sum_events;
+	struct index_entry *index;
+	uint32_t nindex;
+	bool index_loaded;
 
 	/* task names */
 	struct gtr_map task_ix;
@@ -634,12 +683,17 @@ static int parse_summary(struct gtr_reader *r, struct gcr *c)
 	uint64_t n, m;
 	const uint8_t *k;
 	size_t kn;
+	uint32_t *ids = NULL;
+	uint64_t *evs = NULL;
+	struct index_entry *ix = NULL;
+	uint32_t nix = 0;
+	uint64_t dropped = 0;
 
 	if (get_map(c, &n))
 		return -1;
 	for (uint64_t i = 0; i < n; i++) {
 		if (get_key(c, &k, &kn))
-			return -1;
+			goto bad;
 		int rc;
 		if (KEY("events"))
 			rc = gcr_uint(c, &s.events);
@@ -649,19 +703,389 @@ static int parse_summary(struct gtr_reader *r, struct gcr *c)
 			rc = gcr_uint(c, &s.first_ts_ns);
 		else if (KEY("last_ts_ns"))
 			rc = gcr_uint(c, &s.last_ts_ns);
-		else if (KEY("frames")) {
+		else if (KEY("frames_truncated"))
+			rc = gcr_bool(c, &s.frames_truncated);
+		else if (KEY("probes")) {
 			rc = gcr_expect(c, GCR_ARRAY, &m);
-			for (uint64_t j = 0; !rc && j < m; j++)
-				rc = gcr_skip(c, 2);
+			if (!rc && m > (uint64_t)(c->end - c->p))
+				rc = -1;
+			free(ids);
+			free(evs);
+			ids = NULL;
+			evs = NULL;
+			s.nprobes = 0;
+			const uint64_t keep = m < GTR_MAX_PROBES ? m : GTR_MAX_PROBES;
+			if (!rc && keep) {
+				ids = malloc(keep * sizeof(*ids));
+				evs = malloc(keep * sizeof(*evs));
+				if (!ids || !evs)
+					rc = -1;
+			}
+			for (uint64_t j = 0; !rc && j < m; j++) {
+				uint64_t e2, cnt;
+				uint32_t id;
+				if (gcr_expect(c, GCR_ARRAY, &e2) || e2 < 2 || gcr_u32(c, &id) ||
+				    gcr_uint(c, &cnt)) {
+					rc = -1;
+					break;
+				}
+				for (uint64_t q = 2; !rc && q < e2; q++)
+					rc = gcr_skip(c, GTR_CBOR_DEPTH);
+				if (j < keep) {
+					ids[s.nprobes] = id;
+					evs[s.nprobes++] = cnt;
+				} else {
+					dropped++;
+				}
+			}
+		} else if (KEY("frames")) {
+			rc = gcr_expect(c, GCR_ARRAY, &m);
+			if (!rc && m > (uint64_t)(c->end - c->p))
+				rc = -1;
+			free(ix);
+			ix = NULL;
+			nix = 0;
+			const uint64_t keep = m < GTR_MAX_INDEX ? m : GTR_MAX_INDEX;
+			if (!rc && keep && !(ix = malloc(keep * sizeof(*ix))))
+				rc = -1;
+			for (uint64_t j = 0; !rc && j < m; j++) {
+				struct index_entry e = { 0 };
+				uint64_t e2;
+				if (gcr_expect(c, GCR_ARRAY, &e2) || e2 < 4 || gcr_uint(c, &e.off) ||
+				    gcr_uint(c, &e.first_ts) || gcr_uint(c, &e.last_ts) ||
+				    gcr_uint(c, &e.events)) {
+					rc = -1;
+					break;
+				}
+				for (uint64_t q = 4; !rc && q < e2; q++)
+					rc = gcr_skip(c, GTR_CBOR_DEPTH);
+				if (j < keep)
+					ix[nix++] = e;
+			}
 			s.nframes = m;
 		} else
 			rc = gcr_skip(c, GTR_CBOR_DEPTH);
 		if (rc)
-			return -1;
+			goto bad;
 	}
 	if (c->p != c->end)
-		return -1;
+		goto bad;
+	free(r->sum_ids);
+	free(r->sum_events);
+	free(r->index);
+	r->sum_ids = ids;
+	r->sum_events = evs;
+	r->index = ix;
+	r->nindex = nix;
+	r->index_loaded = true;
+	s.probe_ids = ids;
+	s.probe_events = evs;
+	r->overflow.summary_probes = dropped;
 	r->summary = s;
+	return 0;
+bad:
+	free(ids);
+	free(evs);
+	free(ix);
+	return -1;
+}
+
+/* Grows *v (of *cap elements of `size` bytes) to hold n + 1. 0 or -1. */
+static int grow(void **v, uint32_t *cap, uint32_t n, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	const uint32_t c = *cap ? *cap * 2 : 16;
+	void *p = realloc(*v, (size_t)c * size);
+	if (!p)
+		return -1;
+	*v = p;
+	*cap = c;
+	return 0;
+}
+
+/* Decompresses the one zstd frame of b into r->dbuf; NULL and reason in
+ * why[whylen] when it is not one bounded frame. */
+static const uint8_t *unzstd(struct gtr_reader *r, const struct block *b,
+			     size_t *out_len, char *why, size_t whylen)
+{
+	const unsigned long long csize = ZSTD_getFrameContentSize(b->payload, b->len);
+
+	if (csize == ZSTD_CONTENTSIZE_ERROR) {
+		snprintf(why, whylen, "not a zstd frame");
+		return NULL;
+	}
+	if (csize == ZSTD_CONTENTSIZE_UNKNOWN) {
+		snprintf(why, whylen, "zstd frame without content size");
+		return NULL;
+	}
+	if (csize > GTR_MAX_FRAME) {
+		snprintf(why, whylen, "%llu bytes exceed the limit of %u", csize, GTR_MAX_FRAME);
+		return NULL;
+	}
+	const size_t fsz = ZSTD_findFrameCompressedSize(b->payload, b->len);
+	if (ZSTD_isError(fsz) || fsz != b->len) {
+		snprintf(why, whylen, "block is not exactly one zstd frame");
+		return NULL;
+	}
+	if (csize > r->dcap || !r->dbuf) {
+		uint8_t *d = realloc(r->dbuf, csize ? csize : 1);
+		if (!d) {
+			snprintf(why, whylen, "out of memory");
+			return NULL;
+		}
+		r->dbuf = d;
+		r->dcap = csize ? csize : 1;
+	}
+	const size_t got = ZSTD_decompressDCtx(r->dctx, r->dbuf, r->dcap, b->payload, b->len);
+	if (ZSTD_isError(got) || got != csize) {
+		snprintf(why, whylen, "zstd: %s",
+			 ZSTD_isError(got) ? ZSTD_getErrorName(got) : "size mismatch");
+		return NULL;
+	}
+	*out_len = got;
+	return r->dbuf;
+}
+
+static struct symtab *symtab_of(const struct gtr_reader *r, uint32_t binary_id)
+{
+	for (uint32_t i = 0; i < r->nsymtabs; i++)
+		if (r->symtabs[i].binary_id == binary_id)
+			return &r->symtabs[i];
+	return NULL;
+}
+
+static int parse_symbols(struct gtr_reader *r, const struct block *b)
+{
+	size_t len;
+	const uint8_t *d = unzstd(r, b, &len, r->why, sizeof(r->why));
+	uint64_t n, m;
+	const uint8_t *k;
+	size_t kn;
+	uint32_t bin = 0;
+	bool have_bin = false;
+	struct gcr syms = { 0 };
+	uint64_t nsyms = 0;
+
+	if (!d)
+		return -1;
+	struct gcr c = { d, d + len };
+	/* First pass: find binary_id and the symbols array, wherever they are. */
+	if (get_map(&c, &n))
+		return -1;
+	for (uint64_t i = 0; i < n; i++) {
+		if (get_key(&c, &k, &kn))
+			return -1;
+		int rc;
+		if (KEY("binary_id")) {
+			rc = gcr_u32(&c, &bin);
+			have_bin = true;
+		} else if (KEY("symbols")) {
+			rc = gcr_expect(&c, GCR_ARRAY, &m);
+			if (!rc && m > (uint64_t)(c.end - c.p))
+				rc = -1;
+			syms.p = c.p;
+			nsyms = m;
+			for (uint64_t j = 0; !rc && j < m; j++)
+				rc = gcr_skip(&c, 3);
+			syms.end = c.p;
+		} else
+			rc = gcr_skip(&c, GTR_CBOR_DEPTH);
+		if (rc)
+			return -1;
+	}
+	if (c.p != c.end || !have_bin) {
+		snprintf(r->why, sizeof(r->why), "%s", have_bin ? "bytes after the map" : "no binary_id");
+		return -1;
+	}
+	struct symtab *t = symtab_of(r, bin);
+	if (!t) {
+		if (r->nsymtabs >= GTR_MAX_BINARIES) {
+			r->overflow.symbols += nsyms;
+			return 0;
+		}
+		if (grow((void **)&r->symtabs, &r->symtabs_cap, r->nsymtabs, sizeof(*t)))
+			return -1;
+		t = &r->symtabs[r->nsymtabs++];
+		*t = (struct symtab){ .binary_id = bin, .sorted = true };
+	}
+	uint64_t addr = 0;
+	for (uint64_t j = 0; j < nsyms; j++) {
+		uint64_t e, delta, size;
+		const uint8_t *name;
+		size_t nl;
+		if (gcr_expect(&syms, GCR_ARRAY, &e) || e < 3 || gcr_uint(&syms, &delta) ||
+		    gcr_uint(&syms, &size) || gcr_text(&syms, &name, &nl, GTR_MAX_NAME)) {
+			snprintf(r->why, sizeof(r->why), "symbol %llu malformed", (unsigned long long)j);
+			return -1;
+		}
+		for (uint64_t q = 3; q < e; q++)
+			if (gcr_skip(&syms, GTR_CBOR_DEPTH))
+				return -1;
+		if (delta > UINT64_MAX - addr) {
+			snprintf(r->why, sizeof(r->why), "symbol %llu: address overflows",
+				 (unsigned long long)j);
+			return -1;
+		}
+		addr += delta;
+		if (r->nsyms >= GTR_MAX_SYMBOLS) {
+			r->overflow.symbols++;
+			continue;
+		}
+		if (grow((void **)&t->syms, &t->cap, t->n, sizeof(*t->syms)))
+			return -1;
+		char *str = NULL;
+		if (set_str(r, &str, name, nl)) {
+			r->overflow.symbols++;
+			continue;
+		}
+		if (t->n && t->syms[t->n - 1].address > addr)
+			t->sorted = false;
+		t->syms[t->n++] = (struct gtr_symbol){ .address = addr, .size = size, .name = str };
+		r->nsyms++;
+	}
+	return 0;
+}
+
+static int parse_mapping(struct gtr_reader *r, struct gcr *c)
+{
+	struct gtr_mapping m = { .binary_id = UINT32_MAX };
+	char *path = NULL;
+	uint64_t n;
+	const uint8_t *k;
+	size_t kn;
+
+	if (get_map(c, &n))
+		return -1;
+	for (uint64_t i = 0; i < n; i++) {
+		if (get_key(c, &k, &kn))
+			goto bad;
+		int rc;
+		if (KEY("ts_ns"))
+			rc = gcr_uint(c, &m.ts_ns);
+		else if (KEY("pid"))
+			rc = gcr_u32(c, &m.pid);
+		else if (KEY("start"))
+			rc = gcr_uint(c, &m.start);
+		else if (KEY("end"))
+			rc = gcr_uint(c, &m.end);
+		else if (KEY("offset"))
+			rc = gcr_uint(c, &m.offset);
+		else if (KEY("vaddr"))
+			rc = gcr_uint(c, &m.vaddr);
+		else if (KEY("binary_id"))
+			rc = gcr_u32(c, &m.binary_id);
+		else if (KEY("path"))
+			rc = get_str(r, c, &path);
+		else
+			rc = gcr_skip(c, GTR_CBOR_DEPTH);
+		if (rc)
+			goto bad;
+	}
+	if (c->p != c->end || m.end <= m.start) {
+		snprintf(r->why, sizeof(r->why), "%s",
+			 m.end <= m.start ? "mapping end not above its start" : "bytes after the map");
+		goto bad;
+	}
+	if (r->nmaps >= GTR_MAX_MAPPINGS) {
+		r->overflow.mappings++;
+		free(path);
+		return 0;
+	}
+	if (grow((void **)&r->maps, &r->maps_cap, r->nmaps, sizeof(m)))
+		goto bad;
+	m.path = path ? path : empty_str;
+	r->maps[r->nmaps++] = m;
+	r->maps_sorted = false;
+	return 0;
+bad:
+	free(path);
+	return -1;
+}
+
+static int parse_process(struct gtr_reader *r, struct gcr *c)
+{
+	struct gtr_process p = { .binary_id = UINT32_MAX };
+	char *comm = NULL;
+	uint64_t n, v;
+	const uint8_t *k;
+	size_t kn;
+	unsigned major, ai;
+
+	if (get_map(c, &n))
+		return -1;
+	for (uint64_t i = 0; i < n; i++) {
+		if (get_key(c, &k, &kn))
+			goto bad;
+		int rc = 0;
+		if (KEY("ts_ns"))
+			rc = gcr_uint(c, &p.ts_ns);
+		else if (KEY("pid"))
+			rc = gcr_u32(c, &p.pid);
+		else if (KEY("binary_id"))
+			rc = gcr_u32(c, &p.binary_id);
+		else if (KEY("comm"))
+			rc = get_str(r, c, &comm);
+		else if (KEY("exited"))
+			rc = gcr_bool(c, &p.exited);
+		else if (KEY("exit_code")) {
+			rc = gcr_head(c, &major, &ai, &v);
+			if (!rc && major == GCR_UINT && v <= INT32_MAX)
+				p.exit_code = (int32_t)v;
+			else if (!rc && major == GCR_NEGINT && v <= INT32_MAX)
+				p.exit_code = -(int32_t)v - 1;
+			else
+				rc = -1;
+		} else
+			rc = gcr_skip(c, GTR_CBOR_DEPTH);
+		if (rc)
+			goto bad;
+	}
+	if (c->p != c->end)
+		goto bad;
+	if (r->nprocs >= GTR_MAX_PROCESSES) {
+		r->overflow.processes++;
+		free(comm);
+		return 0;
+	}
+	if (grow((void **)&r->procs, &r->procs_cap, r->nprocs, sizeof(p)))
+		goto bad;
+	p.comm = comm ? comm : empty_str;
+	r->procs[r->nprocs++] = p;
+	return 0;
+bad:
+	free(comm);
+	return -1;
+}
+
+static int parse_clock(struct gtr_reader *r, struct gcr *c)
+{
+	struct gtr_host h = { 0 };
+
+	if (parse_clocks(c, &h) || c->p != c->end)
+		return -1;
+	const struct gtr_clock_sample cs = {
+		.monotonic_ns = h.start_mono_ns,
+		.realtime_ns = h.start_realtime_ns,
+		.boottime_ns = h.start_boottime_ns,
+	};
+	if (r->nclocks >= GTR_MAX_CLOCKS) {
+		/* Keep the span covered: drop every second sample. */
+		uint32_t j = 0;
+		for (uint32_t i = 0; i < r->nclocks; i += 2)
+			r->clocks[j++] = r->clocks[i];
+		r->overflow.clocks += r->nclocks - j;
+		r->nclocks = j;
+	}
+	if (grow((void **)&r->clocks, &r->clocks_cap, r->nclocks, sizeof(cs)))
+		return -1;
+	/* Kept in monotonic order (the writer writes them in order). */
+	uint32_t at = r->nclocks;
+	while (at && r->clocks[at - 1].monotonic_ns > cs.monotonic_ns)
+		at--;
+	memmove(&r->clocks[at + 1], &r->clocks[at], (r->nclocks - at) * sizeof(cs));
+	r->clocks[at] = cs;
+	r->nclocks++;
 	return 0;
 }
 
@@ -669,42 +1093,12 @@ static int parse_summary(struct gtr_reader *r, struct gcr *c)
 
 static void start_frame(struct gtr_reader *r, const struct block *b)
 {
-	const unsigned long long csize = ZSTD_getFrameContentSize(b->payload, b->len);
+	char buf[160], zwhy[128];
 	const char *why = NULL;
-	char buf[128];
+	size_t got;
 
-	if (csize == ZSTD_CONTENTSIZE_ERROR) {
-		why = "event frame: not a zstd frame";
-		goto bad;
-	}
-	if (csize == ZSTD_CONTENTSIZE_UNKNOWN) {
-		why = "event frame: zstd frame without content size";
-		goto bad;
-	}
-	if (csize > GTR_MAX_FRAME) {
-		snprintf(buf, sizeof(buf), "event frame: %llu bytes exceed the limit of %u",
-			 csize, GTR_MAX_FRAME);
-		why = buf;
-		goto bad;
-	}
-	const size_t fsz = ZSTD_findFrameCompressedSize(b->payload, b->len);
-	if (ZSTD_isError(fsz) || fsz != b->len) {
-		why = "event frame: block is not exactly one zstd frame";
-		goto bad;
-	}
-	if (csize > r->dcap || !r->dbuf) {
-		uint8_t *d = realloc(r->dbuf, csize ? csize : 1);
-		if (!d) {
-			why = "event frame: out of memory";
-			goto bad;
-		}
-		r->dbuf = d;
-		r->dcap = csize ? csize : 1;
-	}
-	const size_t got = ZSTD_decompressDCtx(r->dctx, r->dbuf, r->dcap, b->payload, b->len);
-	if (ZSTD_isError(got) || got != csize) {
-		snprintf(buf, sizeof(buf), "event frame: zstd: %s",
-			 ZSTD_isError(got) ? ZSTD_getErrorName(got) : "size mismatch");
+	if (!unzstd(r, b, &got, zwhy, sizeof(zwhy))) {
+		snprintf(buf, sizeof(buf), "event frame: %s", zwhy);
 		why = buf;
 		goto bad;
 	}
@@ -730,6 +1124,12 @@ static void start_frame(struct gtr_reader *r, const struct block *b)
 	r->rec_left = nrec;
 	r->rec_no = 0;
 	r->have_ctx = false;
+	r->frame_gen++;
+	r->nps = 0;
+	if (r->ps_ix.n)
+		gtr_map_clear(&r->ps_ix);
+	r->stack_pending = false;
+	r->stack_prev = 0;
 	return;
 bad:
 	damaged(r, b->off, why, "skipped");
@@ -770,6 +1170,22 @@ static int absorb(struct gtr_reader *r, const struct block *b)
 	case GTR_BLOCK_SUMMARY:
 		what = "summary";
 		rc = parse_summary(r, &c);
+		break;
+	case GTR_BLOCK_SYMBOLS:
+		what = "symbols";
+		rc = parse_symbols(r, b);
+		break;
+	case GTR_BLOCK_MAPPING:
+		what = "mapping";
+		rc = parse_mapping(r, &c);
+		break;
+	case GTR_BLOCK_CLOCK:
+		what = "clock";
+		rc = parse_clock(r, &c);
+		break;
+	case GTR_BLOCK_PROCESS:
+		what = "process";
+		rc = parse_process(r, &c);
 		break;
 	default:
 		r->skipped++;
@@ -905,6 +1321,60 @@ static int set_task(struct gtr_reader *r, uint32_t pid, uint32_t tid,
 	return 0;
 }
 
+/* Delta state of probe `id` in this frame; created when `create` and the
+ * frame has fewer than GTR_FRAME_PROBES. NULL when none. */
+static inline struct rstate *pstate(struct gtr_reader *r, uint32_t id, bool create)
+{
+	if (id < DIRECT_PROBES) {
+		if (r->ps_dgen[id] == r->frame_gen)
+			return &r->ps[r->ps_dslot[id]];
+	} else if (r->ps_ix.n) {
+		const uint32_t *v = gtr_map_get(&r->ps_ix, id);
+		if (v)
+			return &r->ps[*v];
+	}
+	if (!create || r->nps >= GTR_FRAME_PROBES)
+		return NULL;
+	if (!r->ps && !(r->ps = malloc(GTR_FRAME_PROBES * sizeof(*r->ps))))
+		return NULL;
+	if (id < DIRECT_PROBES) {
+		r->ps_dgen[id] = r->frame_gen;
+		r->ps_dslot[id] = r->nps;
+	} else if (gtr_map_put(&r->ps_ix, id, r->nps, GTR_FRAME_PROBES)) {
+		return NULL;
+	}
+	return &r->ps[r->nps++];
+}
+
+/* Sums a drop record into the (probe, cpu) loss table. */
+static void add_loss(struct gtr_reader *r, const struct gtr_drop *d)
+{
+	const uint64_t key = (uint64_t)d->probe_id << 32 | d->cpu;
+	const uint64_t first = d->since_ns && d->since_ns <= d->ts_ns ? d->since_ns : d->ts_ns;
+	uint32_t *ix = gtr_map_get(&r->loss_ix, key);
+	struct gtr_loss *l;
+
+	if (!ix) {
+		if (r->nlosses >= GTR_MAX_LOSSES ||
+		    grow((void **)&r->losses, &r->losses_cap, r->nlosses, sizeof(*l)) ||
+		    gtr_map_put(&r->loss_ix, key, r->nlosses, GTR_MAX_LOSSES)) {
+			r->overflow.losses++;
+			return;
+		}
+		l = &r->losses[r->nlosses++];
+		*l = (struct gtr_loss){ .probe_id = d->probe_id, .cpu = d->cpu,
+					.first_ns = first, .last_ns = d->ts_ns };
+	} else {
+		l = &r->losses[*ix];
+	}
+	l->count = d->count > UINT64_MAX - l->count ? UINT64_MAX : l->count + d->count;
+	l->records++;
+	if (first < l->first_ns)
+		l->first_ns = first;
+	if (d->ts_ns > l->last_ns)
+		l->last_ns = d->ts_ns;
+}
+
 /*
  * Decodes the next record of the frame. Returns GTR_ITEM_EVENT or
  * GTR_ITEM_DROP, 0 for a record that produces no item, or -1 when the
@@ -924,13 +1394,23 @@ static int decode_record(struct gtr_reader *r, struct gtr_event *ev,
 		snprintf(r->why, sizeof(r->why), "record is not an array starting with its type");
 		return -1;
 	}
+	if (r->stack_pending && (t > GTR_REC_RETURN_CPU || t == GTR_REC_TASK || t == GTR_REC_DROP)) {
+		snprintf(r->why, sizeof(r->why), "stack record not followed by an event record");
+		return -1;
+	}
 	switch (t) {
 	case GTR_REC_ENTRY:
 	case GTR_REC_RETURN:
 	case GTR_REC_ENTRY_CTX:
-	case GTR_REC_RETURN_CTX: {
-		const bool full = t < 2;
-		const uint64_t hdr = full ? 6 : 3;
+	case GTR_REC_RETURN_CTX:
+	case GTR_REC_ENTRY_DELTA:
+	case GTR_REC_RETURN_DELTA:
+	case GTR_REC_ENTRY_CPU:
+	case GTR_REC_RETURN_CPU: {
+		const bool with_cpu = t >= GTR_REC_ENTRY_CPU;
+		const bool full = t < 2 || with_cpu;
+		const bool delta = t == GTR_REC_ENTRY_DELTA || t == GTR_REC_RETURN_DELTA;
+		const uint64_t hdr = with_cpu ? 7 : full ? 6 : 3;
 		if (n < hdr || n - hdr > GTR_MAX_ARGS) {
 			snprintf(r->why, sizeof(r->why), "event record of %llu elements",
 				 (unsigned long long)n);
@@ -946,24 +1426,88 @@ static int decode_record(struct gtr_reader *r, struct gtr_event *ev,
 			if (gcr_u32(c, &r->ctx_pid) || gcr_u32(c, &r->ctx_tid) ||
 			    gcr_uint(c, &r->ctx_goid))
 				goto bad_event;
+			r->ctx_cpu = GTR_CPU_UNKNOWN;
+			if (with_cpu && (gcr_u32(c, &r->ctx_cpu) || r->ctx_cpu == GTR_CPU_UNKNOWN))
+				goto bad_event;
 			r->have_ctx = true;
 		}
-		ev->kind = (t == GTR_REC_ENTRY || t == GTR_REC_ENTRY_CTX) ? GTR_KIND_ENTRY
-									  : GTR_KIND_RETURN;
+		ev->kind = (t & 1) ? GTR_KIND_RETURN : GTR_KIND_ENTRY;
 		ev->pid = r->ctx_pid;
 		ev->tid = r->ctx_tid;
 		ev->goid = r->ctx_goid;
+		ev->cpu = r->ctx_cpu;
 		ev->nvals = (uint32_t)(n - hdr);
+		struct rstate *st = pstate(r, ev->probe_id, false);
+		if (delta && !st) {
+			snprintf(r->why, sizeof(r->why),
+				 "delta event record of probe %u without a previous event of it",
+				 ev->probe_id);
+			return -1;
+		}
 		const struct gtr_probe *p = find_probe(r, ev->probe_id);
 		const uint32_t typed = p ? p->nargs : 0;
-		for (uint32_t i = 0; i < ev->nvals; i++)
-			if (read_value(c, i < typed ? p->args[i].type : GTR_TYPE_WORD,
-				       &ev->vals[i]))
+		for (uint32_t i = 0; i < ev->nvals; i++) {
+			const enum gtr_type type = i < typed ? p->args[i].type : GTR_TYPE_WORD;
+			struct gtr_value *v = &ev->vals[i];
+			if (delta && c->p < c->end && (*c->p >> 5) <= GCR_NEGINT) {
+				uint64_t d;
+				if (gcr_head(c, &major, &ai, &d))
+					goto bad_event;
+				const uint64_t raw = (i < st->nvals ? st->vals[i] : 0) +
+						     (major == GCR_UINT ? d : ~d);
+				if (type == GTR_TYPE_INT) {
+					v->kind = GTR_VAL_INT;
+					v->v.i = (int64_t)raw;
+				} else {
+					v->kind = GTR_VAL_UINT;
+					v->v.u = raw;
+				}
+			} else if (read_value(c, type, v)) {
 				goto bad_event;
+			}
+		}
+		if (!st)
+			st = pstate(r, ev->probe_id, true);
+		if (st) {
+			st->nvals = ev->nvals;
+			for (uint32_t i = 0; i < ev->nvals; i++) {
+				const struct gtr_value *v = &ev->vals[i];
+				st->vals[i] = v->kind == GTR_VAL_INT ? (uint64_t)v->v.i :
+					      v->kind == GTR_VAL_UINT ? v->v.u : 0;
+			}
+		}
+		if (r->stack_pending) {
+			ev->nstack = r->nstack;
+			ev->stack = r->stack;
+			r->stack_pending = false;
+		} else {
+			ev->nstack = 0;
+			ev->stack = NULL;
+		}
 		return GTR_ITEM_EVENT;
 	bad_event:
 		snprintf(r->why, sizeof(r->why), "malformed event record");
 		return -1;
+	}
+	case GTR_REC_STACK: {
+		if (r->stack_pending || n < 2 || n - 1 > GTR_MAX_STACK) {
+			snprintf(r->why, sizeof(r->why), "malformed stack record");
+			return -1;
+		}
+		uint64_t prev = r->stack_prev;
+		for (uint64_t i = 0; i + 1 < n; i++) {
+			uint64_t d;
+			if (gcr_head(c, &major, &ai, &d) || major > GCR_NEGINT) {
+				snprintf(r->why, sizeof(r->why), "malformed stack record");
+				return -1;
+			}
+			prev += major == GCR_UINT ? d : ~d;
+			r->stack[i] = prev;
+		}
+		r->nstack = (uint32_t)(n - 1);
+		r->stack_prev = r->stack[0];
+		r->stack_pending = true;
+		return 0;
 	}
 	case GTR_REC_TASK: {
 		uint32_t pid, tid;
@@ -998,9 +1542,22 @@ static int decode_record(struct gtr_reader *r, struct gtr_event *ev,
 			goto bad_drop;
 		if (read_ts(r, &drop->ts_ns) || gcr_uint(c, &drop->count))
 			goto bad_drop;
-		for (uint64_t i = 4; i < n; i++)
+		drop->cpu = GTR_CPU_UNKNOWN;
+		drop->since_ns = 0;
+		if (n >= 5) {
+			if (gcr_head(c, &major, &ai, &v))
+				goto bad_drop;
+			if (major == GCR_UINT && v < UINT32_MAX)
+				drop->cpu = (uint32_t)v;
+			else if (!(major == GCR_SIMPLE && ai == GCR_NULL))
+				goto bad_drop;
+		}
+		if (n >= 6 && gcr_uint(c, &drop->since_ns))
+			goto bad_drop;
+		for (uint64_t i = 6; i < n; i++)
 			if (gcr_skip(c, GTR_CBOR_DEPTH))
 				goto bad_drop;
+		add_loss(r, drop);
 		return GTR_ITEM_DROP;
 	bad_drop:
 		snprintf(r->why, sizeof(r->why), "malformed drop record");
@@ -1037,6 +1594,10 @@ int gtr_reader_next(struct gtr_reader *r, struct gtr_event *ev,
 					damaged(r, r->frame_off,
 						"event frame: bytes after its last record",
 						"ignored them");
+				else if (r->stack_pending)
+					damaged(r, r->frame_off,
+						"event frame: stack record not followed by an event record",
+						"ignored it");
 				continue;
 			}
 			const int rc = decode_record(r, ev, drop);
@@ -1164,6 +1725,27 @@ void gtr_reader_close(struct gtr_reader *r)
 	free_str(r->host.recorder);
 	gtr_map_free(&r->probe_ix);
 	gtr_map_free(&r->task_ix);
+	gtr_map_free(&r->ps_ix);
+	gtr_map_free(&r->loss_ix);
+	free(r->ps);
+	for (uint32_t i = 0; i < r->nsymtabs; i++) {
+		for (uint32_t j = 0; j < r->symtabs[i].n; j++)
+			free((char *)r->symtabs[i].syms[j].name);
+		free(r->symtabs[i].syms);
+	}
+	free(r->symtabs);
+	for (uint32_t i = 0; i < r->nmaps; i++)
+		free_str((char *)r->maps[i].path);
+	free(r->maps);
+	free(r->map_order);
+	for (uint32_t i = 0; i < r->nprocs; i++)
+		free_str((char *)r->procs[i].comm);
+	free(r->procs);
+	free(r->clocks);
+	free(r->losses);
+	free(r->sum_ids);
+	free(r->sum_events);
+	free(r->index);
 	free(r->comms);
 	ZSTD_freeDCtx(r->dctx);
 	free(r->dbuf);
@@ -1241,4 +1823,290 @@ const struct gtr_summary *gtr_reader_summary(const struct gtr_reader *r)
 const char *gtr_reader_error(const struct gtr_reader *r)
 {
 	return r->err;
+}
+
+/* ------------------------------------------------------------- symbols, clocks */
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct gtr_symbol *x = a, *y = b;
+
+	return x->address < y->address ? -1 : x->address > y->address;
+}
+
+static void symtab_sort(struct symtab *t)
+{
+	if (!t->sorted) {
+		qsort(t->syms, t->n, sizeof(*t->syms), sym_cmp);
+		t->sorted = true;
+	}
+}
+
+/* Symbol of binary `bin` containing link-time address `a`, or NULL. */
+static const struct gtr_symbol *sym_find(const struct gtr_reader *r, uint32_t bin,
+					 uint64_t a)
+{
+	struct symtab *t = symtab_of(r, bin);
+
+	if (!t || !t->n)
+		return NULL;
+	symtab_sort(t);
+	/* last symbol with address <= a */
+	uint32_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		const uint32_t mid = lo + (hi - lo) / 2;
+		if (t->syms[mid].address <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct gtr_symbol *s = &t->syms[lo - 1];
+	if (s->size ? a - s->address < s->size : true)
+		return s;
+	return NULL;
+}
+
+static const struct gtr_reader *map_sort_r;
+
+static int map_cmp(const void *a, const void *b)
+{
+	const struct gtr_mapping *x = &map_sort_r->maps[*(const uint32_t *)a];
+	const struct gtr_mapping *y = &map_sort_r->maps[*(const uint32_t *)b];
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static const struct gtr_binary *binary_by_id(const struct gtr_reader *r, uint32_t id)
+{
+	for (uint32_t i = 0; i < r->nbinaries; i++)
+		if (r->binaries[i]->id == id)
+			return r->binaries[i];
+	return NULL;
+}
+
+const char *gtr_reader_symbolize(const struct gtr_reader *r, uint32_t pid,
+				 uint64_t addr, uint64_t *offset)
+{
+	struct gtr_reader *rw = (struct gtr_reader *)r; /* lazy index */
+	const struct gtr_symbol *s = NULL;
+
+	if (!r->maps_sorted && r->nmaps) {
+		uint32_t *o = realloc(rw->map_order, r->nmaps * sizeof(*o));
+		if (o) {
+			for (uint32_t i = 0; i < r->nmaps; i++)
+				o[i] = i;
+			map_sort_r = r;
+			qsort(o, r->nmaps, sizeof(*o), map_cmp);
+			rw->map_order = o;
+			rw->maps_sorted = true;
+		}
+	}
+	if (r->maps_sorted) {
+		/* the pid's mappings, in file order: the latest containing addr wins */
+		uint32_t lo = 0, hi = r->nmaps;
+		while (lo < hi) {
+			const uint32_t mid = lo + (hi - lo) / 2;
+			if (r->maps[r->map_order[mid]].pid < pid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		const struct gtr_mapping *m = NULL;
+		for (uint32_t i = lo; i < r->nmaps && r->maps[r->map_order[i]].pid == pid; i++) {
+			const struct gtr_mapping *x = &r->maps[r->map_order[i]];
+			if (addr >= x->start && addr < x->end)
+				m = x;
+		}
+		if (m && m->binary_id != UINT32_MAX) {
+			uint64_t link;
+			if (m->vaddr) {
+				link = m->vaddr + (addr - m->start);
+			} else {
+				const struct gtr_binary *b = binary_by_id(r, m->binary_id);
+				link = b && !b->pie ? addr : addr - m->start + m->offset;
+			}
+			s = sym_find(r, m->binary_id, link);
+		}
+		if (m)
+			goto done;
+	}
+	/* No mapping: non-PIE executables are loaded at their link addresses. */
+	for (uint32_t i = 0; !s && i < r->nbinaries; i++)
+		if (!r->binaries[i]->pie)
+			s = sym_find(r, r->binaries[i]->id, addr);
+done:
+	if (!s)
+		return NULL;
+	if (offset)
+		*offset = addr - s->address;
+	return s->name;
+}
+
+int gtr_reader_realtime(const struct gtr_reader *r, uint64_t mono_ns,
+			uint64_t *realtime_ns)
+{
+	uint64_t mono, real;
+	uint32_t lo = 0, hi = r->nclocks;
+
+	while (lo < hi) {
+		const uint32_t mid = lo + (hi - lo) / 2;
+		if (r->clocks[mid].monotonic_ns <= mono_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo) {
+		mono = r->clocks[lo - 1].monotonic_ns;
+		real = r->clocks[lo - 1].realtime_ns;
+	} else if (r->host.start_realtime_ns) {
+		mono = r->host.start_mono_ns;
+		real = r->host.start_realtime_ns;
+	} else if (r->nclocks) {
+		mono = r->clocks[0].monotonic_ns;
+		real = r->clocks[0].realtime_ns;
+	} else {
+		return -ENOENT;
+	}
+	*realtime_ns = real + (mono_ns - mono); /* mod 2^64: signed offset */
+	return 0;
+}
+
+uint32_t gtr_reader_nclocks(const struct gtr_reader *r)
+{
+	return r->nclocks;
+}
+
+const struct gtr_clock_sample *gtr_reader_clock_at(const struct gtr_reader *r, uint32_t i)
+{
+	return i < r->nclocks ? &r->clocks[i] : NULL;
+}
+
+uint32_t gtr_reader_nprocesses(const struct gtr_reader *r)
+{
+	return r->nprocs;
+}
+
+const struct gtr_process *gtr_reader_process_at(const struct gtr_reader *r, uint32_t i)
+{
+	return i < r->nprocs ? &r->procs[i] : NULL;
+}
+
+uint32_t gtr_reader_nmappings(const struct gtr_reader *r)
+{
+	return r->nmaps;
+}
+
+const struct gtr_mapping *gtr_reader_mapping_at(const struct gtr_reader *r, uint32_t i)
+{
+	return i < r->nmaps ? &r->maps[i] : NULL;
+}
+
+uint32_t gtr_reader_nsymbols(const struct gtr_reader *r, uint32_t binary_id)
+{
+	const struct symtab *t = symtab_of(r, binary_id);
+
+	return t ? t->n : 0;
+}
+
+const struct gtr_symbol *gtr_reader_symbol_at(const struct gtr_reader *r,
+					      uint32_t binary_id, uint32_t i)
+{
+	struct symtab *t = symtab_of(r, binary_id);
+
+	if (!t || i >= t->n)
+		return NULL;
+	symtab_sort(t);
+	return &t->syms[i];
+}
+
+uint32_t gtr_reader_nlosses(const struct gtr_reader *r)
+{
+	return r->nlosses;
+}
+
+const struct gtr_loss *gtr_reader_loss_at(const struct gtr_reader *r, uint32_t i)
+{
+	return i < r->nlosses ? &r->losses[i] : NULL;
+}
+
+const struct gtr_overflow *gtr_reader_overflow(const struct gtr_reader *r)
+{
+	return &r->overflow;
+}
+
+/* ------------------------------------------------------------- seeking */
+
+/*
+ * Finds the SUMMARY block that ends the file and parses it: scans the last
+ * 1 MiB, then the last 64 MiB, backwards for a "GTRB" header of type 5
+ * whose payload ends exactly at the end of the file and whose CRC holds.
+ */
+static int load_index(struct gtr_reader *r)
+{
+	struct stat st;
+
+	if (fstat(r->fd, &st) || st.st_size < GTR_FILE_HDR_LEN + GTR_BLOCK_HDR_LEN)
+		return -ENOENT;
+	const uint64_t size = (uint64_t)st.st_size;
+	for (uint64_t want = 1u << 20;; want = GTR_MAX_BLOCK + GTR_BLOCK_HDR_LEN) {
+		const uint64_t tail = want < size - GTR_FILE_HDR_LEN ? want : size - GTR_FILE_HDR_LEN;
+		uint8_t *t = malloc(tail);
+		if (!t)
+			return -ENOMEM;
+		const uint64_t base = size - tail;
+		if (pread(r->fd, t, tail, (off_t)base) != (ssize_t)tail) {
+			free(t);
+			return -EIO;
+		}
+		for (uint64_t i = tail - GTR_BLOCK_HDR_LEN + 1; i-- > 0;) {
+			if (memcmp(t + i, GTR_BLOCK_MAGIC, 4) || gtr_get_le32(t + i + 4) != GTR_BLOCK_SUMMARY ||
+			    i + GTR_BLOCK_HDR_LEN + gtr_get_le32(t + i + 8) != tail ||
+			    gtr_get_le32(t + i + 12) != gtr_block_crc(t + i, t + i + GTR_BLOCK_HDR_LEN,
+								       tail - i - GTR_BLOCK_HDR_LEN))
+				continue;
+			struct gcr c = { t + i + GTR_BLOCK_HDR_LEN, t + tail };
+			const int rc = parse_summary(r, &c);
+			free(t);
+			return rc ? -ENOENT : 0;
+		}
+		free(t);
+		if (tail == size - GTR_FILE_HDR_LEN || want > GTR_MAX_BLOCK)
+			return -ENOENT;
+	}
+}
+
+int gtr_reader_seek_ts(struct gtr_reader *r, uint64_t mono_ns)
+{
+	struct block b;
+
+	if (!r->index_loaded) {
+		const int rc = load_index(r);
+		if (rc) {
+			rmsg(r, "%s: no frame index to seek with (the file has no summary: recording not closed cleanly); read it from the start",
+			     r->path);
+			return rc;
+		}
+	}
+	const uint64_t here = r->buf_off + r->pos;
+	uint64_t target = UINT64_MAX;
+	for (uint32_t i = 0; i < r->nindex; i++)
+		if (r->index[i].off >= here && r->index[i].last_ts >= mono_ns) {
+			target = r->index[i].off;
+			break;
+		}
+	r->in_frame = false;
+	/* Read metadata up to the target, skipping events frames unread. */
+	while (r->buf_off + r->pos < target) {
+		const int rc = read_block(r, &b);
+		if (rc <= 0)
+			return rc;
+		if (b.type == GTR_BLOCK_EVENTS)
+			continue;
+		absorb(r, &b);
+	}
+	return 0;
 }

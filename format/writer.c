@@ -37,6 +37,13 @@ struct frame_ix {
 	uint64_t off, first_ts, last_ts, events;
 };
 
+/* Per-probe state of the current frame, for delta records (types 6, 7). */
+struct pstate {
+	uint64_t gen;            /* == frame_gen when valid in this frame */
+	uint32_t nvals;
+	uint64_t vals[GTR_MAX_ARGS]; /* integer bits of the last event's values */
+};
+
 struct gtr_writer {
 	int fd;
 	int failed;              /* sticky negative errno */
@@ -51,8 +58,11 @@ struct gtr_writer {
 	bool have_ts;
 	uint64_t base_ts, prev_ts, f_first, f_last;
 	bool have_ctx;
-	uint32_t ctx_pid, ctx_tid;
+	uint32_t ctx_pid, ctx_tid, ctx_cpu;
 	uint64_t ctx_goid;
+	uint64_t frame_gen;      /* bumped per frame: invalidates pstates */
+	uint32_t frame_pstates;  /* probes with state in this frame */
+	uint64_t stack_prev;     /* first address of the last stack record */
 	ZSTD_CCtx *cctx;
 	uint8_t *zbuf;
 	size_t zcap;
@@ -63,6 +73,8 @@ struct gtr_writer {
 	struct gtr_map probes;    /* id -> index in probe_ids/probe_events */
 	uint32_t *probe_ids;
 	uint64_t *probe_events;
+	uint32_t *probe_intmask; /* bit i: args[i].type is int */
+	struct pstate *pstates;
 	uint32_t nprobes, probe_cap;
 	uint32_t last_id, last_ix;
 	bool last_valid;
@@ -201,8 +213,17 @@ static void e_text(struct enc *e, const char *s)
 	e->len += gtr_utf8_sanitize(e->p + e->len, s, n, n);
 }
 
+static int flush_frame(struct gtr_writer *w);
+
+/*
+ * Writes the metadata block encoded in w->meta. The pending events frame
+ * goes first, so blocks and events stay in call order (spec "Order").
+ */
 static int write_meta(struct gtr_writer *w, uint32_t type)
 {
+	const int rc = flush_frame(w);
+	if (rc)
+		return rc;
 	if (w->meta.oom) {
 		w->meta.oom = false;
 		return werr(w, -ENOMEM, "out of memory encoding metadata for %s", w->path);
@@ -305,7 +326,13 @@ int gtr_writer_probe(struct gtr_writer *w, const struct gtr_probe *p)
 		uint64_t *ev = realloc(w->probe_events, cap * sizeof(*ev));
 		if (ev)
 			w->probe_events = ev;
-		if (!ids || !ev)
+		uint32_t *im = realloc(w->probe_intmask, cap * sizeof(*im));
+		if (im)
+			w->probe_intmask = im;
+		struct pstate *ps = realloc(w->pstates, cap * sizeof(*ps));
+		if (ps)
+			w->pstates = ps;
+		if (!ids || !ev || !im || !ps)
 			return werr(w, -ENOMEM, "out of memory");
 		w->probe_cap = cap;
 	}
@@ -313,6 +340,11 @@ int gtr_writer_probe(struct gtr_writer *w, const struct gtr_probe *p)
 		return werr(w, -ENOMEM, "out of memory");
 	w->probe_ids[w->nprobes] = p->id;
 	w->probe_events[w->nprobes] = 0;
+	w->probe_intmask[w->nprobes] = 0;
+	for (uint32_t i = 0; i < p->nargs; i++)
+		if (p->args[i].type == GTR_TYPE_INT)
+			w->probe_intmask[w->nprobes] |= 1u << i;
+	w->pstates[w->nprobes].gen = 0;
 	w->nprobes++;
 
 	e->len = 0;
@@ -361,6 +393,9 @@ static void frame_reset(struct gtr_writer *w)
 	w->frame_events = 0;
 	w->have_ts = false;
 	w->have_ctx = false;
+	w->frame_gen++;
+	w->frame_pstates = 0;
+	w->stack_prev = 0;
 }
 
 /* Compresses the records with their header and writes one EVENTS block. */
@@ -491,6 +526,24 @@ static inline int probe_index(struct gtr_writer *w, uint32_t id, uint32_t *ix)
 	return 0;
 }
 
+/* A signed 64-bit difference as a CBOR integer (spec "Stacks", "Deltas"). */
+static inline uint8_t *put_sdiff(uint8_t *p, uint64_t d)
+{
+	if ((int64_t)d >= 0)
+		return p + cbor_encode_uint(d, p, 9);
+	return p + cbor_encode_negint(~d, p, 9);
+}
+
+/* Integer bits of a value for the delta state: INT/UINT, else 0. */
+static inline uint64_t int_bits(const struct gtr_value *v)
+{
+	if (v->kind == GTR_VAL_INT)
+		return (uint64_t)v->v.i;
+	if (v->kind == GTR_VAL_UINT)
+		return v->v.u;
+	return 0;
+}
+
 int gtr_writer_event(struct gtr_writer *w, const struct gtr_event *ev)
 {
 	uint32_t ix;
@@ -504,6 +557,9 @@ int gtr_writer_event(struct gtr_writer *w, const struct gtr_event *ev)
 	if (ev->kind != GTR_KIND_ENTRY && ev->kind != GTR_KIND_RETURN)
 		return werr(w, -EINVAL, "event of probe %u: kind %d is neither entry nor return",
 			    ev->probe_id, (int)ev->kind);
+	if (ev->nstack > GTR_MAX_STACK || (ev->nstack && !ev->stack))
+		return werr(w, -EINVAL, "event of probe %u: stack of %u frames (at most %d, with addresses)",
+			    ev->probe_id, ev->nstack, GTR_MAX_STACK);
 	if (probe_index(w, ev->probe_id, &ix))
 		return werr(w, -ENOENT, "event of probe %u, which was not written to %s before it",
 			    ev->probe_id, w->path);
@@ -527,21 +583,47 @@ int gtr_writer_event(struct gtr_writer *w, const struct gtr_event *ev)
 				    ev->probe_id, i, (int)v->kind);
 		}
 	}
+	need += 2 + 9 * (size_t)ev->nstack;
 	int rc = frame_room(w, need);
 	if (rc)
 		return rc;
 
 	uint8_t *p = w->buf + w->len;
+	if (ev->nstack) {
+		p += cbor_encode_array_start(1 + ev->nstack, p, 9);
+		*p++ = GTR_REC_STACK;
+		p = put_sdiff(p, ev->stack[0] - w->stack_prev);
+		for (uint32_t i = 1; i < ev->nstack; i++)
+			p = put_sdiff(p, ev->stack[i] - ev->stack[i - 1]);
+		w->stack_prev = ev->stack[0];
+		w->nrec++;
+	}
+	const bool entry = ev->kind == GTR_KIND_ENTRY;
 	const bool same = w->have_ctx && w->ctx_pid == ev->pid &&
-			  w->ctx_tid == ev->tid && w->ctx_goid == ev->goid;
+			  w->ctx_tid == ev->tid && w->ctx_goid == ev->goid &&
+			  w->ctx_cpu == ev->cpu;
+	struct pstate *ps = &w->pstates[ix];
+	bool have_ps = ps->gen == w->frame_gen;
+	bool delta = same && have_ps;
+	const uint32_t intmask = w->probe_intmask[ix];
+	/* A delta record decodes integers by the probe's types: use it only
+	 * when every integer value is of the kind its type decodes to. */
+	for (uint32_t i = 0; delta && i < ev->nvals; i++) {
+		const enum gtr_value_kind k = ev->vals[i].kind;
+		if ((k == GTR_VAL_INT && !(intmask >> i & 1)) ||
+		    (k == GTR_VAL_UINT && (intmask >> i & 1)))
+			delta = false;
+	}
 	if (same) {
 		p += cbor_encode_array_start(3 + ev->nvals, p, 9);
-		*p++ = (uint8_t)(ev->kind == GTR_KIND_ENTRY ? GTR_REC_ENTRY_CTX
-							    : GTR_REC_RETURN_CTX);
-	} else {
+		*p++ = (uint8_t)(delta ? (entry ? GTR_REC_ENTRY_DELTA : GTR_REC_RETURN_DELTA)
+				       : (entry ? GTR_REC_ENTRY_CTX : GTR_REC_RETURN_CTX));
+	} else if (ev->cpu == GTR_CPU_UNKNOWN) {
 		p += cbor_encode_array_start(6 + ev->nvals, p, 9);
-		*p++ = (uint8_t)(ev->kind == GTR_KIND_ENTRY ? GTR_REC_ENTRY
-							    : GTR_REC_RETURN);
+		*p++ = (uint8_t)(entry ? GTR_REC_ENTRY : GTR_REC_RETURN);
+	} else {
+		p += cbor_encode_array_start(7 + ev->nvals, p, 9);
+		*p++ = (uint8_t)(entry ? GTR_REC_ENTRY_CPU : GTR_REC_RETURN_CPU);
 	}
 	p += cbor_encode_uint(ev->probe_id, p, 9);
 	p = put_ts(w, p, ev->ts_ns);
@@ -549,22 +631,31 @@ int gtr_writer_event(struct gtr_writer *w, const struct gtr_event *ev)
 		p += cbor_encode_uint(ev->pid, p, 9);
 		p += cbor_encode_uint(ev->tid, p, 9);
 		p += cbor_encode_uint(ev->goid, p, 9);
+		if (ev->cpu != GTR_CPU_UNKNOWN)
+			p += cbor_encode_uint(ev->cpu, p, 9);
 		w->have_ctx = true;
 		w->ctx_pid = ev->pid;
 		w->ctx_tid = ev->tid;
 		w->ctx_goid = ev->goid;
+		w->ctx_cpu = ev->cpu;
 	}
 	for (uint32_t i = 0; i < ev->nvals; i++) {
 		const struct gtr_value *v = &ev->vals[i];
 		switch (v->kind) {
 		case GTR_VAL_INT:
-			if (v->v.i >= 0)
+			if (delta)
+				p = put_sdiff(p, (uint64_t)v->v.i -
+						 (i < ps->nvals ? ps->vals[i] : 0));
+			else if (v->v.i >= 0)
 				p += cbor_encode_uint((uint64_t)v->v.i, p, 9);
 			else
 				p += cbor_encode_negint(~(uint64_t)v->v.i, p, 9);
 			break;
 		case GTR_VAL_UINT:
-			p += cbor_encode_uint(v->v.u, p, 9);
+			if (delta)
+				p = put_sdiff(p, v->v.u - (i < ps->nvals ? ps->vals[i] : 0));
+			else
+				p += cbor_encode_uint(v->v.u, p, 9);
 			break;
 		case GTR_VAL_BOOL:
 			*p++ = v->v.b ? 0xf5 : 0xf4;
@@ -586,6 +677,17 @@ int gtr_writer_event(struct gtr_writer *w, const struct gtr_event *ev)
 			*p++ = 0xf6; /* null */
 			break;
 		}
+	}
+	/* Every event updates its probe's state, while the frame has room. */
+	if (!have_ps && w->frame_pstates < GTR_FRAME_PROBES) {
+		w->frame_pstates++;
+		ps->gen = w->frame_gen;
+		have_ps = true;
+	}
+	if (have_ps) {
+		ps->nvals = ev->nvals;
+		for (uint32_t i = 0; i < ev->nvals; i++)
+			ps->vals[i] = int_bits(&ev->vals[i]);
 	}
 	w->len = (size_t)(p - w->buf);
 	w->nrec++;
@@ -624,11 +726,11 @@ int gtr_writer_drop(struct gtr_writer *w, const struct gtr_drop *d)
 {
 	if (w->failed)
 		return w->failed;
-	int rc = frame_room(w, 40);
+	int rc = frame_room(w, 64);
 	if (rc)
 		return rc;
 	uint8_t *p = w->buf + w->len;
-	*p++ = 0x84; /* array(4) */
+	*p++ = 0x86; /* array(6) */
 	*p++ = GTR_REC_DROP;
 	if (d->probe_id == UINT32_MAX)
 		*p++ = 0xf6; /* null */
@@ -636,10 +738,179 @@ int gtr_writer_drop(struct gtr_writer *w, const struct gtr_drop *d)
 		p += cbor_encode_uint(d->probe_id, p, 9);
 	p = put_ts(w, p, d->ts_ns);
 	p += cbor_encode_uint(d->count, p, 9);
+	if (d->cpu == GTR_CPU_UNKNOWN)
+		*p++ = 0xf6;
+	else
+		p += cbor_encode_uint(d->cpu, p, 9);
+	p += cbor_encode_uint(d->since_ns, p, 9);
 	w->len = (size_t)(p - w->buf);
 	w->nrec++;
 	w->dropped += d->count;
 	return 0;
+}
+
+/* ------------------------------------------------------------- process metadata */
+
+static void e_int(struct enc *e, int64_t v)
+{
+	if (!enc_reserve(e, 9))
+		return;
+	if (v >= 0)
+		e->len += cbor_encode_uint((uint64_t)v, e->p + e->len, e->cap - e->len);
+	else
+		e->len += cbor_encode_negint(~(uint64_t)v, e->p + e->len, e->cap - e->len);
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct gtr_symbol *x = a, *y = b;
+
+	if (x->address != y->address)
+		return x->address < y->address ? -1 : 1;
+	return x->size < y->size ? -1 : x->size > y->size;
+}
+
+/* Compresses w->meta into one zstd frame and writes it as a block. */
+static int write_meta_zstd(struct gtr_writer *w, uint32_t type)
+{
+	int rc = flush_frame(w);
+	if (rc)
+		return rc;
+	if (w->meta.oom) {
+		w->meta.oom = false;
+		return werr(w, -ENOMEM, "out of memory encoding metadata for %s", w->path);
+	}
+	const size_t bound = ZSTD_compressBound(w->meta.len);
+	if (bound > w->zcap) {
+		uint8_t *z = realloc(w->zbuf, bound);
+		if (!z)
+			return werr(w, -ENOMEM, "out of memory compressing a block");
+		w->zbuf = z;
+		w->zcap = bound;
+	}
+	const size_t zlen = ZSTD_compress2(w->cctx, w->zbuf, w->zcap, w->meta.p, w->meta.len);
+	if (ZSTD_isError(zlen))
+		return werr(w, -EIO, "zstd cannot compress a block of %s: %s", w->path,
+			    ZSTD_getErrorName(zlen));
+	return write_block(w, type, w->zbuf, zlen);
+}
+
+int gtr_writer_symbols(struct gtr_writer *w, uint32_t binary_id,
+		       const struct gtr_symbol *syms, size_t n)
+{
+	struct enc *e = &w->meta;
+
+	if (w->failed)
+		return w->failed;
+	if (!gtr_map_get(&w->binaries, binary_id))
+		return werr(w, -ENOENT, "symbols of binary %u, which was not written to %s before",
+			    binary_id, w->path);
+	if (n && !syms)
+		return werr(w, -EINVAL, "symbols of binary %u: no array", binary_id);
+	struct gtr_symbol *s = malloc((n ? n : 1) * sizeof(*s));
+	if (!s)
+		return werr(w, -ENOMEM, "out of memory for %zu symbols", n);
+	memcpy(s, syms, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), sym_cmp);
+	int rc = 0;
+	for (size_t at = 0; at < n && !rc; at += GTR_SYMS_PER_BLOCK) {
+		const size_t k = n - at < GTR_SYMS_PER_BLOCK ? n - at : GTR_SYMS_PER_BLOCK;
+		uint64_t prev = 0;
+		e->len = 0;
+		e_map(e, 2);
+		e_text(e, "binary_id");
+		e_uint(e, binary_id);
+		e_text(e, "symbols");
+		e_array(e, k);
+		for (size_t i = at; i < at + k; i++) {
+			e_array(e, 3);
+			e_uint(e, s[i].address - prev);
+			e_uint(e, s[i].size);
+			e_text(e, s[i].name);
+			prev = s[i].address;
+		}
+		rc = write_meta_zstd(w, GTR_BLOCK_SYMBOLS);
+	}
+	free(s);
+	return rc;
+}
+
+int gtr_writer_mapping(struct gtr_writer *w, const struct gtr_mapping *m)
+{
+	struct enc *e = &w->meta;
+
+	if (w->failed)
+		return w->failed;
+	if (m->end <= m->start)
+		return werr(w, -EINVAL, "mapping of pid %u: end 0x%llx is not above start 0x%llx",
+			    m->pid, (unsigned long long)m->end, (unsigned long long)m->start);
+	const bool bin = m->binary_id != UINT32_MAX;
+	e->len = 0;
+	e_map(e, 7 + bin);
+	e_text(e, "ts_ns");
+	e_uint(e, m->ts_ns);
+	e_text(e, "pid");
+	e_uint(e, m->pid);
+	e_text(e, "start");
+	e_uint(e, m->start);
+	e_text(e, "end");
+	e_uint(e, m->end);
+	e_text(e, "offset");
+	e_uint(e, m->offset);
+	e_text(e, "vaddr");
+	e_uint(e, m->vaddr);
+	e_text(e, "path");
+	e_text(e, m->path);
+	if (bin) {
+		e_text(e, "binary_id");
+		e_uint(e, m->binary_id);
+	}
+	return write_meta(w, GTR_BLOCK_MAPPING);
+}
+
+int gtr_writer_clock(struct gtr_writer *w, const struct gtr_clock_sample *c)
+{
+	struct enc *e = &w->meta;
+
+	if (w->failed)
+		return w->failed;
+	e->len = 0;
+	e_map(e, 3);
+	e_text(e, "monotonic_ns");
+	e_uint(e, c->monotonic_ns);
+	e_text(e, "realtime_ns");
+	e_uint(e, c->realtime_ns);
+	e_text(e, "boottime_ns");
+	e_uint(e, c->boottime_ns);
+	return write_meta(w, GTR_BLOCK_CLOCK);
+}
+
+int gtr_writer_process(struct gtr_writer *w, const struct gtr_process *p)
+{
+	struct enc *e = &w->meta;
+
+	if (w->failed)
+		return w->failed;
+	const bool bin = p->binary_id != UINT32_MAX;
+	e->len = 0;
+	e_map(e, 3 + bin + 2 * p->exited);
+	e_text(e, "ts_ns");
+	e_uint(e, p->ts_ns);
+	e_text(e, "pid");
+	e_uint(e, p->pid);
+	e_text(e, "comm");
+	e_text(e, p->comm);
+	if (bin) {
+		e_text(e, "binary_id");
+		e_uint(e, p->binary_id);
+	}
+	if (p->exited) {
+		e_text(e, "exited");
+		e_bool(e, true);
+		e_text(e, "exit_code");
+		e_int(e, p->exit_code);
+	}
+	return write_meta(w, GTR_BLOCK_PROCESS);
 }
 
 uint64_t gtr_writer_bytes(const struct gtr_writer *w)
@@ -706,6 +977,8 @@ static void writer_free(struct gtr_writer *w)
 	gtr_map_free(&w->probes);
 	free(w->probe_ids);
 	free(w->probe_events);
+	free(w->probe_intmask);
+	free(w->pstates);
 	free(w->frames);
 	free(w->meta.p);
 	free(w->zbuf);

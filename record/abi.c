@@ -3,8 +3,10 @@
  * Where arguments and results live at function entry (and at a RET), by
  * the calling convention of the binary:
  *
- * - gc register ABI, amd64 Go >= 1.17 (Go src/cmd/compile/abi-internal.md):
- *   integer registers RAX RBX RCX RDI RSI R8 R9 R10 R11, floats X0-X14.
+ * - gc register ABI, amd64 Go >= 1.17 and arm64 Go >= 1.18 (Go
+ *   src/cmd/compile/abi-internal.md): amd64 integer registers RAX RBX RCX
+ *   RDI RSI R8 R9 R10 R11, floats X0-X14; arm64 R0-R15 and F0-F15, stack
+ *   arguments also from SP + 8 (0(RSP) is the caller's saved-LR slot).
  *   Each value is register-assigned recursively (string/interface 2 words,
  *   slice 3, struct field by field, arrays of length 0/1 as their element,
  *   longer arrays fail); if it fails or does not fit the registers left, the
@@ -39,6 +41,8 @@ static const enum gt_reg go_iregs[] = {
 };
 #define GO_NIREGS 9
 #define GO_NFREGS 15
+#define ARM64_NIREGS 16
+#define ARM64_NFREGS 16
 
 static const enum gt_reg c_iregs[] = {
 	GT_REG_RDI, GT_REG_RSI, GT_REG_RDX, GT_REG_RCX, GT_REG_R8, GT_REG_R9,
@@ -126,7 +130,7 @@ static void stack_pieces(const struct gobin_type *t, int32_t off, int ps,
 		return;
 	for (int i = 0; i < n; i++)
 		a->pieces[i] = (struct gobin_piece){
-			.kind = GT_LOC_STACK,
+			.kind = GT_LOC_STACK, .mreg = GOBIN_MREG_NONE,
 			.offset = off + (int32_t)lv[i].off,
 			.size = lv[i].size,
 		};
@@ -137,12 +141,33 @@ static void stack_pieces(const struct gobin_type *t, int32_t off, int ps,
 
 struct regstate {
 	int ni, nf;
+	int max_i, max_f; /* registers of the architecture; 0: ABI0 */
+	bool arm64;
 	uint32_t stack; /* bytes of the stack sequence used */
 };
 
-static void go_assign_one(const struct gobin_type *t, int ps, int base,
-			  struct regstate *rs, bool regabi, struct gobin_arg *a)
+/* The piece for integer (fp false) or float register number `i`. */
+static struct gobin_piece go_reg_piece(const struct regstate *rs, bool fp,
+				       int i, uint8_t size)
 {
+	struct gobin_piece pc = { .kind = GT_LOC_NONE, .size = size };
+
+	if (rs->arm64) {
+		pc.mreg = (uint8_t)((fp ? GOBIN_MREG_ARM64_F0 : GOBIN_MREG_ARM64_R0) + i);
+	} else if (fp) {
+		pc.mreg = (uint8_t)(GOBIN_MREG_XMM0 + i); /* not in pt_regs */
+	} else {
+		pc.kind = GT_LOC_REG;
+		pc.reg = go_iregs[i];
+		pc.mreg = (uint8_t)(GOBIN_MREG_X86 + go_iregs[i]);
+	}
+	return pc;
+}
+
+static void go_assign_one(const struct gobin_type *t, int ps, int base,
+			  struct regstate *rs, struct gobin_arg *a)
+{
+	const bool regabi = rs->max_i > 0;
 	struct leaf lv[MAX_LEAVES];
 	int n = regabi ? leaves(t, 0, true, ps, lv, 0) : LEAVES_FAIL;
 
@@ -156,7 +181,7 @@ static void go_assign_one(const struct gobin_type *t, int ps, int base,
 			else
 				ni++;
 		}
-		if (rs->ni + ni > GO_NIREGS || rs->nf + nf > GO_NFREGS)
+		if (rs->ni + ni > rs->max_i || rs->nf + nf > rs->max_f)
 			n = LEAVES_FAIL;
 	}
 	if (n < 0) {
@@ -168,15 +193,9 @@ static void go_assign_one(const struct gobin_type *t, int ps, int base,
 	}
 	a->npieces = n <= 4 ? (uint32_t)n : 0;
 	for (int i = 0; i < n; i++) {
-		struct gobin_piece pc = { .size = lv[i].size };
+		const struct gobin_piece pc = go_reg_piece(
+			rs, lv[i].fp, lv[i].fp ? rs->nf++ : rs->ni++, lv[i].size);
 
-		if (lv[i].fp) {
-			pc.kind = GT_LOC_NONE; /* X0-X14: not in pt_regs */
-			rs->nf++;
-		} else {
-			pc.kind = GT_LOC_REG;
-			pc.reg = go_iregs[rs->ni++];
-		}
 		if (i < 4 && a->npieces)
 			a->pieces[i] = pc;
 	}
@@ -186,14 +205,19 @@ static int go_assign(const struct gobin *b, bool internal,
 		     const struct gobin_param *p, int np, bool results,
 		     struct gobin_arg *out, int max)
 {
-	const bool regabi = internal && b->arch == GOBIN_AMD64;
 	const int ps = b->ptrsize;
-	struct regstate rs = { 0 };
+	struct regstate rs = { .arm64 = b->arch == GOBIN_ARM64 };
 	struct gobin_arg tmp;
 	int k = 0;
 
-	if (internal && b->arch != GOBIN_AMD64) {
-		/* arm64 register ABI: gt_reg names x86-64 registers only */
+	if (internal && b->arch == GOBIN_AMD64) {
+		rs.max_i = GO_NIREGS;
+		rs.max_f = GO_NFREGS;
+	} else if (internal && b->arch == GOBIN_ARM64) {
+		rs.max_i = ARM64_NIREGS;
+		rs.max_f = ARM64_NFREGS;
+	} else if (internal) {
+		/* a register ABI this file does not know: locations unknown */
 		for (int i = 0; i < np && k < max; i++)
 			if (p[i].result == results)
 				memset(&out[k++], 0, sizeof(out[0]));
@@ -214,7 +238,7 @@ static int go_assign(const struct gobin *b, bool internal,
 				continue;
 			a = (want_results == results && k < max) ? &out[k] : &tmp;
 			memset(a, 0, sizeof(*a));
-			go_assign_one(p[i].type, ps, ps, &rs, regabi, a);
+			go_assign_one(p[i].type, ps, ps, &rs, a);
 			if (a != &tmp)
 				k++;
 		}
@@ -249,7 +273,8 @@ static enum cclass c_classify(const struct gobin_type *t, struct leaf *lv,
 
 /*
  * Pieces of the bytes [base, base + size) of a value held in registers
- * regs[eightbyte] (-1: an SSE register): one piece per eightbyte.
+ * regs[eightbyte] (>= 0: enum gt_reg; -1 - n: XMMn): one piece per
+ * eightbyte.
  */
 static void c_reg_pieces(uint32_t base, uint32_t size, const int regs[2],
 			 struct gobin_arg *a)
@@ -266,6 +291,8 @@ static void c_reg_pieces(uint32_t base, uint32_t size, const int regs[2],
 			.kind = r < 0 ? GT_LOC_NONE : GT_LOC_REG,
 			.reg = r < 0 ? 0 : (enum gt_reg)r,
 			.size = (uint8_t)(size - o < 8 ? size - o : 8),
+			.mreg = (uint8_t)(r < 0 ? GOBIN_MREG_XMM0 + (-1 - r) :
+					  GOBIN_MREG_X86 + r),
 		};
 	}
 	a->npieces = n;
@@ -299,15 +326,18 @@ static int gccgo_assign(const struct gobin *b, const struct gobin_param *p,
 		/* RAX/RDX or XMM0/XMM1; a memory-class return is not readable */
 		int nres = 0, r = 0;
 		int regs[2] = { -1, -1 };
-		int ni2 = 0;
+		int ni2 = 0, nf2 = 0;
 		const enum gt_reg rr[] = { GT_REG_RAX, GT_REG_RDX };
 
 		for (int i = 0; i < np; i++)
 			nres += p[i].result;
 		if (cret && c_classify(cret, lv, &nlv, cls) != C_MEM) {
-			for (int e = 0; e < 2; e++)
+			for (int e = 0; e < 2; e++) {
 				if (cls[e] == C_INT)
 					regs[e] = (int)rr[ni2++];
+				else if (cls[e] == C_SSE)
+					regs[e] = -1 - nf2++;
+			}
 		} else {
 			cret = NULL;
 		}
@@ -350,7 +380,7 @@ static int gccgo_assign(const struct gobin *b, const struct gobin_param *p,
 				if (cls[e] == C_INT)
 					regs[e] = (int)c_iregs[ni++];
 				else if (cls[e] == C_SSE)
-					nf++;
+					regs[e] = -1 - nf++;
 			}
 			c_reg_pieces(0, t->size, regs, a);
 		} else {

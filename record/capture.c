@@ -109,10 +109,12 @@ int capture_set_plan(struct capture *c, uint32_t slot,
 	return 0;
 }
 
-int capture_attach(struct capture *c, uint32_t slot, const char *path,
-		   uint64_t file_offset, pid_t pid, char *err, size_t errlen)
+int capture_attach(struct capture *c, uint32_t slot, uint32_t site,
+		   const char *path, uint64_t file_offset, pid_t pid,
+		   char *err, size_t errlen)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = slot);
+	LIBBPF_OPTS(bpf_uprobe_opts, opts,
+		    .bpf_cookie = slot | (uint64_t)site << 32);
 	struct bpf_link *link;
 
 	if (c->nlinks == c->caplinks) {

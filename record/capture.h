@@ -35,11 +35,13 @@ int capture_set_plan(struct capture *c, uint32_t slot,
 
 /*
  * Attaches a uprobe at byte `file_offset` of the ELF file `path`, running
- * the plan of `slot`, for process `pid` (-1: every process). 0 or -errno
- * with a message in err[errlen].
+ * the plan of `slot`, for process `pid` (-1: every process); events of it
+ * carry `site` (which uprobe of the probe fired). 0 or -errno with a
+ * message in err[errlen].
  */
-int capture_attach(struct capture *c, uint32_t slot, const char *path,
-		   uint64_t file_offset, pid_t pid, char *err, size_t errlen);
+int capture_attach(struct capture *c, uint32_t slot, uint32_t site,
+		   const char *path, uint64_t file_offset, pid_t pid,
+		   char *err, size_t errlen);
 
 /* Waits up to timeout_ms for records and hands them to the callback.
  * Returns records handled or -errno. */

@@ -128,7 +128,7 @@ static Dwarf *dw_open(struct gobin *b)
 	if (b->dwarf_tried)
 		return b->dwarf;
 	b->dwarf_tried = true;
-	dw = dwarf_begin_elf(b->elf, DWARF_C_READ, NULL);
+	dw = dwarf_begin_elf(gobin_dwarf_elf(b), DWARF_C_READ, NULL);
 	if (!dw)
 		return NULL;
 	each_top_die(dw, ix_cb, &ib);
@@ -231,7 +231,7 @@ static bool die_type(Dwarf_Die *die, Dwarf_Die *out)
 
 static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
-static struct gobin_type *type_new(enum gobin_tk kind, uint32_t size,
+struct gobin_type *gobin_type_new(enum gobin_tk kind, uint32_t size,
 				   const char *name)
 {
 	struct gobin_type *t = calloc(1, sizeof(*t));
@@ -244,17 +244,17 @@ static struct gobin_type *type_new(enum gobin_tk kind, uint32_t size,
 	return t;
 }
 
-static void type_free(struct gobin_type *t)
+void gobin_type_free(struct gobin_type *t)
 {
 	if (!t)
 		return;
 	for (uint32_t i = 0; i < t->nfields; i++)
-		type_free(t->fields[i].type);
+		gobin_type_free(t->fields[i].type);
 	free(t->fields);
 	free(t);
 }
 
-static void set_align(struct gobin_type *t, int ps)
+void gobin_type_set_align(struct gobin_type *t, int ps)
 {
 	switch (t->kind) {
 	case TK_PTR: case TK_STRING: case TK_SLICE: case TK_IFACE:
@@ -335,7 +335,7 @@ static int add_field(struct gobin_type *t, uint32_t off, struct gobin_type *ft)
 	struct gobin_field *f = realloc(t->fields, (t->nfields + 1) * sizeof(*f));
 
 	if (!f) {
-		type_free(ft);
+		gobin_type_free(ft);
 		return -ENOMEM;
 	}
 	t->fields = f;
@@ -360,7 +360,7 @@ static struct gobin_type *type_of(struct tbuild *tb, Dwarf_Die *in, int depth)
 	while (!gk && (tag == DW_TAG_typedef || tag == DW_TAG_const_type ||
 		       tag == DW_TAG_volatile_type || tag == DW_TAG_restrict_type)) {
 		if (!die_type(&die, &sub))
-			return type_new(TK_OTHER, 0, name);
+			return gobin_type_new(TK_OTHER, 0, name);
 		die = sub;
 		tag = dwarf_tag(&die);
 		gk = die_udata(&die, DW_AT_go_kind, 0);
@@ -380,7 +380,7 @@ static struct gobin_type *type_of(struct tbuild *tb, Dwarf_Die *in, int depth)
 	}
 	if (--tb->budget < 0 || depth > 24)
 		kind = (kind == TK_STRUCT || kind == TK_ARRAY) ? TK_OTHER : kind;
-	t = type_new(kind, size, name);
+	t = gobin_type_new(kind, size, name);
 	if (!t)
 		return NULL;
 	if (kind == TK_STRUCT && dwarf_child(&die, &sub) == 0) {
@@ -436,7 +436,7 @@ static struct gobin_type *type_of(struct tbuild *tb, Dwarf_Die *in, int depth)
 		if (vt->kind == TK_PTR && vt->name[0] == '*')
 			snprintf(t->name, sizeof(t->name), "[]%.200s", vt->name + 1);
 	}
-	set_align(t, tb->ptrsize);
+	gobin_type_set_align(t, tb->ptrsize);
 	return t;
 }
 
@@ -445,9 +445,9 @@ static struct gobin_type *type_of(struct tbuild *tb, Dwarf_Die *in, int depth)
 void gobin_params_free(struct gobin_param *p, int n, struct gobin_type *ret)
 {
 	for (int i = 0; p && i < n; i++)
-		type_free(p[i].type);
+		gobin_type_free(p[i].type);
 	free(p);
-	type_free(ret);
+	gobin_type_free(ret);
 }
 
 int gobin_dwarf_params(struct gobin *b, const char *name, uint64_t entry,
@@ -496,7 +496,7 @@ int gobin_dwarf_params(struct gobin *b, const char *name, uint64_t entry,
 		snprintf(v[n].name, sizeof(v[n].name), "%s", pname ? pname : "");
 		v[n].result = result;
 		v[n].type = die_type(&child, &td) ? type_of(&tb, &td, 0) :
-						    type_new(TK_OTHER, 0, "");
+						    gobin_type_new(TK_OTHER, 0, "");
 		if (!v[n].type)
 			goto oom;
 		n++;

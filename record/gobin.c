@@ -405,6 +405,7 @@ struct gobin *gobin_open(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	b->fd = -1;
+	b->dbg_fd = -1;
 	b->goid_off = -2;
 	b->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (b->fd < 0) {
@@ -435,6 +436,7 @@ struct gobin *gobin_open(const char *path, char *err, size_t errlen)
 	read_elf_layout(b);
 	gobin_notes_load(b);
 	gobin_buildinfo_load(b);
+	gobin_modinfo_parse(b);
 
 	r = gobin_pclntab_load(b, err, errlen);
 	if (r == -ENOENT && detect_gccgo(b)) {
@@ -460,6 +462,8 @@ struct gobin *gobin_open(const char *path, char *err, size_t errlen)
 		goto fail;
 	}
 	mark_abi0(b);
+	if (!b->has_dwarf)
+		gobin_debuginfo_find(b);
 	return b;
 fail:
 	gobin_close(b);
@@ -471,6 +475,10 @@ void gobin_close(struct gobin *b)
 	if (!b)
 		return;
 	gobin_dwarf_close(b);
+	gobin_debuginfo_close(b);
+	free(b->modinfo);
+	free(b->settings);
+	free(b->argsz);
 	free(b->byname);
 	free(b->fflags);
 	free(b->funcs);
@@ -696,6 +704,15 @@ int gobin_func_each(const struct gobin *b, const char *pattern,
 
 size_t gobin_func_count(const struct gobin *b) { return b->nfuncs; }
 
+int gobin_func_args_size(const struct gobin *b, const struct gobin_func *f)
+{
+	const ssize_t i = b->argsz ? func_index(b, f->entry) : -1;
+
+	if (i < 0 || b->argsz[i] < 0)
+		return -1;
+	return b->argsz[i];
+}
+
 /*
  * The part of a symbol after its package path, without the receiver
  * punctuation, into out: "net/http.(*conn).serve" -> "conn.serve".
@@ -802,6 +819,59 @@ int gobin_func_suggest(const struct gobin *b, const char *name,
 
 /* ------------------------------------------------------------ arguments */
 
+const char *gobin_mreg_name(unsigned mreg)
+{
+	static const char *const x86[] = {
+		"RAX", "RBX", "RCX", "RDX", "RSI", "RDI", "RBP", "RSP", "R8", "R9",
+		"R10", "R11", "R12", "R13", "R14", "R15", "RIP",
+	};
+	static const char *const xmm[16] = {
+		"X0", "X1", "X2", "X3", "X4", "X5", "X6", "X7", "X8", "X9", "X10",
+		"X11", "X12", "X13", "X14", "X15"
+	};
+	static const char *const ar[31] = {
+		"R0", "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9", "R10",
+		"R11", "R12", "R13", "R14", "R15", "R16", "R17", "R18", "R19", "R20",
+		"R21", "R22", "R23", "R24", "R25", "R26", "R27", "R28", "R29", "R30"
+	};
+	static const char *const af[32] = {
+		"F0", "F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "F9", "F10",
+		"F11", "F12", "F13", "F14", "F15", "F16", "F17", "F18", "F19", "F20",
+		"F21", "F22", "F23", "F24", "F25", "F26", "F27", "F28", "F29", "F30",
+		"F31"
+	};
+
+	if (mreg >= GOBIN_MREG_X86 && mreg < GOBIN_MREG_X86 + GT_REG_COUNT)
+		return x86[mreg - GOBIN_MREG_X86];
+	if (mreg >= GOBIN_MREG_XMM0 && mreg < GOBIN_MREG_XMM0 + 16)
+		return xmm[mreg - GOBIN_MREG_XMM0];
+	if (mreg >= GOBIN_MREG_ARM64_R0 && mreg < GOBIN_MREG_ARM64_R0 + 31)
+		return ar[mreg - GOBIN_MREG_ARM64_R0];
+	if (mreg >= GOBIN_MREG_ARM64_F0 && mreg < GOBIN_MREG_ARM64_F0 + 32)
+		return af[mreg - GOBIN_MREG_ARM64_F0];
+	return "";
+}
+
+bool gobin_piece_readable(const struct gobin_piece *p)
+{
+	if (p->kind == GT_LOC_REG || p->kind == GT_LOC_STACK)
+		return true;
+	return p->mreg >= GOBIN_MREG_ARM64_R0 && p->mreg < GOBIN_MREG_ARM64_F0;
+}
+
+char *gobin_piece_str(const struct gobin_piece *p, char *out, size_t outlen)
+{
+	if (p->kind == GT_LOC_STACK)
+		snprintf(out, outlen, "SP%+d", p->offset);
+	else if (p->kind == GT_LOC_REG && p->reg < GT_REG_COUNT)
+		snprintf(out, outlen, "%s", gobin_mreg_name(GOBIN_MREG_X86 + p->reg));
+	else if (p->mreg)
+		snprintf(out, outlen, "%s", gobin_mreg_name(p->mreg));
+	else
+		snprintf(out, outlen, "?");
+	return out;
+}
+
 static enum gtr_type gtr_type_of(const struct gobin_type *t)
 {
 	switch (t->kind) {
@@ -813,6 +883,63 @@ static enum gtr_type gtr_type_of(const struct gobin_type *t)
 	case TK_FLOAT: return GTR_TYPE_FLOAT;
 	default: return GTR_TYPE_OTHER;
 	}
+}
+
+int gobin_params_to_args(const struct gobin *b, const struct gobin_func *f,
+			 const struct gobin_param *p, int np,
+			 const struct gobin_type *cret, bool results,
+			 struct gobin_arg *args, int max)
+{
+	const int n = gobin_abi_assign(b, gobin_func_abi(b, f), p, np, cret,
+				       results, args, max);
+
+	/* names and types, in the same order abi.c wrote them */
+	for (int i = 0, k = 0; i < np && k < n; i++) {
+		if (p[i].result != results)
+			continue;
+		snprintf(args[k].name, sizeof(args[k].name), "%s", p[i].name);
+		snprintf(args[k].type_name, sizeof(args[k].type_name), "%s",
+			 p[i].type->name);
+		args[k].type = gtr_type_of(p[i].type);
+		args[k].size = p[i].type->size;
+		k++;
+	}
+	return n;
+}
+
+bool gobin_func_generic(const struct gobin_func *f)
+{
+	return strstr(f->name, "[...]") || strstr(f->name, "[go.shape.");
+}
+
+/*
+ * A generic function's instance takes its dictionary as a hidden first
+ * argument, before even the receiver (Go src/cmd/compile/internal/
+ * noder/stencil.go, "dictionary"); Go 1.18-1.19 DWARF leaves it out.
+ * Prepends it to p[np] when missing; returns the new count or -ENOMEM.
+ */
+static int add_dict(const struct gobin *b, const struct gobin_func *f,
+		    struct gobin_param **p, int np)
+{
+	struct gobin_param *v;
+
+	if (b->compiler != GOBIN_GC || !gobin_func_generic(f) ||
+	    (np > 0 && !strcmp((*p)[0].name, ".dict")))
+		return np;
+	v = realloc(*p, (size_t)(np + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	*p = v;
+	memmove(v + 1, v, (size_t)np * sizeof(*v));
+	memset(v, 0, sizeof(*v));
+	snprintf(v->name, sizeof(v->name), ".dict");
+	v->type = gobin_type_new(TK_PTR, (uint32_t)b->ptrsize, "unsafe.Pointer");
+	if (!v->type) {
+		memmove(v, v + 1, (size_t)np * sizeof(*v));
+		return -ENOMEM;
+	}
+	gobin_type_set_align(v->type, b->ptrsize);
+	return np + 1;
 }
 
 static int func_params(const struct gobin *b, const struct gobin_func *f,
@@ -828,19 +955,13 @@ static int func_params(const struct gobin *b, const struct gobin_func *f,
 	np = gobin_dwarf_params(mb, f->name, f->entry, &p, &cret);
 	if (np < 0)
 		return np;
-	n = gobin_abi_assign(b, gobin_func_abi(b, f), p, np, cret, results, args,
-			     max);
-	/* names and types, in the same order abi.c wrote them */
-	for (int i = 0, k = 0; i < np && k < n; i++) {
-		if (p[i].result != results)
-			continue;
-		snprintf(args[k].name, sizeof(args[k].name), "%s", p[i].name);
-		snprintf(args[k].type_name, sizeof(args[k].type_name), "%s",
-			 p[i].type->name);
-		args[k].type = gtr_type_of(p[i].type);
-		args[k].size = p[i].type->size;
-		k++;
+	n = add_dict(b, f, &p, np);
+	if (n < 0) {
+		gobin_params_free(p, np, cret);
+		return n;
 	}
+	np = n;
+	n = gobin_params_to_args(b, f, p, np, cret, results, args, max);
 	gobin_params_free(p, np, cret);
 	return n;
 }
@@ -870,14 +991,29 @@ static int raw_args(const struct gobin *b, enum gobin_abi abi,
 	const enum gt_reg *regs = NULL;
 	int nregs = 0;
 
+	if (b->arch == GOBIN_ARM64 && abi == GOBIN_ABI_INTERNAL) {
+		/* R0-R15, listed but not readable through x86-64 pt_regs */
+		for (int i = 0; i < n && i < 16; i++) {
+			memset(&args[i], 0, sizeof(args[i]));
+			args[i].type = GTR_TYPE_WORD;
+			args[i].size = 8;
+			args[i].npieces = 1;
+			args[i].pieces[0] = (struct gobin_piece){
+				.kind = GT_LOC_NONE, .size = 8,
+				.mreg = (uint8_t)(GOBIN_MREG_ARM64_R0 + i),
+			};
+		}
+		return n < 16 ? n : 16;
+	}
 	if (b->arch == GOBIN_AMD64 && abi == GOBIN_ABI_INTERNAL) {
 		regs = go_regs;
 		nregs = 9;
 	} else if (b->arch == GOBIN_AMD64 && abi == GOBIN_ABI_C) {
 		regs = c_regs;
 		nregs = 6;
-	} else if (b->arch != GOBIN_AMD64 && b->arch != GOBIN_386) {
-		return 0; /* no pt_regs mapping for this architecture */
+	} else if (b->arch != GOBIN_AMD64 && b->arch != GOBIN_386 &&
+		   b->arch != GOBIN_ARM64) {
+		return 0; /* a convention this file does not know */
 	}
 	for (int i = 0; i < n; i++) {
 		struct gobin_arg *a = &args[i];
@@ -892,6 +1028,7 @@ static int raw_args(const struct gobin *b, enum gobin_abi abi,
 				return i;
 			a->pieces[0].kind = GT_LOC_REG;
 			a->pieces[0].reg = regs[i];
+			a->pieces[0].mreg = (uint8_t)(GOBIN_MREG_X86 + regs[i]);
 		} else {
 			a->pieces[0].kind = GT_LOC_STACK;
 			a->pieces[0].offset = b->ptrsize * (i + 1);

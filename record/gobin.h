@@ -40,7 +40,40 @@ struct gobin_piece {
 	enum gt_reg reg;      /* for GT_LOC_REG */
 	int32_t offset;       /* for GT_LOC_STACK: bytes from SP at entry */
 	uint8_t size;         /* bytes: 1, 2, 4 or 8 */
+	uint8_t mreg;         /* enum gobin_mreg: the machine register, any arch */
 };
+
+/*
+ * The machine register holding a piece, whatever the architecture, for
+ * listings and checks (struct gobin_piece.mreg). GT_LOC_REG pieces (x86-64
+ * pt_regs) have GOBIN_MREG_X86 + their enum gt_reg. Float registers and
+ * all arm64 registers have kind GT_LOC_NONE: this gotrace reads x86-64
+ * pt_regs only, so an arm64 program's registers are listed, not captured.
+ */
+enum gobin_mreg {
+	GOBIN_MREG_NONE = 0,      /* on the stack, or not known */
+	GOBIN_MREG_X86 = 1,       /* + enum gt_reg: RAX .. R15 */
+	GOBIN_MREG_XMM0 = 32,     /* XMM0 .. XMM15: 32 .. 47 */
+	GOBIN_MREG_ARM64_R0 = 64, /* R0 .. R30: 64 .. 94 */
+	GOBIN_MREG_ARM64_F0 = 96, /* F0 .. F31: 96 .. 127 */
+};
+
+/* "RAX", "X3", "R0", "F1" for a gobin_mreg; "" for GOBIN_MREG_NONE. */
+const char *gobin_mreg_name(unsigned mreg);
+
+/*
+ * Whether a uprobe on the program's own architecture can read the piece:
+ * stack slots and integer registers yes, float registers no (uprobe
+ * pt_regs carries no FP state). True also for arm64 integer registers,
+ * which this x86-64 build of gotrace cannot attach to (see kind).
+ */
+bool gobin_piece_readable(const struct gobin_piece *p);
+
+/*
+ * Writes where `p` lives into out[outlen] ("RAX", "SP+16", "X0") and
+ * returns out.
+ */
+char *gobin_piece_str(const struct gobin_piece *p, char *out, size_t outlen);
 
 /*
  * One parameter of a function with the location of its parts. A string has
@@ -104,8 +137,10 @@ int gobin_func_suggest(const struct gobin *b, const char *name,
 		       const char **out, int max);
 
 /*
- * Parameters of `f` at entry, in order (receiver first), with names and
- * types from DWARF and locations from the calling convention of the binary.
+ * Parameters of `f` at entry, in order (a generic instance's hidden
+ * dictionary ".dict" first, which Go 1.18-1.19 DWARF omits; then the
+ * receiver), with names and types from DWARF (the binary's, or a separate
+ * debug file's) and locations from the calling convention of `f`.
  * Without DWARF returns -ENODATA. Returns the number of parameters written
  * to args[max] or a negative errno.
  */
@@ -114,9 +149,10 @@ int gobin_func_args(const struct gobin *b, const struct gobin_func *f,
 
 /*
  * Raw argument words for a function without type information: for the
- * register ABI the first `n` integer argument registers (RAX, RBX, RCX,
- * RDI, RSI, R8, R9, R10, R11), for ABI0 the stack words from SP+8. Fills
- * args[] as GTR_TYPE_WORD named "" and returns the count written.
+ * register ABI the first `n` integer argument registers (amd64: RAX, RBX,
+ * RCX, RDI, RSI, R8, R9, R10, R11; arm64: R0-R15, listed with kind
+ * GT_LOC_NONE), for ABI0 the stack words from SP+ptrsize. Fills args[] as
+ * GTR_TYPE_WORD named "" and returns the count written.
  */
 int gobin_raw_args(const struct gobin *b, struct gobin_arg *args, int n);
 
@@ -179,5 +215,85 @@ const char *gobin_go_build_id(const struct gobin *b);
  * is 0; took .text start 0x401000"), "" when nothing was unusual.
  */
 const char *gobin_note(const struct gobin *b);
+
+/* ------------------------------------------------ build info (buildinfo.c) */
+
+/*
+ * From the modinfo of .go.buildinfo (Go src/runtime/debug/mod.go, the
+ * text `go version -m` prints): the main package path ("path" line,
+ * "filippo.io/age/cmd/age"), the main module path and version ("mod"
+ * line; "" when the build had no module, e.g. GO111MODULE=off). Owned by
+ * `b`; "" when unknown.
+ */
+const char *gobin_main_path(const struct gobin *b);
+const char *gobin_main_module(const struct gobin *b);
+const char *gobin_main_version(const struct gobin *b);
+
+/*
+ * Build setting number `i` ("build" lines: -buildmode, -ldflags,
+ * CGO_ENABLED, GOARCH, GOAMD64, vcs.revision...): sets *key and *value
+ * (owned by `b`) and returns 0, or -ENOENT past the last one.
+ */
+int gobin_build_setting(const struct gobin *b, size_t i, const char **key,
+			const char **value);
+
+/* ------------------------------------------------ signatures (sig.c) */
+
+/*
+ * Parameters of `f` from a Go signature the user wrote, for binaries
+ * without DWARF: `params` is the text inside the parentheses of
+ * 'main.greet(s string, n int)', e.g. "s string, n int", "a, b int",
+ * "int, string" (unnamed: named "" and reachable as goargN), "p *net/http.Request",
+ * "b []byte", "m map[string]int", "ch chan int", "fn func(int) error",
+ * "e error", "v any", "x interface{}", "t struct{ a int; b string }",
+ * "arr [4]int32", "xs ...int". Named types other than a few well-known
+ * ones (error, any, time.Duration, context.Context, io.Reader...) have no
+ * known size without DWARF and are an error; so is a value receiver
+ * (main.T.M), whose type is one. A pointer receiver (main.(*T).M) comes
+ * first, as a pointer named "recv". Locations follow the calling
+ * convention of `f` (gobin_func_abi) exactly as gobin_func_args does.
+ * Returns the count written to args[max], or -EINVAL with a message in
+ * err[errlen] that quotes the signature and says what to write instead.
+ */
+int gobin_sig_args(const struct gobin *b, const struct gobin_func *f,
+		   const char *params, struct gobin_arg *args, int max,
+		   char *err, size_t errlen);
+
+/*
+ * Bytes of the argument area the Go runtime records for `f` (pclntab
+ * _func.args: stack arguments and results, plus the spill space of
+ * register arguments in the register ABI), or -1 when unknown (gccgo,
+ * or the runtime marks it unknown). A signature whose arguments need more
+ * than this is wrong.
+ */
+int gobin_func_args_size(const struct gobin *b, const struct gobin_func *f);
+
+/* ------------------------------------------------ separate debug info */
+
+/*
+ * Loads DWARF for `b` from the separate debug file `path` (as made by
+ * `objcopy --only-keep-debug`, or a Debian -dbgsym package's file), for
+ * `gotrace-record --debuginfo FILE`. The file must be ELF with
+ * .debug_info and, when both have a GNU build id, the same one. Returns 0,
+ * or a negative errno with a message in err[errlen] naming the file.
+ */
+int gobin_open_debuginfo(struct gobin *b, const char *path, char *err,
+			 size_t errlen);
+
+/*
+ * Path of the separate debug file DWARF comes from, "" when DWARF is in
+ * the binary itself or absent. gobin_open looks for one by itself when
+ * the binary has no DWARF: /usr/lib/debug/.build-id/xx/rest.debug (GNU
+ * build id), then the .gnu_debuglink name (CRC-checked) next to the
+ * binary, in its .debug/ directory and under /usr/lib/debug.
+ */
+const char *gobin_debuginfo_path(const struct gobin *b);
+
+/*
+ * Root of the debug directories gobin_open searches (default
+ * "/usr/lib/debug"); for tests and unusual layouts. The string must
+ * outlive later gobin_open calls; NULL restores the default.
+ */
+void gobin_set_debug_root(const char *dir);
 
 #endif /* GOTRACE_GOBIN_H */

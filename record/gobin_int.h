@@ -61,6 +61,21 @@ struct gobin {
 	char go_build_id[256];
 	char note[256];       /* how something was found, for diagnostics */
 
+	/* modinfo of .go.buildinfo, split in place (buildinfo.c) */
+	char *modinfo;
+	size_t modinfo_len;   /* bytes (the end sentinel holds a NUL) */
+	const char *main_path, *main_mod, *main_ver;
+	struct gobin_setting { const char *key, *value; } *settings;
+	size_t nsettings;
+
+	/* pclntab _func.args per funcs[i]; NULL when unknown */
+	int32_t *argsz;
+
+	/* separate debug file (debuginfo.c); DWARF is read from dbg_elf */
+	char *dbg_path;
+	int dbg_fd;
+	Elf *dbg_elf;
+
 	struct gobin_seg segs[GOBIN_MAX_SEGS];
 	int nsegs;
 
@@ -105,6 +120,31 @@ int gobin_buildinfo_load(struct gobin *b);
 /* buildinfo.c: fills b->build_id and b->go_build_id from ELF notes. */
 void gobin_notes_load(struct gobin *b);
 
+/*
+ * buildinfo.c: GNU build id (hex) and Go build id of any ELF, from note
+ * sections or, without section headers, PT_NOTE; "" when absent.
+ */
+void gobin_elf_build_ids(Elf *e, char *gnu, size_t gnulen, char *go,
+			 size_t golen);
+
+/* buildinfo.c: splits b->modinfo into path, mod and build settings. */
+void gobin_modinfo_parse(struct gobin *b);
+
+/*
+ * debuginfo.c: when b has no DWARF, finds a separate debug file by build
+ * id or .gnu_debuglink and loads it (silently does nothing when none).
+ */
+void gobin_debuginfo_find(struct gobin *b);
+
+/* debuginfo.c: closes the separate debug file. */
+void gobin_debuginfo_close(struct gobin *b);
+
+/* The ELF DWARF comes from: the debug file when there is one. */
+Elf *gobin_dwarf_elf(const struct gobin *b);
+
+/* gobin.c: whether f is a generic instance ("main.Map[...]"). */
+bool gobin_func_generic(const struct gobin_func *f);
+
 /* Parses "go1.19.8" -> 19; 0 when not a go1.N version. */
 int gobin_parse_minor(const char *v);
 
@@ -132,6 +172,16 @@ struct gobin_field {
 	uint32_t offset;
 	struct gobin_type *type;
 };
+
+/* dwarf.c: a type of `kind`, `size` bytes, named `name` (NULL: ""); NULL on ENOMEM. */
+struct gobin_type *gobin_type_new(enum gobin_tk kind, uint32_t size,
+				  const char *name);
+
+/* dwarf.c: frees t and its field types (NULL is fine). */
+void gobin_type_free(struct gobin_type *t);
+
+/* dwarf.c: sets t->align from its kind, size and fields (Go's rules). */
+void gobin_type_set_align(struct gobin_type *t, int ptrsize);
 
 /* One parameter or result of a function as DWARF describes it. */
 struct gobin_param {
@@ -164,5 +214,15 @@ int gobin_abi_assign(const struct gobin *b, enum gobin_abi abi,
 		     const struct gobin_param *p, int np,
 		     const struct gobin_type *cret, bool results,
 		     struct gobin_arg *out, int max);
+
+/*
+ * gobin.c: locations (gobin_abi_assign with the convention of f), names,
+ * types and sizes of params (results=false) or results into args[max].
+ * Returns the count written.
+ */
+int gobin_params_to_args(const struct gobin *b, const struct gobin_func *f,
+			 const struct gobin_param *p, int np,
+			 const struct gobin_type *cret, bool results,
+			 struct gobin_arg *args, int max);
 
 #endif /* GOTRACE_GOBIN_INT_H */

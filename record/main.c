@@ -7,12 +7,14 @@
 #include <argp.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -21,60 +23,99 @@
 #include "capture.h"
 #include "gobin.h"
 #include "gtr.h"
-#include "probe.h"
-#include "insn.h"
+#include "list.h"
+#include "plan.h"
 
 #define GOTRACE_VERSION "0.1.0"
-#define MAX_PROBES 1000
+#define MAX_PROBES 1000   /* probes on the command line */
 
 const char *argp_program_version = "gotrace-record " GOTRACE_VERSION;
 static const char doc[] =
 	"Record calls of Go functions, with their arguments, to a trace file.\n"
 	"\n"
 	"USAGE: gotrace-record -o FILE [OPTIONS] PROBE... -- CMD [ARGS...]\n"
-	"       gotrace-record -o FILE -p PID [OPTIONS] PROBE...\n"
+	"       gotrace-record -o FILE -p PID [-p PID...] [OPTIONS] PROBE...\n"
+	"       gotrace-record -o FILE [OPTIONS] BINARY:PROBE...\n"
 	"\n"
-	"PROBE is [BINARY:]FUNCTION [\"FORMAT\" EXPR, ...] as in bcc's trace.py;\n"
-	"FUNCTION is the full Go symbol; EXPR is goargN or a parameter name.\n"
+	"PROBE is [p:|r:][BINARY:]FUNCTION [\"FORMAT\" EXPR, ...] as in bcc's\n"
+	"trace.py (spec/PROBES.md); FUNCTION is the full Go symbol or a glob;\n"
+	"EXPR is goargN, goretN, retval, a parameter name or $ptr(EXPR, SIZE).\n"
+	"Without DWARF, a signature gives names and types:\n"
+	"'main.greet(s string, n int) \"%s\" s'.\n"
+	"Without -p or a command, every process running BINARY is traced,\n"
+	"including ones started later, until Ctrl-C.\n"
 	"\n"
 	"EXAMPLES:\n"
 	"  gotrace-record -o t.gtr 'main.add \"%d %d\" goarg1, goarg2' -- ./app\n"
 	"                          # run ./app, record main.add with 2 arguments\n"
 	"  gotrace-record -o t.gtr -p 1234 'net/http.(*conn).serve'\n"
 	"                          # attach to PID 1234 until Ctrl-C\n"
+	"  gotrace-record -o t.gtr '/usr/bin/caddy:net/http.*' -x '*.func*'\n"
+	"                          # every caddy process, net/http functions\n"
+	"  gotrace-record -o t.gtr -d 30 'main.lookup' 'r:main.lookup' -p 1234\n"
+	"                          # entries and returns for 30 s\n"
 	"  gotrace-report t.gtr    # print what was recorded\n";
+
+enum {
+	OPT_MAX_EVENTS = 1000, OPT_MAX_SIZE, OPT_LIST, OPT_JSON, OPT_DEBUGINFO,
+};
 
 static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE (required)", 0 },
-	{ "pid", 'p', "PID", 0, "Trace the running process PID", 0 },
+	{ "pid", 'p', "PID", 0, "Trace the running process PID (repeatable)", 0 },
 	{ "force", 'f', NULL, 0, "Overwrite FILE if it exists", 0 },
 	{ "string-size", 's', "BYTES", 0,
 	  "Capture at most BYTES of each string (default 64, max 512)", 0 },
+	{ "stack", 'U', NULL, 0, "Record the user stack of each event", 0 },
 	{ "exclude", 'x', "GLOB", 0, "Skip functions matching GLOB (repeatable)", 0 },
-	{ "max-probes", 'm', "N", 0, "Refuse to attach more than N probes (default 1000)", 0 },
+	{ "max-probes", 'm', "N", 0,
+	  "Refuse to attach more than N probes (default 1000)", 0 },
+	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 1 },
+	{ "max-events", OPT_MAX_EVENTS, "N", 0, "Stop after N events", 1 },
+	{ "max-size", OPT_MAX_SIZE, "BYTES", 0,
+	  "Stop when the file reaches BYTES (K, M, G suffixes)", 1 },
+	{ "rotate-size", 'C', "BYTES", 0,
+	  "Start a new file when one reaches BYTES: FILE, FILE1, FILE2...", 1 },
+	{ "rotate-count", 'W', "COUNT", 0,
+	  "With -C, keep at most COUNT files, reusing names in a ring", 1 },
+	{ "debuginfo", OPT_DEBUGINFO, "FILE", 0,
+	  "DWARF of the (first) binary from this separate debug file", 0 },
+	{ "list", OPT_LIST, NULL, 0,
+	  "List what gotrace knows of BINARY: gotrace-record --list BINARY [GLOB]", 3 },
+	{ "json", OPT_JSON, NULL, 0, "With --list: one JSON document", 3 },
 	{ "buffer-size", 'b', "BYTES", 0,
-	  "Ring buffer size (power of two, default 16M; K and M suffixes)", 0 },
-	{ "quiet", 'q', NULL, 0, "Print nothing but errors", 0 },
-	{ "verbose", 'v', NULL, 0, "Show libbpf's log (twice: debug)", 0 },
+	  "Ring buffer size (power of two, default 16M; K and M suffixes)", 2 },
+	{ "quiet", 'q', NULL, 0, "No status line or summary; errors only", 2 },
+	{ "verbose", 'v', NULL, 0, "Show libbpf's log (twice: debug)", 2 },
 	{},
 };
 
+#define MAX_PIDS 64
+
 struct env {
 	const char *output;
-	pid_t pid;
+	pid_t pids[MAX_PIDS];
+	int npids;
 	unsigned flags;
 	unsigned str_max;
-	int quiet, verbose;
+	int quiet, verbose, stack;
 	int nspecs;
 	char *specs[MAX_PROBES];
-	char **cmd;     /* after "--", NULL-terminated */
+	char **cmd;          /* after "--", NULL-terminated */
 	unsigned max_probes;
 	unsigned ringbuf;    /* bytes, power of two */
 	int nexcludes;
 	char *excludes[64];
+	uint64_t duration_ns, max_events, max_size;
+	uint64_t rotate_size;
+	unsigned rotate_count;
+	int list, json;
+	const char *debuginfo;
 };
 
-static struct env env = { .str_max = 64, .max_probes = 1000, .ringbuf = 16u << 20 };
+static struct env env = {
+	.str_max = 64, .max_probes = 1000, .ringbuf = 16u << 20,
+};
 
 static long parse_num(const char *arg, const char *what, long min, long max)
 {
@@ -91,611 +132,113 @@ static long parse_num(const char *arg, const char *what, long min, long max)
 	return v;
 }
 
-/* Parses a power-of-two byte count with an optional K or M suffix. */
-static unsigned parse_size(const char *arg, const char *what)
+/* Parses a byte count with an optional K, M or G suffix (powers of 1024). */
+static uint64_t parse_bytes(const char *arg, const char *what)
 {
+	unsigned long long v;
 	char *end;
-	unsigned long v;
 
 	errno = 0;
-	v = strtoul(arg, &end, 0);
-	if (*end == 'K' || *end == 'k')
-		v <<= 10, end++;
-	else if (*end == 'M' || *end == 'm')
-		v <<= 20, end++;
-	if (errno || end == arg || *end || v < 4096 || v > (1ul << 30) ||
-	    (v & (v - 1))) {
-		fprintf(stderr, "gotrace-record: invalid %s '%s' (expected a "
-			"power of two from 4K to 1024M)\n", what, arg);
+	v = strtoull(arg, &end, 0);
+	switch (*end) {
+	case 'K': case 'k': v <<= 10; end++; break;
+	case 'M': case 'm': v <<= 20; end++; break;
+	case 'G': case 'g': v <<= 30; end++; break;
+	}
+	if (errno || end == arg || *end || !v || arg[0] == '-') {
+		fprintf(stderr, "gotrace-record: invalid %s '%s' (expected "
+			"bytes, e.g. 100M)\n", what, arg);
 		exit(2);
 	}
 	return v;
+}
+
+/* Parses a power-of-two byte count from 4K to 1024M. */
+static unsigned parse_ringbuf(const char *arg)
+{
+	uint64_t v = parse_bytes(arg, "buffer size");
+
+	if (v < 4096 || v > (1ull << 30) || (v & (v - 1))) {
+		fprintf(stderr, "gotrace-record: invalid buffer size '%s' "
+			"(expected a power of two from 4K to 1024M)\n", arg);
+		exit(2);
+	}
+	return v;
+}
+
+/* Parses seconds, fractions allowed ("0.5", "30"). */
+static uint64_t parse_seconds(const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v > 0) || v > 1e9) {
+		fprintf(stderr, "gotrace-record: invalid duration '%s' "
+			"(expected seconds, e.g. 30 or 0.5)\n", arg);
+		exit(2);
+	}
+	return (uint64_t)(v * 1e9);
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
 	case 'o': env.output = arg; break;
-	case 'p': env.pid = parse_num(arg, "PID", 1, INT_MAX); break;
+	case 'p':
+		if (env.npids >= MAX_PIDS)
+			argp_error(state, "too many -p (at most %d)", MAX_PIDS);
+		env.pids[env.npids++] = parse_num(arg, "PID", 1, INT_MAX);
+		break;
 	case 'f': env.flags |= GTR_W_FORCE; break;
 	case 's': env.str_max = parse_num(arg, "string size", 0, GT_STR_MAX); break;
 	case 'q': env.quiet = 1; break;
-	case 'b': env.ringbuf = parse_size(arg, "buffer size"); break;
+	case 'U': env.stack = 1; break;
+	case 'b': env.ringbuf = parse_ringbuf(arg); break;
 	case 'x':
 		if (env.nexcludes >= 64)
 			argp_error(state, "too many --exclude (at most 64)");
 		env.excludes[env.nexcludes++] = arg;
 		break;
 	case 'm': env.max_probes = parse_num(arg, "probe count", 1, 1000000); break;
+	case 'd': env.duration_ns = parse_seconds(arg); break;
+	case OPT_MAX_EVENTS:
+		env.max_events = parse_num(arg, "event count", 1, LONG_MAX);
+		break;
+	case OPT_MAX_SIZE: env.max_size = parse_bytes(arg, "size"); break;
+	case 'C': env.rotate_size = parse_bytes(arg, "rotation size"); break;
+	case 'W': env.rotate_count = parse_num(arg, "file count", 1, 100000); break;
 	case 'v': env.verbose++; break;
+	case OPT_LIST: env.list = 1; break;
+	case OPT_JSON: env.json = 1; break;
+	case OPT_DEBUGINFO: env.debuginfo = arg; break;
 	case ARGP_KEY_ARG:
 		if (env.nspecs >= MAX_PROBES)
 			argp_error(state, "too many probes (at most %d)", MAX_PROBES);
 		env.specs[env.nspecs++] = arg;
 		break;
 	case ARGP_KEY_END:
+		if (env.list) {
+			if (env.nspecs < 1 || env.nspecs > 2)
+				argp_error(state, "--list takes BINARY [GLOB]");
+			break;
+		}
+		if (env.json)
+			argp_error(state, "--json goes with --list");
 		if (!env.output)
 			argp_error(state, "no output file; give one with -o FILE");
 		if (!env.nspecs)
 			argp_error(state, "no probe given; name a function, e.g. 'main.add'");
-		if (env.pid && env.cmd)
+		if (env.npids && env.cmd)
 			argp_error(state, "give either -p PID or -- CMD, not both");
-		if (!env.pid && !env.cmd)
-			argp_error(state, "nothing to trace; give -p PID or -- CMD [ARGS...]");
+		if (env.rotate_count && !env.rotate_size)
+			argp_error(state, "-W COUNT needs -C SIZE");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
-}
-
-/* ------------------------------------------------------------ probes */
-
-struct binary {
-	char *path;          /* as the user named it, or the resolved default */
-	char *attach_path;   /* path given to the kernel (/proc/PID/exe, ...) */
-	struct gobin *gb;
-	uint32_t id;
-};
-
-struct probe {
-	struct probe_spec spec;
-	struct binary *bin;
-	struct gobin_func fn;
-	uint64_t *sites;        /* file offsets of its uprobes */
-	int nsites;
-	struct gtr_probe meta;
-	struct gt_plan plan;
-	int nargs;
-	struct gobin_arg args[GTR_MAX_ARGS];
-};
-
-static struct binary binaries[MAX_PROBES];
-static int nbinaries;
-static struct probe **probes;  /* each allocated once: metas point into them */
-static int nprobes;
-
-/* Resolves CMD's executable through PATH, as execvp would. */
-static char *which(const char *cmd)
-{
-	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
-
-	if (strchr(cmd, '/'))
-		return strdup(cmd);
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		const char *colon = strchr(path, ':');
-		size_t n = colon ? (size_t)(colon - path) : strlen(path);
-
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n,
-			 n ? path : ".", cmd);
-		if (access(buf, X_OK) == 0)
-			return strdup(buf);
-		path += n + (colon ? 1 : 0);
-	}
-	return strdup(cmd);
-}
-
-static struct binary *binary_get(const char *path, const char *attach_path)
-{
-	char err[512];
-	int i;
-
-	for (i = 0; i < nbinaries; i++)
-		if (!strcmp(binaries[i].path, path))
-			return &binaries[i];
-	binaries[nbinaries].gb = gobin_open(attach_path, err, sizeof(err));
-	if (!binaries[nbinaries].gb) {
-		fprintf(stderr, "gotrace-record: %s\n", err);
-		return NULL;
-	}
-	binaries[nbinaries].path = strdup(path);
-	binaries[nbinaries].attach_path = strdup(attach_path);
-	binaries[nbinaries].id = nbinaries;
-	return &binaries[nbinaries++];
-}
-
-/*
- * Finds the value an expression names: goargN (entry probes), goretN or
- * retval (return probes; retval = goret1), or a parameter/result name.
- */
-static int resolve_expr(const struct probe *p, const char *expr)
-{
-	const char *pfx = p->spec.kind == GTR_KIND_RETURN ? "goret" : "goarg";
-	char *end;
-	int i;
-
-	if (p->spec.kind == GTR_KIND_RETURN && !strcmp(expr, "retval"))
-		return p->nargs ? 0 : -ERANGE;
-	if (!strncmp(expr, pfx, 5) && expr[5]) {
-		long n = strtol(expr + 5, &end, 10);
-
-		if (!*end && n >= 1 && n <= p->nargs)
-			return n - 1;
-		if (!*end)
-			return -ERANGE;
-	}
-	for (i = 0; i < p->nargs; i++)
-		if (p->args[i].name[0] && !strcmp(p->args[i].name, expr))
-			return i;
-	return -ENOENT;
-}
-
-static void print_arg_names(const struct probe *p)
-{
-	int i;
-
-	for (i = 0; i < p->nargs; i++)
-		fprintf(stderr, "%s%s", i ? ", " : "",
-			p->args[i].name[0] ? p->args[i].name : "?");
-	if (!p->nargs)
-		fprintf(stderr, "no parameters");
-}
-
-/* Turns one argument's location into a fetch of the plan. */
-static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a)
-{
-	memset(f, 0, sizeof(*f));
-	if (!a->npieces || a->pieces[0].kind == GT_LOC_NONE)
-		return;
-	f->src.loc = a->pieces[0].kind;
-	f->src.reg = a->pieces[0].reg;
-	f->src.off = a->pieces[0].offset;
-	f->src.size = a->pieces[0].size;
-	switch (a->type) {
-	case GTR_TYPE_INT:
-		f->flags = GT_F_SIGNED;
-		/* fall through */
-	case GTR_TYPE_UINT:
-	case GTR_TYPE_BOOL:
-	case GTR_TYPE_PTR:
-	case GTR_TYPE_WORD:
-		f->op = GT_OP_WORD;
-		break;
-	case GTR_TYPE_BYTES:
-		if (a->npieces == 1) {
-			/* $ptr(E, SIZE): a->size bytes where E points. */
-			f->op = GT_OP_MEM;
-			f->mem_size = a->size;
-			break;
-		}
-		/* []byte is (ptr, len, cap), read like a string */
-		__attribute__((fallthrough));
-	case GTR_TYPE_STRING:
-		if (a->npieces < 2 || a->pieces[1].kind == GT_LOC_NONE)
-			return;
-		f->op = GT_OP_STRING;
-		f->src2.loc = a->pieces[1].kind;
-		f->src2.reg = a->pieces[1].reg;
-		f->src2.off = a->pieces[1].offset;
-		f->src2.size = a->pieces[1].size;
-		break;
-	default:
-		break;   /* floats in XMM, aggregates: unavailable */
-	}
-}
-
-/*
- * Reads up to `max` bytes of the code of `fn` into a new buffer; returns
- * its length in *len, or NULL.
- */
-static uint8_t *read_code(const struct binary *b, const struct gobin_func *fn,
-			  size_t max, size_t *len)
-{
-	size_t n = fn->end > fn->entry ? fn->end - fn->entry : 0;
-	uint8_t *code;
-	ssize_t got;
-	int fd;
-
-	if (n > max)
-		n = max;
-	code = malloc(n ? n : 1);
-	fd = open(b->attach_path, O_RDONLY | O_CLOEXEC);
-	if (!code || fd < 0) {
-		free(code);
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	got = pread(fd, code, n, fn->file_offset);
-	close(fd);
-	if (got <= 0) {
-		free(code);
-		return NULL;
-	}
-	*len = got;
-	return code;
-}
-
-/*
- * Where the uprobes of `p` go, as file offsets: after the stack check for
- * an entry probe, every RET for a return probe (never uretprobes: the Go
- * runtime copies stacks and would find the kernel's trampoline address).
- */
-/*
- * Adds the value of "$ptr(E, SIZE)": SIZE bytes of memory at the address
- * that value E (goargN or a name) holds. Returns its index, -ENOENT when
- * E is unknown, or -EINVAL after printing why.
- */
-static int add_ptr_value(struct probe *p, const char *x)
-{
-	char inner[128];
-	const char *comma = strrchr(x, ',');
-	size_t len = strlen(x), n;
-	struct gobin_arg *a;
-	unsigned long size;
-	char *end;
-	int root, k;
-
-	if (!comma || x[len - 1] != ')' || (n = comma - (x + 5)) >= sizeof(inner)) {
-		fprintf(stderr, "gotrace-record: probe '%s': bad '%s'; write "
-			"$ptr(EXPR, SIZE), e.g. $ptr(goarg1, 16)\n",
-			p->spec.text, x);
-		return -EINVAL;
-	}
-	memcpy(inner, x + 5, n);
-	inner[n] = '\0';
-	while (n && inner[n - 1] == ' ')
-		inner[--n] = '\0';
-	errno = 0;
-	size = strtoul(comma + 1, &end, 0);
-	while (*end == ' ')
-		end++;
-	if (errno || *end != ')' || !size || size > GT_STR_MAX) {
-		fprintf(stderr, "gotrace-record: probe '%s': bad size in '%s'; "
-			"give 1 to %d bytes\n", p->spec.text, x, GT_STR_MAX);
-		return -EINVAL;
-	}
-	root = resolve_expr(p, inner + strspn(inner, " "));
-	if (root < 0)
-		return -ENOENT;
-	if (p->meta.nargs >= GT_MAX_FETCH) {
-		fprintf(stderr, "gotrace-record: probe '%s': too many values "
-			"(at most %d)\n", p->spec.text, GT_MAX_FETCH);
-		return -EINVAL;
-	}
-	if (!p->args[root].npieces ||
-	    p->args[root].pieces[0].kind == GT_LOC_NONE) {
-		fprintf(stderr, "gotrace-record: probe '%s': '%s' is not "
-			"readable, so '%s' cannot follow it\n", p->spec.text,
-			inner, x);
-		return -EINVAL;
-	}
-	k = p->meta.nargs++;
-	a = &p->args[k];
-	memset(a, 0, sizeof(*a));
-	snprintf(a->name, sizeof(a->name), "%s", x);
-	snprintf(a->type_name, sizeof(a->type_name), "[%lu]byte", size);
-	a->type = GTR_TYPE_BYTES;
-	a->size = size;
-	a->npieces = 1;
-	a->pieces[0] = p->args[root].pieces[0];
-	p->meta.args[k].name = a->name;
-	p->meta.args[k].type_name = a->type_name;
-	p->meta.args[k].type = a->type;
-	p->meta.args[k].size = a->size;
-	return k;
-}
-
-static int probe_sites(struct probe *p)
-{
-	const struct binary *b = p->bin;
-	int gc_amd64 = gobin_compiler(b->gb) == GOBIN_GC &&
-		       gobin_arch(b->gb) == GOBIN_AMD64;
-	size_t len = 0;
-	uint8_t *code;
-	int i, n;
-
-	if (p->spec.kind == GTR_KIND_ENTRY) {
-		p->sites = malloc(sizeof(*p->sites));
-		if (!p->sites)
-			return -ENOMEM;
-		p->sites[0] = p->fn.file_offset;
-		p->nsites = 1;
-		if (gc_amd64 && (code = read_code(b, &p->fn, 64, &len))) {
-			p->sites[0] += go_prologue_skip(code, len,
-				gobin_func_abi(b->gb, &p->fn) == GOBIN_ABI_INTERNAL);
-			free(code);
-		}
-		return 0;
-	}
-	if (gobin_arch(b->gb) != GOBIN_AMD64) {
-		fprintf(stderr, "gotrace-record: probe '%s': return probes need "
-			"an x86-64 binary for now\n", p->spec.text);
-		return -ENOTSUP;
-	}
-	code = read_code(b, &p->fn, 1 << 20, &len);
-	if (!code) {
-		fprintf(stderr, "gotrace-record: probe '%s': cannot read the "
-			"code of %s in %s\n", p->spec.text, p->fn.name, b->path);
-		return -EIO;
-	}
-	n = go_ret_offsets(code, len, NULL, 0);
-	if (n > 0) {
-		uint32_t *offs = calloc(n, sizeof(*offs));
-
-		p->sites = calloc(n, sizeof(*p->sites));
-		if (!offs || !p->sites) {
-			free(offs);
-			free(code);
-			return -ENOMEM;
-		}
-		go_ret_offsets(code, len, offs, n);
-		for (i = 0; i < n; i++)
-			p->sites[i] = p->fn.file_offset + offs[i];
-		p->nsites = n;
-		free(offs);
-	}
-	free(code);
-	if (n < 0) {
-		fprintf(stderr, "gotrace-record: probe '%s': cannot decode the "
-			"code of %s to find its returns\n", p->spec.text,
-			p->fn.name);
-		return -EINVAL;
-	}
-	if (n == 0 && !env.quiet)
-		fprintf(stderr, "gotrace-record: warning: %s has no RET "
-			"instruction (it never returns, or ends in a tail "
-			"call); probe '%s' will not fire\n", p->fn.name,
-			p->spec.text);
-	return 0;
-}
-
-/* Goroutine id lookup for the plan of `p` (g in R14 or in TLS). */
-static void plan_goid(struct probe *p)
-{
-	const struct gobin *gb = p->bin->gb;
-
-	p->plan.goid_off = gobin_goid_offset(gb);
-	p->plan.goid_mode = GT_GOID_NONE;
-	if (p->plan.goid_off < 0 || gobin_compiler(gb) != GOBIN_GC ||
-	    gobin_arch(gb) != GOBIN_AMD64)
-		return;
-	/* R14 holds g only in ABIInternal code; ABI0 (assembly, old Go)
-	 * finds it at fs:-8. */
-	p->plan.goid_mode = gobin_func_abi(gb, &p->fn) == GOBIN_ABI_INTERNAL
-				    ? GT_GOID_R14 : GT_GOID_TLS;
-}
-
-/*
- * Fills probe `p` (id `id`) for function `fn` of binary `b` as `spec`
- * says: values to capture, format expressions, fetch plan and uprobe
- * sites. `glob` is set when the function came from a glob, to word errors
- * as "skipped". Returns 0 or -1 after printing why.
- */
-static int probe_prepare(struct probe *p, uint32_t id,
-			 const struct probe_spec *spec, struct binary *b,
-			 const struct gobin_func *fn)
-{
-	int ret = spec->kind == GTR_KIND_RETURN;
-	int i, n;
-
-	p->spec = *spec;   /* shares the strings of the parsed spec */
-	p->bin = b;
-	p->fn = *fn;
-	n = ret ? gobin_func_results(b->gb, &p->fn, p->args, GTR_MAX_ARGS)
-		: gobin_func_args(b->gb, &p->fn, p->args, GTR_MAX_ARGS);
-	if (n < 0) {
-		/* No DWARF: raw words in the function's convention. Results of
-		 * the register ABI come back in the argument registers. */
-		if (ret && gobin_func_abi(b->gb, &p->fn) != GOBIN_ABI_INTERNAL) {
-			fprintf(stderr, "gotrace-record: probe '%s': results of "
-				"%s are on the stack after its arguments, and "
-				"without DWARF their place is unknown; use a "
-				"binary with DWARF\n", p->spec.text, p->fn.name);
-			return -1;
-		}
-		n = gobin_func_raw_args(b->gb, &p->fn, p->args,
-					p->spec.nexprs > 6 ? p->spec.nexprs : 6);
-		if (n < 0)
-			n = 0;
-	}
-	p->nargs = n;
-
-	memset(&p->meta, 0, sizeof(p->meta));
-	p->meta.id = id;
-	p->meta.binary_id = b->id;
-	p->meta.kind = p->spec.kind;
-	p->meta.func = (char *)p->fn.name;
-	p->meta.address = p->fn.entry;
-	p->meta.spec = p->spec.text;
-	p->meta.fmt = p->spec.fmt ? p->spec.fmt : "";
-	p->meta.nargs = n > GT_MAX_FETCH ? GT_MAX_FETCH : n;
-	for (i = 0; i < (int)p->meta.nargs; i++) {
-		struct gobin_arg *ga = &p->args[i];
-
-		/* DWARF names []byte "[]uint8": captured as bytes. */
-		if (ga->type == GTR_TYPE_OTHER && ga->npieces >= 2 &&
-		    (!strcmp(ga->type_name, "[]uint8") ||
-		     !strcmp(ga->type_name, "[]byte")))
-			ga->type = GTR_TYPE_BYTES;
-		p->meta.args[i].name = p->args[i].name;
-		p->meta.args[i].type_name = p->args[i].type_name;
-		p->meta.args[i].type = p->args[i].type;
-		p->meta.args[i].size = p->args[i].size;
-	}
-	for (i = 0; i < p->spec.nexprs; i++) {
-		const char *x = p->spec.exprs[i];
-		int a = resolve_expr(p, x);
-
-		if (a == -ENOENT && !strncmp(x, "$ptr(", 5))
-			a = add_ptr_value(p, x);
-		if (a == -EINVAL)
-			return -1;    /* add_ptr_value said why */
-		if (a < 0 || a >= (int)p->meta.nargs) {
-			fprintf(stderr, "gotrace-record: probe '%s': unknown "
-				"expression '%s'; use %s1..%s%d%s, a %s name or "
-				"$ptr(EXPR, SIZE) (%s has: ", p->spec.text, x,
-				ret ? "goret" : "goarg", ret ? "goret" : "goarg",
-				p->nargs, ret ? ", retval" : "",
-				ret ? "result" : "parameter", p->fn.name);
-			print_arg_names(p);
-			fprintf(stderr, ")\n");
-			return -1;
-		}
-		p->meta.exprs[p->meta.nexprs++] = a;
-	}
-
-	memset(&p->plan, 0, sizeof(p->plan));
-	p->plan.probe_id = id;
-	p->plan.kind = p->spec.kind;
-	p->plan.nfetch = p->meta.nargs;
-	p->plan.str_max = env.str_max;
-	for (i = 0; i < (int)p->plan.nfetch; i++)
-		plan_fetch(&p->plan.fetch[i], &p->args[i]);
-	plan_goid(p);
-	return probe_sites(p) ? -1 : 0;
-}
-
-static int has_glob(const char *s)
-{
-	return strpbrk(s, "*?[") != NULL;
-}
-
-struct expand {
-	const char **names;
-	int n, cap;
-};
-
-static int collect(const struct gobin_func *f, void *ctx)
-{
-	struct expand *e = ctx;
-	int i;
-
-	for (i = 0; i < env.nexcludes; i++)
-		if (!fnmatch(env.excludes[i], f->name, 0))
-			return 0;
-	if (e->n == e->cap) {
-		int cap = e->cap ? e->cap * 2 : 64;
-		const char **names = realloc(e->names, cap * sizeof(*names));
-
-		if (!names)
-			return -ENOMEM;
-		e->names = names;
-		e->cap = cap;
-	}
-	e->names[e->n++] = f->name;
-	return 0;
-}
-
-static int add_probe(const struct probe_spec *spec, struct binary *b,
-		     const struct gobin_func *fn)
-{
-	static int cap;
-	struct probe *p;
-
-	if (nprobes >= (int)env.max_probes) {
-		fprintf(stderr, "gotrace-record: more than %u probes; narrow "
-			"the globs (--exclude GLOB) or raise --max-probes\n",
-			env.max_probes);
-		return -1;
-	}
-	if (nprobes == cap) {
-		int ncap = cap ? cap * 2 : 16;
-		struct probe **np = realloc(probes, ncap * sizeof(*np));
-
-		if (!np)
-			return -1;
-		probes = np;
-		cap = ncap;
-	}
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return -1;
-	if (probe_prepare(p, nprobes, spec, b, fn)) {
-		free(p);
-		return -2;
-	}
-	probes[nprobes++] = p;
-	return 0;
-}
-
-/*
- * Parses one probe as written and adds a probe for its function, or for
- * every function its glob matches (exact names win: "main.(*T).M" holds a
- * '*' but names one method). Returns 0 or -1 after printing why.
- */
-static int expand_spec(const char *text, const char *dflt_path,
-		       const char *dflt_attach)
-{
-	struct probe_spec spec;
-	struct gobin_func fn;
-	struct expand e = {};
-	struct binary *b;
-	char err[512];
-	int i, n, first = nprobes;
-
-	if (probe_spec_parse(text, &spec, err, sizeof(err))) {
-		fprintf(stderr, "gotrace-record: %s\n", err);
-		return -1;
-	}
-	if (spec.predicate) {
-		fprintf(stderr, "gotrace-record: probe '%s': record-time "
-			"predicates are not supported yet; record without it "
-			"and filter with gotrace-report -f '%s'\n",
-			spec.text, spec.predicate);
-		return -1;
-	}
-	b = spec.binary ? binary_get(spec.binary, spec.binary)
-			: binary_get(dflt_path, dflt_attach);
-	if (!b)
-		return -1;
-	if (!gobin_func_find(b->gb, spec.func, &fn))
-		return add_probe(&spec, b, &fn) ? -1 : 0;
-	if (has_glob(spec.func)) {
-		if (gobin_func_each(b->gb, spec.func, collect, &e) < 0)
-			return -1;
-		for (i = 0; i < e.n; i++) {
-			if (gobin_func_find(b->gb, e.names[i], &fn))
-				continue;
-			/* A glob skips functions it cannot probe (reason
-			 * printed); a limit or memory failure stops all. */
-			if (add_probe(&spec, b, &fn) == -1) {
-				free(e.names);
-				return -1;
-			}
-		}
-		free(e.names);
-		if (nprobes > first)
-			return 0;
-		fprintf(stderr, "gotrace-record: no function of %s matches "
-			"'%s'\n", b->path, spec.func);
-		return -1;
-	}
-	{
-		const char *near[5];
-
-		n = gobin_func_suggest(b->gb, spec.func, near, 5);
-		fprintf(stderr, "gotrace-record: function '%s' not found in %s",
-			spec.func, b->path);
-		for (i = 0; i < n; i++)
-			fprintf(stderr, "%s%s", i ? ", " : "; did you mean: ",
-				near[i]);
-		fprintf(stderr, "\n");
-	}
-	return -1;
 }
 
 /* ------------------------------------------------------------ events */
@@ -714,10 +257,203 @@ struct recorder {
 	uint64_t events, errors;
 	uint64_t *drops_seen;
 	uint64_t drops_ts;   /* when drops were last read, CLOCK_MONOTONIC */
+	uint32_t last_pid;   /* pid of the previous event */
+	int last_slot;       /* its slot in procs[] */
+	struct {
+		uint32_t pid;
+		char comm[16];  /* a new name means an exec: mappings again */
+		int mapped;     /* a mapping of a traced binary was written */
+	} procs[1024];       /* processes whose mappings were recorded */
+	int nprocs;
 	int werr;
 };
 
 static struct recorder rec;
+
+static uint64_t clock_ns(clockid_t id);
+
+/* Binary id of the file at `path`, or UINT32_MAX when it is not traced. */
+static uint32_t binary_of(const char *path)
+{
+	struct stat a, b;
+	int i;
+
+	if (stat(path, &a))
+		return UINT32_MAX;
+	for (i = 0; i < nbinaries; i++)
+		if (!stat(binaries[i].attach_path, &b) && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino)
+			return binaries[i].id;
+	return UINT32_MAX;
+}
+
+/*
+ * Records a process the first time one of its events arrives (or after an
+ * exec): a process record and its executable mappings (from
+ * /proc/PID/maps), so addresses of PIE code can be named from the file
+ * alone. Returns its slot in r->procs.
+ */
+static int process_seen(struct recorder *r, uint32_t pid, uint64_t ts,
+			const char *comm)
+{
+	struct gtr_process proc = { .ts_ns = ts, .pid = pid, .comm = comm,
+				    .binary_id = UINT32_MAX };
+	char path[64], line[4096];
+	FILE *f;
+	int i;
+
+	for (i = 0; i < r->nprocs; i++)
+		if (r->procs[i].pid == pid)
+			break;
+	if (i < r->nprocs && !strncmp(r->procs[i].comm, comm, 16))
+		return i;
+	if (i == r->nprocs) {
+		if (r->nprocs == (int)(sizeof(r->procs) / sizeof(r->procs[0])))
+			i = pid % r->nprocs;   /* full: reuse a slot */
+		else
+			r->nprocs++;
+	}
+	r->procs[i].pid = pid;
+	r->procs[i].mapped = 0;
+	memcpy(r->procs[i].comm, comm, 16);
+	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
+	proc.binary_id = binary_of(path);
+	gtr_writer_process(r->w, &proc);
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return i;   /* gone already: process_bias() may still help */
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off;
+		char perms[8], file[PATH_MAX + 1] = "";
+		struct gtr_mapping m = { .ts_ns = ts, .pid = pid };
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4096[^\n]", &start,
+			   &end, perms, &off, file) < 4 || perms[2] != 'x' ||
+		    file[0] != '/')
+			continue;
+		m.start = start;
+		m.end = end;
+		m.offset = off;
+		m.path = file;
+		snprintf(path, sizeof(path), "/proc/%u/map_files/%llx-%llx",
+			 pid, start, end);
+		m.binary_id = binary_of(path);
+		if (m.binary_id != UINT32_MAX) {
+			const struct binary *b = &binaries[m.binary_id];
+
+			m.vaddr = b->text_vaddr + (off - b->text_offset);
+			r->procs[i].mapped = 1;
+		}
+		gtr_writer_mapping(r->w, &m);
+	}
+	fclose(f);
+	return i;
+}
+
+/*
+ * When a process exited before its mappings could be read (a short
+ * command), the stack's first address and the uprobe that fired give the
+ * load bias of its binary: record the image as one mapping.
+ */
+static void process_bias(struct recorder *r, int slot, const struct probe *p,
+			 const struct gt_event *ev, uint64_t ip)
+{
+	const struct binary *b = p->bin;
+	struct gtr_mapping m = { .ts_ns = ev->ts_ns, .pid = ev->pid };
+	uint64_t site_vaddr, bias;
+
+	if (ev->site >= (uint32_t)p->nsites || !b->load_hi)
+		return;
+	site_vaddr = p->fn.entry + (p->sites[ev->site] - p->fn.file_offset);
+	bias = ip - site_vaddr;
+	m.start = bias + b->load_lo;
+	m.end = bias + b->load_hi;
+	m.offset = 0;
+	m.vaddr = b->load_lo;
+	m.binary_id = b->id;
+	m.path = b->path;
+	gtr_writer_mapping(r->w, &m);
+	r->procs[slot].mapped = 1;
+}
+
+/*
+ * Once a second: records the exit of processes seen before, so a reused
+ * PID starts afresh (its mappings are written again).
+ */
+static void processes_check(struct recorder *r, uint64_t now)
+{
+	int i;
+
+	for (i = 0; i < r->nprocs; i++) {
+		struct gtr_process proc = {
+			.ts_ns = now, .pid = r->procs[i].pid,
+			.comm = r->procs[i].comm, .binary_id = UINT32_MAX,
+			.exited = true, .exit_code = -1,
+		};
+
+		if (!kill(r->procs[i].pid, 0) || errno != ESRCH)
+			continue;
+		gtr_writer_process(r->w, &proc);
+		r->procs[i--] = r->procs[--r->nprocs];
+	}
+	r->last_pid = 0;
+}
+
+/* Forgets what the previous file of a rotation was told. */
+static void recorder_reset(struct recorder *r)
+{
+	memset(r->tasks, 0, sizeof(r->tasks));
+	r->nprocs = 0;
+	r->last_pid = 0;
+}
+
+/* Writes the function table of every traced binary (for stacks). */
+struct symtab {
+	struct gtr_symbol *v;
+	size_t n, cap;
+};
+
+static int add_symbol(const struct gobin_func *f, void *ctx)
+{
+	struct symtab *t = ctx;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 1024;
+		struct gtr_symbol *v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		t->cap = cap;
+	}
+	t->v[t->n].address = f->entry;
+	t->v[t->n].size = f->end > f->entry ? f->end - f->entry : 0;
+	t->v[t->n].name = f->name;
+	t->n++;
+	return 0;
+}
+
+static int write_symbols(struct gtr_writer *w, const struct binary *b)
+{
+	struct symtab t = {};
+	int e = gobin_func_each(b->gb, NULL, add_symbol, &t);
+
+	if (!e)
+		e = gtr_writer_symbols(w, b->id, t.v, t.n);
+	free(t.v);
+	return e;
+}
+
+static void write_clock(struct gtr_writer *w)
+{
+	struct gtr_clock_sample c;
+
+	c.monotonic_ns = clock_ns(CLOCK_MONOTONIC);
+	c.realtime_ns = clock_ns(CLOCK_REALTIME);
+	c.boottime_ns = clock_ns(CLOCK_BOOTTIME);
+	gtr_writer_clock(w, &c);
+}
 
 static int on_event(const struct gt_event *ev, size_t size, void *ctx)
 {
@@ -735,6 +471,20 @@ static int on_event(const struct gt_event *ev, size_t size, void *ctx)
 		       ? size - GT_EVENT_HDR_SIZE - sizeof(ev->slots) : 0;
 	if (dmax > ev->data_len)
 		dmax = ev->data_len;
+	if (ev->pid != r->last_pid) {
+		r->last_slot = process_seen(r, ev->pid, ev->ts_ns, ev->comm);
+		r->last_pid = ev->pid;
+	}
+	if (ev->nstack && !r->procs[r->last_slot].mapped &&
+	    gobin_is_pie(p->bin->gb) && dmax >= 8)
+		process_bias(r, r->last_slot, p, ev, *(const uint64_t *)ev->data);
+	out.nstack = 0;
+	out.stack = NULL;
+	if (ev->nstack && (size_t)ev->nstack * 8 <= dmax) {
+		out.nstack = ev->nstack;
+		out.stack = (const uint64_t *)ev->data;
+		doff = ev->nstack * 8;
+	}
 
 	t = &r->tasks[(ev->tid * 2654435761u) % TASK_SLOTS];
 	if (t->tid != ev->tid || t->pid != ev->pid ||
@@ -752,9 +502,7 @@ static int on_event(const struct gt_event *ev, size_t size, void *ctx)
 	out.pid = ev->pid;
 	out.tid = ev->tid;
 	out.goid = ev->goid;
-	out.cpu = GTR_CPU_UNKNOWN;
-	out.nstack = 0;
-	out.stack = NULL;
+	out.cpu = ev->cpu;
 	out.nvals = p->meta.nargs < ev->nslots ? p->meta.nargs : ev->nslots;
 	for (i = 0; i < out.nvals; i++) {
 		struct gtr_value *v = &out.vals[i];
@@ -878,6 +626,9 @@ static pid_t spawn_stopped(char **cmd, int *go_fd)
 		char c;
 
 		close(fds[1]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
 		if (read(fds[0], &c, 1) != 1)
 			_exit(127);   /* recorder gave up before exec */
 		execvp(cmd[0], cmd);
@@ -890,6 +641,138 @@ static pid_t spawn_stopped(char **cmd, int *go_fd)
 	return pid;
 }
 
+/*
+ * Refuses early, with what to do, when this host or user cannot trace:
+ * capabilities (root, or CAP_BPF and CAP_PERFMON), BTF, uprobes.
+ */
+static int preflight(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {};
+
+	if (syscall(SYS_capget, &hdr, data) == 0) {
+		uint64_t eff = data[0].effective |
+			       (uint64_t)data[1].effective << 32;
+		int admin = eff & (1ull << 21);            /* CAP_SYS_ADMIN */
+		int bpf = eff & (1ull << 39);              /* CAP_BPF */
+		int perfmon = eff & (1ull << 38);          /* CAP_PERFMON */
+
+		if (!admin && !(bpf && perfmon)) {
+			fprintf(stderr, "gotrace-record: not allowed to load "
+				"BPF programs and attach uprobes; run as root, "
+				"or with CAP_BPF and CAP_PERFMON (e.g. sudo "
+				"gotrace-record ...)\n");
+			return -1;
+		}
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		fprintf(stderr, "gotrace-record: this kernel has no BTF "
+			"(/sys/kernel/btf/vmlinux); gotrace needs a kernel "
+			"built with CONFIG_DEBUG_INFO_BTF=y (5.15 or newer)\n");
+		return -1;
+	}
+	if (access("/sys/bus/event_source/devices/uprobe/type", R_OK)) {
+		fprintf(stderr, "gotrace-record: this kernel has no uprobes "
+			"(/sys/bus/event_source/devices/uprobe); gotrace needs "
+			"CONFIG_UPROBE_EVENTS=y\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Name of output file number `k`: FILE, then FILE1, FILE2... (tcpdump -C). */
+static void output_name(char *buf, size_t len, unsigned k)
+{
+	if (env.rotate_count)
+		k %= env.rotate_count;
+	if (k)
+		snprintf(buf, len, "%s%u", env.output, k);
+	else
+		snprintf(buf, len, "%s", env.output);
+}
+
+/*
+ * Creates output file number `k` and writes everything a reader needs
+ * before events: host, binaries with their symbols, a clock sample, the
+ * probes. Every file of a rotation is complete on its own.
+ */
+static struct gtr_writer *open_output(unsigned k, const struct gtr_host *host,
+				      char *err, size_t errlen)
+{
+	unsigned flags = env.flags;
+	struct gtr_writer *w;
+	char name[PATH_MAX];
+	int i;
+
+	output_name(name, sizeof(name), k);
+	if (env.rotate_count && k >= env.rotate_count)
+		flags |= GTR_W_FORCE;   /* the ring reuses its own names */
+	w = gtr_writer_create(name, flags, host, err, errlen);
+	if (!w)
+		return NULL;
+	for (i = 0; i < nbinaries; i++) {
+		struct gtr_binary gb;
+
+		gobin_describe(binaries[i].gb, &gb);
+		gb.id = binaries[i].id;
+		gb.path = binaries[i].path;
+		if (gtr_writer_binary(w, &gb) || write_symbols(w, &binaries[i]))
+			goto fail;
+	}
+	write_clock(w);
+	for (i = 0; i < nprobes; i++)
+		if (gtr_writer_probe(w, &probes[i]->meta))
+			goto fail;
+	return w;
+fail:
+	snprintf(err, errlen, "%s", gtr_writer_error(w));
+	gtr_writer_close(w, NULL, 0);
+	return NULL;
+}
+
+/* Whether the status line is shown: a terminal, not CI, not -q. */
+static int status_enabled(void)
+{
+	const char *ci = getenv("CI");
+
+	return !env.quiet && isatty(STDERR_FILENO) && !(ci && *ci);
+}
+
+static void status_line(uint64_t elapsed_ns, uint64_t rate, uint64_t dropped,
+			uint64_t bytes)
+{
+	fprintf(stderr, "\r\033[Kgotrace-record: %d probe%s, %llu events "
+		"(%llu/s), %llu dropped, %.1f MB written, %.1f B/event, %llus",
+		nprobes, nprobes == 1 ? "" : "s",
+		(unsigned long long)rec.events, (unsigned long long)rate,
+		(unsigned long long)dropped, bytes / 1e6,
+		rec.events ? (double)bytes / rec.events : 0.0,
+		(unsigned long long)(elapsed_ns / 1000000000ull));
+}
+
+static uint64_t total_drops(void)
+{
+	uint64_t d = 0;
+	int i;
+
+	for (i = 0; i < nprobes; i++)
+		d += rec.drops_seen[i];
+	return d;
+}
+
+/* Processes still alive among the -p targets. */
+static int targets_alive(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < env.npids; i++)
+		if (!kill(env.pids[i], 0) || errno != ESRCH)
+			n++;
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct argp argp = {
@@ -898,11 +781,13 @@ int main(int argc, char **argv)
 	};
 	char err[1024], hostname[256], exe_path[64];
 	char *dflt_path = NULL, *dflt_attach = NULL;
+	uint64_t start, last_flush, last_events = 0, written = 0;
+	int i, rargc = argc, go_fd = -1, status = 0, ret = 1, status_on;
+	unsigned file_no = 0;
+	const char *why = NULL;
 	struct gtr_host host;
 	struct utsname uts;
-	int i, rargc = argc, go_fd = -1, status = 0, ret = 1;
 	pid_t child = 0;
-	uint64_t last_flush;
 
 	/* Installed first: a signal at any point ends with a complete file. */
 	signal(SIGINT, on_signal);
@@ -924,6 +809,12 @@ int main(int argc, char **argv)
 	argv[rargc] = NULL;
 	if (argp_parse(&argp, rargc, argv, 0, NULL, NULL))
 		return 2;
+	if (env.list)
+		return gotrace_list(env.specs[0], env.debuginfo,
+				    env.nspecs > 1 ? env.specs[1] : NULL,
+				    env.json, stdout);
+	if (preflight())
+		return 1;
 
 	if (env.cmd) {
 		dflt_path = which(env.cmd[0]);
@@ -933,46 +824,50 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		dflt_attach = strdup(dflt_path);
-	} else {
+	} else if (env.npids) {
 		char buf[PATH_MAX];
-		ssize_t n;
 
-		snprintf(exe_path, sizeof(exe_path), "/proc/%d/exe", env.pid);
-		n = readlink(exe_path, buf, sizeof(buf) - 1);
-		if (n < 0) {
-			fprintf(stderr, "gotrace-record: cannot trace PID %d: "
-				"%s\n", env.pid, errno == ENOENT ?
-				"no such process" : strerror(errno));
-			return 1;
+		for (i = 0; i < env.npids; i++) {
+			ssize_t n;
+
+			snprintf(exe_path, sizeof(exe_path), "/proc/%d/exe",
+				 env.pids[i]);
+			n = readlink(exe_path, buf, sizeof(buf) - 1);
+			if (n < 0) {
+				fprintf(stderr, "gotrace-record: cannot trace "
+					"PID %d: %s\n", env.pids[i],
+					errno == ENOENT ? "no such process"
+							: strerror(errno));
+				return 1;
+			}
+			buf[n] = '\0';
+			if (i == 0) {
+				dflt_path = strdup(buf);
+				dflt_attach = strdup(exe_path);
+			}
 		}
-		buf[n] = '\0';
-		dflt_path = strdup(buf);
-		dflt_attach = strdup(exe_path);
 	}
 
+	{
+		struct plan_opts po = {
+			.str_max = env.str_max, .max_probes = env.max_probes,
+			.quiet = env.quiet, .stack = env.stack,
+			.nexcludes = env.nexcludes, .excludes = env.excludes,
+			.root_pid = env.npids ? env.pids[0] : 0,
+			.debuginfo = env.debuginfo,
+		};
+		plan_init(&po);
+	}
 	for (i = 0; i < env.nspecs; i++)
 		if (expand_spec(env.specs[i], dflt_path, dflt_attach))
 			return 1;
 
 	host_fill(&host, &uts, hostname, sizeof(hostname));
-	rec.w = gtr_writer_create(env.output, env.flags, &host, err,
-				  sizeof(err));
+	rec.w = open_output(file_no, &host, err, sizeof(err));
 	if (!rec.w) {
 		fprintf(stderr, "gotrace-record: %s\n", err);
 		return 1;
 	}
-	for (i = 0; i < nbinaries; i++) {
-		struct gtr_binary gb;
-
-		gobin_describe(binaries[i].gb, &gb);
-		gb.id = binaries[i].id;
-		gb.path = binaries[i].path;
-		if (gtr_writer_binary(rec.w, &gb))
-			goto writer_failed;
-	}
-	for (i = 0; i < nprobes; i++)
-		if (gtr_writer_probe(rec.w, &probes[i]->meta))
-			goto writer_failed;
 	rec.drops_seen = calloc(nprobes, sizeof(uint64_t));
 
 	rec.cap = capture_open(nprobes, env.ringbuf, env.verbose, on_event, &rec,
@@ -990,7 +885,7 @@ int main(int argc, char **argv)
 		}
 	}
 	for (i = 0; i < nprobes && !stop_signal; i++) {
-		int k;
+		int k, t, ntargets = env.npids ? env.npids : 1;
 
 		if (capture_set_plan(rec.cap, i, &probes[i]->plan)) {
 			fprintf(stderr, "gotrace-record: cannot store the plan of "
@@ -998,20 +893,29 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		for (k = 0; k < probes[i]->nsites; k++) {
-			if (!capture_attach(rec.cap, i, probes[i]->bin->attach_path,
-					    probes[i]->sites[k],
-					    env.cmd ? child : env.pid, err,
-					    sizeof(err)))
-				continue;
-			fprintf(stderr, "gotrace-record: probe '%s': %s\n",
-				probes[i]->spec.text, err);
-			goto out;
+			for (t = 0; t < ntargets; t++) {
+				pid_t pid = env.cmd ? child
+					  : env.npids ? env.pids[t] : -1;
+
+				if (!capture_attach(rec.cap, i, k,
+						    probes[i]->bin->attach_path,
+						    probes[i]->sites[k], pid,
+						    err, sizeof(err)))
+					continue;
+				fprintf(stderr, "gotrace-record: probe '%s': "
+					"%s\n", probes[i]->spec.text, err);
+				goto out;
+			}
 		}
 	}
+	if (stop_signal)
+		goto drain;
 
+	status_on = status_enabled();
 	if (!env.quiet)
-		fprintf(stderr, "gotrace-record: %d probe%s attached; %s\n",
-			nprobes, nprobes == 1 ? "" : "s",
+		fprintf(stderr, "gotrace-record: %d probe%s attached (%u "
+			"uprobes); %s\n", nprobes, nprobes == 1 ? "" : "s",
+			capture_nlinks(rec.cap),
 			env.cmd ? "running the command" : "Ctrl-C to stop");
 	if (env.cmd) {
 		if (write(go_fd, "g", 1) != 1) {
@@ -1023,10 +927,10 @@ int main(int argc, char **argv)
 		go_fd = -1;
 	}
 
-	last_flush = clock_ns(CLOCK_MONOTONIC);
+	start = last_flush = clock_ns(CLOCK_MONOTONIC);
 	for (;;) {
 		int n = capture_poll(rec.cap, 100);
-		uint64_t now;
+		uint64_t now, bytes;
 
 		if (n < 0 || rec.werr) {
 			if (n < 0)
@@ -1051,19 +955,65 @@ int main(int argc, char **argv)
 			signal(SIGINT, SIG_DFL);
 			signal(SIGTERM, SIG_DFL);
 		}
-		if (!env.cmd && kill(env.pid, 0) && errno == ESRCH)
-			break;   /* the traced process is gone */
+		if (env.npids && !targets_alive()) {
+			why = "the traced processes exited";
+			break;
+		}
 		now = clock_ns(CLOCK_MONOTONIC);
+		bytes = written + gtr_writer_bytes(rec.w);
+		if (env.duration_ns && now - start >= env.duration_ns) {
+			why = "--duration reached";
+			break;
+		}
+		if (env.max_events && rec.events >= env.max_events) {
+			why = "--max-events reached";
+			break;
+		}
+		if (env.max_size && bytes >= env.max_size) {
+			why = "--max-size reached";
+			break;
+		}
+		if (env.rotate_size &&
+		    gtr_writer_bytes(rec.w) >= env.rotate_size) {
+			struct gtr_writer *next;
+
+			record_drops(&rec);
+			written += gtr_writer_bytes(rec.w);
+			if (gtr_writer_close(rec.w, err, sizeof(err))) {
+				rec.w = NULL;
+				fprintf(stderr, "gotrace-record: %s\n", err);
+				goto out;
+			}
+			host_fill(&host, &uts, hostname, sizeof(hostname));
+			next = open_output(++file_no, &host, err, sizeof(err));
+			rec.w = next;
+			recorder_reset(&rec);
+			if (!next) {
+				fprintf(stderr, "gotrace-record: %s\n", err);
+				goto out;
+			}
+		}
 		if (now - last_flush >= 1000000000ull) {
 			record_drops(&rec);
+			processes_check(&rec, now);
+			write_clock(rec.w);
 			if (gtr_writer_flush(rec.w)) {
 				fprintf(stderr, "gotrace-record: %s\n",
 					gtr_writer_error(rec.w));
 				break;
 			}
+			if (status_on)
+				status_line(now - start,
+					    (rec.events - last_events) * 1000000000ull /
+						    (now - last_flush),
+					    total_drops(), bytes);
+			last_events = rec.events;
 			last_flush = now;
 		}
 	}
+	if (status_on)
+		fprintf(stderr, "\r\033[K");
+drain:
 	/* Drain what is left in the ring buffer. */
 	while (!rec.werr && capture_poll(rec.cap, 0) > 0)
 		;
@@ -1073,19 +1023,29 @@ out:
 	capture_close(rec.cap);
 	if (go_fd >= 0)
 		close(go_fd);
-	if (child > 0)
+	if (child > 0) {
+		kill(child, SIGTERM);   /* never started, or we failed */
 		waitpid(child, &status, 0);
-	if (gtr_writer_close(rec.w, err, sizeof(err))) {
-		fprintf(stderr, "gotrace-record: %s\n", err);
-		ret = 1;
-	} else if (!env.quiet && ret == 0) {
-		uint64_t dropped = 0;
+	}
+	if (rec.w) {
+		written += gtr_writer_bytes(rec.w);
+		if (gtr_writer_close(rec.w, err, sizeof(err))) {
+			fprintf(stderr, "gotrace-record: %s\n", err);
+			ret = 1;
+		}
+	}
+	if (!env.quiet && ret == 0) {
+		char last[PATH_MAX];
 
-		for (i = 0; i < nprobes; i++)
-			dropped += rec.drops_seen[i];
+		output_name(last, sizeof(last), file_no);
 		fprintf(stderr, "gotrace-record: %llu events, %llu dropped, "
-			"written to %s\n", (unsigned long long)rec.events,
-			(unsigned long long)dropped, env.output);
+			"%llu bytes written to %s%s%s\n",
+			(unsigned long long)rec.events,
+			(unsigned long long)total_drops(),
+			(unsigned long long)written, env.output,
+			file_no ? " .. " : "", file_no ? last : "");
+		if (why)
+			fprintf(stderr, "gotrace-record: stopped: %s\n", why);
 	}
 	if (ret == 0 && env.cmd) {
 		if (WIFEXITED(status))
@@ -1094,9 +1054,4 @@ out:
 			return 128 + WTERMSIG(status);
 	}
 	return ret;
-
-writer_failed:
-	fprintf(stderr, "gotrace-record: %s\n", gtr_writer_error(rec.w));
-	gtr_writer_close(rec.w, err, sizeof(err));
-	return 1;
 }

@@ -18,6 +18,7 @@
  * Header: magic u32, 0, 0, quantum (1 or 4, instruction size), ptrsize.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +136,23 @@ static const char *pcln_name(const struct gobin *b, const struct pcln *p,
 }
 
 /*
+ * _func.args of the _func at funcoff (right after nameoff in every
+ * layout): bytes of arguments and results, INT32_MIN
+ * (ArgsSizeUnknown, runtime/symtab.go) or when out of bounds.
+ */
+static int32_t pcln_args(const struct gobin *b, const struct pcln *p,
+			 uint64_t funcoff)
+{
+	const uint8_t *base = p->magic == 0xfffffffb ? p->d : p->functab;
+	const size_t avail = p->len - (size_t)(base - p->d);
+	const size_t at = (size_t)(p->u32tab ? 4 : p->ps) + 4;
+
+	if (funcoff > avail || avail - funcoff < at + 4)
+		return INT32_MIN;
+	return (int32_t)gobin_rd(b, base + funcoff + at, 4);
+}
+
+/*
  * GOBIN_FF_* of the _func at funcoff (1.18+ layouts only). runtime2.go
  * _func: entryoff nameoff args deferreturn pcsp pcfile pcln npcdata
  * cuOffset [startLine, Go 1.20+] (int32/uint32 each), funcID u8, flag u8;
@@ -158,38 +176,60 @@ static uint8_t pcln_flag(const struct gobin *b, const struct pcln *p,
 	return ff;
 }
 
+/* A symbol name: printable ASCII or valid UTF-8, no control bytes. */
 static bool plausible_name(const char *s)
 {
-	if (!*s)
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (!*p)
 		return false;
-	for (int i = 0; s[i] && i < 512; i++)
-		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] == 0x7f)
+	for (int i = 0; *p && i < 1024; i++) {
+		int n = 0;
+
+		if (*p < 0x20 || *p == 0x7f)
 			return false;
+		if (*p < 0x80) {
+			p++;
+			continue;
+		}
+		if ((*p & 0xe0) == 0xc0) n = 1;
+		else if ((*p & 0xf0) == 0xe0) n = 2;
+		else if ((*p & 0xf8) == 0xf0) n = 3;
+		else return false;
+		for (p++; n > 0; n--, p++)
+			if ((*p & 0xc0) != 0x80)
+				return false;
+	}
 	return true;
 }
 
-/* Checks a few functions: names printable, _func.entry == functab pc. */
+/*
+ * Checks a few functions: names are text, _func.entry equals the functab
+ * pc, entries strictly increase and the end pc follows the last.
+ */
 static bool pcln_validate(const struct gobin *b, const struct pcln *p)
 {
 	const uint64_t n = p->nfunc;
 	const uint64_t probe[] = { 0, 1, n / 2, n - 1 };
-	uint64_t prev = 0;
+	uint64_t prev = 0, last = UINT64_MAX, endpc;
 
 	for (size_t k = 0; k < sizeof(probe) / sizeof(probe[0]); k++) {
 		uint64_t pc, off, fentry;
 		const char *name;
 
-		if (probe[k] >= n)
+		if (probe[k] >= n || probe[k] == last)
 			continue;
 		pcln_ent(b, p, probe[k], &pc, &off);
 		name = pcln_name(b, p, off, &fentry);
 		if (!name || !plausible_name(name) || fentry != pc)
 			return false;
-		if (pc < prev)
+		if (last != UINT64_MAX && pc <= prev)
 			return false;
 		prev = pc;
+		last = probe[k];
 	}
-	return true;
+	pcln_ent(b, p, n, &endpc, NULL);
+	return endpc > prev;
 }
 
 static uint64_t text_start_fallback(struct gobin *b)
@@ -234,8 +274,11 @@ static int pcln_load(struct gobin *b, const struct pcln *p)
 			text = text_start_fallback(b);
 	}
 	v = calloc((size_t)p->nfunc, sizeof(*v));
-	if (!v)
+	b->argsz = calloc((size_t)p->nfunc, sizeof(*b->argsz));
+	if (!v || !b->argsz) {
+		free(v);
 		return -ENOMEM;
+	}
 	if (p->u32tab) {
 		b->fflags = calloc((size_t)p->nfunc, 1);
 		if (!b->fflags) {
@@ -254,6 +297,7 @@ static int pcln_load(struct gobin *b, const struct pcln *p)
 			continue;
 		if (b->fflags)
 			b->fflags[out] = pcln_flag(b, p, off);
+		b->argsz[out] = pcln_args(b, p, off);
 		v[out++] = (struct gobin_func){
 			.name = name,
 			.entry = text + pc,

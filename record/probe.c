@@ -72,6 +72,30 @@ static int parse_string(const char *s, size_t *used, char **out)
 	return 0;
 }
 
+/*
+ * Splits a signature off the function name: "main.greet(s string, n int)"
+ * gives "main.greet" and "s string, n int". A group that follows a '.'
+ * names a receiver ("net/http.(*conn).serve") and stays in the name.
+ */
+static void split_signature(struct probe_spec *p)
+{
+	size_t n = strlen(p->func), i;
+	int depth = 0;
+
+	if (!n || p->func[n - 1] != ')')
+		return;
+	for (i = n; i-- > 0;) {
+		if (p->func[i] == ')')
+			depth++;
+		else if (p->func[i] == '(' && --depth == 0)
+			break;
+	}
+	if (depth || i == 0 || p->func[i - 1] == '.')
+		return;
+	p->sig = dup_trimmed(p->func + i + 1, n - i - 2);
+	p->func[i] = '\0';
+}
+
 int probe_spec_parse(const char *text, struct probe_spec *out, char *err,
 		     size_t errlen)
 {
@@ -122,6 +146,7 @@ int probe_spec_parse(const char *text, struct probe_spec *out, char *err,
 	if (!out->func || !*out->func)
 		return fail(text, s - text, err, errlen,
 			    "expected a function name after ':'");
+	split_signature(out);
 
 	while (isspace((unsigned char)*s))
 		s++;
@@ -199,6 +224,7 @@ void probe_spec_free(struct probe_spec *p)
 	free(p->text);
 	free(p->binary);
 	free(p->func);
+	free(p->sig);
 	free(p->predicate);
 	free(p->fmt);
 	for (i = 0; i < p->nexprs; i++)

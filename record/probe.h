@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Probe specifications as users write them, in bcc trace.py's syntax:
- *   [p:|r:][BINARY:]FUNCTION [(PREDICATE)] ["FORMAT"[,] [EXPR[, EXPR]...]]
+ *   [p:|r:][BINARY:]FUNCTION[(SIGNATURE)] [(PREDICATE)] ["FORMAT"[,] [EXPR...]]
  * spec/PROBES.md is the grammar.
  */
 #ifndef GOTRACE_PROBE_H
@@ -15,6 +15,8 @@ struct probe_spec {
 	enum gtr_kind kind;    /* p: (default) entry, r: return */
 	char *binary;          /* NULL: the executable of CMD or PID */
 	char *func;            /* Go symbol (may hold parens, stars, brackets) */
+	char *sig;             /* parameters of a signature written after the
+				  name, "s string, n int"; NULL when none */
 	char *predicate;       /* text inside (...), NULL when none */
 	char *fmt;             /* format string, unescaped; NULL when none */
 	int nexprs;

@@ -2,14 +2,16 @@
 /*
  * filter: the predicate language of `gotrace-report -f` (spec/FILTER.md).
  * An expression is compiled once to a flat tree; fields that name probe
- * arguments are resolved once per probe id and cached, so filter_match()
- * allocates nothing per event except when it first meets a probe.
+ * arguments are resolved once per probe and cached, regular expressions are
+ * compiled once (PCRE2), so filter_match() allocates nothing per event
+ * except when it first meets a probe.
  */
 #ifndef REPORT_FILTER_H
 #define REPORT_FILTER_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "event.h"
@@ -30,6 +32,12 @@ struct filter_error {
 struct filter *filter_compile(const char *expr, struct filter_error *err);
 
 /*
+ * Compiles a lone field (`goarg1`, `pid`, `name`, `len(s)`...) whose value
+ * filter_field() returns; used by `stats --by`. NULL with *err on error.
+ */
+struct filter *filter_compile_field(const char *expr, struct filter_error *err);
+
+/*
  * Checks the filter against the probes known before the first event
  * (gtr_reader_preload()). Returns 0, or -1 with *err filled when a
  * comparison can never be well typed: the field it uses exists in at least
@@ -43,10 +51,35 @@ int filter_check(const struct filter *f,
 		 FILE *warn, struct filter_error *err);
 
 /*
+ * Resolves the wall-clock time literals of the filter (RFC 3339, HH:MM:SS)
+ * to the recording host's CLOCK_MONOTONIC with the file's clock anchor.
+ * Returns 0, or -1 with *err filled when the filter has such a literal and
+ * the host has no anchor (start_realtime_ns == 0). Until it is called,
+ * comparisons with time literals are false.
+ */
+int filter_set_clock(struct filter *f, const struct gtr_host *h,
+		     struct filter_error *err);
+
+/*
  * True when event `e` satisfies the filter. `f` is not const: the per-probe
  * field cache is filled as probes are met (allocation happens then only).
  */
 bool filter_match(struct filter *f, const struct report_event *e);
+
+/* Value of a field (filter_compile_field()) on one event. */
+struct filter_value {
+	enum { FV_MISSING, FV_INT, FV_UINT, FV_DBL, FV_STR } kind;
+	int64_t i;            /* FV_INT */
+	uint64_t u;           /* FV_UINT (values above INT64_MAX) */
+	double d;             /* FV_DBL */
+	const uint8_t *s;     /* FV_STR: captured bytes, valid until the next event */
+	size_t len;           /* FV_STR: bytes at s */
+	uint64_t full_len;    /* FV_STR: the string's true length */
+};
+
+/* Fills *v with the value of field filter `f` on `e`; false when missing. */
+bool filter_field(struct filter *f, const struct report_event *e,
+		  struct filter_value *v);
 
 /* The expression the filter was compiled from. */
 const char *filter_expr(const struct filter *f);
@@ -63,5 +96,12 @@ void filter_free(struct filter *f);
  */
 void filter_error_print(FILE *out, const char *prefix, const char *expr,
 			const struct filter_error *err);
+
+/*
+ * Shell-style glob match of bytes s[0, n) against NUL-terminated `pat`:
+ * `*` any bytes (also '/' and '.'), `?` one byte, `[abc]` `[a-z]` `[!a]`
+ * `[^a]` classes, `\c` the byte c. Linear in practice (one backtrack point).
+ */
+bool filter_glob(const char *pat, const uint8_t *s, size_t n);
 
 #endif /* REPORT_FILTER_H */

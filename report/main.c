@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gotrace-report: reads a .gtr trace file through libgtr (format/gtr.h),
- * filters its events (report/filter.h) and prints them (report/output.h).
+ * pairs returns with entries (report/pair.h), filters events
+ * (report/filter.h) and prints them (report/output.h, report/folded.h) or
+ * summarises them (report/stats.h). One streaming pass; memory does not
+ * grow with the file.
  *
  * Exit status: 0 success (also for a truncated file, with a warning),
  * 1 the file cannot be read or output cannot be written, 2 usage or filter
@@ -13,56 +16,132 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "filter.h"
+#include "folded.h"
 #include "gtr.h"
 #include "output.h"
+#include "pair.h"
+#include "stats.h"
+#include "timeparse.h"
 
 #define PROG "gotrace-report"
 #define FLUSH_AT (64 * 1024)     /* bytes of formatted output per write */
 #define MAX_FILTERS 64
+#define PROGRESS_MIN_BYTES (32u << 20) /* files smaller than this get no bar */
 
 enum { EXIT_READ = 1, EXIT_USAGE = 2 };
 
-const char *argp_program_version = "gotrace-report 0.1";
+const char *argp_program_version = "gotrace-report 0.2";
 
-/* ------------------------------------------------------------ print */
-
-struct print_env {
+struct env {
+	bool stats;                /* the stats command */
 	const char *path;
 	const char *filters[MAX_FILTERS];
 	int nfilters;
 	enum output_format format;
+	bool calls, time_rel, time_wall, count, hist;
+	int progress;              /* -1 never, 0 on a terminal, 1 always */
+	const char *since, *until, *by;
+	uint64_t limit;            /* 0: none */
+	struct pair_limits lim;
 };
 
-enum { OPT_FORMAT = 0x100 };
+enum {
+	OPT_FORMAT = 0x100, OPT_SINCE, OPT_UNTIL, OPT_LIMIT, OPT_CALLS, OPT_COUNT,
+	OPT_BY, OPT_NO_HIST, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_MAX_DEPTH,
+	OPT_MAX_GOROUTINES, OPT_KEEP_STR,
+};
+
+static const struct argp_option common_options[] = {
+	{ "filter", 'f', "EXPR", 0,
+	  "Only events for which EXPR holds (spec/FILTER.md); repeated, all must hold", 0 },
+	{ "since", OPT_SINCE, "TIME", 0,
+	  "Only events at or after TIME: +DURATION from the first event (+5s), RFC 3339, or HH:MM[:SS[.frac]] local time", 0 },
+	{ "until", OPT_UNTIL, "TIME", 0, "Only events at or before TIME (same forms)", 0 },
+	{ "limit", OPT_LIMIT, "N", 0, "Stop after N output records (events, calls)", 0 },
+	{ "progress", OPT_PROGRESS, 0, 0, "Show a progress bar on stderr even when it is not a terminal", 0 },
+	{ "no-progress", OPT_NO_PROGRESS, 0, 0, "Never show a progress bar", 0 },
+	{ "max-depth", OPT_MAX_DEPTH, "N", 0, "Open calls tracked per goroutine (default 1024)", 0 },
+	{ "max-goroutines", OPT_MAX_GOROUTINES, "N", 0, "Goroutines with open calls tracked (default 65536)", 0 },
+	{ "keep-string", OPT_KEEP_STR, "BYTES", 0,
+	  "Bytes of each string kept from an entry until its return (default 256)", 0 },
+	{ 0 },
+};
 
 static const struct argp_option print_options[] = {
-	{ "filter", 'f', "EXPR", 0,
-	  "Show only events for which EXPR holds (spec/FILTER.md); repeated, all must hold", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "Output format: text (default) or jsonl", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0,
+	  "Output format: text (default), jsonl, csv, chrome, folded", 0 },
+	{ "calls", OPT_CALLS, 0, 0, "One line per call: entry, return and latency (text, jsonl)", 0 },
+	{ 0, 't', 0, 0, "Text: add a TIME column, seconds since the first event", 0 },
+	{ 0, 'T', 0, 0, "Text: add a TIME column, wall-clock HH:MM:SS.us (local time)", 0 },
+	{ "count", OPT_COUNT, 0, 0, "Print only the number of matching events", 0 },
+	{ 0 },
+};
+
+static const struct argp_option stats_options[] = {
+	{ "by", OPT_BY, "FIELD", 0,
+	  "Group by a field besides the function: pid, goid, tid, comm, goargN, a parameter name...", 0 },
+	{ "no-hist", OPT_NO_HIST, 0, 0, "Leave out the latency histograms", 0 },
 	{ 0 },
 };
 
 static const char print_doc[] =
-	"Print the events of a gotrace trace file, one line each.\n"
+	"Print the events of a gotrace trace file.\n"
 	"\n"
-	"USAGE: gotrace-report [print] [-f EXPR] [--format text|jsonl] FILE\n"
+	"USAGE: gotrace-report [print] [OPTION...] FILE\n"
+	"       gotrace-report stats [OPTION...] FILE\n"
 	"\n"
 	"EXAMPLES:\n"
-	"    gotrace-report app.gtr                        # every event\n"
-	"    gotrace-report -f 'goarg1 == 42' app.gtr      # first argument is 42\n"
-	"    gotrace-report -f 'func == \"main.add\" && n > 10' app.gtr\n"
-	"                                                  # main.add calls with n > 10\n"
-	"    gotrace-report -f 'comm != \"sh\"' --format jsonl app.gtr | jq .args\n"
-	"                                                  # JSON Lines for jq\n";
+	"    gotrace-report app.gtr                        # every event, trace.py style\n"
+	"    gotrace-report -t -f 'goarg1 == 42' app.gtr   # first argument is 42, with time\n"
+	"    gotrace-report -f 'glob(func, \"net/http.*\") && latency > 10ms' app.gtr\n"
+	"                                                  # slow returns of net/http\n"
+	"    gotrace-report --calls app.gtr                # entry, return and latency per call\n"
+	"    gotrace-report --format jsonl app.gtr | jq .args   # JSON Lines for jq\n"
+	"    gotrace-report --format chrome app.gtr > t.json    # for ui.perfetto.dev\n"
+	"    gotrace-report --format folded app.gtr | flamegraph.pl > f.svg\n"
+	"    gotrace-report stats --by goarg1 app.gtr      # latency per first argument\n"
+	"    gotrace-report --since +5s --until +6s app.gtr     # one second of the trace\n";
 
-static error_t print_parse(int key, char *arg, struct argp_state *state)
+static const char stats_doc[] =
+	"Summarise a gotrace trace file per function: calls, rate, latency "
+	"percentiles and log2 histograms (from returns paired with entries).\n"
+	"\n"
+	"USAGE: gotrace-report stats [--by FIELD] [-f EXPR] FILE\n"
+	"\n"
+	"EXAMPLES:\n"
+	"    gotrace-report stats app.gtr                  # per function\n"
+	"    gotrace-report stats --by pid app.gtr         # per function and process\n"
+	"    gotrace-report stats --by goarg1 -f 'func == \"main.get\"' app.gtr\n";
+
+static uint64_t parse_num(struct argp_state *state, const char *opt, const char *arg,
+			  uint64_t max)
 {
-	struct print_env *env = state->input;
+	char *end;
+
+	errno = 0;
+	const unsigned long long v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || v > max)
+		argp_error(state, "invalid %s '%s': expected an integer from 0 to %llu", opt, arg,
+			   (unsigned long long)max);
+	return v;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct env *env = state->input;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		/* the common options' child parser works on the same env */
+		if (state->root_argp->children && state->child_inputs)
+			state->child_inputs[0] = env;
+		return 0;
 	case 'f':
 		if (env->nfilters == MAX_FILTERS)
 			argp_error(state, "too many --filter options (at most %d; join them with &&)",
@@ -71,7 +150,27 @@ static error_t print_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_FORMAT:
 		if (output_format_parse(arg, &env->format))
-			argp_error(state, "unknown output format '%s' (known: text, jsonl)", arg);
+			argp_error(state, "unknown output format '%s' (known: text, jsonl, csv, chrome, folded)", arg);
+		return 0;
+	case OPT_SINCE: env->since = arg; return 0;
+	case OPT_UNTIL: env->until = arg; return 0;
+	case OPT_LIMIT: env->limit = parse_num(state, "--limit", arg, UINT64_MAX); return 0;
+	case OPT_CALLS: env->calls = true; return 0;
+	case OPT_COUNT: env->count = true; return 0;
+	case 't': env->time_rel = true; return 0;
+	case 'T': env->time_wall = true; return 0;
+	case OPT_BY: env->by = arg; return 0;
+	case OPT_NO_HIST: env->hist = false; return 0;
+	case OPT_PROGRESS: env->progress = 1; return 0;
+	case OPT_NO_PROGRESS: env->progress = -1; return 0;
+	case OPT_MAX_DEPTH:
+		env->lim.max_depth = (uint32_t)parse_num(state, "--max-depth", arg, 1u << 20);
+		return 0;
+	case OPT_MAX_GOROUTINES:
+		env->lim.max_goroutines = (uint32_t)parse_num(state, "--max-goroutines", arg, 1u << 24);
+		return 0;
+	case OPT_KEEP_STR:
+		env->lim.keep_str = (uint32_t)parse_num(state, "--keep-string", arg, GTR_MAX_STRING);
 		return 0;
 	case ARGP_KEY_ARG:
 		if (env->path)
@@ -82,11 +181,71 @@ static error_t print_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!env->path)
 			argp_error(state, "no trace file given");
+		if (env->calls && env->format != OUTPUT_TEXT && env->format != OUTPUT_JSONL)
+			argp_error(state, "--calls works with --format text or jsonl (chrome shows calls already)");
+		if ((env->time_rel || env->time_wall) && env->format != OUTPUT_TEXT)
+			argp_error(state, "-t and -T add columns to --format text only");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 }
+
+/* ------------------------------------------------------------ progress */
+
+/* Bytes this process has read so far (/proc/self/io rchar), 0 unknown. */
+static uint64_t bytes_read(void)
+{
+	char line[128];
+	uint64_t v = 0;
+	FILE *f = fopen("/proc/self/io", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "rchar: %" SCNu64, &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+struct progress {
+	bool on;
+	uint64_t size, base;       /* file bytes; bytes read before opening it */
+	struct timespec last;
+	bool drawn;
+};
+
+static void progress_draw(struct progress *p, bool force, bool done_all)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	const int64_t ms = (now.tv_sec - p->last.tv_sec) * 1000 +
+			   (now.tv_nsec - p->last.tv_nsec) / 1000000;
+	if (!force && ms < 200)
+		return;
+	p->last = now;
+	uint64_t done = bytes_read();
+	done = done > p->base ? done - p->base : 0;
+	if (done > p->size || done_all)
+		done = p->size;
+	const int pct = (int)(done * 100 / p->size);
+	const int w = 40, k = pct * w / 100;
+	fprintf(stderr, "\r" PROG ": [%.*s%*s] %3d%% %" PRIu64 "/%" PRIu64 " MiB", k,
+		"########################################", w - k, "", pct, done >> 20,
+		p->size >> 20);
+	p->drawn = true;
+}
+
+static void progress_clear(struct progress *p)
+{
+	if (p->drawn)
+		fprintf(stderr, "\r%*s\r", 79, "");
+	p->drawn = false;
+}
+
+/* ------------------------------------------------------------ the pass */
 
 static bool write_out(struct buf *b)
 {
@@ -96,75 +255,228 @@ static bool write_out(struct buf *b)
 	return ok;
 }
 
-static int cmd_print(int argc, char **argv)
+struct run {
+	struct env *env;
+	struct gtr_reader *r;
+	struct filter *filters[MAX_FILTERS];
+	struct output *out;
+	struct folded *folded;
+	struct stats *stats;
+	struct filter *by;
+	struct pairer *pair;
+	struct buf buf;
+	uint64_t t0, last_ts;
+	bool have_t0;
+	int64_t since, until;      /* monotonic ns; INT64_MIN / INT64_MAX none */
+	struct rtime since_t, until_t;
+	uint64_t records, matched;
+	bool stop;
+};
+
+static bool keep(struct run *run, const struct report_event *e)
 {
-	static const struct argp argp = {
-		.options = print_options,
-		.parser = print_parse,
-		.args_doc = "FILE",
-		.doc = print_doc,
-	};
-	struct print_env env = { .format = OUTPUT_TEXT };
-	struct filter *filters[MAX_FILTERS] = { 0 };
+	const int64_t ts = (int64_t)e->ev->ts_ns;
+
+	if (ts < run->since || ts > run->until)
+		return false;
+	for (int k = 0; k < run->env->nfilters; k++)
+		if (!filter_match(run->filters[k], e))
+			return false;
+	return true;
+}
+
+/*
+ * CLOCK_REALTIME of monotonic `mono` by the host block's clock anchor.
+ * 0, or -1 when the file has none. (gtr_reader_realtime(), declared in
+ * format/gtr.h, will also follow the recorder's later clock samples.)
+ */
+static int realtime_of(const struct gtr_reader *r, uint64_t mono, uint64_t *real)
+{
+	const struct gtr_host *h = gtr_reader_host(r);
+
+	if (!h || !h->start_realtime_ns)
+		return -1;
+	*real = (uint64_t)rtime_mono_to_real(h, mono);
+	return 0;
+}
+
+static void put_open(void *arg, const struct report_event *oe)
+{
+	struct run *run = arg;
+	struct report_event e = *oe;
+	uint64_t real;
+
+	if (run->stop)
+		return;
+	e.t0_ns = run->t0;
+	if (run->env->time_wall && !realtime_of(run->r, e.ev->ts_ns, &real))
+		e.real_ns = real;
+	if (!keep(run, &e))
+		return;
+	run->records += (uint64_t)output_put_open(run->out, &run->buf, &e, run->last_ts);
+	if (run->env->limit && run->records >= run->env->limit)
+		run->stop = true;
+}
+
+/* Resolves --since/--until once the first event (the start) is known. */
+static int resolve_window(struct run *run)
+{
+	const struct gtr_host *h = gtr_reader_host(run->r);
+	int64_t v;
+
+	if (run->env->since) {
+		if (!rtime_to_mono(&run->since_t, h, run->t0, &v)) {
+			fprintf(stderr, PROG ": --since %s: %s has no wall-clock anchor; use +DURATION\n",
+				run->env->since, run->env->path);
+			return -1;
+		}
+		run->since = v;
+	}
+	if (run->env->until) {
+		if (!rtime_to_mono(&run->until_t, h, run->t0, &v)) {
+			fprintf(stderr, PROG ": --until %s: %s has no wall-clock anchor; use +DURATION\n",
+				run->env->until, run->env->path);
+			return -1;
+		}
+		run->until = v;
+	}
+	return 0;
+}
+
+static const char *binary_path(struct gtr_reader *r, const struct gtr_probe *p)
+{
+	if (!p)
+		return NULL;
+	const uint32_t n = gtr_reader_nbinaries(r);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct gtr_binary *b = gtr_reader_binary_at(r, i);
+		if (b->id == p->binary_id)
+			return b->path;
+	}
+	return NULL;
+}
+
+static int refresh_probes(struct run *run, const struct gtr_probe ***probes, uint32_t *np)
+{
+	const uint32_t n = gtr_reader_nprobes(run->r);
+	const struct gtr_probe **p = realloc(*probes, (n + 1) * sizeof(*p));
+
+	if (!p) {
+		fprintf(stderr, PROG ": out of memory (%" PRIu32 " probes)\n", n);
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		p[i] = gtr_reader_probe_at(run->r, i);
+	*probes = p;
+	*np = n;
+	pair_probes(run->pair, p, n);
+	return 0;
+}
+
+static int run_pass(struct env *env)
+{
+	struct run run = { .env = env, .since = INT64_MIN, .until = INT64_MAX };
 	struct filter_error ferr;
-	struct gtr_reader *r = NULL;
-	struct buf out = BUF_INIT;
 	const struct gtr_probe **probes = NULL;
+	uint32_t np = 0;
 	static struct gtr_event ev;
 	struct gtr_drop drop;
-	uint64_t lost = 0;
+	struct progress prog = { 0 };
+	uint64_t lost = 0, nevents = 0;
 	char err[512];
-	int ret = EXIT_READ;
+	int ret = EXIT_USAGE;
 
-	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
-		return EXIT_USAGE;
-
-	for (int i = 0; i < env.nfilters; i++) {
-		filters[i] = filter_compile(env.filters[i], &ferr);
-		if (!filters[i]) {
-			filter_error_print(stderr, PROG ": ", env.filters[i], &ferr);
-			ret = EXIT_USAGE;
+	for (int i = 0; i < env->nfilters; i++) {
+		run.filters[i] = filter_compile(env->filters[i], &ferr);
+		if (!run.filters[i]) {
+			filter_error_print(stderr, PROG ": ", env->filters[i], &ferr);
 			goto out;
 		}
 	}
+	if (env->by) {
+		run.by = filter_compile_field(env->by, &ferr);
+		if (!run.by) {
+			fprintf(stderr, PROG ": bad --by field: %s at column %u\n", ferr.msg, ferr.column);
+			goto out;
+		}
+	}
+	if (env->since && rtime_parse(env->since, &run.since_t, err, sizeof(err))) {
+		fprintf(stderr, PROG ": bad --since '%s': %s\n", env->since, err);
+		goto out;
+	}
+	if (env->until && rtime_parse(env->until, &run.until_t, err, sizeof(err))) {
+		fprintf(stderr, PROG ": bad --until '%s': %s\n", env->until, err);
+		goto out;
+	}
 
-	r = gtr_reader_open(env.path, err, sizeof(err));
-	if (!r) {
+	ret = EXIT_READ;
+	prog.base = bytes_read();
+	run.r = gtr_reader_open(env->path, err, sizeof(err));
+	if (!run.r) {
 		fprintf(stderr, PROG ": %s\n", err);
 		goto out;
 	}
-	if (gtr_reader_preload(r) < 0) {
-		fprintf(stderr, PROG ": %s\n", gtr_reader_error(r));
+	if (gtr_reader_preload(run.r) < 0) {
+		fprintf(stderr, PROG ": %s\n", gtr_reader_error(run.r));
 		goto out;
 	}
+	run.pair = pair_new(&env->lim);
+	if (refresh_probes(&run, &probes, &np))
+		goto out;
 
 	/* type-check the filters against the probes described up front */
-	const uint32_t np = gtr_reader_nprobes(r);
-	probes = calloc(np + 1, sizeof(*probes));
-	if (!probes) {
-		fprintf(stderr, PROG ": out of memory (%" PRIu32 " probes)\n", np);
-		goto out;
-	}
-	for (uint32_t i = 0; i < np; i++)
-		probes[i] = gtr_reader_probe_at(r, i);
-	for (int i = 0; i < env.nfilters; i++) {
-		if (filter_check(filters[i], probes, np, stderr, &ferr)) {
-			filter_error_print(stderr, PROG ": ", env.filters[i], &ferr);
-			ret = EXIT_USAGE;
+	ret = EXIT_USAGE;
+	for (int i = 0; i < env->nfilters; i++) {
+		if (filter_check(run.filters[i], probes, np, stderr, &ferr) ||
+		    filter_set_clock(run.filters[i], gtr_reader_host(run.r), &ferr)) {
+			filter_error_print(stderr, PROG ": ", env->filters[i], &ferr);
 			goto out;
 		}
 	}
+	if (run.by && filter_check(run.by, probes, np, stderr, &ferr)) {
+		fprintf(stderr, PROG ": bad --by field: %s\n", ferr.msg);
+		goto out;
+	}
+	if (env->time_wall && !gtr_reader_host(run.r)->start_realtime_ns) {
+		fprintf(stderr, PROG ": -T: %s has no wall-clock anchor (host start_realtime_ns); use -t\n",
+			env->path);
+		goto out;
+	}
+	ret = EXIT_READ;
 
-	if (env.format == OUTPUT_TEXT)
-		output_text_header(&out);
+	uint32_t maxvals = 1;
+	for (uint32_t i = 0; i < np; i++)
+		if (probes[i]->nargs > maxvals)
+			maxvals = probes[i]->nargs;
+	const struct output_opts oo = {
+		.format = env->format, .calls = env->calls, .time_rel = env->time_rel,
+		.time_wall = env->time_wall, .csv_values = maxvals,
+	};
+	if (env->stats)
+		run.stats = stats_new(run.by, env->by, 0);
+	else if (env->format == OUTPUT_FOLDED)
+		run.folded = folded_new(0);
+	run.out = output_new(&oo);
+	if (!env->stats && !env->count)
+		output_begin(run.out, &run.buf);
 
-	for (;;) {
-		const int item = gtr_reader_next(r, &ev, &drop);
+	if (env->progress >= 0 && (env->progress > 0 || isatty(2))) {
+		struct stat st;
+		if (!stat(env->path, &st) && (env->progress > 0 || (uint64_t)st.st_size >= PROGRESS_MIN_BYTES) &&
+		    st.st_size > 0) {
+			prog.on = true;
+			prog.size = (uint64_t)st.st_size;
+		}
+	}
+
+	while (!run.stop) {
+		const int item = gtr_reader_next(run.r, &ev, &drop);
 		if (item < 0) {
-			write_out(&out);
+			progress_clear(&prog);
+			write_out(&run.buf);
 			fflush(stdout);
-			const char *msg = gtr_reader_error(r);
-			fprintf(stderr, PROG ": %s: %s\n", env.path,
+			const char *msg = gtr_reader_error(run.r);
+			fprintf(stderr, PROG ": %s: %s\n", env->path,
 				msg && msg[0] ? msg : strerror(-item));
 			goto out;
 		}
@@ -176,48 +488,160 @@ static int cmd_print(int argc, char **argv)
 		}
 		if (item != GTR_ITEM_EVENT)
 			continue;
-		const struct report_event e = {
+		if (gtr_reader_nprobes(run.r) != np && refresh_probes(&run, &probes, &np))
+			goto out;
+		if (!run.have_t0) {
+			run.have_t0 = true;
+			run.t0 = ev.ts_ns;
+			if (resolve_window(&run)) {
+				ret = EXIT_USAGE;
+				goto out;
+			}
+		}
+		if (ev.ts_ns > run.last_ts)
+			run.last_ts = ev.ts_ns;
+		nevents++;
+		struct report_event e = {
 			.ev = &ev,
-			.probe = gtr_reader_probe(r, ev.probe_id),
-			.comm = gtr_reader_comm(r, ev.pid, ev.tid),
+			.probe = gtr_reader_probe(run.r, ev.probe_id),
+			.comm = gtr_reader_comm(run.r, ev.pid, ev.tid),
+			.t0_ns = run.t0,
 		};
-		int k = 0;
-		while (k < env.nfilters && filter_match(filters[k], &e))
-			k++;
-		if (k < env.nfilters)
+		e.binary = binary_path(run.r, e.probe);
+		uint64_t real;
+		if (env->time_wall && !realtime_of(run.r, ev.ts_ns, &real))
+			e.real_ns = real;
+		pair_event(run.pair, &e);
+		if (!keep(&run, &e))
 			continue;
-		output_event(&out, env.format, &e);
-		if (out.len >= FLUSH_AT && !write_out(&out))
+		run.matched++;
+		if (env->count) {
+			if (env->limit && run.matched >= env->limit)
+				run.stop = true;
+		} else if (run.stats) {
+			stats_event(run.stats, &e);
+		} else if (run.folded) {
+			uint32_t n;
+			uint64_t self;
+			const uint32_t *stack = pair_last_stack(run.pair, &n, &self);
+			if (stack)
+				folded_add(run.folded, stack, n, self);
+		} else {
+			run.records += (uint64_t)output_put(run.out, &run.buf, &e);
+			if (env->limit && run.records >= env->limit)
+				run.stop = true;
+		}
+		if (run.buf.len >= FLUSH_AT && !write_out(&run.buf))
 			break;
+		if (prog.on && !(nevents & 0xffff))
+			progress_draw(&prog, false, false);
 	}
-	if (!write_out(&out) || fflush(stdout) || ferror(stdout)) {
+	if (prog.on && !run.stop)
+		progress_draw(&prog, true, true);
+	progress_clear(&prog);
+
+	/* calls that never returned */
+	if (!run.stop && !env->count && !run.stats && !run.folded)
+		pair_foreach_open(run.pair, put_open, &run);
+	if (env->count)
+		buf_printf(&run.buf, "%" PRIu64 "\n", run.matched);
+	else if (run.stats)
+		stats_write(run.stats, &run.buf, run.last_ts > run.t0 ? run.last_ts - run.t0 : 0,
+			    env->hist);
+	else if (run.folded)
+		folded_write(run.folded, &run.buf, run.pair);
+	else
+		output_end(run.out, &run.buf);
+	if (!write_out(&run.buf) || fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, PROG ": cannot write output: %s\n", strerror(errno));
 		goto out;
 	}
 
 	if (lost)
 		fprintf(stderr, PROG ": warning: %" PRIu64 " event(s) were lost while recording %s (the recorder could not keep up)\n",
-			lost, env.path);
-	if (gtr_reader_damage(r)) {
-		const char *msg = gtr_reader_error(r);
+			lost, env->path);
+	if (gtr_reader_damage(run.r)) {
+		const char *msg = gtr_reader_error(run.r);
 		fprintf(stderr, PROG ": warning: skipped %" PRIu64 " damaged block(s) of %s%s%s\n",
-			gtr_reader_damage(r), env.path, msg && msg[0] ? "; last: " : "",
+			gtr_reader_damage(run.r), env->path, msg && msg[0] ? "; last: " : "",
 			msg ? msg : "");
 	}
-	if (gtr_reader_truncated(r))
+	if (gtr_reader_truncated(run.r))
 		fprintf(stderr, PROG ": warning: %s ends in the middle of a block (recording interrupted?); "
-			"events up to the last complete frame were read\n", env.path);
+			"events up to the last complete frame were read\n", env->path);
+	struct pair_counts pc;
+	pair_counts(run.pair, &pc);
+	if (!run.stop && (pc.unpaired_returns || pc.abandoned || pc.open || pc.dropped))
+		fprintf(stderr, PROG ": note: %" PRIu64 " call(s) paired; unpaired: %" PRIu64
+			" return(s) without entry, %" PRIu64 " entr%s without return (%" PRIu64
+			" still open at the end, %" PRIu64 " closed over by an outer return), %" PRIu64
+			" entr%s not tracked (--max-depth/--max-goroutines)\n",
+			pc.paired, pc.unpaired_returns, pc.open + pc.abandoned,
+			pc.open + pc.abandoned == 1 ? "y" : "ies", pc.open, pc.abandoned, pc.dropped,
+			pc.dropped == 1 ? "y" : "ies");
+	if (output_csv_cut(run.out))
+		fprintf(stderr, PROG ": warning: %" PRIu64 " value(s) left out of CSV: events of probes described after the start had more values than the %u columns\n",
+			output_csv_cut(run.out), maxvals);
+	if (run.folded && folded_dropped(run.folded))
+		fprintf(stderr, PROG ": warning: %" PRIu64 " call(s) left out of the folded stacks (more than 1M distinct stacks)\n",
+			folded_dropped(run.folded));
+	if (run.stats && stats_dropped(run.stats))
+		fprintf(stderr, PROG ": warning: %" PRIu64 " event(s) left out of the statistics (more than 10000 groups)\n",
+			stats_dropped(run.stats));
 	ret = 0;
 out:
 	free(probes);
-	buf_free(&out);
-	gtr_reader_close(r);
-	for (int i = 0; i < env.nfilters; i++)
-		filter_free(filters[i]);
+	buf_free(&run.buf);
+	output_free(run.out);
+	folded_free(run.folded);
+	stats_free(run.stats);
+	filter_free(run.by);
+	pair_free(run.pair);
+	gtr_reader_close(run.r);
+	for (int i = 0; i < env->nfilters; i++)
+		filter_free(run.filters[i]);
 	return ret;
 }
 
 /* ------------------------------------------------------------ commands */
+
+static const struct argp_child common_child[] = {
+	{ &(const struct argp){ .options = common_options, .parser = parse_opt }, 0,
+	  "Selecting events:", 1 },
+	{ 0 },
+};
+
+static int cmd_print(int argc, char **argv)
+{
+	static const struct argp argp = {
+		.options = print_options,
+		.parser = parse_opt,
+		.args_doc = "FILE",
+		.doc = print_doc,
+		.children = common_child,
+	};
+	struct env env = { .format = OUTPUT_TEXT, .hist = true };
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
+		return EXIT_USAGE;
+	return run_pass(&env);
+}
+
+static int cmd_stats(int argc, char **argv)
+{
+	static const struct argp argp = {
+		.options = stats_options,
+		.parser = parse_opt,
+		.args_doc = "FILE",
+		.doc = stats_doc,
+		.children = common_child,
+	};
+	struct env env = { .stats = true, .hist = true };
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
+		return EXIT_USAGE;
+	return run_pass(&env);
+}
 
 /*
  * Subcommands, bpftool-style. A first argument naming one selects it;
@@ -230,6 +654,7 @@ struct cmd {
 
 static const struct cmd cmds[] = {
 	{ "print", cmd_print },
+	{ "stats", cmd_stats },
 };
 
 int main(int argc, char **argv)

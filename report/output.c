@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "timeparse.h"
 
 static const char hexdig[] = "0123456789abcdef";
 
@@ -18,6 +21,12 @@ int output_format_parse(const char *name, enum output_format *fmt)
 		*fmt = OUTPUT_TEXT;
 	else if (!strcmp(name, "jsonl"))
 		*fmt = OUTPUT_JSONL;
+	else if (!strcmp(name, "csv"))
+		*fmt = OUTPUT_CSV;
+	else if (!strcmp(name, "chrome"))
+		*fmt = OUTPUT_CHROME;
+	else if (!strcmp(name, "folded"))
+		*fmt = OUTPUT_FOLDED;
 	else
 		return -1;
 	return 0;
@@ -295,10 +304,6 @@ static void put_padded(struct buf *b, const char *s, int width)
 	buf_pad(b, ' ', width - cols);
 }
 
-void output_text_header(struct buf *b)
-{
-	buf_puts(b, "PID     TID     COMM            FUNC             -\n");
-}
 
 /* Text for a plain integer verb: the value as a 64-bit integer, signed. */
 struct intval {
@@ -460,85 +465,319 @@ static void format_one(struct buf *b, const char *flags, int width, int prec,
 	pad_since(b, start, width, left);
 }
 
-void output_text_format(struct buf *b, const char *fmt,
-			const struct report_event *e)
-{
-	const struct gtr_probe *p = e->probe;
-	const struct gtr_event *ev = e->ev;
-	uint32_t k = 0;
-	const char *s = fmt;
+/* One piece of a compiled format string. */
+enum { P_LIT, P_CONV, P_PCT };
 
+struct piece {
+	uint8_t type;
+	char conv;
+	char flags[8];
+	int width, prec;
+	uint32_t off, len;    /* P_LIT: bytes of the format string */
+	uint32_t k;           /* P_CONV: conversion number */
+};
+
+struct cfmt {
+	struct piece *p;
+	uint32_t n, cap;
+	const char *fmt;
+};
+
+static void add_piece(struct cfmt *c, const struct piece *pc)
+{
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 8;
+		c->p = realloc(c->p, c->cap * sizeof(*c->p));
+		if (!c->p) {
+			fprintf(stderr, "gotrace-report: out of memory (format string)\n");
+			exit(1);
+		}
+	}
+	c->p[c->n++] = *pc;
+}
+
+/* Splits a trace.py-style format string into pieces, once per probe. */
+static void fmt_compile(const char *fmt, struct cfmt *c)
+{
+	const char *s = fmt;
+	uint32_t k = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->fmt = fmt;
 	while (*s) {
+		struct piece pc;
+		memset(&pc, 0, sizeof(pc));
 		if (*s != '%') {
 			const char *t = s;
 			while (*t && *t != '%')
 				t++;
-			output_text_bytes(b, (const uint8_t *)s, (size_t)(t - s), false);
+			pc.type = P_LIT;
+			pc.off = (uint32_t)(s - fmt);
+			pc.len = (uint32_t)(t - s);
+			add_piece(c, &pc);
 			s = t;
 			continue;
 		}
 		/* %[flags][width][.prec][length]conv */
 		const char *start = s++;
-		char flags[8];
-		int nf = 0, width = -1, prec = -1;
+		int nf = 0;
 		bool bad = false;
 
+		pc.width = pc.prec = -1;
 		while (*s && strchr("-+ #0", *s)) {
-			if (nf < 7 && !memchr(flags, *s, (size_t)nf))
-				flags[nf++] = *s;
+			if (nf < 7 && !memchr(pc.flags, *s, (size_t)nf))
+				pc.flags[nf++] = *s;
 			s++;
 		}
-		flags[nf] = '\0';
 		if (*s >= '0' && *s <= '9') {
-			width = 0;
+			pc.width = 0;
 			while (*s >= '0' && *s <= '9') {
-				width = width * 10 + (*s++ - '0');
-				if (width > 4096)
-					bad = true, width = 4096;
+				pc.width = pc.width * 10 + (*s++ - '0');
+				if (pc.width > 4096)
+					bad = true, pc.width = 4096;
 			}
 		}
 		if (*s == '.') {
 			s++;
-			prec = 0;
+			pc.prec = 0;
 			while (*s >= '0' && *s <= '9') {
-				prec = prec * 10 + (*s++ - '0');
-				if (prec > 4096)
-					bad = true, prec = 4096;
+				pc.prec = pc.prec * 10 + (*s++ - '0');
+				if (pc.prec > 4096)
+					bad = true, pc.prec = 4096;
 			}
 		}
 		while (*s && strchr("hlqjztL", *s))
 			s++;
 		const char conv = *s;
 		if (conv == '%' && s == start + 1) {
-			buf_putc(b, '%');
+			pc.type = P_PCT;
+			add_piece(c, &pc);
 			s++;
 			continue;
 		}
-		if (bad || !conv || !strchr("diuxXocpsfFeEgGaA", conv)) {
+		if (bad || !conv || !strchr("diuxXocpsvfFeEgGaA", conv)) {
 			/* not a conversion gotrace knows: shown as written */
 			if (conv)
 				s++;
-			output_text_bytes(b, (const uint8_t *)start, (size_t)(s - start), false);
+			pc.type = P_LIT;
+			pc.off = (uint32_t)(start - fmt);
+			pc.len = (uint32_t)(s - start);
+			add_piece(c, &pc);
 			continue;
 		}
 		s++;
-		if (!p || k >= p->nexprs || p->exprs[k] >= ev->nvals ||
-		    p->exprs[k] >= GTR_MAX_ARGS) {
-			buf_puts(b, "<missing>");
-			k++;
-			continue;
-		}
-		const uint32_t vi = p->exprs[k++];
-		format_one(b, flags, width, prec, conv, &ev->vals[vi], arg_at(p, vi));
+		pc.type = P_CONV;
+		pc.conv = conv;
+		pc.k = k++;
+		add_piece(c, &pc);
 	}
 }
 
-void output_text_event(struct buf *b, const struct report_event *e)
+/* Applies a compiled format to the values of `ev` from probe `p`. */
+static void fmt_run(struct buf *b, const struct cfmt *c, const struct gtr_probe *p,
+		    const struct gtr_event *ev)
+{
+	for (uint32_t i = 0; i < c->n; i++) {
+		const struct piece *pc = &c->p[i];
+		switch (pc->type) {
+		case P_LIT:
+			output_text_bytes(b, (const uint8_t *)c->fmt + pc->off, pc->len, false);
+			continue;
+		case P_PCT:
+			buf_putc(b, '%');
+			continue;
+		}
+		if (!p || pc->k >= p->nexprs || p->exprs[pc->k] >= ev->nvals ||
+		    p->exprs[pc->k] >= GTR_MAX_ARGS) {
+			buf_puts(b, "<missing>");
+			continue;
+		}
+		const uint32_t vi = p->exprs[pc->k];
+		format_one(b, pc->flags, pc->width, pc->prec, pc->conv, &ev->vals[vi],
+			   arg_at(p, vi));
+	}
+}
+
+void output_text_format(struct buf *b, const char *fmt,
+			const struct report_event *e)
+{
+	struct cfmt c;
+
+	fmt_compile(fmt, &c);
+	fmt_run(b, &c, e->probe, e->ev);
+	free(c.p);
+}
+
+/* ------------------------------------------------------------ output object */
+
+struct fcache_ent {
+	const struct gtr_probe *probe;
+	struct cfmt c;
+};
+
+struct track {
+	uint32_t pid;
+	uint64_t tid;
+	bool used;
+	char comm[GTR_COMM_LEN + 1];
+};
+
+#define MAX_TRACKS 65536
+
+struct output {
+	struct output_opts o;
+	struct fcache_ent *fc;      /* compiled format strings by probe id */
+	uint32_t fc_cap, fc_n;
+	struct buf cell;            /* scratch for one CSV field */
+	uint64_t csv_cut;
+	bool chrome_any;            /* a Chrome event was written */
+	struct track *tracks;       /* Chrome tracks, for their names */
+	uint32_t tracks_cap, tracks_n;
+};
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p) {
+		fprintf(stderr, "gotrace-report: out of memory (output, %zu bytes)\n", n * size);
+		exit(1);
+	}
+	return p;
+}
+
+struct output *output_new(const struct output_opts *opts)
+{
+	struct output *o = xcalloc(1, sizeof(*o));
+
+	o->o = *opts;
+	if (!o->o.csv_values)
+		o->o.csv_values = 1;
+	return o;
+}
+
+void output_free(struct output *o)
+{
+	if (!o)
+		return;
+	for (uint32_t i = 0; i < o->fc_cap; i++)
+		free(o->fc[i].c.p);
+	free(o->fc);
+	free(o->tracks);
+	buf_free(&o->cell);
+	free(o);
+}
+
+uint64_t output_csv_cut(const struct output *o)
+{
+	return o->csv_cut;
+}
+
+static uint32_t hash32(uint64_t v, uint32_t cap)
+{
+	return (uint32_t)((v * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+/* The compiled format of probe `p` (which has one), compiled when first met. */
+static const struct cfmt *fmt_for(struct output *o, const struct gtr_probe *p)
+{
+	if ((o->fc_n + 1) * 2 > o->fc_cap) {
+		const uint32_t cap = o->fc_cap ? o->fc_cap * 2 : 64;
+		struct fcache_ent *n = xcalloc(cap, sizeof(*n));
+		for (uint32_t i = 0; i < o->fc_cap; i++) {
+			if (!o->fc[i].probe)
+				continue;
+			uint32_t h = hash32((uintptr_t)o->fc[i].probe, cap);
+			while (n[h].probe)
+				h = (h + 1) & (cap - 1);
+			n[h] = o->fc[i];
+		}
+		free(o->fc);
+		o->fc = n;
+		o->fc_cap = cap;
+	}
+	uint32_t h = hash32((uintptr_t)p, o->fc_cap);
+	while (o->fc[h].probe && o->fc[h].probe != p)
+		h = (h + 1) & (o->fc_cap - 1);
+	if (!o->fc[h].probe) {
+		o->fc[h].probe = p;
+		fmt_compile(p->fmt, &o->fc[h].c);
+		o->fc_n++;
+	}
+	return &o->fc[h].c;
+}
+
+/* ------------------------------------------------------------ text lines */
+
+/* The values of `ev` from probe `p`: its format string, or name=value. */
+static void put_values(struct output *o, struct buf *b, const struct gtr_probe *p,
+		       const struct gtr_event *ev)
+{
+	if (p && p->fmt && p->fmt[0]) {
+		if (o) {
+			fmt_run(b, fmt_for(o, p), p, ev);
+		} else {
+			struct cfmt c;
+			fmt_compile(p->fmt, &c);
+			fmt_run(b, &c, p, ev);
+			free(c.p);
+		}
+		return;
+	}
+	for (uint32_t i = 0; i < ev->nvals && i < GTR_MAX_ARGS; i++) {
+		const struct gtr_arg *a = arg_at(p, i);
+		if (i)
+			buf_putc(b, ' ');
+		if (a && name_known(a->name)) {
+			output_text_bytes(b, (const uint8_t *)a->name, strlen(a->name), false);
+			buf_putc(b, '=');
+		}
+		output_text_value(b, &ev->vals[i], a);
+	}
+}
+
+/* Seconds since t0 with 6 decimals, exactly, into out. */
+static void rel_seconds(char out[32], uint64_t ts, uint64_t t0)
+{
+	const bool neg = ts < t0;
+	const uint64_t d = neg ? t0 - ts : ts - t0;
+
+	snprintf(out, 32, "%s%llu.%06llu", neg ? "-" : "", (unsigned long long)(d / 1000000000),
+		 (unsigned long long)(d / 1000 % 1000000));
+}
+
+/* HH:MM:SS.uuuuuu of CLOCK_REALTIME `real` ns, in local time. */
+static void wall_clock(char out[32], uint64_t real)
+{
+	const time_t sec = (time_t)(real / 1000000000);
+	struct tm tm;
+
+	localtime_r(&sec, &tm);
+	snprintf(out, 32, "%02d:%02d:%02d.%06u", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (unsigned)(real % 1000000000 / 1000));
+}
+
+/* Time columns, pid, tid, comm and function: the trace.py line prefix. */
+static void text_prefix(const struct output *o, struct buf *b,
+			const struct report_event *e, const struct gtr_probe *p,
+			uint64_t ts)
 {
 	const struct gtr_event *ev = e->ev;
-	const struct gtr_probe *p = e->probe;
 	char tmp[32];
-	size_t start = b->len;
+	size_t start;
+
+	if (o && o->o.time_wall) {
+		/* the call view dates a call by its entry */
+		wall_clock(tmp, e->real_ns - (ts < e->ev->ts_ns ? e->ev->ts_ns - ts : 0));
+		put_padded(b, tmp, 15);
+		buf_putc(b, ' ');
+	}
+	if (o && o->o.time_rel) {
+		rel_seconds(tmp, ts, e->t0_ns);
+		put_padded(b, tmp, 10);
+		buf_putc(b, ' ');
+	}
+	start = b->len;
 	buf_u64(b, ev->pid);
 	buf_pad(b, ' ', 8 - (int)(b->len - start));
 	start = b->len;
@@ -553,20 +792,68 @@ void output_text_event(struct buf *b, const struct report_event *e)
 		put_padded(b, tmp, 16);
 	}
 	buf_putc(b, ' ');
+}
 
-	if (p && p->fmt && p->fmt[0]) {
-		output_text_format(b, p->fmt, e);
+static void text_header(const struct output *o, struct buf *b)
+{
+	if (o && o->o.time_wall)
+		buf_puts(b, "TIME            ");
+	if (o && o->o.time_rel)
+		buf_puts(b, "TIME       ");
+	if (o && o->o.calls)
+		buf_puts(b, "PID     TID     COMM            FUNC             LATENCY      -\n");
+	else
+		buf_puts(b, "PID     TID     COMM            FUNC             -\n");
+}
+
+void output_text_header(struct buf *b)
+{
+	text_header(NULL, b);
+}
+
+static void text_event(struct output *o, struct buf *b, const struct report_event *e)
+{
+	const struct gtr_event *ev = e->ev;
+	char tmp[24];
+
+	text_prefix(o, b, e, e->probe, ev->ts_ns);
+	if (ev->kind == GTR_KIND_RETURN) {
+		/* the values stay last, where trace.py has them */
+		buf_puts(b, "<- (");
+		buf_puts(b, e->entry ? rtime_fmt_duration(tmp, e->latency_ns) : "no entry");
+		buf_puts(b, ev->nvals ? ") " : ")");
+		put_values(o, b, e->probe, ev);
 	} else {
-		for (uint32_t i = 0; i < ev->nvals && i < GTR_MAX_ARGS; i++) {
-			const struct gtr_arg *a = arg_at(p, i);
-			if (i)
-				buf_putc(b, ' ');
-			if (a && name_known(a->name)) {
-				output_text_bytes(b, (const uint8_t *)a->name, strlen(a->name), false);
-				buf_putc(b, '=');
-			}
-			output_text_value(b, &ev->vals[i], a);
-		}
+		put_values(o, b, e->probe, ev);
+	}
+	buf_putc(b, '\n');
+}
+
+void output_text_event(struct buf *b, const struct report_event *e)
+{
+	text_event(NULL, b, e);
+}
+
+/* The call view: entry and return on one line. `entry`/`ret` may be NULL. */
+static void text_call(struct output *o, struct buf *b, const struct report_event *e,
+		      const struct gtr_event *entry, const struct gtr_probe *eprobe,
+		      const struct gtr_event *ret, const char *latency, bool arrow)
+{
+	const struct gtr_probe *p = eprobe ? eprobe : e->probe;
+
+	text_prefix(o, b, e, p, entry ? entry->ts_ns : e->ev->ts_ns);
+	put_padded(b, latency, 12);
+	buf_putc(b, ' ');
+	if (entry)
+		put_values(o, b, eprobe, entry);
+	else
+		buf_putc(b, '?');
+	if (arrow) {
+		buf_puts(b, " -> ");
+		if (ret)
+			put_values(o, b, e->probe, ret);
+		else
+			buf_putc(b, '?');
 	}
 	buf_putc(b, '\n');
 }
@@ -616,38 +903,23 @@ void output_json_value(struct buf *b, const struct gtr_value *v,
 	}
 }
 
-void output_jsonl_event(struct buf *b, const struct report_event *e)
+/* ,"ARR":[values],"OBJ":{name:value} of `ev` (NULL: empty) from probe `p`. */
+static void json_values(struct buf *b, const char *arr, const char *obj,
+			const struct gtr_probe *p, const struct gtr_event *ev)
 {
-	const struct gtr_event *ev = e->ev;
-	const struct gtr_probe *p = e->probe;
-	const uint32_t nvals = ev->nvals < GTR_MAX_ARGS ? ev->nvals : GTR_MAX_ARGS;
+	const uint32_t nvals = !ev ? 0 : ev->nvals < GTR_MAX_ARGS ? ev->nvals : GTR_MAX_ARGS;
 
-	buf_puts(b, "{\"ts_ns\":");
-	buf_u64(b, ev->ts_ns);
-	buf_puts(b, ",\"pid\":");
-	buf_u64(b, ev->pid);
-	buf_puts(b, ",\"tid\":");
-	buf_u64(b, ev->tid);
-	buf_puts(b, ",\"goid\":");
-	buf_u64(b, ev->goid);
-	buf_puts(b, ",\"comm\":");
-	put_json_str(b, e->comm ? e->comm : "");
-	buf_puts(b, ",\"func\":");
-	if (p && p->func)
-		put_json_str(b, p->func);
-	else
-		buf_puts(b, "null");
-	buf_puts(b, ev->kind == GTR_KIND_RETURN ? ",\"kind\":\"return\"" : ",\"kind\":\"entry\"");
-	buf_puts(b, ",\"probe\":");
-	buf_u64(b, ev->probe_id);
-
-	buf_puts(b, ",\"goargs\":[");
+	buf_puts(b, ",\"");
+	buf_puts(b, arr);
+	buf_puts(b, "\":[");
 	for (uint32_t i = 0; i < nvals; i++) {
 		if (i)
 			buf_putc(b, ',');
 		output_json_value(b, &ev->vals[i], arg_at(p, i));
 	}
-	buf_puts(b, "],\"args\":{");
+	buf_puts(b, "],\"");
+	buf_puts(b, obj);
+	buf_puts(b, "\":{");
 	bool first = true;
 	for (uint32_t i = 0; i < nvals; i++) {
 		const struct gtr_arg *a = arg_at(p, i);
@@ -667,7 +939,375 @@ void output_jsonl_event(struct buf *b, const struct report_event *e)
 		buf_putc(b, ':');
 		output_json_value(b, &ev->vals[i], a);
 	}
-	buf_puts(b, "}}\n");
+	buf_putc(b, '}');
+}
+
+/* {"ts_ns":..,"pid":..,"tid":..,"goid":..,"comm":..,"func":.. */
+static void json_head(struct buf *b, const struct report_event *e,
+		      const struct gtr_probe *p, uint64_t ts)
+{
+	const struct gtr_event *ev = e->ev;
+
+	buf_puts(b, "{\"ts_ns\":");
+	buf_u64(b, ts);
+	buf_puts(b, ",\"pid\":");
+	buf_u64(b, ev->pid);
+	buf_puts(b, ",\"tid\":");
+	buf_u64(b, ev->tid);
+	buf_puts(b, ",\"goid\":");
+	buf_u64(b, ev->goid);
+	buf_puts(b, ",\"comm\":");
+	put_json_str(b, e->comm ? e->comm : "");
+	buf_puts(b, ",\"func\":");
+	if (p && p->func)
+		put_json_str(b, p->func);
+	else
+		buf_puts(b, "null");
+}
+
+void output_jsonl_event(struct buf *b, const struct report_event *e)
+{
+	const struct gtr_event *ev = e->ev;
+
+	json_head(b, e, e->probe, ev->ts_ns);
+	buf_puts(b, ev->kind == GTR_KIND_RETURN ? ",\"kind\":\"return\"" : ",\"kind\":\"entry\"");
+	buf_puts(b, ",\"probe\":");
+	buf_u64(b, ev->probe_id);
+	if (ev->kind == GTR_KIND_RETURN) {
+		buf_puts(b, ",\"latency_ns\":");
+		if (e->entry)
+			buf_u64(b, e->latency_ns);
+		else
+			buf_puts(b, "null");
+	}
+	/* a return's own values are its results: same keys as an entry's */
+	json_values(b, "goargs", "args", e->probe, ev);
+	buf_puts(b, "}\n");
+}
+
+static void json_call(struct buf *b, const struct report_event *e,
+		      const struct gtr_event *entry, const struct gtr_probe *eprobe,
+		      const struct gtr_event *ret, const char *status)
+{
+	const struct gtr_probe *p = eprobe ? eprobe : e->probe;
+
+	json_head(b, e, p, entry ? entry->ts_ns : e->ev->ts_ns);
+	buf_puts(b, ",\"kind\":\"call\",\"probe\":");
+	buf_u64(b, entry ? entry->probe_id : e->ev->probe_id);
+	buf_puts(b, ",\"status\":\"");
+	buf_puts(b, status);
+	buf_puts(b, "\",\"latency_ns\":");
+	if (entry && ret)
+		buf_u64(b, e->latency_ns);
+	else
+		buf_puts(b, "null");
+	json_values(b, "goargs", "args", eprobe, entry);
+	json_values(b, "goret", "rets", ret ? e->probe : NULL, ret);
+	buf_puts(b, "}\n");
+}
+
+/* ------------------------------------------------------------ CSV */
+
+void output_csv_field(struct buf *b, const char *p, size_t n)
+{
+	bool quote = false;
+
+	for (size_t i = 0; i < n && !quote; i++)
+		quote = p[i] == ',' || p[i] == '"' || p[i] == '\r' || p[i] == '\n';
+	if (!quote) {
+		buf_add(b, p, n);
+		return;
+	}
+	buf_putc(b, '"');
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] == '"')
+			buf_putc(b, '"');
+		buf_putc(b, p[i]);
+	}
+	buf_putc(b, '"');
+}
+
+static void csv_header(const struct output *o, struct buf *b)
+{
+	buf_puts(b, "ts_ns,pid,tid,goid,comm,func,kind,latency_ns");
+	for (uint32_t i = 0; i < o->o.csv_values; i++)
+		buf_printf(b, ",v%u", i + 1);
+	buf_puts(b, "\r\n");
+}
+
+/* Appends a text cell (escaped as text, without quotes) as a CSV field. */
+static void csv_text(struct output *o, struct buf *b, const char *s)
+{
+	buf_reset(&o->cell);
+	output_text_bytes(&o->cell, (const uint8_t *)s, strlen(s), false);
+	output_csv_field(b, o->cell.data ? o->cell.data : "", o->cell.len);
+}
+
+static void csv_event(struct output *o, struct buf *b, const struct report_event *e)
+{
+	const struct gtr_event *ev = e->ev;
+	const struct gtr_probe *p = e->probe;
+	char tmp[32];
+
+	buf_u64(b, ev->ts_ns);
+	buf_putc(b, ',');
+	buf_u64(b, ev->pid);
+	buf_putc(b, ',');
+	buf_u64(b, ev->tid);
+	buf_putc(b, ',');
+	buf_u64(b, ev->goid);
+	buf_putc(b, ',');
+	csv_text(o, b, e->comm ? e->comm : "");
+	buf_putc(b, ',');
+	if (p && p->func) {
+		csv_text(o, b, p->func);
+	} else {
+		snprintf(tmp, sizeof(tmp), "probe#%" PRIu32, ev->probe_id);
+		buf_puts(b, tmp);
+	}
+	buf_puts(b, ev->kind == GTR_KIND_RETURN ? ",return," : ",entry,");
+	if (e->entry)
+		buf_u64(b, e->latency_ns);
+	for (uint32_t i = 0; i < o->o.csv_values; i++) {
+		buf_putc(b, ',');
+		if (i >= ev->nvals || i >= GTR_MAX_ARGS)
+			continue;
+		const struct gtr_value *v = &ev->vals[i];
+		buf_reset(&o->cell);
+		if (v->kind == GTR_VAL_STR) {
+			output_text_bytes(&o->cell, v->v.s.data, v->v.s.len, false);
+			if (str_truncated(v)) {
+				buf_puts(&o->cell, "...(len=");
+				buf_u64(&o->cell, v->v.s.full_len);
+				buf_putc(&o->cell, ')');
+			}
+		} else {
+			output_text_value(&o->cell, v, arg_at(p, i));
+		}
+		output_csv_field(b, o->cell.data ? o->cell.data : "", o->cell.len);
+	}
+	if (ev->nvals > o->o.csv_values)
+		o->csv_cut += ev->nvals - o->o.csv_values;
+	buf_puts(b, "\r\n");
+}
+
+/* ------------------------------------------------------------ Chrome */
+
+/* Chrome's tid: the goroutine id, or the thread id when it is unknown. */
+static uint64_t chrome_tid(const struct gtr_event *ev)
+{
+	return ev->goid ? ev->goid : ev->tid;
+}
+
+static void chrome_track(struct output *o, const struct report_event *e)
+{
+	const uint64_t tid = chrome_tid(e->ev);
+
+	if ((o->tracks_n + 1) * 2 > o->tracks_cap) {
+		if (o->tracks_n >= MAX_TRACKS)
+			return; /* unnamed beyond this: Perfetto shows the number */
+		const uint32_t cap = o->tracks_cap ? o->tracks_cap * 2 : 64;
+		struct track *n = xcalloc(cap, sizeof(*n));
+		for (uint32_t i = 0; i < o->tracks_cap; i++) {
+			if (!o->tracks[i].used)
+				continue;
+			uint32_t h = hash32(o->tracks[i].tid ^ (uint64_t)o->tracks[i].pid << 40, cap);
+			while (n[h].used)
+				h = (h + 1) & (cap - 1);
+			n[h] = o->tracks[i];
+		}
+		free(o->tracks);
+		o->tracks = n;
+		o->tracks_cap = cap;
+	}
+	uint32_t h = hash32(tid ^ (uint64_t)e->ev->pid << 40, o->tracks_cap);
+	while (o->tracks[h].used && (o->tracks[h].pid != e->ev->pid || o->tracks[h].tid != tid))
+		h = (h + 1) & (o->tracks_cap - 1);
+	if (o->tracks[h].used)
+		return;
+	o->tracks[h].used = true;
+	o->tracks[h].pid = e->ev->pid;
+	o->tracks[h].tid = tid;
+	snprintf(o->tracks[h].comm, sizeof(o->tracks[h].comm), "%s", e->comm ? e->comm : "");
+	o->tracks_n++;
+}
+
+/* Microseconds since t0 with 3 decimals, exactly. */
+static void chrome_us(struct buf *b, uint64_t ts, uint64_t t0)
+{
+	const bool neg = ts < t0;
+	const uint64_t d = neg ? t0 - ts : ts - t0;
+
+	if (neg)
+		buf_putc(b, '-');
+	buf_u64(b, d / 1000);
+	buf_printf(b, ".%03u", (unsigned)(d % 1000));
+}
+
+/* One Chrome trace event: "X" with `dur_ns` when `complete`, else "i". */
+static void chrome_event(struct output *o, struct buf *b, const struct report_event *e,
+			 const struct gtr_probe *p, const struct gtr_event *entry,
+			 const struct gtr_event *ret, uint64_t ts, bool complete,
+			 uint64_t dur_ns, const char *note)
+{
+	char tmp[32];
+
+	chrome_track(o, e);
+	buf_puts(b, o->chrome_any ? ",\n" : "\n");
+	o->chrome_any = true;
+	buf_puts(b, "{\"name\":");
+	if (p && p->func) {
+		put_json_str(b, p->func);
+	} else {
+		snprintf(tmp, sizeof(tmp), "probe#%" PRIu32, e->ev->probe_id);
+		put_json_str(b, tmp);
+	}
+	buf_puts(b, complete ? ",\"cat\":\"call\",\"ph\":\"X\",\"ts\":" :
+			       ",\"cat\":\"call\",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
+	chrome_us(b, ts, e->t0_ns);
+	if (complete) {
+		buf_puts(b, ",\"dur\":");
+		chrome_us(b, dur_ns, 0);
+	}
+	buf_puts(b, ",\"pid\":");
+	buf_u64(b, e->ev->pid);
+	buf_puts(b, ",\"tid\":");
+	buf_u64(b, chrome_tid(e->ev));
+	buf_puts(b, ",\"args\":{\"goid\":");
+	buf_u64(b, e->ev->goid);
+	if (note) {
+		buf_puts(b, ",\"note\":");
+		put_json_str(b, note);
+	}
+	json_values(b, "goargs", "args", entry ? (e->entry_probe ? e->entry_probe : e->probe) : NULL,
+		    entry);
+	json_values(b, "goret", "rets", ret ? e->probe : NULL, ret);
+	buf_puts(b, "}}");
+}
+
+static void chrome_end(struct output *o, struct buf *b)
+{
+	for (uint32_t i = 0; i < o->tracks_cap; i++) {
+		const struct track *t = &o->tracks[i];
+		char name[64];
+		if (!t->used)
+			continue;
+		buf_puts(b, o->chrome_any ? ",\n" : "\n");
+		o->chrome_any = true;
+		buf_printf(b, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%llu,\"args\":{\"name\":",
+			   t->pid, (unsigned long long)t->tid);
+		snprintf(name, sizeof(name), "goroutine %llu", (unsigned long long)t->tid);
+		put_json_str(b, name);
+		buf_puts(b, "}},\n");
+		buf_printf(b, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%llu,\"args\":{\"name\":",
+			   t->pid, (unsigned long long)t->tid);
+		snprintf(name, sizeof(name), "%s %u", t->comm, t->pid);
+		put_json_str(b, name);
+		buf_puts(b, "}}");
+	}
+	buf_puts(b, "\n]}\n");
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+void output_begin(struct output *o, struct buf *b)
+{
+	switch (o->o.format) {
+	case OUTPUT_TEXT:
+		text_header(o, b);
+		break;
+	case OUTPUT_CSV:
+		csv_header(o, b);
+		break;
+	case OUTPUT_CHROME:
+		buf_puts(b, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"gotrace-report\"},\"traceEvents\":[");
+		break;
+	default:
+		break;
+	}
+}
+
+void output_end(struct output *o, struct buf *b)
+{
+	if (o->o.format == OUTPUT_CHROME)
+		chrome_end(o, b);
+}
+
+int output_put(struct output *o, struct buf *b, const struct report_event *e)
+{
+	const struct gtr_event *ev = e->ev;
+	const bool ret = ev->kind == GTR_KIND_RETURN;
+	char tmp[24];
+
+	switch (o->o.format) {
+	case OUTPUT_FOLDED:
+		return 0;
+	case OUTPUT_CSV:
+		csv_event(o, b, e);
+		return 1;
+	case OUTPUT_CHROME:
+		if (ret && e->entry)
+			chrome_event(o, b, e, e->entry_probe ? e->entry_probe : e->probe, e->entry,
+				     ev, e->entry->ts_ns, true, e->latency_ns, NULL);
+		else if (ret)
+			chrome_event(o, b, e, e->probe, NULL, ev, ev->ts_ns, false, 0,
+				     "return without entry");
+		else if (!e->tracked)
+			chrome_event(o, b, e, e->probe, ev, NULL, ev->ts_ns, false, 0, NULL);
+		else
+			return 0;
+		return 1;
+	default:
+		break;
+	}
+	if (!o->o.calls) {
+		if (o->o.format == OUTPUT_JSONL)
+			output_jsonl_event(b, e);
+		else
+			text_event(o, b, e);
+		return 1;
+	}
+	/* the call view: a line per return, and per entry that gets none */
+	if (!ret && e->tracked)
+		return 0;
+	if (o->o.format == OUTPUT_JSONL) {
+		if (ret)
+			json_call(b, e, e->entry, e->entry_probe, ev, e->entry ? "returned" : "no_entry");
+		else
+			json_call(b, e, ev, e->probe, NULL, "no_return_probe");
+		return 1;
+	}
+	if (ret)
+		text_call(o, b, e, e->entry, e->entry_probe, ev,
+			  e->entry ? rtime_fmt_duration(tmp, e->latency_ns) : "?", true);
+	else
+		text_call(o, b, e, ev, e->probe, NULL, "-", false);
+	return 1;
+}
+
+int output_put_open(struct output *o, struct buf *b, const struct report_event *e,
+		    uint64_t end_ns)
+{
+	const struct gtr_event *ev = e->ev;
+
+	switch (o->o.format) {
+	case OUTPUT_CHROME:
+		chrome_event(o, b, e, e->probe, ev, NULL, ev->ts_ns, true,
+			     end_ns > ev->ts_ns ? end_ns - ev->ts_ns : 0, "did not return");
+		return 1;
+	case OUTPUT_JSONL:
+		if (!o->o.calls)
+			return 0;
+		json_call(b, e, ev, e->probe, NULL, "open");
+		return 1;
+	case OUTPUT_TEXT:
+		if (!o->o.calls)
+			return 0;
+		text_call(o, b, e, ev, e->probe, NULL, "open", true);
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 void output_event(struct buf *b, enum output_format fmt,

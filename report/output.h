@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * output: renders events as text (bcc trace.py's layout) or JSON Lines, as
+ * output: renders events as text (bcc trace.py's layout), JSON Lines, CSV or
+ * Chrome trace JSON, and calls (entry and return on one line), as
  * spec/OUTPUT.md describes, by appending to a struct buf. Works on
  * struct report_event alone (no libgtr calls), so it is unit-tested on
- * synthetic events.
+ * synthetic events. Format strings are compiled once per probe.
  */
 #ifndef REPORT_OUTPUT_H
 #define REPORT_OUTPUT_H
@@ -18,10 +19,59 @@
 enum output_format {
 	OUTPUT_TEXT = 0,
 	OUTPUT_JSONL = 1,
+	OUTPUT_CSV = 2,
+	OUTPUT_CHROME = 3,
+	OUTPUT_FOLDED = 4,
 };
 
-/* Parses "text" / "jsonl" into *fmt. Returns 0, or -1 for an unknown name. */
+/* Parses "text" / "jsonl" / "csv" / "chrome" / "folded" into *fmt.
+ * Returns 0, or -1 for an unknown name. */
 int output_format_parse(const char *name, enum output_format *fmt);
+
+struct output_opts {
+	enum output_format format;
+	bool calls;            /* --calls: one line per call (text, jsonl) */
+	bool time_rel;         /* -t: seconds since the first event (text) */
+	bool time_wall;        /* -T: wall-clock time of day (text; from e->real_ns) */
+	uint32_t csv_values;   /* value columns of CSV (v1..vN), at least 1 */
+};
+
+struct output;
+
+/* Creates an output with options `o` (copied). */
+struct output *output_new(const struct output_opts *o);
+
+/* Frees `o` (NULL is fine). */
+void output_free(struct output *o);
+
+/* Appends what precedes the first event (header line, JSON opening). */
+void output_begin(struct output *o, struct buf *b);
+
+/*
+ * Appends the rendering of `e` (after pairing). Returns the number of
+ * records written: 0 when the view shows nothing for it (an entry in the
+ * call view, an entry that Chrome shows as part of its call).
+ */
+int output_put(struct output *o, struct buf *b, const struct report_event *e);
+
+/*
+ * Appends a call that never returned (pair_foreach_open() at the end of
+ * the file); `end_ns` is the time of the file's last event. Returns the
+ * number of records written.
+ */
+int output_put_open(struct output *o, struct buf *b, const struct report_event *e,
+		    uint64_t end_ns);
+
+/* Appends what follows the last event (Chrome metadata and closing). */
+void output_end(struct output *o, struct buf *b);
+
+/* Values CSV had to leave out (events with more values than columns). */
+uint64_t output_csv_cut(const struct output *o);
+
+/*
+ * Single-event renderers, stateless (format strings compiled per call):
+ * used by tests and by callers without an output object.
+ */
 
 /* Appends the text header line "PID     TID     COMM ...\n". */
 void output_text_header(struct buf *b);
@@ -32,12 +82,12 @@ void output_text_event(struct buf *b, const struct report_event *e);
 /* Appends one JSON object and '\n' for `e`. */
 void output_jsonl_event(struct buf *b, const struct report_event *e);
 
-/* Appends whichever of the two `fmt` names. */
+/* Appends whichever of text or JSON Lines `fmt` names. */
 void output_event(struct buf *b, enum output_format fmt,
 		  const struct report_event *e);
 
 /*
- * Building blocks, exposed for tests and for later report commands.
+ * Building blocks, exposed for tests and for other report commands.
  */
 
 /*
@@ -49,6 +99,10 @@ void output_text_bytes(struct buf *b, const uint8_t *p, size_t n, bool quoted);
 
 /* Appends p[0, n) as the contents of a JSON string (no quotes). */
 void output_json_bytes(struct buf *b, const uint8_t *p, size_t n);
+
+/* Appends p[0, n) as one CSV field (RFC 4180: quoted when it holds a
+ * comma, a quote, CR or LF; quotes doubled). */
+void output_csv_field(struct buf *b, const char *p, size_t n);
 
 /*
  * Appends value `v` as text; `arg` (NULL when unknown) tells pointers
@@ -64,6 +118,7 @@ void output_json_value(struct buf *b, const struct gtr_value *v,
 /*
  * Appends `fmt` (a trace.py-style format string) with the event's values:
  * the k-th conversion takes value e->probe->exprs[k]. Needs e->probe.
+ * Compiles `fmt` on each call; output_put() uses a per-probe cache.
  */
 void output_text_format(struct buf *b, const char *fmt,
 			const struct report_event *e);

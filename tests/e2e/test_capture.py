@@ -134,3 +134,21 @@ def test_values_bytes_ptr_strings_and_spilled_arguments(gobuild, tmp_path):
     assert ts["bad"] == "\u00ff\u00febad" or ts["bad"].endswith("bad")
     # 11 ints: 9 in registers, j and k spill to the stack.
     assert evs["main.many"]["goargs"] == list(range(1, 12))
+
+
+def test_stripped_binary_with_a_signature(gobuild, tmp_path):
+    """No DWARF: a signature in the probe gives names and types, and the
+    values come out typed (string content, signed int8, bool)."""
+    exe = gobuild("examples/functions/main.go", "functions-sig", "-ldflags=-s -w")
+    trace = str(tmp_path / "t.gtr")
+    record(["-q", "-o", trace, 'main.greet(s string, n int) "%s %d" s, n',
+            "main.(*T).M(k int8, ok bool)", "--", exe, "2"])
+    evs = jsonl(trace)
+    greets = [e["args"] for e in evs if e["func"] == "main.greet"]
+    assert greets == [{"s": "hello", "n": 0}, {"s": "hello", "n": 1}]
+    ms = [e["args"] for e in evs if e["func"] == "main.(*T).M"]
+    assert [(m["k"], m["ok"]) for m in ms] == [(-3, True)] * 2
+    assert report(["-f", 'func == "main.greet"', trace]).stdout.splitlines()[1].endswith("hello 0")
+    bad = record(["-o", str(tmp_path / "b.gtr"), "main.greet(s strin, n int)",
+                  "--", exe], check=False)
+    assert bad.returncode != 0 and "strin" in bad.stderr and "underlying type" in bad.stderr

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "filter.h"
 
@@ -513,7 +514,7 @@ Test(filter, check_against_probes)
 	cr_assert(f);
 	cr_expect_eq(filter_check(f, both, 2, w, &err), 0);
 	fclose(w);
-	cr_expect(strstr(warn, "argument named 'nmae'"), "%s", warn);
+	cr_expect(strstr(warn, "an argument or result named 'nmae'"), "%s", warn);
 	cr_expect(strstr(warn, "goarg9"), "%s", warn);
 	cr_expect(!strstr(warn, "'a'"), "%s", warn);
 	free(warn);
@@ -567,4 +568,299 @@ Test(filter, expr_is_kept)
 	cr_expect_str_eq(filter_expr(f), "pid == 1");
 	filter_free(f);
 	filter_free(NULL);
+}
+
+/* ------------------------------------------------------------ version 2 */
+
+/* main.add's return probe: results (~r0 int, err string); probe id 11 */
+static struct gtr_probe probe_ret;
+static struct gtr_event entry_ev;
+
+static void ev_ret(int64_t r0, const char *errs, uint64_t latency)
+{
+	memset(&probe_ret, 0, sizeof(probe_ret));
+	probe_ret.id = 11;
+	probe_ret.kind = GTR_KIND_RETURN;
+	probe_ret.func = (char *)"main.add";
+	probe_ret.fmt = (char *)"";
+	set_arg(&probe_ret, 0, "~r0", GTR_TYPE_INT, 8);
+	set_arg(&probe_ret, 1, "err", GTR_TYPE_STRING, 16);
+	/* the paired entry: add(5, 6, "bob") */
+	ev_add(5, 6, "bob");
+	entry_ev = ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.probe_id = 11;
+	ev.kind = GTR_KIND_RETURN;
+	ev.pid = 100;
+	ev.tid = 101;
+	ev.goid = 7;
+	ev.ts_ns = 5000 + latency;
+	ev.nvals = 2;
+	ev.vals[0].kind = GTR_VAL_INT;
+	ev.vals[0].v.i = r0;
+	ev.vals[1].kind = GTR_VAL_STR;
+	ev.vals[1].v.s.data = (const uint8_t *)errs;
+	ev.vals[1].v.s.len = (uint32_t)strlen(errs);
+	ev.vals[1].v.s.full_len = strlen(errs);
+	rev.probe = &probe_ret;
+	rev.entry = &entry_ev;
+	rev.entry_probe = &probe_add;
+	rev.latency_ns = latency;
+	rev.t0_ns = 1000;
+}
+
+Test(filter, goret_retval_and_kind)
+{
+	ev_add(1, 2, "x");
+	cr_expect(m("kind == \"entry\""));
+	cr_expect(!m("kind == \"return\""));
+	cr_expect(!m("goret1 == 0"), "entry events have no results");
+	cr_expect(!m("latency >= 0"), "entry events have no latency");
+	ev_ret(11, "", 1500);
+	cr_expect(m("kind == \"return\""));
+	cr_expect(m("goret1 == 11 && retval == 11"));
+	cr_expect(m("goret2 == \"\""));
+	cr_expect(!m("goret3 == 0"));
+}
+
+Test(filter, return_sees_its_entry)
+{
+	ev_ret(11, "boom", 1500);
+	/* goargN and entry parameter names come from the paired entry */
+	cr_expect(m("goarg1 == 5 && goarg2 == 6 && goarg3 == \"bob\""));
+	cr_expect(m("a == 5 && name == \"bob\""));
+	cr_expect(m("err == \"boom\""), "result names come first");
+	cr_expect(m("latency == 1500 && latency > 1us && latency < 2us"));
+	cr_expect(m("latency == 1.5us"));
+	/* unpaired: entry values and latency are missing */
+	rev.entry = NULL;
+	rev.entry_probe = NULL;
+	cr_expect(!m("goarg1 == 5"));
+	cr_expect(!m("a == 5"));
+	cr_expect(!m("latency >= 0"));
+	cr_expect(m("goret1 == 11"));
+}
+
+Test(filter, ts_cpu_binary)
+{
+	ev_add(1, 2, "x");
+	ev.ts_ns = 3000001000;
+	rev.t0_ns = 1000;
+	cr_expect(m("ts == 3s && ts > 2999ms && ts < 3000000001ns"));
+	ev.cpu = 3;
+	cr_expect(m("cpu == 3"));
+	ev.cpu = GTR_CPU_UNKNOWN;
+	cr_expect(!m("cpu == 3") && !m("cpu != 3"), "unknown cpu is missing");
+	cr_expect(!m("binary == \"/srv/app\""), "no binary: missing");
+	rev.binary = "/srv/app";
+	cr_expect(m("binary == \"/srv/app\" && glob(binary, \"*/app\")"));
+	rev.binary = NULL;
+}
+
+Test(filter, time_literals)
+{
+	struct filter_error err;
+	struct gtr_host host = { .start_mono_ns = 1000000000000ull,
+				 .start_realtime_ns = 1714564800000000000ull };
+	struct filter *f;
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	ev_add(1, 2, "x");
+	ev.ts_ns = 1000000000000ull + 3500000000ull; /* 12:00:03.5Z */
+	f = filter_compile("ts >= 2024-05-01T12:00:03Z && ts < 2024-05-01T14:00:04+02:00", &err);
+	cr_assert(f, "%s", err.msg);
+	cr_expect(!filter_match(f, &rev), "time literals are false until bound");
+	cr_assert_eq(filter_set_clock(f, &host, &err), 0);
+	cr_expect(filter_match(f, &rev));
+	filter_free(f);
+	f = filter_compile("ts > 12:00:03.6 || ts < 12:00:03.25", &err);
+	cr_assert(f, "%s", err.msg);
+	cr_assert_eq(filter_set_clock(f, &host, &err), 0);
+	cr_expect(!filter_match(f, &rev));
+	filter_free(f);
+	f = filter_compile("ts == 12:00:03.5", &err);
+	cr_assert(f);
+	cr_expect(filter_set_clock(f, &host, &err) == 0 && filter_match(f, &rev));
+	host.start_realtime_ns = 0;
+	cr_expect_eq(filter_set_clock(f, &host, &err), -1);
+	cr_expect(strstr(err.msg, "clock anchor"), "%s", err.msg);
+	cr_expect_eq(err.column, 7);
+	filter_free(f);
+}
+
+Test(filter, durations)
+{
+	ev_add(1500, 2, "x");
+	cr_expect(m("goarg1 == 1500ns && goarg1 == 1.5us && goarg1 < 1ms"));
+	ev_add(90 * 1000000000ll, 0, "x");
+	cr_expect(m("goarg1 == 1m30s && goarg1 == 1.5m && goarg1 == 90s"));
+	ev_add(3600000000000ll, 0, "x");
+	cr_expect(m("goarg1 == 1h && goarg1 == 60m"));
+	ev_add(-2000, 0, "x");
+	cr_expect(m("goarg1 == -2us"));
+	ev_add(1000, 0, "x");
+	cr_expect(m("goarg1 == 1\xc2\xb5s"), "micro sign");
+}
+
+Test(filter, in_lists)
+{
+	ev_add(5, 6, "bob");
+	cr_expect(m("goarg1 in (1, 5, 9)"));
+	cr_expect(!m("goarg1 in (1, 9)"));
+	cr_expect(m("name in (\"alice\", \"bob\")"));
+	cr_expect(m("func in (\"main.add\")"));
+	cr_expect(m("!(goarg1 in (1))"));
+	cr_expect(!m("goarg9 in (1)"), "missing is false");
+	cr_expect(m("pid in (100) && tid in (7, 101)"));
+}
+
+Test(filter, regex)
+{
+	ev_add(5, 6, "bob-42");
+	cr_expect(m("name =~ \"^bob-[0-9]+$\""));
+	cr_expect(!m("name =~ \"^alice\""));
+	cr_expect(m("name !~ \"^alice\""));
+	cr_expect(m("func =~ \"\\\\.add$\""));
+	cr_expect(m("comm =~ \"^ap\""));
+	cr_expect(!m("goarg9 =~ \"x\"") && !m("goarg9 !~ \"x\""), "missing is false");
+	ev_add(5, 6, "\xff\xfe");
+	cr_expect(!m("name =~ \"^a\""), "invalid UTF-8 does not match nor fail");
+}
+
+Test(filter, string_functions)
+{
+	ev_add(5, 6, "net/http.(*conn).serve");
+	cr_expect(m("contains(name, \"(*conn)\")"));
+	cr_expect(!m("contains(name, \"(*resp)\")"));
+	cr_expect(m("startswith(name, \"net/http.\")"));
+	cr_expect(m("endswith(name, \".serve\")"));
+	cr_expect(m("glob(name, \"net/http.*\")"));
+	cr_expect(m("glob(name, \"net/http.(\\\\*conn).serv?\")"));
+	cr_expect(m("glob(name, \"*[s]erve\") && !glob(name, \"*[!e]\")"));
+	cr_expect(m("glob(func, \"main.*\") && !glob(func, \"net/*\")"));
+	cr_expect(m("len(name) == 22 && len(comm) == 3"));
+	cr_expect(m("contains(name, \"\")"));
+	/* truncated: startswith assumes the uncaptured bytes agree; endswith and
+	 * contains see the captured bytes only */
+	ev_str("hel", 3, 5, true, 0, 0, 0);
+	cr_expect(m("startswith(s, \"hello\") && !startswith(s, \"hello!\")"));
+	cr_expect(!m("endswith(s, \"lo\")"));
+	cr_expect(m("contains(s, \"el\") && !contains(s, \"llo\")"));
+	cr_expect(m("len(s) == 5"));
+	cr_expect(!m("len(goarg2) == 1"), "len of a bool is missing");
+}
+
+Test(filter, glob_matcher)
+{
+	const struct { const char *pat, *s; bool want; } cases[] = {
+		{ "*", "", true }, { "*", "abc", true }, { "a*c", "abbbc", true },
+		{ "a*c", "abcd", false }, { "a?c", "abc", true }, { "a?c", "ac", false },
+		{ "[a-c]x", "bx", true }, { "[!a-c]x", "bx", false }, { "[^a]x", "zx", true },
+		{ "\\*", "*", true }, { "\\*", "a", false }, { "main.Map[*]", "main.Map[...]", false },
+		{ "main.Map\\[*\\]", "main.Map[...]", true }, { "*.*.*", "a.b.c", true },
+		{ "[", "[", true }, { "a*b*c*d", "aXbYcZd", true }, { "a*b*c*d", "aXbYcZ", false },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_eq(filter_glob(cases[i].pat, (const uint8_t *)cases[i].s,
+					 strlen(cases[i].s)), cases[i].want,
+			     "glob('%s', '%s')", cases[i].pat, cases[i].s);
+}
+
+Test(filter, precedence_with_new_operators)
+{
+	ev_add(5, 6, "bob");
+	/* in, =~ and predicates bind like comparisons: tighter than ! && || */
+	cr_expect(m("!goarg1 in (1) && name =~ \"b\""));
+	cr_expect(m("goarg1 in (1) || contains(name, \"o\") && goarg2 == 6"));
+	cr_expect(!m("(goarg1 in (1) || contains(name, \"o\")) && goarg2 == 7"));
+	cr_expect(m("!contains(name, \"x\")"));
+}
+
+Test(filter, field_values)
+{
+	struct filter_error err;
+	struct filter_value v;
+	struct filter *f = filter_compile_field("goarg1", &err);
+
+	cr_assert(f);
+	ev_add(-5, 6, "bob");
+	cr_expect(filter_field(f, &rev, &v) && v.kind == FV_INT && v.i == -5);
+	cr_expect(!filter_match(f, &rev), "a field is not a filter");
+	filter_free(f);
+	f = filter_compile_field("name", &err);
+	cr_assert(f);
+	cr_expect(filter_field(f, &rev, &v) && v.kind == FV_STR && v.len == 3);
+	filter_free(f);
+	f = filter_compile_field("len(name)", &err);
+	cr_assert(f);
+	cr_expect(filter_field(f, &rev, &v) && v.kind == FV_INT && v.i == 3);
+	filter_free(f);
+	cr_expect_null(filter_compile_field("1", &err));
+	cr_expect(strstr(err.msg, "expected a field"), "%s", err.msg);
+	cr_expect_null(filter_compile_field("pid pid", &err));
+	cr_expect_null(filter_compile_field("", &err));
+}
+
+Test(filter, error_messages_v2)
+{
+	bad("goret0 == 1", 1, "goret1 to goret32");
+	bad("goret33 == 1", 1, "goret1 to goret32");
+	bad("kind == \"retrun\"", 9, "kind is \"entry\" or \"return\"");
+	bad("ts == 12:61", 7, "malformed time of day");
+	bad("ts == 2024-13-01T00:00:00Z", 7, "malformed time");
+	bad("ts == 2024-05-01T00:00:00", 7, "RFC 3339");
+	bad("pid == 12:00:00", 8, "a time compares only with 'ts'");
+	bad("goarg1 == 1.5", 11, "expected a unit");
+	bad("goarg1 == 10mss", 15, "in duration");
+	bad("goarg1 == 1h30", 11, "expected a unit");
+	bad("goarg1 == 99999999999h", 11, "duration out of range");
+	bad("goarg1 in 1", 11, "expected '(' after 'in'");
+	bad("goarg1 in ()", 12, "expected an integer or string literal");
+	bad("goarg1 in (1, \"a\")", 15, "mixes integers and strings");
+	bad("goarg1 in (1 2)", 14, "expected ',' or ')'");
+	bad("pid in (\"a\")", 9, "cannot compare 'pid' (an integer) with a string");
+	bad("comm =~ 5", 9, "expected a regular expression");
+	bad("comm =~ \"(\"", 11, "bad regular expression: missing closing parenthesis");
+	bad("pid =~ \"x\"", 1, "'=~' takes a string field");
+	bad("\"x\" =~ \"x\"", 1, "'=~' takes a string field");
+	bad("comm ~ \"x\"", 6, "did you mean '=~'");
+	bad("contains(comm)", 14, "expected ','");
+	bad("contains(comm, 5)", 16, "expected a string literal");
+	bad("contains(pid, \"x\")", 10, "contains() takes a string field");
+	bad("contains(\"x\", \"x\")", 10, "contains() takes a string field first");
+	bad("glob(func, \"a\"", 15, "expected ')'");
+	bad("contains(comm, \"x\") == 1", 21, "expected '&&', '||' or end of filter");
+	bad("len(pid) == 1", 5, "len() takes a string field");
+	bad("len(1) == 1", 5, "a field in len()");
+	bad("len(comm == 1", 10, "')' to close len(");
+	bad("foo(comm) == 1", 1, "unknown function 'foo'");
+	bad("goarg1 == contains(comm, \"x\")", 11, "is a condition, not a value");
+	bad("goarg1 5", 8, "(== != < <= > >= in =~ !~)");
+}
+
+Test(filter, check_results_and_names_v2)
+{
+	const struct gtr_probe *ps[3];
+	struct filter_error err;
+	struct filter *f;
+
+	ev_ret(0, "", 0);
+	ps[0] = &probe_add;
+	ps[1] = &probe_ret;
+	ps[2] = &probe_str;
+	f = filter_compile("goret2 == 5", &err);
+	cr_assert(f);
+	cr_expect_eq(filter_check(f, ps, 3, NULL, &err), -1);
+	cr_expect(strstr(err.msg, "cannot compare 'goret2' (a string in main.add) with an integer"), "%s", err.msg);
+	filter_free(f);
+	f = filter_compile("contains(a, \"x\")", &err);
+	cr_assert(f);
+	cr_expect_eq(filter_check(f, ps, 3, NULL, &err), -1);
+	cr_expect(strstr(err.msg, "'a' (a number in main.add)"), "%s", err.msg);
+	filter_free(f);
+	f = filter_compile("err =~ \"x\" && goret1 in (1, 2)", &err);
+	cr_assert(f);
+	cr_expect_eq(filter_check(f, ps, 3, NULL, &err), 0, "%s", err.msg);
+	filter_free(f);
 }

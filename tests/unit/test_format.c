@@ -808,7 +808,7 @@ Test(format, hand_written_file)
 	put_block(f, GTR_BLOCK_HOST, host, sizeof(host));
 	put_block(f, 77, "whatever", 8);
 	/* frame: [100, 6] then:
-	 * [9, "x", 1]                unknown record type, skipped
+	 * [99, "x", 1]               unknown record type, skipped
 	 * [2, 5, 6, "comm"]          task
 	 * [0, 77, 10, 5, 6, 7, 42, -3, h'ff00', [9, h'61'], true, null]  unknown probe 77
 	 * [4, 77, -5, 1]             same context, ts goes back
@@ -816,7 +816,7 @@ Test(format, hand_written_file)
 	 * [5, 77, 0]                 return, no values */
 	const uint8_t fr[] = {
 		0x82, 0x18, 100, 0x06,
-		0x83, 0x09, 0x61, 'x', 0x01,
+		0x83, 0x18, 99, 0x61, 'x', 0x01,
 		0x84, 0x02, 0x05, 0x06, 0x64, 'c', 'o', 'm', 'm',
 		0x8c, 0x00, 0x18, 77, 0x0a, 0x05, 0x06, 0x07, 0x18, 42, 0x22, 0x42, 0xff, 0x00,
 		0x82, 0x09, 0x41, 0x61, 0xf5, 0xf6,

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of record/gobin: builds the Go fixtures of tests/fixtures/gobin
- * with the installed toolchains (go, gccgo) into a temporary directory once
- * (ReportHook PRE_ALL), then checks function tables against `go tool nm`,
- * the Go version against `go version`, and every computed argument location
- * against the DWARF location at the function's entry.
- *
- * Build: gcc -std=gnu11 -D_GNU_SOURCE -Iformat -Ibpf -Irecord \
- *   -o /tmp/tg tests/unit/test_gobin.c record/gobin.c record/pclntab.c \
- *   record/buildinfo.c record/dwarf.c record/abi.c -lcriterion -lelf -ldw
- * Run from the repository root (or set GOTRACE_SRC to it).
+ * Unit tests of record/gobin and gotrace_list: builds the Go fixtures of
+ * tests/fixtures/gobin (args.go, plus generic.go for gc) with the
+ * installed toolchains (go for amd64, 386 and arm64, stripped, PIE,
+ * externally linked; gccgo) into a temporary directory once (ReportHook
+ * PRE_ALL), splits debug files off some with objcopy, then checks function
+ * tables against `go tool nm` and Go's debug/gosym (gosym.go), the Go
+ * version and build settings against `go version -m`, every argument
+ * location computed from DWARF types and from user signatures against the
+ * DWARF location at the function's entry, and Debian's stripped age and
+ * caddy. Run from the repository root (or set GOTRACE_SRC to it):
+ * `make unit`; GOTRACE_KEEP_FIXTURES=1 keeps the built fixtures.
  */
 #include <criterion/criterion.h>
 #include <criterion/hooks.h>
@@ -28,6 +29,7 @@
 #include <gelf.h>
 
 #include "gobin.h"
+#include "list.h"
 
 #define FIXDIR_ENV "GOTRACE_GOBIN_FIXDIR"
 
@@ -105,7 +107,7 @@ ReportHook(PRE_ALL)(struct criterion_test_set *set)
 {
 	static char dir[] = "/tmp/gotrace-test-gobin.XXXXXX";
 	const char *src = getenv("GOTRACE_SRC");
-	char rel[1024], srcfile[PATH_MAX], cmd[3 * PATH_MAX];
+	char rel[1024], srcfile[PATH_MAX], genfile[PATH_MAX], cmd[4 * PATH_MAX];
 	static const struct { const char *out, *env, *flags; } gc[] = {
 		{ "args", "", "" },
 		{ "args_s", "", "-ldflags='-s -w'" },
@@ -113,6 +115,13 @@ ReportHook(PRE_ALL)(struct criterion_test_set *set)
 		{ "args_pied", "", "-buildmode=pie" },
 		{ "args_386", "GOARCH=386", "" },
 		{ "args_386s", "GOARCH=386", "-ldflags='-s -w'" },
+		{ "args_arm64", "GOARCH=arm64", "" },
+		{ "args_arm64s", "GOARCH=arm64", "-ldflags='-s -w'" },
+		{ "args_bid", "", "-ldflags=-B=0x0123456789abcdef0123" },
+		/* C code before runtime.text: textStart != .text start */
+		{ "args_ext", "CGO_ENABLED=1", "-ldflags=-linkmode=external" },
+		{ "args_extpie", "CGO_ENABLED=1",
+		  "-buildmode=pie -ldflags='-linkmode=external -s -w'" },
 	};
 
 	(void)set;
@@ -126,13 +135,17 @@ ReportHook(PRE_ALL)(struct criterion_test_set *set)
 			"or set GOTRACE_SRC)\n", rel);
 		return;
 	}
+	snprintf(rel, sizeof(rel), "%s/tests/fixtures/gobin/generic.go",
+		 src ? src : ".");
+	if (!realpath(rel, genfile))
+		snprintf(genfile, sizeof(genfile), "%s", rel);
 	for (size_t i = 0; i < sizeof(gc) / sizeof(gc[0]); i++) {
 		snprintf(cmd, sizeof(cmd),
 			 "cd %s && env HOME=%s GOCACHE=/tmp/gotrace-gocache "
 			 "GOPATH=%s/gopath GO111MODULE=off CGO_ENABLED=0 %s "
-			 "go build %s -o %s/%s %s 2>&1",
+			 "go build %s -o %s/%s %s %s 2>&1",
 			 dir, dir, dir, gc[i].env, gc[i].flags, dir, gc[i].out,
-			 srcfile);
+			 srcfile, genfile);
 		if (run(cmd, NULL, 0) != 0)
 			fprintf(stderr, "test_gobin: failed: %s\n", cmd);
 	}
@@ -140,6 +153,17 @@ ReportHook(PRE_ALL)(struct criterion_test_set *set)
 		 dir, dir, srcfile);
 	if (run(cmd, NULL, 0) != 0)
 		fprintf(stderr, "test_gobin: gccgo build failed (skipping gccgo)\n");
+	/* separate debug files: by .gnu_debuglink, and by GNU build id */
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && objcopy --only-keep-debug args args.debug && "
+		 "objcopy --strip-debug --add-gnu-debuglink=args.debug args args_dl && "
+		 "mkdir -p dbgroot/.build-id/01 && objcopy --only-keep-debug args_bid "
+		 "dbgroot/.build-id/01/23456789abcdef0123.debug && "
+		 "objcopy --strip-debug args_bid args_bid_stripped && "
+		 "objcopy --strip-debug args args_nodbg && "
+		 "objcopy --only-keep-debug args_386 args_386.debug 2>&1", dir);
+	if (run(cmd, NULL, 0) != 0)
+		fprintf(stderr, "test_gobin: failed: %s\n", cmd);
 	strip_section_headers(fix("args_s"), fix("args_nosh"));
 	strip_section_headers(fix("args_pie"), fix("args_pie_nosh"));
 	strip_section_headers(fix("args_386s"), fix("args_386_nosh"));
@@ -249,6 +273,10 @@ static int nm_main(const char *path, struct nm_sym *out, int max)
 		char t, name[256];
 
 		if (sscanf(line, "%llx %c %255s", &a, &t, name) != 3)
+			continue;
+		/* generic instances: the symbol table says "[go.shape.int_0]",
+		 * pclntab (what stripped binaries have) says "[...]" */
+		if (strstr(name, "[go.shape."))
 			continue;
 		if ((t != 'T' && t != 't') || strncmp(name, "main.", 5) != 0)
 			continue;
@@ -451,15 +479,43 @@ static int dw_reg_amd64(unsigned r)
 	return -1;
 }
 
+/*
+ * DWARF register number -> enum gobin_mreg, by architecture (x86-64 psABI:
+ * 0-15 integer, 17-32 XMM0-15; AAPCS64 DWARF: 0-30 X0-X30, 64-95 V0-V31).
+ * *fp tells a float register.
+ */
+static unsigned dw_mreg(enum gobin_arch arch, unsigned r, bool *fp)
+{
+	*fp = false;
+	if (arch == GOBIN_ARM64) {
+		if (r <= 30)
+			return GOBIN_MREG_ARM64_R0 + r;
+		if (r >= 64 && r <= 95) {
+			*fp = true;
+			return GOBIN_MREG_ARM64_F0 + (r - 64);
+		}
+		return GOBIN_MREG_NONE;
+	}
+	if (dw_reg_amd64(r) >= 0)
+		return GOBIN_MREG_X86 + (unsigned)dw_reg_amd64(r);
+	if (dw_reg_amd64(r) == -2) {
+		*fp = true;
+		return GOBIN_MREG_XMM0 + (r - 17);
+	}
+	return GOBIN_MREG_NONE;
+}
+
 struct dwpiece {
 	int kind;     /* 0 none (optimized out), 1 reg, 2 cfa+off, 3 xmm */
-	int reg;
+	int reg;      /* enum gt_reg (x86-64) */
+	unsigned mreg; /* enum gobin_mreg, any architecture */
 	int64_t off;
 	uint64_t size; /* 0: the whole value (no DW_OP_piece) */
 };
 
 /* Decodes a location expression into pieces; returns count or -1. */
-static int decode_loc(const Dwarf_Op *ops, size_t n, struct dwpiece *out, int max)
+static int decode_loc(enum gobin_arch arch, const Dwarf_Op *ops, size_t n,
+		      struct dwpiece *out, int max)
 {
 	struct dwpiece cur = { 0 };
 	int k = 0;
@@ -467,16 +523,14 @@ static int decode_loc(const Dwarf_Op *ops, size_t n, struct dwpiece *out, int ma
 	for (size_t i = 0; i < n; i++) {
 		const uint8_t a = ops[i].atom;
 
-		if (a >= DW_OP_reg0 && a <= DW_OP_reg31) {
-			const int r = dw_reg_amd64(a - DW_OP_reg0);
+		if ((a >= DW_OP_reg0 && a <= DW_OP_reg31) || a == DW_OP_regx) {
+			const unsigned dr = a == DW_OP_regx ? (unsigned)ops[i].number :
+					    (unsigned)(a - DW_OP_reg0);
+			bool fp;
 
-			cur.kind = r == -2 ? 3 : 1;
-			cur.reg = r;
-		} else if (a == DW_OP_regx) {
-			const int r = dw_reg_amd64((unsigned)ops[i].number);
-
-			cur.kind = r == -2 ? 3 : 1;
-			cur.reg = r;
+			cur.mreg = dw_mreg(arch, dr, &fp);
+			cur.kind = fp ? 3 : 1;
+			cur.reg = arch == GOBIN_ARM64 ? -1 : dw_reg_amd64(dr);
 		} else if (a == DW_OP_call_frame_cfa) {
 			cur.kind = 2;
 			cur.off = 0;
@@ -510,8 +564,8 @@ static int decode_loc(const Dwarf_Op *ops, size_t n, struct dwpiece *out, int ma
 
 struct loccheck {
 	struct gobin *b;
-	int ps;
-	int checked, skipped, funcs;
+	int ps;       /* SP + ps is the CFA at entry: 0 on arm64 (return in LR) */
+	int checked, skipped, funcs, generic;
 	const char *fixture;
 };
 
@@ -559,14 +613,19 @@ static void compare_arg(struct loccheck *lc, const char *fn,
 			cr_expect_eq(p->size, dp[i].size, "%s %s(%s) piece %d size %u, "
 				     "DWARF %llu", lc->fixture, fn, a->name, i, p->size,
 				     (unsigned long long)dp[i].size);
-			if (dp[i].kind == 1)
+			if (dp[i].kind == 1 && dp[i].reg >= 0)
 				cr_expect(p->kind == GT_LOC_REG && (int)p->reg == dp[i].reg,
 					  "%s %s(%s) piece %d: reg %d kind %d, DWARF reg %d",
 					  lc->fixture, fn, a->name, i, p->reg, p->kind,
 					  dp[i].reg);
 			else if (dp[i].kind == 3)
-				cr_expect_eq(p->kind, GT_LOC_NONE, "%s %s(%s) XMM",
+				cr_expect_eq(p->kind, GT_LOC_NONE, "%s %s(%s) float reg",
 					     lc->fixture, fn, a->name);
+			if (dp[i].kind == 1 || dp[i].kind == 3)
+				cr_expect_eq(p->mreg, dp[i].mreg, "%s %s(%s) piece %d: %s, "
+					     "DWARF %s", lc->fixture, fn, a->name, i,
+					     gobin_mreg_name(p->mreg),
+					     gobin_mreg_name(dp[i].mreg));
 			else
 				cr_expect(false, "%s %s(%s): mixed reg/stack in DWARF",
 					  lc->fixture, fn, a->name);
@@ -622,11 +681,27 @@ static void check_subprogram(struct loccheck *lc, Dwarf_Die *sp)
 	if (!name || strncmp(name, "main.", 5) != 0 || strcmp(name, "main.main") == 0 ||
 	    strstr(name, "..") || dwarf_lowpc(sp, &lowpc) != 0)
 		return;
-	if (gobin_func_find(lc->b, name, &f) != 0 || f.entry != lowpc)
+	/* generic instances: DWARF "main.f[go.shape.int_0]", pclntab "main.f[...]" */
+	if ((gobin_func_find(lc->b, name, &f) != 0 || f.entry != lowpc) &&
+	    (!strstr(name, "[go.shape.") || gobin_func_at(lc->b, lowpc, &f) != 0 ||
+	     f.entry != lowpc))
 		return; /* gccgo type-equality helpers and the like */
 	n = gobin_func_args(lc->b, &f, args, 32);
 	cr_assert_geq(n, 0, "%s: gobin_func_args(%s) = %d", lc->fixture, name, n);
 	lc->funcs++;
+	if (strstr(name, "[go.shape.")) {
+		/* the hidden dictionary first, in the first integer register */
+		cr_assert_gt(n, 0, "%s %s", lc->fixture, name);
+		cr_expect_str_eq(args[0].name, ".dict");
+		cr_expect_eq(args[0].npieces, 1);
+		cr_expect_eq(args[0].pieces[0].mreg,
+			     gobin_arch(lc->b) == GOBIN_ARM64 ? GOBIN_MREG_ARM64_R0 :
+			     gobin_arch(lc->b) == GOBIN_AMD64 ?
+			     GOBIN_MREG_X86 + GT_REG_RAX : GOBIN_MREG_NONE,
+			     "%s %s .dict", lc->fixture, name);
+		lc->generic++;
+		k = 1;
+	}
 	if (dwarf_child(sp, &c) != 0) {
 		cr_expect_eq(n, 0);
 		return;
@@ -656,7 +731,7 @@ static void check_subprogram(struct loccheck *lc, Dwarf_Die *sp)
 			continue;
 		}
 		r = dwarf_getlocation_addr(&at, lowpc, &ops, &nops, 1);
-		nd = r == 1 ? decode_loc(ops, nops, dp, 8) : -1;
+		nd = r == 1 ? decode_loc(gobin_arch(lc->b), ops, nops, dp, 8) : -1;
 		if (nd <= 0) {
 			cr_log_info("%s %s(%s): no DWARF location at entry",
 				    lc->fixture, name, args[k].name);
@@ -680,7 +755,8 @@ static void check_locations(const char *fixture, int min_checked)
 
 	lc.b = open_fixture(fixture);
 	cr_assert(gobin_has_dwarf(lc.b));
-	lc.ps = gobin_arch(lc.b) == GOBIN_386 ? 4 : 8;
+	lc.ps = gobin_arch(lc.b) == GOBIN_386 ? 4 :
+		gobin_arch(lc.b) == GOBIN_ARM64 ? 0 : 8;
 	fd = open(fix(fixture), O_RDONLY);
 	dw = dwarf_begin(fd, DWARF_C_READ);
 	cr_assert_not_null(dw, "%s: %s", fixture, dwarf_errmsg(-1));
@@ -698,6 +774,9 @@ static void check_locations(const char *fixture, int min_checked)
 	cr_log_info("%s: %d functions, %d params checked, %d without DWARF "
 		    "location at entry", fixture, lc.funcs, lc.checked, lc.skipped);
 	cr_expect_geq(lc.funcs, 14, "%s: %d functions", fixture, lc.funcs);
+	if (gobin_compiler(lc.b) == GOBIN_GC)
+		cr_expect_geq(lc.generic, 3, "%s: %d generic instances", fixture,
+			      lc.generic);
 	cr_expect_geq(lc.checked, min_checked, "%s: only %d params checked (%d "
 		      "skipped)", fixture, lc.checked, lc.skipped);
 	dwarf_end(dw);
@@ -718,6 +797,16 @@ Test(gobin, locations_match_dwarf_pie)
 Test(gobin, locations_match_dwarf_386_abi0)
 {
 	check_locations("args_386", 60);
+}
+
+Test(gobin, locations_match_dwarf_arm64_regabi)
+{
+	struct gobin *b = open_fixture("args_arm64");
+
+	cr_expect_eq(gobin_arch(b), GOBIN_ARM64);
+	cr_expect(gobin_regabi(b));
+	gobin_close(b);
+	check_locations("args_arm64", 60);
 }
 
 Test(gobin, locations_match_dwarf_gccgo)
@@ -893,4 +982,611 @@ Test(gobin, asm_functions_are_abi0)
 		}
 		gobin_close(b);
 	}
+}
+
+/* ------------------------------------------------------------ signatures */
+
+/*
+ * Underlying types of the fixture's named types, as a user would write
+ * them; shape types of generic instances (".param0") by their shape.
+ */
+static const char *underlying(const struct gobin_arg *a)
+{
+	const char *t = a->type_name;
+
+	static const struct { const char *named, *under; } m[] = {
+		{ "main.T", "struct{ a int; b string }" },
+		{ "main.Small", "struct{ x, y int32 }" },
+		{ "main.MyInt", "int" },
+	};
+
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (!strcmp(m[i].named, t))
+			return m[i].under;
+	if (!strncmp(t, ".param", 6)) {
+		if (a->type == GTR_TYPE_INT)
+			return a->size == 8 ? "int64" : a->size == 4 ? "int32" : "int16";
+		if (a->type == GTR_TYPE_STRING)
+			return "string";
+		if (a->type == GTR_TYPE_PTR)
+			return "*byte";
+		if (a->npieces == 3)
+			return "[]byte";
+	}
+	return t;
+}
+
+static void expect_same_pieces(const char *what, const struct gobin_arg *x,
+			       const struct gobin_arg *y)
+{
+	cr_expect_eq(x->npieces, y->npieces, "%s: %u pieces, DWARF %u", what,
+		     x->npieces, y->npieces);
+	cr_expect_eq(x->size, y->size, "%s: size %u, DWARF %u", what, x->size,
+		     y->size);
+	cr_expect_eq(x->type, y->type, "%s: type %d, DWARF %d", what, x->type,
+		     y->type);
+	for (uint32_t i = 0; i < x->npieces && i < y->npieces; i++) {
+		const struct gobin_piece *p = &x->pieces[i], *q = &y->pieces[i];
+		char a[32], b[32];
+
+		cr_expect(p->kind == q->kind && p->size == q->size &&
+			  p->mreg == q->mreg && (p->kind != GT_LOC_REG || p->reg == q->reg) &&
+			  (p->kind != GT_LOC_STACK || p->offset == q->offset),
+			  "%s piece %u: %s/%u, DWARF %s/%u", what, i,
+			  gobin_piece_str(p, a, sizeof(a)), p->size,
+			  gobin_piece_str(q, b, sizeof(b)), q->size);
+	}
+}
+
+struct sigcheck {
+	struct gobin *dw, *st;  /* with DWARF, and stripped */
+	const char *fixture;
+	int funcs, params;
+};
+
+static int sig_cb(const struct gobin_func *f, void *ctx)
+{
+	struct sigcheck *sc = ctx;
+	struct gobin_arg want[32], got[32];
+	struct gobin_func sf;
+	char text[2048] = "", err[512], what[2600];
+	size_t o = 0;
+	int nw, ng, first = 0;
+
+	if (!strcmp(f->name, "main.main"))
+		return 0;
+	nw = gobin_func_args(sc->dw, f, want, 32);
+	cr_assert_geq(nw, 0, "%s", f->name);
+	/* a generic instance's dictionary and a pointer receiver come from
+	 * the symbol; a value receiver is written */
+	if (strstr(f->name, "[...]"))
+		first++;
+	if (strstr(f->name, "(*"))
+		first++;
+	for (int i = first; i < nw; i++)
+		o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%s %s",
+				      i > first ? ", " : "",
+				      i == 0 && nw && strstr(f->name, "main.T.") ?
+				      "recv" : want[i].name,
+				      underlying(&want[i]));
+	/* by address: generic instances share their name */
+	cr_assert_eq(gobin_func_at(sc->st, f->entry, &sf), 0, "%s", f->name);
+	cr_assert_str_eq(sf.name, f->name);
+	cr_assert_eq(gobin_has_dwarf(sc->st), false);
+	ng = gobin_sig_args(sc->st, &sf, text, got, 32, err, sizeof(err));
+	cr_assert_eq(ng, nw, "%s %s(%s): %d params from the signature, DWARF "
+		     "%d: %s", sc->fixture, f->name, text, ng, nw, err);
+	for (int i = 0; i < nw; i++) {
+		snprintf(what, sizeof(what), "%s %s(%s) param %d", sc->fixture,
+			 f->name, text, i);
+		expect_same_pieces(what, &got[i], &want[i]);
+		if (i >= first)
+			cr_expect_str_eq(got[i].name, i == 0 && strstr(f->name, "main.T.") ?
+					 "recv" : want[i].name, "%s", what);
+		sc->params++;
+	}
+	sc->funcs++;
+	return 0;
+}
+
+/* Locations from a signature on a stripped build equal DWARF's. */
+static void check_sig_against_dwarf(const char *dwarf_fixture,
+				    const char *stripped_fixture)
+{
+	struct sigcheck sc = { .fixture = stripped_fixture };
+
+	sc.dw = open_fixture(dwarf_fixture);
+	sc.st = open_fixture(stripped_fixture);
+	gobin_func_each(sc.dw, "main.*", sig_cb, &sc);
+	cr_log_info("%s: %d functions, %d params from signatures", stripped_fixture,
+		    sc.funcs, sc.params);
+	cr_expect_geq(sc.funcs, 15, "%s", stripped_fixture);
+	cr_expect_geq(sc.params, 80, "%s", stripped_fixture);
+	gobin_close(sc.dw);
+	gobin_close(sc.st);
+}
+
+Test(gobin, sig_locations_match_dwarf)
+{
+	check_sig_against_dwarf("args", "args_s");
+	check_sig_against_dwarf("args_pied", "args_pie");
+	check_sig_against_dwarf("args_386", "args_386s");
+	check_sig_against_dwarf("args_arm64", "args_arm64s");
+}
+
+static int sig(struct gobin *b, const char *func, const char *params,
+	       struct gobin_arg *a, char *err, size_t errlen)
+{
+	struct gobin_func f;
+
+	cr_assert_eq(gobin_func_find(b, func, &f), 0, "%s", func);
+	return gobin_sig_args(b, &f, params, a, 16, err, errlen);
+}
+
+Test(gobin, sig_syntax)
+{
+	struct gobin *b = open_fixture("args_s");
+	struct gobin_arg a[16];
+	char err[512];
+
+	/* grouped names; unnamed; empty */
+	cr_assert_eq(sig(b, "main.many", "a, b, c int, d int", a, err, sizeof(err)), 4, "%s", err);
+	cr_expect_str_eq(a[1].name, "b");
+	cr_expect_str_eq(a[2].type_name, "int");
+	expect_piece(&a[3], 0, GT_LOC_REG, GT_REG_RDI, 8);
+	cr_assert_eq(sig(b, "main.misc", "bool, *int, string", a, err, sizeof(err)), 3, "%s", err);
+	cr_expect_str_eq(a[0].name, "");
+	cr_expect_eq(a[2].type, GTR_TYPE_STRING);
+	expect_piece(&a[2], 1, GT_LOC_REG, GT_REG_RDI, 8);
+	cr_expect_eq(sig(b, "main.main", "", a, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(sig(b, "main.main", "  ", a, err, sizeof(err)), 0, "%s", err);
+
+	/* type forms (main.ptrs has room for 32 bytes of arguments) */
+	cr_assert_eq(sig(b, "main.ptrs", "m map[string][]int, ch <-chan struct{}, "
+			 "fn func(a, b int) (int, error), q *net/http.Request",
+			 a, err, sizeof(err)), 4, "%s", err);
+	cr_expect_str_eq(a[0].type_name, "map[string][]int");
+	cr_expect_str_eq(a[1].type_name, "<-chan struct{}");
+	cr_expect_str_eq(a[2].type_name, "func(a, b int) (int, error)");
+	cr_expect_str_eq(a[3].type_name, "*net/http.Request");
+	for (int i = 0; i < 4; i++) {
+		cr_expect_eq(a[i].type, GTR_TYPE_PTR, "%d", i);
+		expect_piece(&a[i], 0, GT_LOC_REG, i == 3 ? GT_REG_RDI : GT_REG_RAX + i, 8);
+	}
+	cr_assert_eq(sig(b, "main.arrays", "arr [3]int, one [1]int32, x int, "
+			 "xs ...byte", a, err, sizeof(err)), 4, "%s", err);
+	expect_piece(&a[0], 0, GT_LOC_STACK, 8, 8);
+	expect_piece(&a[1], 0, GT_LOC_REG, GT_REG_RAX, 4);
+	cr_expect_str_eq(a[3].type_name, "[]byte");
+	cr_expect_eq(a[3].npieces, 3);
+	cr_assert_eq(sig(b, "main.arrays", "e error, v any, w interface{ M() }, "
+			 "d time.Duration", a, err, sizeof(err)), 4, "%s", err);
+	expect_piece(&a[2], 1, GT_LOC_REG, GT_REG_R8, 8);
+	expect_piece(&a[3], 0, GT_LOC_REG, GT_REG_R9, 8);
+	cr_expect_eq(a[3].type, GTR_TYPE_INT);
+	/* a struct: fields laid out with Go's alignment, split in registers */
+	cr_assert_eq(sig(b, "main.stackmix", "s struct{ a int8; b int64; c bool "
+			 "`json:\"c\"` }, f float64, x int", a, err, sizeof(err)),
+		     3, "%s", err);
+	cr_expect_eq(a[0].size, 24);
+	cr_expect_eq(a[0].npieces, 3);
+	expect_piece(&a[0], 0, GT_LOC_REG, GT_REG_RAX, 1);
+	expect_piece(&a[0], 1, GT_LOC_REG, GT_REG_RBX, 8);
+	expect_piece(&a[0], 2, GT_LOC_REG, GT_REG_RCX, 1);
+	cr_expect_eq(a[1].pieces[0].kind, GT_LOC_NONE);
+	cr_expect_eq(a[1].pieces[0].mreg, GOBIN_MREG_XMM0);
+	expect_piece(&a[2], 0, GT_LOC_REG, GT_REG_RDI, 8);
+
+	/* methods: the pointer receiver from the symbol */
+	cr_assert_eq(sig(b, "main.(*T).M", "x int, s string", a, err, sizeof(err)), 3,
+		     "%s", err);
+	cr_expect_str_eq(a[0].name, "recv");
+	cr_expect_str_eq(a[0].type_name, "*T");
+	expect_piece(&a[0], 0, GT_LOC_REG, GT_REG_RAX, 8);
+	expect_piece(&a[2], 0, GT_LOC_REG, GT_REG_RCX, 8);
+	cr_assert_eq(sig(b, "main.T.V", "recv struct{ a int; b string }, y int32",
+			 a, err, sizeof(err)), 2, "%s", err);
+	expect_piece(&a[1], 0, GT_LOC_REG, GT_REG_RDI, 4);
+	cr_assert_eq(sig(b, "main.main.func1", "i int", a, err, sizeof(err)), 1, "%s", err);
+	gobin_close(b);
+}
+
+Test(gobin, sig_errors_say_what_to_write)
+{
+	struct gobin *b = open_fixture("args_s");
+	struct gobin_arg a[16];
+	char err[512];
+
+	cr_expect_eq(sig(b, "main.structarg", "t main.T, x int", a, err, sizeof(err)),
+		     -EINVAL);
+	cr_expect(strstr(err, "'main.T'") && strstr(err, "underlying type") &&
+		  strstr(err, "main.structarg(t main.T, x int)"), "%s", err);
+	cr_expect_eq(sig(b, "main.T.V", "y int32", a, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "value receiver of type T") && strstr(err, "recv"),
+		  "%s", err);
+	cr_expect_eq(sig(b, "main.ints", "a int, *int8", a, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "mixed named and unnamed"), "%s", err);
+	cr_expect_eq(sig(b, "main.ints", "a int, int8", a, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "'int8' has no type"), "%s", err);
+	cr_expect_eq(sig(b, "main.ints", "a, b", a, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "'a'") && strstr(err, "not known"), "%s", err);
+	cr_expect_eq(sig(b, "main.ints", "a int,", a, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "empty parameter"), "%s", err);
+	cr_expect_eq(sig(b, "main.ints", "a map[string", a, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "unbalanced"), "%s", err);
+	cr_expect_eq(sig(b, "main.ints", "a [n]int", a, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "array length"), "%s", err);
+	cr_expect_eq(sig(b, "main.ints", "a int int", a, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "unexpected 'int'"), "%s", err);
+	/* more bytes than the function's pclntab argument area */
+	cr_expect_eq(sig(b, "main.ints", "a, b, c, d, e, f [8]int", a, err,
+			 sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "384 bytes") && strstr(err, "only 24"), "%s", err);
+	gobin_close(b);
+}
+
+/* ------------------------------------------------------------ debug files */
+
+static void expect_same_args(struct gobin *x, struct gobin *y, const char *fn)
+{
+	struct gobin_arg a[16], b[16];
+	struct gobin_func f, g;
+	int n;
+
+	cr_assert_eq(gobin_func_find(x, fn, &f), 0);
+	cr_assert_eq(gobin_func_find(y, fn, &g), 0);
+	n = gobin_func_args(x, &f, a, 16);
+	cr_assert_gt(n, 0, "%s: %d", fn, n);
+	cr_assert_eq(gobin_func_args(y, &g, b, 16), n);
+	for (int i = 0; i < n; i++) {
+		cr_expect_str_eq(a[i].name, b[i].name);
+		cr_expect_str_eq(a[i].type_name, b[i].type_name);
+		expect_same_pieces(fn, &a[i], &b[i]);
+	}
+}
+
+Test(gobin, debuginfo_by_debuglink)
+{
+	struct gobin *full = open_fixture("args");
+	struct gobin *b = open_fixture("args_dl");
+	char want[1024];
+
+	cr_expect(gobin_has_dwarf(b));
+	snprintf(want, sizeof(want), "%s", fix("args.debug"));
+	cr_expect_str_eq(gobin_debuginfo_path(b), want);
+	expect_same_args(full, b, "main.spillstr");
+	expect_same_args(full, b, "main.(*T).M");
+	cr_expect_eq(gobin_goid_offset(b), 152);
+	gobin_close(b);
+	gobin_close(full);
+}
+
+Test(gobin, debuginfo_by_build_id)
+{
+	char root[1024];
+	struct gobin *b;
+
+	snprintf(root, sizeof(root), "%s/dbgroot", fixdir());
+	gobin_set_debug_root(root);
+	b = open_fixture("args_bid_stripped");
+	gobin_set_debug_root(NULL);
+	cr_expect_str_eq(gobin_build_id(b), "0123456789abcdef0123");
+	cr_expect(gobin_has_dwarf(b));
+	cr_expect(strstr(gobin_debuginfo_path(b),
+			 "/dbgroot/.build-id/01/23456789abcdef0123.debug"),
+		  "%s", gobin_debuginfo_path(b));
+	gobin_close(b);
+	/* without the root the same binary has no DWARF */
+	b = open_fixture("args_bid_stripped");
+	cr_expect_not(gobin_has_dwarf(b));
+	cr_expect_str_eq(gobin_debuginfo_path(b), "");
+	gobin_close(b);
+}
+
+Test(gobin, debuginfo_explicit_and_checked)
+{
+	struct gobin *full = open_fixture("args");
+	struct gobin *b = open_fixture("args_s");
+	char err[512], path[1024];
+
+	cr_expect_not(gobin_has_dwarf(b));
+	/* the debug file of another architecture, of no DWARF, of another build */
+	cr_expect_eq(gobin_open_debuginfo(b, fix("args_386.debug"), err, sizeof(err)),
+		     -EINVAL);
+	cr_expect(strstr(err, "args_386.debug") && strstr(err, "another architecture"),
+		  "%s", err);
+	cr_expect_eq(gobin_open_debuginfo(b, fix("args_pie"), err, sizeof(err)),
+		     -EINVAL);
+	cr_expect(strstr(err, "no DWARF"), "%s", err);
+	cr_expect_eq(gobin_open_debuginfo(b, fix("nonexistent.debug"), err,
+					  sizeof(err)), -ENOENT);
+	cr_expect(strstr(err, "nonexistent.debug"), "%s", err);
+	cr_expect_not(gobin_has_dwarf(b));
+	gobin_close(b);
+
+	b = open_fixture("args_bid_stripped");
+	cr_expect_eq(gobin_open_debuginfo(b, fix("args.debug"), err, sizeof(err)),
+		     -EINVAL);
+	cr_expect(strstr(err, "another build") && strstr(err, "Go build id"), "%s", err);
+	gobin_close(b);
+
+	/* args_nodbg is args without DWARF and without a debug link */
+	b = open_fixture("args_nodbg");
+	cr_expect_not(gobin_has_dwarf(b));
+	cr_assert_eq(gobin_open_debuginfo(b, fix("args.debug"), err, sizeof(err)), 0,
+		     "%s", err);
+	snprintf(path, sizeof(path), "%s", fix("args.debug"));
+	cr_expect_str_eq(gobin_debuginfo_path(b), path);
+	expect_same_args(full, b, "main.stackmix");
+	gobin_close(b);
+	gobin_close(full);
+}
+
+/* ------------------------------------------------------------ vs debug/gosym */
+
+/*
+ * Compares the whole function table with Go's debug/gosym
+ * (tests/fixtures/gobin/gosym.go): same functions in the same order with
+ * the same entries and ends.
+ */
+struct func_vec {
+	struct gobin_func *v;
+	size_t n;
+};
+
+static int collect_cb(const struct gobin_func *f, void *ctx)
+{
+	struct func_vec *fv = ctx;
+
+	fv->v[fv->n++] = *f;
+	return 0;
+}
+
+static void check_against_gosym(const char *path)
+{
+	struct func_vec fv = { 0 };
+	char cmd[2048], line[1024];
+	const char *src = getenv("GOTRACE_SRC");
+	char err[512];
+	struct gobin *b = gobin_open(path, err, sizeof(err));
+	size_t i = 0, bad = 0;
+	FILE *f;
+
+	cr_assert_not_null(b, "%s", err);
+	fv.v = calloc(gobin_func_count(b) + 1, sizeof(*fv.v));
+	gobin_func_each(b, NULL, collect_cb, &fv);
+	snprintf(cmd, sizeof(cmd), "cd '%s/tests/fixtures/gobin' && env GO111MODULE=off "
+		 "GOCACHE=/tmp/gotrace-gocache go run gosym.go '%s'",
+		 src ? src : ".", path);
+	f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long entry, end;
+		char name[900];
+		const struct gobin_func *g;
+
+		cr_assert_eq(sscanf(line, "%llx %llx %899[^\n]", &entry, &end, name), 3,
+			     "%s", line);
+		cr_assert_lt(i, gobin_func_count(b), "%s: gosym has more functions", path);
+		g = &fv.v[i++];
+		if (g->entry != entry || g->end != end || strcmp(g->name, name)) {
+			if (bad++ < 5)
+				cr_expect_fail("%s: function %zu: gotrace %s %#llx-%#llx, "
+					       "gosym %s %#llx-%#llx", path, i - 1, g->name,
+					       (unsigned long long)g->entry,
+					       (unsigned long long)g->end, name, entry, end);
+		}
+	}
+	cr_assert_eq(pclose(f), 0, "%s failed", cmd);
+	cr_expect_eq(bad, 0, "%s: %zu of %zu functions differ", path, bad, i);
+	cr_expect_eq(i, gobin_func_count(b), "%s: gosym %zu functions, gotrace %zu",
+		     path, i, gobin_func_count(b));
+	cr_log_info("%s: %zu functions equal to debug/gosym's", path, i);
+	free(fv.v);
+	gobin_close(b);
+}
+
+Test(gobin, funcs_match_debug_gosym)
+{
+	static const char *const names[] = {
+		"args", "args_s", "args_pie", "args_386s", "args_arm64s", "args_ext",
+		"args_extpie",
+	};
+
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		if (!exists(fix(names[k])))
+			cr_skip_test("fixture %s was not built", names[k]);
+		check_against_gosym(fix(names[k]));
+	}
+}
+
+/* Debian's own stripped Go programs: age (PIE, cgo) and caddy. */
+static void check_debian_program(const char *path, const char *func)
+{
+	char err[512], out[4096], cmd[512], want[64];
+	struct gobin_func f;
+	struct gobin *b;
+	const char *k, *v;
+	char *p;
+	size_t n = 0;
+
+	if (!exists(path) && getenv("CI") && !strcmp(getenv("CI"), "true"))
+		cr_assert_fail("%s not installed (make deps installs it)", path);
+	if (!exists(path))
+		cr_skip_test("%s not installed (make deps)", path);
+	b = gobin_open(path, err, sizeof(err));
+	cr_assert_not_null(b, "%s", err);
+	cr_expect(gobin_is_stripped(b), "%s", path);
+	cr_expect_not(gobin_has_dwarf(b), "%s", path);
+	cr_expect_eq(gobin_func_find(b, func, &f), 0, "%s: %s", path, func);
+	/* `go version -m FILE`: "FILE: go1.19.8", "\tpath\tP", "\tbuild\tK=V" */
+	snprintf(cmd, sizeof(cmd), "go version -m '%s'", path);
+	cr_assert_eq(run(cmd, out, sizeof(out)), 0);
+	cr_assert_eq(sscanf(strstr(out, ": ") + 2, "%63s", want), 1);
+	cr_expect_str_eq(gobin_go_version(b), want, "%s", path);
+	p = strstr(out, "\tpath\t");
+	cr_assert_not_null(p);
+	p += 6;
+	cr_expect(!strncmp(p, gobin_main_path(b), strlen(gobin_main_path(b))) &&
+		  p[strlen(gobin_main_path(b))] == '\n' && gobin_main_path(b)[0],
+		  "%s: main path '%s'", path, gobin_main_path(b));
+	for (; gobin_build_setting(b, n, &k, &v) == 0; n++) {
+		char line[512];
+
+		snprintf(line, sizeof(line), "\tbuild\t%s=%s\n", k, v);
+		cr_expect(strstr(out, line), "%s: build setting %s=%s not in:\n%s",
+			  path, k, v, out);
+	}
+	cr_expect_gt(n, 3, "%s: %zu build settings", path, n);
+	gobin_close(b);
+	check_against_gosym(path);
+}
+
+Test(gobin, debian_age_stripped_pie)
+{
+	struct gobin *b;
+	char err[512];
+
+	check_debian_program("/usr/bin/age", "main.main");
+	b = gobin_open("/usr/bin/age", err, sizeof(err));
+	cr_assert_not_null(b, "%s", err);
+	cr_expect(gobin_is_pie(b));
+	cr_expect_str_eq(gobin_main_path(b), "filippo.io/age/cmd/age");
+	gobin_close(b);
+}
+
+Test(gobin, debian_caddy_stripped)
+{
+	check_debian_program("/usr/bin/caddy", "net/http.(*conn).serve");
+}
+
+/* Build info of the fixtures: what `go version -m` prints. */
+Test(gobin, buildinfo_settings)
+{
+	struct gobin *b = open_fixture("args_386");
+	const char *k, *v;
+	bool arch = false, cgo = false;
+
+	cr_expect_str_eq(gobin_main_path(b), "command-line-arguments");
+	cr_expect_str_eq(gobin_main_module(b), "");
+	for (size_t i = 0; gobin_build_setting(b, i, &k, &v) == 0; i++) {
+		arch |= !strcmp(k, "GOARCH") && !strcmp(v, "386");
+		cgo |= !strcmp(k, "CGO_ENABLED") && !strcmp(v, "0");
+	}
+	cr_expect(arch && cgo);
+	cr_expect_eq(gobin_build_setting(b, 100, &k, &v), -ENOENT);
+	gobin_close(b);
+	b = open_fixture("args_pie");
+	for (size_t i = 0; gobin_build_setting(b, i, &k, &v) == 0; i++)
+		if (!strcmp(k, "-ldflags"))
+			cr_expect_str_eq(v, "-s -w"); /* quoted in modinfo */
+		else if (!strcmp(k, "-buildmode"))
+			cr_expect_str_eq(v, "pie");
+	gobin_close(b);
+}
+
+/* ------------------------------------------------------------ --list */
+
+/* Runs gotrace_list into a string (free it); *rc gets the exit status. */
+static char *list_of(const char *path, const char *dbg, const char *glob,
+		     bool json, int *rc)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	*rc = gotrace_list(path, dbg, glob, json, f);
+	fclose(f);
+	return buf;
+}
+
+Test(list, text_with_dwarf)
+{
+	int rc;
+	char *out = list_of(fix("args"), NULL, "main.*", false, &rc);
+
+	cr_assert_eq(rc, 0);
+	cr_expect(strstr(out, "compiler     gc go1.19.8\n") || strstr(out, "compiler     gc go"),
+		  "%s", out);
+	cr_expect(strstr(out, "arch         x86-64, ABIInternal calling convention\n"));
+	cr_expect(strstr(out, "main path    command-line-arguments\n"), "%s", out);
+	cr_expect(strstr(out, "\nmain.misc(b bool, p *int, s string, m main.MyInt) int\n"
+			 "    ABIInternal at 0x"), "%s", out);
+	cr_expect(strstr(out, "\nmain.results(a int, s string) (int, string, error)\n"));
+	cr_expect(strstr(out, "    goarg3   s            string               RCX,RDI\n"),
+		  "%s", out);
+	cr_expect(strstr(out, "    goarg2   f            float64              X0"
+			 "               not captured: float register"), "%s", out);
+	cr_expect(strstr(out, "    goarg9   s            string               SP+8,SP+16\n"));
+	cr_expect(strstr(out, "\nmain.gsum[...](.dict unsafe.Pointer, xs .param1, "
+			 "k .param0, s string) .param0\n"), "%s", out);
+	cr_expect(strstr(out, " of ") && strstr(out, " functions match 'main.*'\n"));
+	cr_expect_null(strstr(out, "runtime.main"));
+	free(out);
+}
+
+Test(list, stripped_and_exact_names)
+{
+	int rc;
+	char *out = list_of(fix("args_pie"), NULL, "main.Box[...].Put", false, &rc);
+
+	cr_assert_eq(rc, 1, "fnmatch brackets: no match expected\n%s", out);
+	free(out);
+	/* an exact name with brackets matches although it is no glob */
+	out = list_of(fix("args_pie"), NULL, "main.(*Box[...]).Put", false, &rc);
+	cr_assert_eq(rc, 0, "%s", out);
+	cr_expect(strstr(out, "\nmain.(*Box[...]).Put\n    ABIInternal at 0x"), "%s", out);
+	cr_expect(strstr(out, "pie          yes\n"));
+	cr_expect(strstr(out, "dwarf        no: signatures unknown"));
+	free(out);
+	out = list_of(fix("args_arm64"), NULL, "main.wide", false, &rc);
+	cr_assert_eq(rc, 0);
+	cr_expect(strstr(out, "arm64 program: listed only"));
+	cr_expect(strstr(out, "    goarg16  s            string               SP+8,SP+16\n"),
+		  "%s", out);
+	cr_expect(strstr(out, "    goarg18  y            float64              F0\n"), "%s", out);
+	free(out);
+}
+
+Test(list, errors)
+{
+	int rc;
+	char *out = list_of("/nonexistent/app", NULL, NULL, false, &rc);
+
+	cr_expect_eq(rc, 1);
+	cr_expect_str_eq(out, "");
+	free(out);
+	out = list_of(fix("args_s"), fix("args_386.debug"), NULL, false, &rc);
+	cr_expect_eq(rc, 1);
+	free(out);
+	out = list_of(fix("args_s"), NULL, "main.nosuch", true, &rc);
+	cr_expect_eq(rc, 1);
+	cr_expect(strstr(out, "\"matched\":0"), "%s", out);
+	free(out);
+}
+
+/* The JSON document parses and holds what the text says. */
+Test(list, json_parses)
+{
+	char path[1024], cmd[2048], res[256];
+	int rc;
+	char *out = list_of(fix("args_nodbg"), fix("args.debug"), "main.*", true, &rc);
+	FILE *f;
+
+	cr_assert_eq(rc, 0);
+	snprintf(path, sizeof(path), "%s/list.json", fixdir());
+	f = fopen(path, "w");
+	fputs(out, f);
+	fclose(f);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+		 "f={x[\"name\"]: x for x in d[\"functions\"]}; m=f[\"main.floatmid\"]; "
+		 "print(d[\"binary\"][\"debuginfo\"].endswith(\"args.debug\"), d[\"matched\"] == len(d[\"functions\"]), "
+		 "m[\"signature\"], m[\"params\"][1][\"locations\"], m[\"params\"][1][\"capture\"], "
+		 "m[\"params\"][2][\"locations\"], m[\"results\"][0][\"kind\"], "
+		 "d[\"binary\"][\"build_settings\"][\"GOARCH\"])' '%s'", path);
+	cr_assert_eq(run(cmd, res, sizeof(res)), 0, "%s", res);
+	cr_expect_str_eq(res, "True True main.floatmid(a int, f float64, b int) float64 "
+			 "['X0'] False ['RBX'] float amd64\n");
 }

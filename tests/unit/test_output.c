@@ -203,7 +203,15 @@ Test(output, text_return_event)
 	ev.kind = GTR_KIND_RETURN;
 	arg(0, "~r0", GTR_TYPE_INT, 8);
 	vint(0, 3);
-	cr_expect_str_eq(text(), "4242    4243    app             main.add         ~r0=3\n");
+	cr_expect_str_eq(text(), "4242    4243    app             main.add         <- (no entry) ~r0=3\n");
+	/* paired with its entry: the latency */
+	static struct gtr_event entry;
+	rev.entry = &entry;
+	rev.latency_ns = 12345;
+	cr_expect_str_eq(text(), "4242    4243    app             main.add         <- (12.345us) ~r0=3\n");
+	ev.nvals = 0;
+	cr_expect_str_eq(text(), "4242    4243    app             main.add         <- (12.345us)\n");
+	rev.entry = NULL;
 }
 
 Test(output, text_strings)
@@ -411,7 +419,7 @@ Test(output, json_exact_integers)
 	cr_expect_str_eq(json(),
 		"{\"ts_ns\":18446744073709551615,\"pid\":4294967295,\"tid\":4243,"
 		"\"goid\":18446744073709551615,\"comm\":\"app\",\"func\":\"main.add\","
-		"\"kind\":\"return\",\"probe\":3,"
+		"\"kind\":\"return\",\"probe\":3,\"latency_ns\":null,"
 		"\"goargs\":[-9223372036854775808,18446744073709551615,9223372036854775807],"
 		"\"args\":{\"min\":-9223372036854775808,\"max\":18446744073709551615,"
 		"\"imax\":9223372036854775807}}\n");

@@ -1,0 +1,552 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gotrace-record --list: the facts of a Go binary and its functions.
+ *
+ * JSON document (--json), one object:
+ *   "binary": { "path", "compiler" ("gc"|"gccgo"), "go_version", "arch"
+ *     ("x86-64"|"aarch64"|"i386"), "abi" ("ABIInternal"|"ABI0"|"C"),
+ *     "pie", "stripped", "dwarf" (bools), "debuginfo" (path of a separate
+ *     debug file or null), "build_id", "go_build_id", "main_path",
+ *     "main_module", "main_version" (strings, "" when unknown),
+ *     "build_settings" { KEY: VALUE }, "functions" (count in the binary),
+ *     "note" (string, "" when nothing was unusual) },
+ *   "glob": string or null, "matched": count,
+ *   "functions": [ { "name", "entry", "end", "file_offset" (numbers:
+ *     link-time addresses, file offset of the entry), "size" (bytes),
+ *     "abi", "args_size" (pclntab bytes of arguments and results, or
+ *     null), "signature" (string or null without DWARF), "params" and
+ *     "results" (arrays, or null without DWARF): { "goarg" (1-based,
+ *     params only), "name", "type" (Go type), "kind" (gotrace's value
+ *     type: int, uint, bool, ptr, string, float, other), "size" (bytes),
+ *     "locations" (["RAX", "RBX"], ["SP+8"], ["X0"]), "capture" (bool),
+ *     "why" (reason when not captured, else null) } } ]
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gobin.h"
+#include "list.h"
+
+#define LIST_MAX_ARGS 64
+
+/* ------------------------------------------------------------ JSON */
+
+/* A small streaming JSON writer: commas and nesting are tracked here. */
+struct jw {
+	FILE *f;
+	int depth;
+	bool need_comma[32];
+	bool after_key;
+};
+
+static void jw_sep(struct jw *w)
+{
+	if (w->after_key) {
+		w->after_key = false;
+		return;
+	}
+	if (w->depth > 0 && w->need_comma[w->depth])
+		fputc(',', w->f);
+	if (w->depth > 0)
+		w->need_comma[w->depth] = true;
+}
+
+static void jw_open(struct jw *w, char c)
+{
+	jw_sep(w);
+	fputc(c, w->f);
+	if (w->depth < 31)
+		w->depth++;
+	w->need_comma[w->depth] = false;
+}
+
+static void jw_close(struct jw *w, char c)
+{
+	fputc(c, w->f);
+	if (w->depth > 0)
+		w->depth--;
+}
+
+/* Length of the valid UTF-8 sequence at s, 0 when invalid. */
+static int utf8_len(const unsigned char *s)
+{
+	int n;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) { n = 2; cp = s[0] & 0x1f; }
+	else if ((s[0] & 0xf0) == 0xe0) { n = 3; cp = s[0] & 0x0f; }
+	else if ((s[0] & 0xf8) == 0xf0) { n = 4; cp = s[0] & 0x07; }
+	else return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* Writes s as a JSON string; invalid UTF-8 bytes become U+FFFD. */
+static void jw_raw_str(struct jw *w, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', w->f);
+	while (*p) {
+		const int n = utf8_len(p);
+
+		if (*p == '"' || *p == '\\') {
+			fprintf(w->f, "\\%c", *p);
+		} else if (*p == '\n') {
+			fputs("\\n", w->f);
+		} else if (*p == '\t') {
+			fputs("\\t", w->f);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			fprintf(w->f, "\\u%04x", *p);
+		} else if (n == 0) {
+			fputs("\\ufffd", w->f);
+			p++;
+			continue;
+		} else {
+			fwrite(p, 1, (size_t)n, w->f);
+			p += n;
+			continue;
+		}
+		p++;
+	}
+	fputc('"', w->f);
+}
+
+/* A string value (in an array, or after jw_key). */
+static void jw_strval(struct jw *w, const char *s)
+{
+	jw_sep(w);
+	jw_raw_str(w, s);
+}
+
+static void jw_key(struct jw *w, const char *k)
+{
+	jw_sep(w);
+	jw_raw_str(w, k);
+	fputc(':', w->f);
+	w->after_key = true;
+}
+
+static void jw_str(struct jw *w, const char *k, const char *v)
+{
+	jw_key(w, k);
+	jw_strval(w, v);
+}
+
+static void jw_str_or_null(struct jw *w, const char *k, const char *v)
+{
+	jw_key(w, k);
+	if (v) {
+		jw_strval(w, v);
+	} else {
+		jw_sep(w);
+		fputs("null", w->f);
+	}
+}
+
+static void jw_u64(struct jw *w, const char *k, uint64_t v)
+{
+	if (k)
+		jw_key(w, k);
+	jw_sep(w);
+	fprintf(w->f, "%llu", (unsigned long long)v);
+}
+
+static void jw_bool(struct jw *w, const char *k, bool v)
+{
+	jw_key(w, k);
+	jw_sep(w);
+	fputs(v ? "true" : "false", w->f);
+}
+
+static void jw_null(struct jw *w, const char *k)
+{
+	jw_key(w, k);
+	jw_sep(w);
+	fputs("null", w->f);
+}
+
+/* ------------------------------------------------------------ facts */
+
+static const char *abi_name(enum gobin_abi abi)
+{
+	switch (abi) {
+	case GOBIN_ABI_INTERNAL: return "ABIInternal";
+	case GOBIN_ABI0: return "ABI0";
+	default: return "C";
+	}
+}
+
+static const char *or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+static void facts_text(const struct gobin *b, FILE *out)
+{
+	struct gtr_binary d;
+	const char *k, *v;
+
+	gobin_describe(b, &d);
+	fprintf(out, "binary       %s\n", d.path);
+	fprintf(out, "compiler     %s %s\n", d.compiler, or_dash(d.go_version));
+	fprintf(out, "arch         %s, %s calling convention\n", d.arch, d.abi);
+	fprintf(out, "pie          %s\n", d.pie ? "yes" : "no");
+	fprintf(out, "stripped     %s\n", d.stripped ? "yes (no symbol table)" : "no");
+	if (gobin_debuginfo_path(b)[0])
+		fprintf(out, "dwarf        yes, from %s\n", gobin_debuginfo_path(b));
+	else
+		fprintf(out, "dwarf        %s\n", d.has_dwarf ? "yes" :
+			"no: signatures unknown; give one in the probe, e.g. "
+			"'main.greet(s string, n int)', or a debug file");
+	fprintf(out, "build id     %s\n", or_dash(d.build_id));
+	fprintf(out, "go build id  %s\n", or_dash(d.go_build_id));
+	fprintf(out, "main path    %s\n", or_dash(gobin_main_path(b)));
+	if (gobin_main_module(b)[0])
+		fprintf(out, "main module  %s %s\n", gobin_main_module(b),
+			gobin_main_version(b));
+	if (gobin_build_setting(b, 0, &k, &v) == 0) {
+		fprintf(out, "build       ");
+		for (size_t i = 0; gobin_build_setting(b, i, &k, &v) == 0; i++)
+			fprintf(out, " %s=%s%s%s", k, strchr(v, ' ') ? "\"" : "", v,
+				strchr(v, ' ') ? "\"" : "");
+		fputc('\n', out);
+	}
+	if (gobin_arch(b) == GOBIN_ARM64)
+		fprintf(out, "note         arm64 program: listed only; this "
+			"gotrace-record traces x86-64 and i386 programs\n");
+	if (gobin_note(b)[0])
+		fprintf(out, "note         %s\n", gobin_note(b));
+}
+
+static void facts_json(const struct gobin *b, struct jw *w)
+{
+	struct gtr_binary d;
+	const char *k, *v;
+
+	gobin_describe(b, &d);
+	jw_key(w, "binary");
+	jw_open(w, '{');
+	jw_str(w, "path", d.path);
+	jw_str(w, "compiler", d.compiler);
+	jw_str(w, "go_version", d.go_version);
+	jw_str(w, "arch", d.arch);
+	jw_str(w, "abi", d.abi);
+	jw_bool(w, "pie", d.pie);
+	jw_bool(w, "stripped", d.stripped);
+	jw_bool(w, "dwarf", d.has_dwarf);
+	jw_str_or_null(w, "debuginfo", gobin_debuginfo_path(b)[0] ?
+		       gobin_debuginfo_path(b) : NULL);
+	jw_str(w, "build_id", d.build_id);
+	jw_str(w, "go_build_id", d.go_build_id);
+	jw_str(w, "main_path", gobin_main_path(b));
+	jw_str(w, "main_module", gobin_main_module(b));
+	jw_str(w, "main_version", gobin_main_version(b));
+	jw_key(w, "build_settings");
+	jw_open(w, '{');
+	for (size_t i = 0; gobin_build_setting(b, i, &k, &v) == 0; i++)
+		jw_str(w, k, v);
+	jw_close(w, '}');
+	jw_u64(w, "functions", gobin_func_count(b));
+	jw_str(w, "note", gobin_note(b));
+	jw_close(w, '}');
+}
+
+/* ------------------------------------------------------------ functions */
+
+/*
+ * Whether gotrace-record captures `a` (what record/plan.c's plan_fetch
+ * turns into a fetch: integers, bool, pointers, raw words from their first
+ * piece; strings and []byte from two), and why not.
+ */
+static bool arg_capture(const struct gobin *b, const struct gobin_arg *a,
+			const char **why)
+{
+	uint32_t need = 1;
+
+	*why = NULL;
+	if (a->npieces == 0) {
+		*why = "location unknown";
+		return false;
+	}
+	for (uint32_t i = 0; i < a->npieces; i++) {
+		if (!gobin_piece_readable(&a->pieces[i])) {
+			*why = "float register: not in uprobe pt_regs";
+			return false;
+		}
+	}
+	switch (a->type) {
+	case GTR_TYPE_INT: case GTR_TYPE_UINT: case GTR_TYPE_BOOL:
+	case GTR_TYPE_PTR: case GTR_TYPE_WORD:
+		break;
+	case GTR_TYPE_STRING:
+	case GTR_TYPE_BYTES:
+		need = 2;
+		break;
+	case GTR_TYPE_OTHER:
+		if (strcmp(a->type_name, "[]uint8") && strcmp(a->type_name, "[]byte")) {
+			*why = "aggregates are not captured yet";
+			return false;
+		}
+		need = 2; /* plan.c captures []byte as bytes */
+		break;
+	case GTR_TYPE_FLOAT:
+		*why = "floats are not captured yet";
+		return false;
+	default:
+		*why = "aggregates are not captured yet";
+		return false;
+	}
+	if (a->npieces < need) {
+		*why = "location unknown";
+		return false;
+	}
+	if (gobin_arch(b) == GOBIN_ARM64) {
+		*why = "arm64 program: listed only";
+		return false;
+	}
+	return true;
+}
+
+static bool unnamed(const char *n)
+{
+	return !n[0] || n[0] == '~' || n[0] == '$';
+}
+
+/* "main.f(a int, s string) (int, error)" into out[outlen]. */
+static void signature(const char *name, const struct gobin_arg *p, int np,
+		      const struct gobin_arg *r, int nr, char *out,
+		      size_t outlen)
+{
+	size_t o = 0;
+	bool named = false;
+
+#define PUT(...) do { \
+		if (o < outlen) \
+			o += (size_t)snprintf(out + o, outlen - o, __VA_ARGS__); \
+	} while (0)
+	PUT("%s(", name);
+	for (int i = 0; i < np; i++)
+		PUT("%s%s%s%s", i ? ", " : "", p[i].name, p[i].name[0] ? " " : "",
+		    p[i].type_name[0] ? p[i].type_name : "?");
+	PUT(")");
+	for (int i = 0; i < nr; i++)
+		named |= !unnamed(r[i].name);
+	if (nr == 1 && !named) {
+		PUT(" %s", r[0].type_name[0] ? r[0].type_name : "?");
+	} else if (nr > 0) {
+		PUT(" (");
+		for (int i = 0; i < nr; i++)
+			PUT("%s%s%s%s", i ? ", " : "", named ? r[i].name : "",
+			    named ? " " : "", r[i].type_name[0] ? r[i].type_name : "?");
+		PUT(")");
+	}
+#undef PUT
+	if (o >= outlen && outlen > 4)
+		memcpy(out + outlen - 4, "...", 4);
+}
+
+static void locations(const struct gobin_arg *a, char *out, size_t outlen)
+{
+	size_t o = 0;
+	char one[32];
+
+	out[0] = '\0';
+	for (uint32_t i = 0; i < a->npieces && o < outlen; i++)
+		o += (size_t)snprintf(out + o, outlen - o, "%s%s", i ? "," : "",
+				      gobin_piece_str(&a->pieces[i], one, sizeof(one)));
+	if (!a->npieces)
+		snprintf(out, outlen, "?");
+}
+
+struct list_ctx {
+	const struct gobin *b;
+	const char *glob;
+	bool json;
+	FILE *out;
+	struct jw w;
+	size_t matched;
+	struct gobin_arg p[LIST_MAX_ARGS], r[LIST_MAX_ARGS];
+};
+
+static void args_json(struct list_ctx *c, const char *key,
+		      const struct gobin_arg *a, int n, bool params)
+{
+	char loc[32];
+
+	jw_key(&c->w, key);
+	if (n < 0) {
+		jw_sep(&c->w);
+		fputs("null", c->out);
+		return;
+	}
+	jw_open(&c->w, '[');
+	for (int i = 0; i < n; i++) {
+		const char *why;
+		const bool cap = arg_capture(c->b, &a[i], &why);
+
+		jw_open(&c->w, '{');
+		if (params)
+			jw_u64(&c->w, "goarg", (uint64_t)i + 1);
+		jw_str(&c->w, "name", a[i].name);
+		jw_str(&c->w, "type", a[i].type_name);
+		jw_str(&c->w, "kind", gtr_type_name(a[i].type));
+		jw_u64(&c->w, "size", a[i].size);
+		jw_key(&c->w, "locations");
+		jw_open(&c->w, '[');
+		for (uint32_t k = 0; k < a[i].npieces; k++)
+			jw_strval(&c->w, gobin_piece_str(&a[i].pieces[k], loc,
+							  sizeof(loc)));
+		jw_close(&c->w, ']');
+		jw_bool(&c->w, "capture", cap);
+		jw_str_or_null(&c->w, "why", why);
+		jw_close(&c->w, '}');
+	}
+	jw_close(&c->w, ']');
+}
+
+static int list_one(const struct gobin_func *f, void *vctx)
+{
+	struct list_ctx *c = vctx;
+	const struct gobin *b = c->b;
+	const enum gobin_abi abi = gobin_func_abi(b, f);
+	const int argsz = gobin_func_args_size(b, f);
+	int np = -1, nr = -1;
+	char sig[1024];
+
+	if (c->glob && fnmatch(c->glob, f->name, 0) != 0 &&
+	    strcmp(c->glob, f->name) != 0)
+		return 0;
+	c->matched++;
+	if (gobin_has_dwarf(b)) {
+		np = gobin_func_args(b, f, c->p, LIST_MAX_ARGS);
+		nr = np >= 0 ? gobin_func_results(b, f, c->r, LIST_MAX_ARGS) : -1;
+		if (nr < 0)
+			nr = np >= 0 ? 0 : -1;
+	}
+	if (np >= 0)
+		signature(f->name, c->p, np, c->r, nr, sig, sizeof(sig));
+	if (c->json) {
+		jw_open(&c->w, '{');
+		jw_str(&c->w, "name", f->name);
+		jw_u64(&c->w, "entry", f->entry);
+		jw_u64(&c->w, "end", f->end);
+		jw_u64(&c->w, "file_offset", f->file_offset);
+		jw_u64(&c->w, "size", f->end - f->entry);
+		jw_str(&c->w, "abi", abi_name(abi));
+		if (argsz >= 0)
+			jw_u64(&c->w, "args_size", (uint64_t)argsz);
+		else
+			jw_null(&c->w, "args_size");
+		jw_str_or_null(&c->w, "signature", np >= 0 ? sig : NULL);
+		args_json(c, "params", c->p, np, true);
+		args_json(c, "results", c->r, nr, false);
+		jw_close(&c->w, '}');
+		fputc('\n', c->out);
+		return 0;
+	}
+	fprintf(c->out, "\n%s\n", np >= 0 ? sig : f->name);
+	fprintf(c->out, "    %s at %#llx, %llu bytes", abi_name(abi),
+		(unsigned long long)f->entry,
+		(unsigned long long)(f->end - f->entry));
+	if (argsz >= 0)
+		fprintf(c->out, ", %d bytes of arguments and results", argsz);
+	fputc('\n', c->out);
+	for (int i = 0; i < np; i++) {
+		const struct gobin_arg *a = &c->p[i];
+		const char *why;
+		char loc[128];
+
+		locations(a, loc, sizeof(loc));
+		fprintf(c->out, "    goarg%-3d %-12s %-20s ", i + 1,
+			a->name[0] ? a->name : "-", a->type_name[0] ? a->type_name : "?");
+		/* arm64: the header says it once */
+		if (!arg_capture(b, a, &why) && gobin_arch(b) != GOBIN_ARM64)
+			fprintf(c->out, "%-16s not captured: %s\n", loc, why);
+		else
+			fprintf(c->out, "%s\n", loc);
+	}
+	return 0;
+}
+
+int gotrace_list(const char *binary, const char *debuginfo, const char *glob,
+		 bool json, FILE *out)
+{
+	struct list_ctx *c;
+	char err[1024];
+	struct gobin *b;
+	int rc = 0;
+
+	b = gobin_open(binary, err, sizeof(err));
+	if (!b) {
+		fprintf(stderr, "gotrace-record: %s\n", err);
+		return 1;
+	}
+	if (debuginfo && gobin_open_debuginfo(b, debuginfo, err, sizeof(err))) {
+		fprintf(stderr, "gotrace-record: %s\n", err);
+		gobin_close(b);
+		return 1;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		fprintf(stderr, "gotrace-record: cannot list %s: out of memory\n",
+			binary);
+		gobin_close(b);
+		return 1;
+	}
+	c->b = b;
+	c->glob = glob && *glob ? glob : NULL;
+	c->json = json;
+	c->out = out;
+	c->w.f = out;
+	if (json) {
+		jw_open(&c->w, '{');
+		facts_json(b, &c->w);
+		jw_str_or_null(&c->w, "glob", c->glob);
+		fputc('\n', out);
+		jw_key(&c->w, "functions");
+		jw_open(&c->w, '[');
+		fputc('\n', out);
+	} else {
+		facts_text(b, out);
+		fprintf(out, "functions    %zu\n", gobin_func_count(b));
+	}
+	gobin_func_each(b, NULL, list_one, c);
+	if (json) {
+		jw_close(&c->w, ']');
+		jw_u64(&c->w, "matched", c->matched);
+		jw_close(&c->w, '}');
+		fputc('\n', out);
+	} else if (c->glob) {
+		fprintf(out, "\n%zu of %zu functions match '%s'\n", c->matched,
+			gobin_func_count(b), c->glob);
+	}
+	if (c->glob && c->matched == 0) {
+		const char *near[5];
+		const int n = gobin_func_suggest(b, c->glob, near, 5);
+
+		fprintf(stderr, "gotrace-record: no function of %s matches '%s'",
+			binary, c->glob);
+		for (int i = 0; i < n; i++)
+			fprintf(stderr, "%s%s", i ? ", " : "; did you mean: ", near[i]);
+		fprintf(stderr, "%s\n", n ? "" : " (globs: * ? [...]; quote the "
+			"pattern for the shell)");
+		rc = 1;
+	}
+	free(c);
+	gobin_close(b);
+	return rc;
+}

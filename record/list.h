@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `gotrace-record --list BINARY [GLOB]`: what gotrace knows about a Go
+ * executable and its functions, as text for people or one JSON document
+ * for tools.
+ */
+#ifndef GOTRACE_LIST_H
+#define GOTRACE_LIST_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/*
+ * Prints the facts of `binary` (path, compiler, Go version, architecture,
+ * ABI, PIE, stripped, DWARF and where it came from, build ids, main
+ * package and module, build settings) and then every function whose name
+ * matches the shell glob `glob` (fnmatch(3) without flags, or the exact
+ * name, so "main.Map[...]" works; NULL: all): its signature where DWARF
+ * gives one ("main.greet(s string, n int) int"), its calling convention
+ * (ABIInternal, ABI0, C), entry address, size, pclntab argument size, and
+ * for each parameter its goargN, name, type, location at entry ("RAX",
+ * "SP+8", "X0") and whether gotrace-record captures it (with the reason
+ * when not, e.g. "float register"). `debuginfo`, when not NULL, is a
+ * separate debug file to load (as --debuginfo FILE). With json, writes one
+ * JSON document (spec: the keys written in list.c's header comment).
+ * Returns the exit status: 0, or 1 after a message on stderr starting
+ * "gotrace-record: " (binary unreadable, not Go, bad debug file, or no
+ * function matches `glob`: then the facts are still printed).
+ */
+int gotrace_list(const char *binary, const char *debuginfo, const char *glob,
+		 bool json, FILE *out);
+
+#endif /* GOTRACE_LIST_H */

@@ -1,0 +1,648 @@
+// SPDX-License-Identifier: MIT
+/* Building probes, fetch plans and uprobe sites; see plan.h. */
+#include <errno.h>
+#include <gelf.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "insn.h"
+#include "plan.h"
+
+
+struct binary binaries[PLAN_MAX_BINARIES];
+int nbinaries;
+struct probe **probes;  /* each allocated once: metas point into them */
+int nprobes;
+
+static struct plan_opts env;
+
+void plan_init(const struct plan_opts *o)
+{
+	env = *o;
+}
+
+/* Resolves CMD's executable through PATH, as execvp would. */
+char *which(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (strchr(cmd, '/'))
+		return strdup(cmd);
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t n = colon ? (size_t)(colon - path) : strlen(path);
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n,
+			 n ? path : ".", cmd);
+		if (access(buf, X_OK) == 0)
+			return strdup(buf);
+		path += n + (colon ? 1 : 0);
+	}
+	return strdup(cmd);
+}
+
+/*
+ * Link-time span [lo, hi) of the PT_LOAD segments of the ELF file `path`,
+ * and where its executable segment is (p_vaddr, p_offset).
+ */
+static void load_span(const char *path, struct binary *b)
+{
+	uint64_t *lo = &b->load_lo, *hi = &b->load_hi;
+	size_t i, n;
+	Elf *e;
+	int fd;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e && !elf_getphdrnum(e, &n)) {
+		for (i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			if (ph.p_flags & PF_X) {
+				b->text_vaddr = ph.p_vaddr;
+				b->text_offset = ph.p_offset;
+			}
+			if (ph.p_vaddr < *lo)
+				*lo = ph.p_vaddr;
+			if (ph.p_vaddr + ph.p_memsz > *hi)
+				*hi = ph.p_vaddr + ph.p_memsz;
+		}
+	}
+	elf_end(e);
+	close(fd);
+	if (*lo > *hi)
+		*lo = *hi = 0;
+}
+
+struct binary *binary_get(const char *path, const char *attach_path)
+{
+	char err[512];
+	int i;
+
+	for (i = 0; i < nbinaries; i++)
+		if (!strcmp(binaries[i].path, path))
+			return &binaries[i];
+	if (nbinaries >= PLAN_MAX_BINARIES) {
+		fprintf(stderr, "gotrace-record: too many binaries (at most %d)\n",
+			PLAN_MAX_BINARIES);
+		return NULL;
+	}
+	binaries[nbinaries].gb = gobin_open(attach_path, err, sizeof(err));
+	if (!binaries[nbinaries].gb) {
+		fprintf(stderr, "gotrace-record: %s\n", err);
+		return NULL;
+	}
+	if (nbinaries == 0 && env.debuginfo &&
+	    gobin_open_debuginfo(binaries[0].gb, env.debuginfo, err,
+				 sizeof(err))) {
+		fprintf(stderr, "gotrace-record: %s\n", err);
+		gobin_close(binaries[0].gb);
+		return NULL;
+	}
+	load_span(attach_path, &binaries[nbinaries]);
+	binaries[nbinaries].path = strdup(path);
+	binaries[nbinaries].attach_path = strdup(attach_path);
+	binaries[nbinaries].id = nbinaries;
+	return &binaries[nbinaries++];
+}
+
+/*
+ * Finds the value an expression names: goargN (entry probes), goretN or
+ * retval (return probes; retval = goret1), or a parameter/result name.
+ */
+static int resolve_expr(const struct probe *p, const char *expr)
+{
+	const char *pfx = p->spec.kind == GTR_KIND_RETURN ? "goret" : "goarg";
+	char *end;
+	int i;
+
+	if (p->spec.kind == GTR_KIND_RETURN && !strcmp(expr, "retval"))
+		return p->nargs ? 0 : -ERANGE;
+	if (!strncmp(expr, pfx, 5) && expr[5]) {
+		long n = strtol(expr + 5, &end, 10);
+
+		if (!*end && n >= 1 && n <= p->nargs)
+			return n - 1;
+		if (!*end)
+			return -ERANGE;
+	}
+	for (i = 0; i < p->nargs; i++)
+		if (p->args[i].name[0] && !strcmp(p->args[i].name, expr))
+			return i;
+	return -ENOENT;
+}
+
+static void print_arg_names(const struct probe *p)
+{
+	int i;
+
+	for (i = 0; i < p->nargs; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "",
+			p->args[i].name[0] ? p->args[i].name : "?");
+	if (!p->nargs)
+		fprintf(stderr, "no parameters");
+}
+
+/* Turns one argument's location into a fetch of the plan. */
+static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a)
+{
+	memset(f, 0, sizeof(*f));
+	if (!a->npieces || a->pieces[0].kind == GT_LOC_NONE)
+		return;
+	f->src.loc = a->pieces[0].kind;
+	f->src.reg = a->pieces[0].reg;
+	f->src.off = a->pieces[0].offset;
+	f->src.size = a->pieces[0].size;
+	switch (a->type) {
+	case GTR_TYPE_INT:
+		f->flags = GT_F_SIGNED;
+		/* fall through */
+	case GTR_TYPE_UINT:
+	case GTR_TYPE_BOOL:
+	case GTR_TYPE_PTR:
+	case GTR_TYPE_WORD:
+		f->op = GT_OP_WORD;
+		break;
+	case GTR_TYPE_BYTES:
+		if (a->npieces == 1) {
+			/* $ptr(E, SIZE): a->size bytes where E points. */
+			f->op = GT_OP_MEM;
+			f->mem_size = a->size;
+			break;
+		}
+		/* []byte is (ptr, len, cap), read like a string */
+		__attribute__((fallthrough));
+	case GTR_TYPE_STRING:
+		if (a->npieces < 2 || a->pieces[1].kind == GT_LOC_NONE)
+			return;
+		f->op = GT_OP_STRING;
+		f->src2.loc = a->pieces[1].kind;
+		f->src2.reg = a->pieces[1].reg;
+		f->src2.off = a->pieces[1].offset;
+		f->src2.size = a->pieces[1].size;
+		break;
+	default:
+		break;   /* floats in XMM, aggregates: unavailable */
+	}
+}
+
+/*
+ * Reads up to `max` bytes of the code of `fn` into a new buffer; returns
+ * its length in *len, or NULL.
+ */
+static uint8_t *read_code(const struct binary *b, const struct gobin_func *fn,
+			  size_t max, size_t *len)
+{
+	size_t n = fn->end > fn->entry ? fn->end - fn->entry : 0;
+	uint8_t *code;
+	ssize_t got;
+	int fd;
+
+	if (n > max)
+		n = max;
+	code = malloc(n ? n : 1);
+	fd = open(b->attach_path, O_RDONLY | O_CLOEXEC);
+	if (!code || fd < 0) {
+		free(code);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	got = pread(fd, code, n, fn->file_offset);
+	close(fd);
+	if (got <= 0) {
+		free(code);
+		return NULL;
+	}
+	*len = got;
+	return code;
+}
+
+/*
+ * Where the uprobes of `p` go, as file offsets: after the stack check for
+ * an entry probe, every RET for a return probe (never uretprobes: the Go
+ * runtime copies stacks and would find the kernel's trampoline address).
+ */
+/*
+ * Adds the value of "$ptr(E, SIZE)": SIZE bytes of memory at the address
+ * that value E (goargN or a name) holds. Returns its index, -ENOENT when
+ * E is unknown, or -EINVAL after printing why.
+ */
+static int add_ptr_value(struct probe *p, const char *x)
+{
+	char inner[128];
+	const char *comma = strrchr(x, ',');
+	size_t len = strlen(x), n;
+	struct gobin_arg *a;
+	unsigned long size;
+	char *end;
+	int root, k;
+
+	if (!comma || x[len - 1] != ')' || (n = comma - (x + 5)) >= sizeof(inner)) {
+		fprintf(stderr, "gotrace-record: probe '%s': bad '%s'; write "
+			"$ptr(EXPR, SIZE), e.g. $ptr(goarg1, 16)\n",
+			p->spec.text, x);
+		return -EINVAL;
+	}
+	memcpy(inner, x + 5, n);
+	inner[n] = '\0';
+	while (n && inner[n - 1] == ' ')
+		inner[--n] = '\0';
+	errno = 0;
+	size = strtoul(comma + 1, &end, 0);
+	while (*end == ' ')
+		end++;
+	if (errno || *end != ')' || !size || size > GT_STR_MAX) {
+		fprintf(stderr, "gotrace-record: probe '%s': bad size in '%s'; "
+			"give 1 to %d bytes\n", p->spec.text, x, GT_STR_MAX);
+		return -EINVAL;
+	}
+	root = resolve_expr(p, inner + strspn(inner, " "));
+	if (root < 0)
+		return -ENOENT;
+	if (p->meta.nargs >= GT_MAX_FETCH) {
+		fprintf(stderr, "gotrace-record: probe '%s': too many values "
+			"(at most %d)\n", p->spec.text, GT_MAX_FETCH);
+		return -EINVAL;
+	}
+	if (!p->args[root].npieces ||
+	    p->args[root].pieces[0].kind == GT_LOC_NONE) {
+		fprintf(stderr, "gotrace-record: probe '%s': '%s' is not "
+			"readable, so '%s' cannot follow it\n", p->spec.text,
+			inner, x);
+		return -EINVAL;
+	}
+	k = p->meta.nargs++;
+	a = &p->args[k];
+	memset(a, 0, sizeof(*a));
+	snprintf(a->name, sizeof(a->name), "%s", x);
+	snprintf(a->type_name, sizeof(a->type_name), "[%lu]byte", size);
+	a->type = GTR_TYPE_BYTES;
+	a->size = size;
+	a->npieces = 1;
+	a->pieces[0] = p->args[root].pieces[0];
+	p->meta.args[k].name = a->name;
+	p->meta.args[k].type_name = a->type_name;
+	p->meta.args[k].type = a->type;
+	p->meta.args[k].size = a->size;
+	return k;
+}
+
+static int probe_sites(struct probe *p)
+{
+	const struct binary *b = p->bin;
+	int gc_amd64 = gobin_compiler(b->gb) == GOBIN_GC &&
+		       gobin_arch(b->gb) == GOBIN_AMD64;
+	size_t len = 0;
+	uint8_t *code;
+	int i, n;
+
+	if (p->spec.kind == GTR_KIND_ENTRY) {
+		p->sites = malloc(sizeof(*p->sites));
+		if (!p->sites)
+			return -ENOMEM;
+		p->sites[0] = p->fn.file_offset;
+		p->nsites = 1;
+		if (gc_amd64 && (code = read_code(b, &p->fn, 64, &len))) {
+			p->sites[0] += go_prologue_skip(code, len,
+				gobin_func_abi(b->gb, &p->fn) == GOBIN_ABI_INTERNAL);
+			free(code);
+		}
+		return 0;
+	}
+	if (gobin_arch(b->gb) != GOBIN_AMD64) {
+		fprintf(stderr, "gotrace-record: probe '%s': return probes need "
+			"an x86-64 binary for now\n", p->spec.text);
+		return -ENOTSUP;
+	}
+	code = read_code(b, &p->fn, 1 << 20, &len);
+	if (!code) {
+		fprintf(stderr, "gotrace-record: probe '%s': cannot read the "
+			"code of %s in %s\n", p->spec.text, p->fn.name, b->path);
+		return -EIO;
+	}
+	n = go_ret_offsets(code, len, NULL, 0);
+	if (n > 0) {
+		uint32_t *offs = calloc(n, sizeof(*offs));
+
+		p->sites = calloc(n, sizeof(*p->sites));
+		if (!offs || !p->sites) {
+			free(offs);
+			free(code);
+			return -ENOMEM;
+		}
+		go_ret_offsets(code, len, offs, n);
+		for (i = 0; i < n; i++)
+			p->sites[i] = p->fn.file_offset + offs[i];
+		p->nsites = n;
+		free(offs);
+	}
+	free(code);
+	if (n < 0) {
+		fprintf(stderr, "gotrace-record: probe '%s': cannot decode the "
+			"code of %s to find its returns\n", p->spec.text,
+			p->fn.name);
+		return -EINVAL;
+	}
+	if (n == 0 && !env.quiet)
+		fprintf(stderr, "gotrace-record: warning: %s has no RET "
+			"instruction (it never returns, or ends in a tail "
+			"call); probe '%s' will not fire\n", p->fn.name,
+			p->spec.text);
+	return 0;
+}
+
+/* Goroutine id lookup for the plan of `p` (g in R14 or in TLS). */
+static void plan_goid(struct probe *p)
+{
+	const struct gobin *gb = p->bin->gb;
+
+	p->plan.goid_off = gobin_goid_offset(gb);
+	p->plan.goid_mode = GT_GOID_NONE;
+	if (p->plan.goid_off < 0 || gobin_compiler(gb) != GOBIN_GC ||
+	    gobin_arch(gb) != GOBIN_AMD64)
+		return;
+	/* R14 holds g only in ABIInternal code; ABI0 (assembly, old Go)
+	 * finds it at fs:-8. */
+	p->plan.goid_mode = gobin_func_abi(gb, &p->fn) == GOBIN_ABI_INTERNAL
+				    ? GT_GOID_R14 : GT_GOID_TLS;
+}
+
+/*
+ * Fills probe `p` (id `id`) for function `fn` of binary `b` as `spec`
+ * says: values to capture, format expressions, fetch plan and uprobe
+ * sites. `glob` is set when the function came from a glob, to word errors
+ * as "skipped". Returns 0 or -1 after printing why.
+ */
+static int probe_prepare(struct probe *p, uint32_t id,
+			 const struct probe_spec *spec, struct binary *b,
+			 const struct gobin_func *fn)
+{
+	int ret = spec->kind == GTR_KIND_RETURN;
+	int i, n;
+
+	p->spec = *spec;   /* shares the strings of the parsed spec */
+	p->bin = b;
+	p->fn = *fn;
+	if (gobin_arch(b->gb) != GOBIN_AMD64) {
+		fprintf(stderr, "gotrace-record: probe '%s': %s is not an "
+			"x86-64 binary; capture runs on x86-64 only for now "
+			"(gotrace-record --list reads other architectures)\n",
+			p->spec.text, b->path);
+		return -1;
+	}
+	if (p->spec.sig && ret) {
+		fprintf(stderr, "gotrace-record: probe '%s': a signature gives "
+			"parameters; results of return probes need DWARF\n",
+			p->spec.text);
+		return -1;
+	}
+	if (p->spec.sig) {
+		char err[512];
+
+		n = gobin_sig_args(b->gb, &p->fn, p->spec.sig, p->args,
+				   GTR_MAX_ARGS, err, sizeof(err));
+		if (n < 0) {
+			fprintf(stderr, "gotrace-record: %s\n", err);
+			return -1;
+		}
+	} else {
+		n = ret ? gobin_func_results(b->gb, &p->fn, p->args, GTR_MAX_ARGS)
+			: gobin_func_args(b->gb, &p->fn, p->args, GTR_MAX_ARGS);
+	}
+	if (n < 0) {
+		/* No DWARF: raw words in the function's convention. Results of
+		 * the register ABI come back in the argument registers. */
+		if (ret && gobin_func_abi(b->gb, &p->fn) != GOBIN_ABI_INTERNAL) {
+			fprintf(stderr, "gotrace-record: probe '%s': results of "
+				"%s are on the stack after its arguments, and "
+				"without DWARF their place is unknown; use a "
+				"binary with DWARF\n", p->spec.text, p->fn.name);
+			return -1;
+		}
+		n = gobin_func_raw_args(b->gb, &p->fn, p->args,
+					p->spec.nexprs > 6 ? p->spec.nexprs : 6);
+		if (n < 0)
+			n = 0;
+	}
+	p->nargs = n;
+
+	memset(&p->meta, 0, sizeof(p->meta));
+	p->meta.id = id;
+	p->meta.binary_id = b->id;
+	p->meta.kind = p->spec.kind;
+	p->meta.func = (char *)p->fn.name;
+	p->meta.address = p->fn.entry;
+	p->meta.spec = p->spec.text;
+	p->meta.fmt = p->spec.fmt ? p->spec.fmt : "";
+	p->meta.nargs = n > GT_MAX_FETCH ? GT_MAX_FETCH : n;
+	for (i = 0; i < (int)p->meta.nargs; i++) {
+		struct gobin_arg *ga = &p->args[i];
+
+		/* DWARF names []byte "[]uint8": captured as bytes. */
+		if (ga->type == GTR_TYPE_OTHER && ga->npieces >= 2 &&
+		    (!strcmp(ga->type_name, "[]uint8") ||
+		     !strcmp(ga->type_name, "[]byte")))
+			ga->type = GTR_TYPE_BYTES;
+		p->meta.args[i].name = p->args[i].name;
+		p->meta.args[i].type_name = p->args[i].type_name;
+		p->meta.args[i].type = p->args[i].type;
+		p->meta.args[i].size = p->args[i].size;
+	}
+	for (i = 0; i < p->spec.nexprs; i++) {
+		const char *x = p->spec.exprs[i];
+		int a = resolve_expr(p, x);
+
+		if (a == -ENOENT && !strncmp(x, "$ptr(", 5))
+			a = add_ptr_value(p, x);
+		if (a == -EINVAL)
+			return -1;    /* add_ptr_value said why */
+		if (a < 0 || a >= (int)p->meta.nargs) {
+			fprintf(stderr, "gotrace-record: probe '%s': unknown "
+				"expression '%s'; use %s1..%s%d%s, a %s name or "
+				"$ptr(EXPR, SIZE) (%s has: ", p->spec.text, x,
+				ret ? "goret" : "goarg", ret ? "goret" : "goarg",
+				p->nargs, ret ? ", retval" : "",
+				ret ? "result" : "parameter", p->fn.name);
+			print_arg_names(p);
+			fprintf(stderr, ")\n");
+			return -1;
+		}
+		p->meta.exprs[p->meta.nexprs++] = a;
+	}
+
+	memset(&p->plan, 0, sizeof(p->plan));
+	p->plan.probe_id = id;
+	p->plan.kind = p->spec.kind;
+	p->plan.nfetch = p->meta.nargs;
+	p->plan.str_max = env.str_max;
+	for (i = 0; i < (int)p->plan.nfetch; i++)
+		plan_fetch(&p->plan.fetch[i], &p->args[i]);
+	plan_goid(p);
+	if (env.stack)
+		p->plan.flags |= GT_P_STACK;
+	return probe_sites(p) ? -1 : 0;
+}
+
+static int has_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+struct expand {
+	const char **names;
+	int n, cap;
+};
+
+static int collect(const struct gobin_func *f, void *ctx)
+{
+	struct expand *e = ctx;
+	int i;
+
+	for (i = 0; i < env.nexcludes; i++)
+		if (!fnmatch(env.excludes[i], f->name, 0))
+			return 0;
+	if (e->n == e->cap) {
+		int cap = e->cap ? e->cap * 2 : 64;
+		const char **names = realloc(e->names, cap * sizeof(*names));
+
+		if (!names)
+			return -ENOMEM;
+		e->names = names;
+		e->cap = cap;
+	}
+	e->names[e->n++] = f->name;
+	return 0;
+}
+
+static int add_probe(const struct probe_spec *spec, struct binary *b,
+		     const struct gobin_func *fn)
+{
+	static int cap;
+	struct probe *p;
+
+	if (nprobes >= (int)env.max_probes) {
+		fprintf(stderr, "gotrace-record: more than %u probes; narrow "
+			"the globs (--exclude GLOB) or raise --max-probes\n",
+			env.max_probes);
+		return -1;
+	}
+	if (nprobes == cap) {
+		int ncap = cap ? cap * 2 : 16;
+		struct probe **np = realloc(probes, ncap * sizeof(*np));
+
+		if (!np)
+			return -1;
+		probes = np;
+		cap = ncap;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -1;
+	if (probe_prepare(p, nprobes, spec, b, fn)) {
+		free(p);
+		return -2;
+	}
+	probes[nprobes++] = p;
+	return 0;
+}
+
+/*
+ * Parses one probe as written and adds a probe for its function, or for
+ * every function its glob matches (exact names win: "main.(*T).M" holds a
+ * '*' but names one method). Returns 0 or -1 after printing why.
+ */
+int expand_spec(const char *text, const char *dflt_path,
+		const char *dflt_attach)
+{
+	struct probe_spec spec;
+	struct gobin_func fn;
+	struct expand e = {};
+	struct binary *b;
+	char err[512];
+	int i, n, first = nprobes;
+
+	if (probe_spec_parse(text, &spec, err, sizeof(err))) {
+		fprintf(stderr, "gotrace-record: %s\n", err);
+		return -1;
+	}
+	if (spec.predicate) {
+		fprintf(stderr, "gotrace-record: probe '%s': record-time "
+			"predicates are not supported yet; record without it "
+			"and filter with gotrace-report -f '%s'\n",
+			spec.text, spec.predicate);
+		return -1;
+	}
+	if (spec.binary) {
+		char inroot[PATH_MAX];
+		const char *at = spec.binary;
+
+		/* A path inside the target's container, seen from here. */
+		if (env.root_pid && access(at, F_OK) && spec.binary[0] == '/') {
+			snprintf(inroot, sizeof(inroot), "/proc/%d/root%s",
+				 env.root_pid, spec.binary);
+			if (!access(inroot, F_OK))
+				at = inroot;
+		}
+		b = binary_get(spec.binary, at);
+	} else if (dflt_path) {
+		b = binary_get(dflt_path, dflt_attach);
+	} else {
+		fprintf(stderr, "gotrace-record: probe '%s' names no binary; "
+			"write BINARY:FUNCTION to trace every process of "
+			"BINARY, or give -p PID or -- CMD\n", spec.text);
+		return -1;
+	}
+	if (!b)
+		return -1;
+	if (!gobin_func_find(b->gb, spec.func, &fn))
+		return add_probe(&spec, b, &fn) ? -1 : 0;
+	if (has_glob(spec.func)) {
+		if (gobin_func_each(b->gb, spec.func, collect, &e) < 0)
+			return -1;
+		for (i = 0; i < e.n; i++) {
+			if (gobin_func_find(b->gb, e.names[i], &fn))
+				continue;
+			/* A glob skips functions it cannot probe (reason
+			 * printed); a limit or memory failure stops all. */
+			if (add_probe(&spec, b, &fn) == -1) {
+				free(e.names);
+				return -1;
+			}
+		}
+		free(e.names);
+		if (nprobes > first)
+			return 0;
+		fprintf(stderr, "gotrace-record: no function of %s matches "
+			"'%s'\n", b->path, spec.func);
+		return -1;
+	}
+	{
+		const char *near[5];
+
+		n = gobin_func_suggest(b->gb, spec.func, near, 5);
+		fprintf(stderr, "gotrace-record: function '%s' not found in %s",
+			spec.func, b->path);
+		for (i = 0; i < n; i++)
+			fprintf(stderr, "%s%s", i ? ", " : "; did you mean: ",
+				near[i]);
+		fprintf(stderr, "\n");
+	}
+	return -1;
+}
+

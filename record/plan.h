@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plan: from probes as written to what gotrace-record attaches: binaries
+ * opened once, globs expanded, values located (DWARF or raw registers),
+ * format expressions resolved, fetch plans built and uprobe sites found
+ * (after the stack check at entry, every RET for returns).
+ */
+#ifndef GOTRACE_PLAN_H
+#define GOTRACE_PLAN_H
+
+#include <stdint.h>
+
+#include "gobin.h"
+#include "gotrace.h"
+#include "gtr.h"
+#include "probe.h"
+
+#define PLAN_MAX_BINARIES 64
+
+/* Options that shape plans (from the command line). */
+struct plan_opts {
+	unsigned str_max;      /* bytes captured per string */
+	unsigned max_probes;   /* refuse more probes than this */
+	int quiet;             /* no warnings */
+	int stack;             /* capture user stacks */
+	int nexcludes;
+	char **excludes;       /* globs of functions to skip */
+	const char *debuginfo; /* separate debug file for the first binary */
+	int root_pid;          /* a BINARY missing here is looked up under
+				  /proc/ROOT_PID/root (containers); 0: none */
+};
+
+struct binary {
+	char *path;          /* as the user named it, or the resolved default */
+	char *attach_path;   /* path given to the kernel (/proc/PID/exe, ...) */
+	struct gobin *gb;
+	uint32_t id;
+	uint64_t load_lo, load_hi; /* link-time span of its PT_LOAD segments */
+	uint64_t text_vaddr, text_offset; /* its executable PT_LOAD */
+};
+
+struct probe {
+	struct probe_spec spec;
+	struct binary *bin;
+	struct gobin_func fn;
+	uint64_t *sites;        /* file offsets of its uprobes */
+	int nsites;
+	struct gtr_probe meta;
+	struct gt_plan plan;
+	int nargs;
+	struct gobin_arg args[GTR_MAX_ARGS];
+};
+
+/* Traced binaries and probes built so far (ids are their indexes). */
+extern struct binary binaries[PLAN_MAX_BINARIES];
+extern int nbinaries;
+extern struct probe **probes;
+extern int nprobes;
+
+/* Sets the options for the probes built after the call. */
+void plan_init(const struct plan_opts *o);
+
+/* Resolves CMD's executable through PATH, as execvp would (malloc'd). */
+char *which(const char *cmd);
+
+/*
+ * The binary named `path` (as the user wrote it), opened through
+ * `attach_path` (e.g. /proc/PID/exe) the first time. NULL after printing
+ * why (not a Go program, missing file).
+ */
+struct binary *binary_get(const char *path, const char *attach_path);
+
+/*
+ * Parses one probe as written and adds a probe for its function, or for
+ * every function its glob matches. BINARY defaults to dflt_path (opened
+ * as dflt_attach). Returns 0 or -1 after printing why.
+ */
+int expand_spec(const char *text, const char *dflt_path,
+		const char *dflt_attach);
+
+#endif /* GOTRACE_PLAN_H */

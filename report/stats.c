@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-function statistics (report/stats.h). Each group keeps counters, an
+ * exact min/max/sum, a log2 histogram of microseconds (bcc's) and a
+ * log-linear histogram of nanoseconds for percentiles.
+ */
+#include "stats.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "timeparse.h"
+
+#define SUB 16                 /* sub-buckets per power of two */
+#define NBUCKETS (61 * SUB)    /* stats_bucket(UINT64_MAX) < this */
+#define NLOG2 64
+#define EXACT 512              /* latencies kept exactly per group */
+
+struct group {
+	char *key;                 /* function, '\0', by-value text */
+	size_t klen;
+	uint64_t hash;
+	uint64_t entries, returns, nlat;
+	uint64_t min, max;
+	unsigned __int128 sum;
+	uint64_t *lin;             /* NBUCKETS, allocated with the first latency */
+	uint64_t *exact;           /* the first EXACT latencies */
+	uint64_t log2[NLOG2];
+};
+
+struct stats {
+	struct filter *by;
+	const char *by_name;
+	uint32_t max;
+	struct group **tab;        /* open addressing */
+	uint32_t cap, count;
+	uint64_t dropped;
+	struct buf key;            /* scratch */
+};
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p) {
+		fprintf(stderr, "gotrace-report: out of memory (stats, %zu bytes)\n", n * size);
+		exit(1);
+	}
+	return p;
+}
+
+uint32_t stats_bucket(uint64_t v)
+{
+	if (v < SUB)
+		return (uint32_t)v;
+	const int msb = 63 - __builtin_clzll(v);
+	const uint32_t sub = (uint32_t)(v >> (msb - 4)) & (SUB - 1);
+	return (uint32_t)(msb - 3) * SUB + sub;
+}
+
+uint64_t stats_bucket_mid(uint32_t i)
+{
+	const uint32_t major = i / SUB, sub = i % SUB;
+
+	if (major == 0)
+		return sub;
+	const int msb = (int)major + 3;
+	const uint64_t lo = (uint64_t)(SUB + sub) << (msb - 4);
+	const uint64_t width = 1ull << (msb - 4);
+	return lo + width / 2;
+}
+
+struct stats *stats_new(struct filter *by, const char *by_name, uint32_t max_groups)
+{
+	struct stats *s = xcalloc(1, sizeof(*s));
+
+	s->by = by;
+	s->by_name = by_name;
+	s->max = max_groups ? max_groups : 10000;
+	return s;
+}
+
+void stats_free(struct stats *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; i < s->cap; i++)
+		if (s->tab[i]) {
+			free(s->tab[i]->key);
+			free(s->tab[i]->lin);
+			free(s->tab[i]->exact);
+			free(s->tab[i]);
+		}
+	free(s->tab);
+	buf_free(&s->key);
+	free(s);
+}
+
+uint64_t stats_dropped(const struct stats *s)
+{
+	return s->dropped;
+}
+
+static uint64_t hash_bytes(const char *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)p[i]) * 1099511628211ull;
+	return h;
+}
+
+static void rehash(struct stats *s, uint32_t cap)
+{
+	struct group **t = xcalloc(cap, sizeof(*t));
+
+	for (uint32_t i = 0; i < s->cap; i++) {
+		if (!s->tab[i])
+			continue;
+		uint32_t h = (uint32_t)s->tab[i]->hash & (cap - 1);
+		while (t[h])
+			h = (h + 1) & (cap - 1);
+		t[h] = s->tab[i];
+	}
+	free(s->tab);
+	s->tab = t;
+	s->cap = cap;
+}
+
+/* Text of a --by value for the key and the table. */
+static void by_text(struct buf *b, const struct filter_value *v)
+{
+	char tmp[32];
+
+	switch (v->kind) {
+	case FV_INT: buf_i64(b, v->i); break;
+	case FV_UINT: buf_u64(b, v->u); break;
+	case FV_DBL: buf_puts(b, output_double(tmp, v->d)); break;
+	case FV_STR:
+		buf_putc(b, '"');
+		output_text_bytes(b, v->s, v->len, true);
+		buf_putc(b, '"');
+		if (v->full_len > v->len)
+			buf_printf(b, "...(len=%llu)", (unsigned long long)v->full_len);
+		break;
+	default: buf_puts(b, "-"); break;
+	}
+}
+
+void stats_event(struct stats *s, const struct report_event *e)
+{
+	const struct gtr_probe *p = e->entry_probe ? e->entry_probe : e->probe;
+	const bool ret = e->ev->kind == GTR_KIND_RETURN;
+	struct filter_value v;
+	char tmp[32];
+
+	buf_reset(&s->key);
+	if (p && p->func) {
+		buf_puts(&s->key, p->func);
+	} else {
+		snprintf(tmp, sizeof(tmp), "probe#%u", e->ev->probe_id);
+		buf_puts(&s->key, tmp);
+	}
+	buf_putc(&s->key, '\0');
+	if (s->by) {
+		if (!filter_field(s->by, e, &v))
+			v.kind = FV_MISSING;
+		by_text(&s->key, &v);
+	}
+	const uint64_t hash = hash_bytes(s->key.data, s->key.len);
+	if ((s->count + 1) * 2 > s->cap)
+		rehash(s, s->cap ? s->cap * 2 : 64);
+	uint32_t h = (uint32_t)hash & (s->cap - 1);
+	struct group *g;
+	while ((g = s->tab[h]) &&
+	       !(g->hash == hash && g->klen == s->key.len && !memcmp(g->key, s->key.data, g->klen)))
+		h = (h + 1) & (s->cap - 1);
+	if (!g) {
+		if (s->count >= s->max) {
+			s->dropped++;
+			return;
+		}
+		g = xcalloc(1, sizeof(*g));
+		g->key = xcalloc(1, s->key.len + 1);
+		memcpy(g->key, s->key.data, s->key.len);
+		g->klen = s->key.len;
+		g->hash = hash;
+		g->min = UINT64_MAX;
+		s->tab[h] = g;
+		s->count++;
+	}
+	if (!ret) {
+		g->entries++;
+		return;
+	}
+	g->returns++;
+	if (!e->entry)
+		return;
+	const uint64_t ns = e->latency_ns;
+	if (!g->lin) {
+		g->lin = xcalloc(NBUCKETS, sizeof(*g->lin));
+		g->exact = xcalloc(EXACT, sizeof(*g->exact));
+	}
+	if (g->nlat < EXACT)
+		g->exact[g->nlat] = ns;
+	g->lin[stats_bucket(ns)]++;
+	const uint64_t us = ns / 1000;
+	g->log2[us < 2 ? 0 : 63 - __builtin_clzll(us)]++;
+	g->nlat++;
+	g->sum += ns;
+	if (ns < g->min)
+		g->min = ns;
+	if (ns > g->max)
+		g->max = ns;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The p-th percentile (0 < p <= 100) of a group's latencies: the value of
+ * rank ceil(p/100 * n), exact while the group has at most EXACT latencies,
+ * else the midpoint of its log-linear bucket (within 1/32).
+ */
+static uint64_t percentile(const struct group *g, double p)
+{
+	uint64_t rank = (uint64_t)(p / 100.0 * (double)g->nlat + 0.999999);
+	uint64_t cum = 0;
+
+	if (rank < 1)
+		rank = 1;
+	if (rank > g->nlat)
+		rank = g->nlat;
+	if (g->nlat <= EXACT)
+		return g->exact[rank - 1];
+	for (uint32_t i = 0; i < NBUCKETS; i++) {
+		cum += g->lin[i];
+		if (cum >= rank) {
+			uint64_t v = stats_bucket_mid(i);
+			return v < g->min ? g->min : v > g->max ? g->max : v;
+		}
+	}
+	return g->max;
+}
+
+static uint64_t calls_of(const struct group *g)
+{
+	return g->entries ? g->entries : g->returns;
+}
+
+static int group_cmp(const void *a, const void *b)
+{
+	const struct group *x = *(const struct group *const *)a;
+	const struct group *y = *(const struct group *const *)b;
+
+	if (calls_of(x) != calls_of(y))
+		return calls_of(x) > calls_of(y) ? -1 : 1;
+	const size_t n = x->klen < y->klen ? x->klen : y->klen;
+	const int r = memcmp(x->key, y->key, n);
+	return r ? r : (x->klen > y->klen) - (x->klen < y->klen);
+}
+
+static void put_cell(struct buf *b, const char *s, int width, bool left)
+{
+	const int n = (int)strlen(s);
+
+	if (!left)
+		buf_pad(b, ' ', width - n);
+	buf_puts(b, s);
+	if (left)
+		buf_pad(b, ' ', width - n);
+}
+
+void stats_print_log2(struct buf *b, const uint64_t *vals, int n, const char *unit)
+{
+	int idx_max = -1;
+	uint64_t val_max = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (vals[i])
+			idx_max = i;
+		if (vals[i] > val_max)
+			val_max = vals[i];
+	}
+	if (idx_max < 0)
+		return;
+	/* bcc libbpf-tools trace_helpers.c print_log2_hist() */
+	const bool narrow = idx_max <= 32;
+	const int stars = narrow ? 40 : 20;
+	buf_printf(b, "%*s%-*s : count    distribution\n", narrow ? 5 : 15, "",
+		   narrow ? 19 : 29, unit);
+	for (int i = 0; i <= idx_max; i++) {
+		const uint64_t low = i ? 1ull << i : 0;
+		const uint64_t high = !i ? 1 : i < 63 ? (1ull << (i + 1)) - 1 : UINT64_MAX;
+		const int width = narrow ? 10 : 20;
+		buf_printf(b, "%*llu -> %-*llu : %-8llu |", width, (unsigned long long)low,
+			   width, (unsigned long long)high, (unsigned long long)vals[i]);
+		const int k = (int)((double)vals[i] * stars / (double)val_max);
+		buf_pad(b, '*', k);
+		buf_pad(b, ' ', stars - k);
+		buf_puts(b, "|\n");
+	}
+}
+
+void stats_write(struct stats *s, struct buf *b, uint64_t span_ns, bool hist)
+{
+	struct group **gs = xcalloc(s->count + 1, sizeof(*gs));
+	uint32_t n = 0;
+	char t1[24], t2[24];
+	int fw = 4, bw = s->by ? (int)strlen(s->by_name) : 0;
+
+	for (uint32_t i = 0; i < s->cap; i++)
+		if (s->tab[i]) {
+			struct group *g = s->tab[i];
+			gs[n++] = g;
+			const int l = (int)strlen(g->key);
+			if (l > fw)
+				fw = l;
+			const int bl = (int)(g->klen - (size_t)l - 1);
+			if (s->by && bl > bw)
+				bw = bl;
+		}
+	if (fw > 48)
+		fw = 48;
+	if (bw > 32)
+		bw = 32;
+	qsort(gs, n, sizeof(*gs), group_cmp);
+	for (uint32_t i = 0; i < n; i++)
+		if (gs[i]->nlat && gs[i]->nlat <= EXACT)
+			qsort(gs[i]->exact, gs[i]->nlat, sizeof(uint64_t), u64_cmp);
+
+	put_cell(b, "FUNC", fw, true);
+	if (s->by) {
+		buf_putc(b, ' ');
+		put_cell(b, s->by_name, bw, true);
+	}
+	buf_puts(b, "      CALLS      RATE/s        P50        P90        P99        MAX\n");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct group *g = gs[i];
+		put_cell(b, g->key, fw, true);
+		if (s->by) {
+			buf_putc(b, ' ');
+			put_cell(b, g->key + strlen(g->key) + 1, bw, true);
+		}
+		snprintf(t1, sizeof(t1), "%llu", (unsigned long long)calls_of(g));
+		buf_putc(b, ' ');
+		put_cell(b, t1, 10, false);
+		if (span_ns)
+			snprintf(t1, sizeof(t1), "%.1f", (double)calls_of(g) * 1e9 / (double)span_ns);
+		else
+			snprintf(t1, sizeof(t1), "-");
+		buf_putc(b, ' ');
+		put_cell(b, t1, 11, false);
+		const double ps[] = { 50, 90, 99 };
+		for (int k = 0; k < 3; k++) {
+			buf_putc(b, ' ');
+			put_cell(b, g->nlat ? rtime_fmt_duration(t2, percentile(g, ps[k])) : "-", 10, false);
+		}
+		buf_putc(b, ' ');
+		put_cell(b, g->nlat ? rtime_fmt_duration(t2, g->max) : "-", 10, false);
+		buf_putc(b, '\n');
+	}
+	for (uint32_t i = 0; hist && i < n; i++) {
+		const struct group *g = gs[i];
+		if (!g->nlat)
+			continue;
+		buf_putc(b, '\n');
+		output_text_bytes(b, (const uint8_t *)g->key, strlen(g->key), false);
+		if (s->by) {
+			buf_printf(b, " %s=", s->by_name);
+			buf_puts(b, g->key + strlen(g->key) + 1);
+		}
+		buf_printf(b, ": %llu calls returned, latency min %s", (unsigned long long)g->nlat,
+			   rtime_fmt_duration(t1, g->min));
+		buf_printf(b, " avg %s max ", rtime_fmt_duration(t2, (uint64_t)(g->sum / g->nlat)));
+		buf_printf(b, "%s\n", rtime_fmt_duration(t1, g->max));
+		stats_print_log2(b, g->log2, NLOG2, "usecs");
+	}
+	free(gs);
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stats: per-function summaries for `gotrace-report stats` (spec/OUTPUT.md,
+ * "Statistics"): calls, rate, latency percentiles from paired returns, and
+ * log2 histograms in bcc's style. Memory is fixed per group (a function, or
+ * a function and a --by value), and groups are capped.
+ */
+#ifndef REPORT_STATS_H
+#define REPORT_STATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "event.h"
+#include "filter.h"
+
+struct stats;
+
+/*
+ * Creates a summary grouped by function and, when `by` is not NULL (a
+ * field compiled with filter_compile_field(), named `by_name` in the
+ * output), by that field's value; at most `max_groups` groups (0: 10000).
+ */
+struct stats *stats_new(struct filter *by, const char *by_name, uint32_t max_groups);
+
+/* Frees `s` (NULL is fine); does not free `by`. */
+void stats_free(struct stats *s);
+
+/* Counts one event (after pairing and filtering). */
+void stats_event(struct stats *s, const struct report_event *e);
+
+/* Events not counted because the group limit was reached. */
+uint64_t stats_dropped(const struct stats *s);
+
+/*
+ * Appends the table and, when `hist`, a log2 latency histogram per group.
+ * `span_ns` is the time the rates are computed over (first to last event).
+ */
+void stats_write(struct stats *s, struct buf *b, uint64_t span_ns, bool hist);
+
+/*
+ * Appends a bcc-style log2 histogram (`unit : count distribution`, star
+ * bars, under 80 columns) of vals[0..n): bucket i counts values v with
+ * 2^i <= v < 2^(i+1) (bucket 0 also v = 0). Nothing when all are zero.
+ */
+void stats_print_log2(struct buf *b, const uint64_t *vals, int n, const char *unit);
+
+/*
+ * Log-linear bucket of `v` (16 sub-buckets per power of two, exact below
+ * 16) and the midpoint of bucket `i`: percentiles are within 1/32 of the
+ * true value. Exposed for tests.
+ */
+uint32_t stats_bucket(uint64_t v);
+uint64_t stats_bucket_mid(uint32_t i);
+
+#endif /* REPORT_STATS_H */

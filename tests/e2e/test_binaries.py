@@ -1,0 +1,169 @@
+"""`gotrace-record --list BINARY [GLOB] [--json] [--debuginfo FILE]` on Go
+fixtures (register ABI, stripped, PIE, separate debug file) and on Debian's
+own stripped Go programs (age: PIE with cgo; caddy), checked against what
+Go's own tools say (`go version -m`, `go tool nm`)."""
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import ROOT, _need, record
+
+GOBIN_SRC = ("tests/fixtures/gobin/args.go",)
+
+
+def go_lines(*args):
+    p = subprocess.run(["go", *args], capture_output=True, text=True, check=True,
+                       env=dict(os.environ, GO111MODULE="off"))
+    return p.stdout.splitlines()
+
+
+def go_version_m(path):
+    """`go version -m`: version, main path and build settings."""
+    lines = go_lines("version", "-m", path)
+    info = {"version": lines[0].split(": ", 1)[1].strip(), "path": "", "build": {}}
+    for line in lines[1:]:
+        f = line.strip("\n").split("\t")
+        if len(f) >= 3 and f[1] == "path":
+            info["path"] = f[2]
+        elif len(f) >= 3 and f[1] == "build":
+            k, _, v = f[2].partition("=")
+            info["build"][k] = v.strip('"')
+    return info
+
+
+def nm_main(path):
+    """Text symbols of package main as `go tool nm` lists them, by name."""
+    out = {}
+    for line in go_lines("tool", "nm", path):
+        f = line.split()
+        if len(f) == 3 and f[1] in "Tt" and f[2].startswith("main.") \
+                and "[go.shape." not in f[2]:
+            out[f[2]] = int(f[0], 16)
+    return out
+
+
+def listing(*args, check=True):
+    return record(["--list", *args], check=check)
+
+
+def listing_json(*args):
+    p = listing(*args, "--json")
+    doc = json.loads(p.stdout)
+    return doc, {f["name"]: f for f in doc["functions"]}
+
+
+def test_list_text_example(functions):
+    out = listing(functions, "main.*").stdout
+    assert "compiler     gc go" in out
+    assert "arch         x86-64, ABIInternal calling convention" in out
+    assert "\nmain.greet(s string, n int) int\n    ABIInternal at 0x" in out
+    assert "    goarg1   s            string               RAX,RBX\n" in out
+    assert "    goarg2   n            int                  RCX\n" in out
+    assert "\nmain.(*T).M(t *main.T, k int8, ok bool) int\n" in out
+    assert "runtime.main" not in out
+
+
+def test_list_json_example(functions):
+    doc, fn = listing_json(functions, "main.*")
+    b = doc["binary"]
+    assert b["compiler"] == "gc" and b["arch"] == "x86-64"
+    assert b["abi"] == "ABIInternal" and b["dwarf"] is True
+    assert b["go_version"] == go_version_m(functions)["version"]
+    assert b["build_settings"]["GOARCH"] == "amd64"
+    assert doc["matched"] == len(doc["functions"]) > 4
+    add = fn["main.add"]
+    assert add["signature"] == "main.add(x int, y int) int"
+    assert [p["locations"] for p in add["params"]] == [["RAX"], ["RBX"]]
+    assert all(p["capture"] for p in add["params"])
+    assert [r["locations"] for r in add["results"]] == [["RAX"]]
+    # entries are those of the symbol table
+    nm = nm_main(functions)
+    for name, f in fn.items():
+        assert f["entry"] == nm[name], name
+
+
+def test_list_stripped_pie_matches_nm(gobuild):
+    full = gobuild(GOBIN_SRC[0], "args_piefull", "-buildmode=pie")
+    stripped = gobuild(GOBIN_SRC[0], "args_piestripped", "-buildmode=pie",
+                       "-ldflags=-s -w")
+    doc, fn = listing_json(stripped, "main.*")
+    b = doc["binary"]
+    assert b["pie"] is True and b["stripped"] is True and b["dwarf"] is False
+    assert b["go_version"] == go_version_m(stripped)["version"]
+    nm = nm_main(full)
+    assert set(fn) == set(nm)
+    for name, f in fn.items():
+        assert f["signature"] is None and f["params"] is None
+        assert f["abi"] == "ABIInternal"
+        assert f["size"] > 0
+    # -s -w moves nothing in the text: same entries as the full build
+    assert {n: f["entry"] for n, f in fn.items()} == nm
+
+
+def test_list_debuginfo(gobuild, tmp_path):
+    _need(shutil.which("objcopy") is not None, "objcopy missing (binutils)")
+    full = gobuild(GOBIN_SRC[0], "args_fordebug")
+    dbg, bare = str(tmp_path / "args.debug"), str(tmp_path / "args_bare")
+    subprocess.run(["objcopy", "--only-keep-debug", full, dbg], check=True)
+    subprocess.run(["objcopy", "--strip-debug", full, bare], check=True)
+    doc, fn = listing_json(bare, "main.spillstr")
+    assert doc["binary"]["dwarf"] is False
+    assert fn["main.spillstr"]["signature"] is None
+    doc, fn = listing_json(bare, "main.spillstr", "--debuginfo", dbg)
+    assert doc["binary"]["debuginfo"] == dbg
+    s = fn["main.spillstr"]
+    assert s["signature"].startswith("main.spillstr(a int, b int,")
+    assert s["params"][8]["name"] == "s"
+    assert s["params"][8]["locations"] == ["SP+8", "SP+16"]
+    assert s["params"][9]["locations"] == ["R11"]
+    # a debug file of another architecture is refused with a reason
+    other = gobuild(GOBIN_SRC[0], "args_386dbg", goarch="386")
+    p = listing(bare, "--debuginfo", other, check=False)
+    assert p.returncode == 1
+    assert other in p.stderr and "another architecture" in p.stderr
+
+
+def test_list_arm64_cross_build(gobuild):
+    arm = gobuild(GOBIN_SRC[0], "args_arm64", goarch="arm64")
+    doc, fn = listing_json(arm, "main.wide")
+    assert doc["binary"]["arch"] == "aarch64"
+    assert doc["binary"]["abi"] == "ABIInternal"
+    p = fn["main.wide"]["params"]
+    assert [x["locations"] for x in p[:2]] == [["R0"], ["R1"]]
+    assert p[15]["locations"] == ["SP+8", "SP+16"]      # s: out of registers
+    assert p[16]["locations"] == ["R15"]                # x: still a register
+    assert p[17]["locations"] == ["F0"] and not p[17]["capture"]
+
+
+@pytest.mark.parametrize("path,func", [
+    ("/usr/bin/age", "main.main"),
+    ("/usr/bin/caddy", "net/http.(*conn).serve"),
+])
+def test_list_debian_stripped_programs(path, func):
+    _need(os.path.exists(path), path + " not installed (make deps installs it)")
+    want = go_version_m(path)
+    doc, fn = listing_json(path, func)
+    b = doc["binary"]
+    assert b["stripped"] is True and b["dwarf"] is False
+    assert b["go_version"] == want["version"]
+    assert b["main_path"] == want["path"]
+    assert b["build_settings"] == want["build"]
+    assert doc["matched"] == 1 and fn[func]["size"] > 0
+    assert b["functions"] > 3000
+    if path.endswith("age"):
+        assert b["pie"] is True
+    text = listing(path, "main.*").stdout
+    assert "\nmain.main\n    ABIInternal at 0x" in text
+
+
+def test_list_errors(functions):
+    p = listing("/bin/true", check=False)
+    assert p.returncode == 1
+    assert p.stderr.startswith("gotrace-record: ") and "/bin/true" in p.stderr
+    assert "not a Go program" in p.stderr
+    p = listing(functions, "main.ad", check=False)
+    assert p.returncode == 1
+    assert "main.ad" in p.stderr and "did you mean: main.add" in p.stderr

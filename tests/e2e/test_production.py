@@ -1,0 +1,138 @@
+"""gotrace-record on production hosts: target modes, limits, rotation,
+refusals, and files that stay readable whatever happens to the recorder."""
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+
+from conftest import RECORD, record, report, wait_for
+
+
+def events(path, *args):
+    out = report(["--format", "jsonl", *args, path], check=False).stdout
+    return [json.loads(l) for l in out.splitlines() if l.strip()]
+
+
+def start_loop(procs, loop_bin):
+    p = procs([loop_bin], stdout=subprocess.PIPE, text=True)
+    assert p.p.stdout.readline().startswith("ready")
+    return p
+
+
+def attached(rec):
+    line = rec.p.stderr.readline()
+    assert "attached" in line, line
+    return line
+
+
+def test_several_pids(loop_bin, tmp_path, procs):
+    a, b = start_loop(procs, loop_bin), start_loop(procs, loop_bin)
+    trace = str(tmp_path / "t.gtr")
+    rec = procs([RECORD, "-o", trace, "-p", str(a.pid), "-p", str(b.pid),
+                 "main.add"], stderr=subprocess.PIPE, text=True)
+    attached(rec)
+    assert wait_for(lambda: {e["pid"] for e in events(trace)} == {a.pid, b.pid})
+    assert rec.stop(signal.SIGINT) == 0
+
+
+def test_every_process_of_a_binary_including_later_ones(loop_bin, tmp_path, procs):
+    """No -p and no command: BINARY:FUNCTION traces every process of the
+    binary, among them one started after the recorder."""
+    before = start_loop(procs, loop_bin)
+    trace = str(tmp_path / "t.gtr")
+    rec = procs([RECORD, "-o", trace, "%s:main.add" % loop_bin],
+                stderr=subprocess.PIPE, text=True)
+    attached(rec)
+    after = start_loop(procs, loop_bin)
+    assert wait_for(lambda: {before.pid, after.pid} <= {e["pid"] for e in events(trace)})
+    assert rec.stop(signal.SIGINT) == 0
+    evs = events(trace)
+    assert all(e["goargs"][0] == 42 for e in evs)
+
+
+def test_probe_without_binary_and_without_target_is_refused(tmp_path):
+    p = record(["-o", str(tmp_path / "t.gtr"), "main.add"], check=False)
+    assert p.returncode != 0 and "BINARY:FUNCTION" in p.stderr
+
+
+def test_duration_and_max_events(loop_bin, tmp_path, procs):
+    target = start_loop(procs, loop_bin)
+    t0 = time.monotonic()
+    trace = str(tmp_path / "d.gtr")
+    p = record(["-o", trace, "-d", "1.5", "-p", str(target.pid), "main.add"])
+    assert 1.0 < time.monotonic() - t0 < 30
+    assert "--duration reached" in p.stderr
+    assert len(events(trace)) > 10
+    trace2 = str(tmp_path / "m.gtr")
+    p = record(["-o", trace2, "--max-events", "20", "-p", str(target.pid),
+                "main.add"])
+    assert "--max-events reached" in p.stderr
+    assert len(events(trace2)) >= 20
+
+
+def test_rotation_files_are_complete(gobuild, tmp_path):
+    exe = gobuild("tests/fixtures/hot/main.go", "hot")
+    out = str(tmp_path / "r.gtr")
+    record(["-q", "-C", "40K", "-W", "3", "-o", out, "main.add", "--", exe, "100000"])
+    names = sorted(f for f in os.listdir(tmp_path) if f.startswith("r.gtr"))
+    assert names == ["r.gtr", "r.gtr1", "r.gtr2"]
+    total = 0
+    for n in names:
+        r = report(["--format", "jsonl", str(tmp_path / n)])
+        assert "truncated" not in r.stderr and "damaged" not in r.stderr
+        evs = [json.loads(l) for l in r.stdout.splitlines()]
+        assert evs and all(e["func"] == "main.add" for e in evs)
+        # each file names its probes and binary on its own
+        info = report(["info", str(tmp_path / n)]).stdout
+        assert "main.add" in info
+        total += len(evs)
+    assert 0 < total <= 100000
+
+
+def test_kill_9_of_the_recorder_leaves_a_readable_file(loop_bin, tmp_path, procs):
+    target = start_loop(procs, loop_bin)
+    trace = str(tmp_path / "k.gtr")
+    rec = procs([RECORD, "-o", trace, "-p", str(target.pid), "main.add"],
+                stderr=subprocess.PIPE, text=True)
+    attached(rec)
+    assert wait_for(lambda: len(events(trace)) >= 50)
+    time.sleep(1.2)  # frames are flushed at least once a second
+    before = len(events(trace))
+    rec.p.kill()
+    rec.p.wait()
+    r = report(["--format", "jsonl", trace], check=False)
+    assert r.returncode == 0
+    evs = [json.loads(l) for l in r.stdout.splitlines()]
+    assert len(evs) >= before
+    ys = [e["goargs"][1] for e in evs]
+    assert ys == list(range(ys[0], ys[0] + len(ys)))
+    assert target.p.poll() is None  # the target survives its tracer
+
+
+def test_refusals_name_the_problem(functions, tmp_path):
+    # Without privileges.
+    p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534",
+                        "--clear-groups", "--inh-caps=-all", RECORD, "-o",
+                        str(tmp_path / "x.gtr"), "main.add", "--", functions],
+                       capture_output=True, text=True)
+    assert p.returncode != 0 and "CAP_BPF" in p.stderr and "root" in p.stderr
+    # Bad option values.
+    p = record(["-o", str(tmp_path / "x.gtr"), "-b", "3000", "main.add", "--",
+                functions], check=False)
+    assert p.returncode == 2 and "power of two" in p.stderr
+    p = record(["-o", str(tmp_path / "x.gtr"), "-d", "soon", "main.add", "--",
+                functions], check=False)
+    assert p.returncode == 2 and "duration" in p.stderr
+    # Too many probes for the guard.
+    p = record(["-o", str(tmp_path / "x.gtr"), "--max-probes", "3",
+                "runtime.*", "--", functions], check=False)
+    assert p.returncode != 0 and "--max-probes" in p.stderr
+    assert not os.path.exists(tmp_path / "x.gtr")
+
+
+def test_no_status_line_when_not_a_terminal(functions, tmp_path):
+    p = record(["-o", str(tmp_path / "s.gtr"), "main.add", "--", functions])
+    assert "\r" not in p.stderr and "\033[" not in p.stderr
+    assert re.search(r"\d+ events, 0 dropped", p.stderr)
