@@ -74,18 +74,18 @@ $(B)/record/capture.o: $(B)/gotrace.skel.h
 $(B)/record/main.o: $(B)/gotrace.skel.h
 
 gotrace-record: $(B)/record/main.o $(RECORD_OBJS) $(FORMAT_OBJS)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_RECORD)
+	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS_RECORD)
 
 gotrace-report: $(B)/report/main.o $(REPORT_OBJS) $(FORMAT_OBJS)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_REPORT)
+	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS_REPORT)
 
 # ---- tests
 $(B)/tests/%: tests/unit/%.c $(RECORD_OBJS) $(REPORT_OBJS) $(FORMAT_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS_RECORD) $(LDLIBS_REPORT)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) -lcriterion $(LDLIBS_RECORD) $(LDLIBS_REPORT)
 
 unit: $(UNIT_BINS)
-	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t --jobs 1; done
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t --jobs 1 --short-filename; done
 
 e2e: all
 	$(PYTHON) -m pytest -v -rs tests/e2e

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Entry probe placement after Go's stack check; see insn.h. */
 #include <errno.h>
+#include <stdbool.h>
 
 #include <Zydis/Zydis.h>
 
@@ -23,14 +24,24 @@ static int is_arg_reg(ZydisRegister r)
 
 uint32_t go_prologue_skip(const uint8_t *code, size_t len, int regabi)
 {
+	return go_prologue_skip_mode(code, len, regabi, 64);
+}
+
+uint32_t go_prologue_skip_mode(const uint8_t *code, size_t len, int regabi,
+			       int bits)
+{
+	/* g.stackguard0 is g's second word: 16 on 64-bit, 8 on 32-bit. */
+	const int64_t guard = bits == 32 ? 8 : 16;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction in;
 	ZydisDecoder dec;
 	size_t off = 0;
 	int seen_cmp = 0, n;
 
-	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
-					   ZYDIS_STACK_WIDTH_64)))
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec,
+			bits == 32 ? ZYDIS_MACHINE_MODE_LEGACY_32
+				   : ZYDIS_MACHINE_MODE_LONG_64,
+			bits == 32 ? ZYDIS_STACK_WIDTH_32 : ZYDIS_STACK_WIDTH_64)))
 		return 0;
 	for (n = 0; n < 8 && off < len; n++) {
 		int i;
@@ -46,11 +57,11 @@ uint32_t go_prologue_skip(const uint8_t *code, size_t len, int regabi)
 		    in.meta.category == ZYDIS_CATEGORY_CALL ||
 		    in.meta.category == ZYDIS_CATEGORY_RET)
 			return 0;   /* control flow before any stack check */
-		/* CMP reg, [base+16]: 16 is g.stackguard0's offset. */
+		/* CMP reg, [g+stackguard0] */
 		if (in.mnemonic == ZYDIS_MNEMONIC_CMP &&
 		    in.operand_count_visible == 2 &&
 		    ops[1].type == ZYDIS_OPERAND_TYPE_MEMORY &&
-		    ops[1].mem.disp.value == 16)
+		    ops[1].mem.disp.value == guard)
 			seen_cmp = 1;
 		for (i = 0; regabi && i < in.operand_count; i++)
 			if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
@@ -90,4 +101,20 @@ int go_ret_offsets(const uint8_t *code, size_t len, uint32_t *offs, int max)
 		off += in.length;
 	}
 	return n;
+}
+
+bool go_insn_segment_prefixed(const uint8_t *code, size_t len, int bits)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec,
+			bits == 32 ? ZYDIS_MACHINE_MODE_LEGACY_32
+				   : ZYDIS_MACHINE_MODE_LONG_64,
+			bits == 32 ? ZYDIS_STACK_WIDTH_32 : ZYDIS_STACK_WIDTH_64)) ||
+	    !ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL, code, len,
+							  &in)))
+		return true;   /* undecodable: as unsafe */
+	return (in.attributes & (ZYDIS_ATTRIB_HAS_SEGMENT_FS |
+				 ZYDIS_ATTRIB_HAS_SEGMENT_GS)) != 0;
 }

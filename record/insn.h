@@ -9,6 +9,7 @@
 #ifndef GOTRACE_INSN_H
 #define GOTRACE_INSN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,19 @@
  * Source: Go src/cmd/internal/obj/x86/obj6.go, stacksplit().
  */
 uint32_t go_prologue_skip(const uint8_t *code, size_t len, int regabi);
+
+/* As go_prologue_skip, for 32-bit (i386, g.stackguard0 at g+8) or 64-bit
+ * code: `bits` is 32 or 64. */
+uint32_t go_prologue_skip_mode(const uint8_t *code, size_t len, int regabi,
+			       int bits);
+
+/*
+ * Whether the first instruction of code[len] uses an FS or GS segment
+ * override (Go's TLS access to g). Single-stepping such an instruction out
+ * of line has been seen to crash i386 programs, so gotrace never puts a
+ * uprobe on one. Undecodable code counts as prefixed.
+ */
+bool go_insn_segment_prefixed(const uint8_t *code, size_t len, int bits);
 
 /*
  * Finds every RET instruction of a function's code (code[len], linear

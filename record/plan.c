@@ -313,16 +313,30 @@ static int probe_sites(struct probe *p)
 	int i, n;
 
 	if (p->spec.kind == GTR_KIND_ENTRY) {
+		int bits = gobin_arch(b->gb) == GOBIN_386 ? 32 : 64;
+		uint32_t skip = 0;
+
 		p->sites = malloc(sizeof(*p->sites));
 		if (!p->sites)
 			return -ENOMEM;
-		p->sites[0] = p->fn.file_offset;
-		p->nsites = 1;
-		if (gc_amd64 && (code = read_code(b, &p->fn, 64, &len))) {
-			p->sites[0] += go_prologue_skip(code, len,
-				gobin_func_abi(b->gb, &p->fn) == GOBIN_ABI_INTERNAL);
+		code = read_code(b, &p->fn, 64, &len);
+		if (code && gobin_compiler(b->gb) == GOBIN_GC && (gc_amd64 ||
+		    gobin_arch(b->gb) == GOBIN_386))
+			skip = go_prologue_skip_mode(code, len,
+				gobin_func_abi(b->gb, &p->fn) == GOBIN_ABI_INTERNAL,
+				bits);
+		if (code && go_insn_segment_prefixed(code + skip, len - skip,
+						     bits)) {
 			free(code);
+			fprintf(stderr, "gotrace-record: probe '%s': the first "
+				"instruction of %s reads thread-local storage; a "
+				"uprobe there is not safe, so it is not "
+				"probed\n", p->spec.text, p->fn.name);
+			return -EPERM;
 		}
+		free(code);
+		p->sites[0] = p->fn.file_offset + skip;
+		p->nsites = 1;
 		return 0;
 	}
 	if (gobin_arch(b->gb) != GOBIN_AMD64) {
@@ -399,9 +413,10 @@ static int probe_prepare(struct probe *p, uint32_t id,
 	p->spec = *spec;   /* shares the strings of the parsed spec */
 	p->bin = b;
 	p->fn = *fn;
-	if (gobin_arch(b->gb) != GOBIN_AMD64) {
+	/* uprobes see a 386 process's registers in the same pt_regs. */
+	if (gobin_arch(b->gb) != GOBIN_AMD64 && gobin_arch(b->gb) != GOBIN_386) {
 		fprintf(stderr, "gotrace-record: probe '%s': %s is not an "
-			"x86-64 binary; capture runs on x86-64 only for now "
+			"x86 binary; capture runs on x86-64 and i386 here "
 			"(gotrace-record --list reads other architectures)\n",
 			p->spec.text, b->path);
 		return -1;

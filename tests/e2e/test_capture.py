@@ -152,3 +152,20 @@ def test_stripped_binary_with_a_signature(gobuild, tmp_path):
     bad = record(["-o", str(tmp_path / "b.gtr"), "main.greet(s strin, n int)",
                   "--", exe], check=False)
     assert bad.returncode != 0 and "strin" in bad.stderr and "underlying type" in bad.stderr
+
+
+def test_i386_stack_abi(gobuild, tmp_path):
+    """GOARCH=386: every argument on the stack (ABI0), read at SP+4...; the
+    program runs unharmed (no probe on its gs-relative first instruction)."""
+    exe = gobuild("examples/functions/main.go", "functions-386", goarch="386")
+    plain = subprocess.run([exe, "2"], capture_output=True, text=True)
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-o", trace, "main.add", "main.greet", "main.(*T).M",
+                "--", exe, "2"])
+    assert p.stdout == plain.stdout
+    evs = jsonl(trace)
+    assert [e["args"] for e in evs if e["func"] == "main.add"] == [{"x": 42, "y": 13}] * 2
+    assert [e["args"] for e in evs if e["func"] == "main.greet"] == \
+        [{"s": "hello", "n": 0}, {"s": "hello", "n": 1}]
+    ms = [e["args"] for e in evs if e["func"] == "main.(*T).M"]
+    assert [(m["k"], m["ok"]) for m in ms] == [(-3, True)] * 2

@@ -101,3 +101,22 @@ Test(insn, undecodable_code_is_an_error)
 
 	cr_assert_eq(go_ret_offsets(code, sizeof(code), offs, 4), -EINVAL);
 }
+
+Test(insn, i386_prologue_through_gs)
+{
+	/* mov ecx,gs:0; mov ecx,[ecx-4]; cmp esp,[ecx+8]; jbe +0xf;
+	 * mov eax,[esp+8] (Go 1.19, GOARCH=386, main.add) */
+	static const uint8_t code[] = {
+		0x65, 0x8b, 0x0d, 0x00, 0x00, 0x00, 0x00,
+		0x8b, 0x89, 0xfc, 0xff, 0xff, 0xff,
+		0x3b, 0x61, 0x08,
+		0x76, 0x0f,
+		0x8b, 0x44, 0x24, 0x08,
+	};
+
+	cr_assert_eq(go_prologue_skip_mode(code, sizeof(code), 0, 32), 18);
+	cr_assert(go_insn_segment_prefixed(code, sizeof(code), 32));
+	cr_assert_not(go_insn_segment_prefixed(code + 18, sizeof(code) - 18, 32));
+	/* The same bytes decoded as 64-bit code are no Go prologue. */
+	cr_assert_eq(go_prologue_skip_mode(code, sizeof(code), 0, 64), 0);
+}
