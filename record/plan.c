@@ -325,8 +325,11 @@ static int probe_sites(struct probe *p)
 			skip = go_prologue_skip_mode(code, len,
 				gobin_func_abi(b->gb, &p->fn) == GOBIN_ABI_INTERNAL,
 				bits);
-		if (code && go_insn_segment_prefixed(code + skip, len - skip,
-						     bits)) {
+		/* i386 programs were seen to crash with a uprobe on their
+		 * gs-relative first instruction; x86-64 fs-relative ones
+		 * (gccgo's split-stack check, ABI0 TLS loads) are fine. */
+		if (code && bits == 32 &&
+		    go_insn_segment_prefixed(code + skip, len - skip, bits)) {
 			free(code);
 			fprintf(stderr, "gotrace-record: probe '%s': the first "
 				"instruction of %s reads thread-local storage; a "

@@ -2,11 +2,13 @@
 stacks grow, goroutine ids, and targets that behave as if untraced."""
 import collections
 import json
+import os
 import subprocess
 
 import pytest
 
-from conftest import record, report
+from conftest import ROOT, record, report
+from test_record_report import functions_output
 
 
 def jsonl(path, *args):
@@ -169,3 +171,22 @@ def test_i386_stack_abi(gobuild, tmp_path):
         [{"s": "hello", "n": 0}, {"s": "hello", "n": 1}]
     ms = [e["args"] for e in evs if e["func"] == "main.(*T).M"]
     assert [(m["k"], m["ok"]) for m in ms] == [(-3, True)] * 2
+
+
+def test_gccgo_c_abi(tmp_path):
+    """gccgo passes arguments as C does (RDI, RSI, RDX...): captured values
+    equal what the program passes, results come back in RAX."""
+    exe = str(tmp_path / "functions-gccgo")
+    subprocess.run(["gccgo", "-g", "-O0", "-o", exe,
+                    os.path.join(ROOT, "examples/functions/main.go")], check=True)
+    plain = subprocess.run([exe, "2"], capture_output=True, text=True)
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-o", trace, "main.add", "r:main.add", "main.greet",
+                "--", exe, "2"])
+    assert p.stdout == plain.stdout == functions_output(2) + "\n"
+    evs = jsonl(trace)
+    adds = [e for e in evs if e["func"] == "main.add"]
+    assert [e["args"] for e in adds if e["kind"] == "entry"] == [{"x": 42, "y": 13}] * 2
+    assert [e["goargs"] for e in adds if e["kind"] == "return"] == [[55]] * 2
+    assert [e["args"] for e in evs if e["func"] == "main.greet"] == \
+        [{"s": "hello", "n": 0}, {"s": "hello", "n": 1}]
