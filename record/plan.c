@@ -443,6 +443,17 @@ static int probe_prepare(struct probe *p, uint32_t id,
 		n = ret ? gobin_func_results(b->gb, &p->fn, p->args, GTR_MAX_ARGS)
 			: gobin_func_args(b->gb, &p->fn, p->args, GTR_MAX_ARGS);
 	}
+	if (n == 0 && !p->spec.sig && !ret &&
+	    gobin_func_abi(b->gb, &p->fn) == GOBIN_ABI0 &&
+	    gobin_func_args_size(b->gb, &p->fn) > 0) {
+		/* Go assembly: DWARF names no parameters, but the runtime
+		 * knows the size of the argument area: capture its words. */
+		int words = gobin_func_args_size(b->gb, &p->fn) /
+			    (gobin_arch(b->gb) == GOBIN_386 ? 4 : 8);
+
+		n = gobin_func_raw_args(b->gb, &p->fn, p->args,
+					words < GT_MAX_FETCH ? words : GT_MAX_FETCH);
+	}
 	if (n < 0) {
 		/* No DWARF: raw words in the function's convention. Results of
 		 * the register ABI come back in the argument registers. */

@@ -54,7 +54,10 @@ def gobuild(tmp_path_factory):
             e["GOARCH"] = goarch
         if cgo:
             e["CGO_ENABLED"] = "1"
-        subprocess.run(["go", "build", "-o", path, *flags, os.path.join(ROOT, src)],
+        # A directory (a package with assembly) is built by relative path.
+        target = "./" + src if os.path.isdir(os.path.join(ROOT, src)) \
+            else os.path.join(ROOT, src)
+        subprocess.run(["go", "build", "-o", path, *flags, target],
                        check=True, env=e, cwd=ROOT)
         cache[key] = path
         return path

@@ -396,7 +396,7 @@ class GtrReader:
         return None
 
     def _sym(self, pid, a):
-        m = None
+        m, link = None, a
         for x in self.mappings:
             if x["pid"] == pid and x["start"] <= a < x["end"]:
                 m = x
@@ -413,7 +413,7 @@ class GtrReader:
             for b in self.binaries:
                 if not b["pie"] and s is None:
                     s = self._sym_in(b["id"], a)
-        return [a, s[2], a - s[0]] if s else [a, None, None]
+        return [a, s[2], link - s[0]] if s else [a, None, None]
 
     def realtime(self, t):
         best = None

@@ -190,3 +190,22 @@ def test_gccgo_c_abi(tmp_path):
     assert [e["goargs"] for e in adds if e["kind"] == "return"] == [[55]] * 2
     assert [e["args"] for e in evs if e["func"] == "main.greet"] == \
         [{"s": "hello", "n": 0}, {"s": "hello", "n": 1}]
+
+
+def test_assembly_function_is_abi0(gobuild, tmp_path):
+    """A Go assembly function is ABI0 in a register-ABI binary: its
+    arguments are read from the stack (SP+8, SP+16), by raw words from
+    the argument area's size or typed by a signature."""
+    exe = gobuild("tests/fixtures/asm", "asm")
+    listing = subprocess.run([os.path.join(ROOT, "gotrace-record"), "--list",
+                              exe, "main.addAsm"], capture_output=True, text=True)
+    assert "ABI0" in listing.stdout
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-o", trace, "main.addAsm",
+                'main.addAsm(x, y int64) "%d %d" x, y', "--", exe])
+    assert p.stdout.strip() == "129"
+    evs = jsonl(trace)
+    raw = [e["goargs"][:2] for e in evs if e["probe"] == 0]
+    typed = [e["args"] for e in evs if e["probe"] == 1]
+    assert raw == [[42, 0], [42, 1], [42, 2]]
+    assert typed == [{"x": 42, "y": 0}, {"x": 42, "y": 1}, {"x": 42, "y": 2}]

@@ -524,3 +524,159 @@ Test(output, buffer_grows)
 	cr_expect_eq(b.len, 48891);
 	cr_expect(!strncmp(buf_cstr(&b), "0,1,2,", 6));
 }
+
+/* ------------------------------------------------------------ version 2 */
+
+static const char *put(struct output *o)
+{
+	buf_reset(&b);
+	output_put(o, &b, &rev);
+	return buf_cstr(&b);
+}
+
+Test(output, format_v_verb)
+{
+	arg(0, "p", GTR_TYPE_PTR, 8);
+	arg(1, "s", GTR_TYPE_STRING, 16);
+	arg(2, "f", GTR_TYPE_FLOAT, 8);
+	arg(3, "ok", GTR_TYPE_BOOL, 1);
+	vuint(0, 0xc000010000);
+	vstr(1, "hi", 2, 2);
+	vdbl(2, 0.5);
+	vbool(3, true);
+	FMT("%v %v %v %v", "0xc000010000 hi 0.5 true");
+	FMT("%5v|%-4v|", "0xc000010000|hi  |");
+}
+
+Test(output, compiled_formats_are_cached_per_probe)
+{
+	const struct output_opts oo = { .format = OUTPUT_TEXT };
+	struct output *o = output_new(&oo);
+
+	arg(0, "a", GTR_TYPE_INT, 8);
+	vint(0, 42);
+	probe.fmt = (char *)"a is %d%%";
+	probe.nexprs = 1;
+	for (int i = 0; i < 3; i++)
+		cr_expect_str_eq(put(o), "4242    4243    app             main.add         a is 42%\n");
+	vint(0, -1);
+	cr_expect_str_eq(put(o), "4242    4243    app             main.add         a is -1%\n");
+	output_free(o);
+}
+
+Test(output, time_columns)
+{
+	const struct output_opts oo = { .format = OUTPUT_TEXT, .time_rel = true, .time_wall = true };
+	struct output *o = output_new(&oo);
+
+	setenv("TZ", "UTC", 1);
+	ev.ts_ns = 1000 + 1234567890;
+	rev.t0_ns = 1000;
+	rev.real_ns = 1714564800000000000ull + 1234567890;
+	buf_reset(&b);
+	output_begin(o, &b);
+	cr_expect_str_eq(buf_cstr(&b), "TIME            TIME       PID     TID     COMM            FUNC             -\n");
+	cr_expect_str_eq(put(o), "12:00:01.234567 1.234567   4242    4243    app             main.add         \n");
+	output_free(o);
+}
+
+Test(output, calls_view)
+{
+	const struct output_opts oo = { .format = OUTPUT_TEXT, .calls = true };
+	struct output *o = output_new(&oo);
+	static struct gtr_probe rp;
+	static struct gtr_event entry;
+
+	arg(0, "a", GTR_TYPE_INT, 8);
+	vint(0, 7);
+	rev.tracked = true;
+	cr_expect_str_eq(put(o), "", "a tracked entry waits for its return");
+	entry = ev;
+	rp = probe;
+	rp.kind = GTR_KIND_RETURN;
+	rp.args[0].name = (char *)"~r0";
+	ev.kind = GTR_KIND_RETURN;
+	ev.vals[0].v.i = 8;
+	rev.probe = &rp;
+	rev.tracked = false;
+	rev.entry = &entry;
+	rev.entry_probe = &probe;
+	rev.latency_ns = 1500000;
+	cr_expect_str_eq(put(o), "4242    4243    app             main.add         1.500ms      a=7 -> ~r0=8\n");
+	rev.entry = NULL;
+	cr_expect_str_eq(put(o), "4242    4243    app             main.add         ?            ? -> ~r0=8\n");
+	ev.kind = GTR_KIND_ENTRY;
+	ev.vals[0].v.i = 7;
+	rev.probe = &probe;
+	cr_expect_str_eq(put(o), "4242    4243    app             main.add         -            a=7\n",
+			 "an entry without a return probe");
+	buf_reset(&b);
+	rev.tracked = true;
+	output_put_open(o, &b, &rev, 0);
+	cr_expect_str_eq(buf_cstr(&b), "4242    4243    app             main.add         open         a=7 -> ?\n");
+	output_free(o);
+}
+
+Test(output, csv)
+{
+	const struct output_opts oo = { .format = OUTPUT_CSV, .csv_values = 2 };
+	struct output *o = output_new(&oo);
+
+	buf_reset(&b);
+	output_begin(o, &b);
+	cr_expect_str_eq(buf_cstr(&b), "ts_ns,pid,tid,goid,comm,func,kind,latency_ns,v1,v2\r\n");
+	arg(0, "s", GTR_TYPE_STRING, 16);
+	vstr(0, "a,\"b\"\n", 6, 9);
+	vint(1, -3);
+	vint(2, 4);
+	cr_expect_str_eq(put(o), "123456789,4242,4243,17,app,main.add,entry,,\"a,\"\"b\"\"\\n...(len=9)\",-3\r\n");
+	cr_expect_eq(output_csv_cut(o), 1);
+	buf_reset(&b);
+	output_csv_field(&b, "plain", 5);
+	cr_expect_str_eq(buf_cstr(&b), "plain");
+	output_free(o);
+}
+
+Test(output, chrome)
+{
+	const struct output_opts oo = { .format = OUTPUT_CHROME };
+	struct output *o = output_new(&oo);
+	static struct gtr_event entry;
+
+	buf_reset(&b);
+	output_begin(o, &b);
+	arg(0, "a", GTR_TYPE_INT, 8);
+	vint(0, 1);
+	entry = ev;
+	entry.ts_ns = 1500;
+	rev.t0_ns = 1000;
+	ev.kind = GTR_KIND_RETURN;
+	ev.ts_ns = 4000;
+	rev.entry = &entry;
+	rev.entry_probe = &probe;
+	rev.latency_ns = 2500;
+	output_put(o, &b, &rev);
+	output_end(o, &b);
+	cr_expect_str_eq(buf_cstr(&b),
+		"{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"gotrace-report\"},\"traceEvents\":[\n"
+		"{\"name\":\"main.add\",\"cat\":\"call\",\"ph\":\"X\",\"ts\":0.500,\"dur\":2.500,\"pid\":4242,\"tid\":17,"
+		"\"args\":{\"goid\":17,\"goargs\":[1],\"args\":{\"a\":1},\"goret\":[1],\"rets\":{\"a\":1}}},\n"
+		"{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":4242,\"tid\":17,\"args\":{\"name\":\"goroutine 17\"}},\n"
+		"{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":4242,\"tid\":17,\"args\":{\"name\":\"app 4242\"}}\n"
+		"]}\n");
+	output_free(o);
+}
+
+Test(output, json_return_latency)
+{
+	static struct gtr_event entry;
+
+	ev.kind = GTR_KIND_RETURN;
+	arg(0, "~r0", GTR_TYPE_INT, 8);
+	vint(0, 5);
+	rev.entry = &entry;
+	rev.latency_ns = 77;
+	cr_expect_str_eq(json(), "{\"ts_ns\":123456789,\"pid\":4242,\"tid\":4243,\"goid\":17,\"comm\":\"app\","
+			 "\"func\":\"main.add\",\"kind\":\"return\",\"probe\":3,\"latency_ns\":77,"
+			 "\"goargs\":[5],\"args\":{\"~r0\":5}}\n");
+}
