@@ -543,3 +543,194 @@ int gobin_dwarf_goid_offset(struct gobin *b)
 	each_top_die(dw, goid_cb, &off);
 	return off;
 }
+
+/* ------------------------------------------------------------ field paths */
+
+/* Strips typedefs (not Go's own kinds) to the type that has the layout. */
+static bool die_resolve(Dwarf_Die *die)
+{
+	int tag = dwarf_tag(die);
+	Dwarf_Die sub;
+
+	while ((tag == DW_TAG_typedef || tag == DW_TAG_const_type ||
+		tag == DW_TAG_volatile_type) &&
+	       !(tag == DW_TAG_typedef && die_udata(die, DW_AT_go_kind, 0))) {
+		if (!die_type(die, &sub))
+			return false;
+		*die = sub;
+		tag = dwarf_tag(die);
+	}
+	return true;
+}
+
+/* Finds member `name` of struct DIE `st`; its offset and type DIE. */
+static bool die_member(Dwarf_Die *st, const char *name, size_t len,
+		       uint32_t *off, Dwarf_Die *type)
+{
+	Dwarf_Die m;
+
+	if (dwarf_child(st, &m) != 0)
+		return false;
+	do {
+		const char *mn = dwarf_diename(&m);
+
+		if (dwarf_tag(&m) == DW_TAG_member && mn &&
+		    strlen(mn) == len && !memcmp(mn, name, len) &&
+		    die_type(&m, type)) {
+			*off = (uint32_t)die_udata(&m, DW_AT_data_member_location, 0);
+			return true;
+		}
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return false;
+}
+
+int gobin_field_path(const struct gobin *cb, const struct gobin_func *f,
+		     const char *path, struct gobin_path *out, char *err,
+		     size_t errlen)
+{
+	struct gobin *b = (struct gobin *)cb;  /* DWARF is opened lazily */
+	struct tbuild tb = { .budget = 256, .ptrsize = b->ptrsize };
+	const char *dot = strchr(path, '.'), *p;
+	Dwarf_Die fn, child, t;
+	bool found = false, in_struct = false;
+	struct gobin_type *gt;
+	uint32_t pending = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!dot || dot == path) {
+		snprintf(err, errlen, "'%s' is not a field path (NAME.FIELD...)",
+			 path);
+		return -EINVAL;
+	}
+	snprintf(out->root, sizeof(out->root), "%.*s", (int)(dot - path), path);
+	if (!dw_open(b)) {
+		snprintf(err, errlen, "field path '%s' needs DWARF, and %s has "
+			 "none (use --debuginfo FILE, or $ptr(EXPR, SIZE))",
+			 path, b->path);
+		return -ENODATA;
+	}
+	if (!find_subprogram(b, f->name, f->entry, &fn) ||
+	    dwarf_child(&fn, &child) != 0) {
+		snprintf(err, errlen, "DWARF does not describe %s", f->name);
+		return -ENOENT;
+	}
+	do {
+		const char *n = dwarf_diename(&child);
+
+		if (dwarf_tag(&child) == DW_TAG_formal_parameter && n &&
+		    !strcmp(n, out->root) && die_type(&child, &t)) {
+			found = true;
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	if (!found) {
+		char names[256] = "";
+		size_t n = 0;
+
+		if (dwarf_child(&fn, &child) == 0) {
+			do {
+				const char *pn = dwarf_diename(&child);
+				Dwarf_Attribute attr;
+				bool res = false;
+
+				if (dwarf_tag(&child) != DW_TAG_formal_parameter || !pn)
+					continue;
+				if (dwarf_attr_integrate(&child, DW_AT_variable_parameter,
+							 &attr))
+					dwarf_formflag(&attr, &res);
+				if (!res && n < sizeof(names))
+					n += snprintf(names + n, sizeof(names) - n,
+						      "%s%s", n ? ", " : "", pn);
+			} while (dwarf_siblingof(&child, &child) == 0);
+		}
+		snprintf(err, errlen, "%s has no parameter '%s' (field path "
+			 "'%s'; its parameters: %s)", f->name, out->root, path,
+			 names[0] ? names : "none");
+		return -ENOENT;
+	}
+	/* The root must be a pointer: paths follow memory, not registers. */
+	if (!die_resolve(&t) || dwarf_tag(&t) != DW_TAG_pointer_type) {
+		snprintf(err, errlen, "field path '%s': '%s' is not a pointer; "
+			 "paths start from a pointer parameter", path, out->root);
+		return -EINVAL;
+	}
+	for (p = dot; *p == '.';) {
+		const char *name = p + 1;
+		size_t len = strcspn(name, ".");
+		Dwarf_Die mt;
+		uint32_t off;
+
+		if (!len) {
+			snprintf(err, errlen, "field path '%s': empty field name",
+				 path);
+			return -EINVAL;
+		}
+		if (!die_resolve(&t))
+			goto bad_type;
+		if (dwarf_tag(&t) == DW_TAG_pointer_type) {
+			Dwarf_Die et;
+
+			/* Entering the pointee: follow the pointer first
+			 * unless it is the root (already the base). */
+			if (in_struct) {
+				if (out->nderef >= GOBIN_PATH_MAX_DEREF) {
+					snprintf(err, errlen, "field path '%s' "
+						 "follows more than %d pointers",
+						 path, GOBIN_PATH_MAX_DEREF);
+					return -E2BIG;
+				}
+				out->deref[out->nderef++] = (int32_t)pending;
+				pending = 0;
+			}
+			if (!die_type(&t, &et))
+				goto bad_type;
+			t = et;
+			if (!die_resolve(&t))
+				goto bad_type;
+		}
+		if (dwarf_tag(&t) != DW_TAG_structure_type) {
+			snprintf(err, errlen, "field path '%s': '%.*s' is not a "
+				 "field of a struct", path, (int)len, name);
+			return -EINVAL;
+		}
+		if (!die_member(&t, name, len, &off, &mt)) {
+			snprintf(err, errlen, "field path '%s': %s has no field "
+				 "'%.*s'", path, dwarf_diename(&t) ?
+				 dwarf_diename(&t) : "the struct", (int)len, name);
+			return -ENOENT;
+		}
+		pending += off;
+		in_struct = true;
+		t = mt;
+		p = name + len;
+	}
+	out->offset = (int32_t)pending;
+	gt = type_of(&tb, &t, 0);
+	if (!gt)
+		return -ENOMEM;
+	snprintf(out->type_name, sizeof(out->type_name), "%s", gt->name);
+	out->size = gt->size;
+	switch (gt->kind) {
+	case TK_INT: out->type = GTR_TYPE_INT; break;
+	case TK_UINT: out->type = GTR_TYPE_UINT; break;
+	case TK_BOOL: out->type = GTR_TYPE_BOOL; break;
+	case TK_PTR: out->type = GTR_TYPE_PTR; break;
+	case TK_STRING: out->type = GTR_TYPE_STRING; break;
+	case TK_FLOAT: out->type = GTR_TYPE_FLOAT; break;
+	case TK_SLICE:
+		if (!strcmp(gt->name, "[]uint8") || !strcmp(gt->name, "[]byte")) {
+			out->type = GTR_TYPE_BYTES;
+			break;
+		}
+		/* fall through */
+	default:
+		out->type = GTR_TYPE_OTHER;
+		break;
+	}
+	gobin_type_free(gt);
+	return 0;
+bad_type:
+	snprintf(err, errlen, "field path '%s': DWARF type information of %s "
+		 "is incomplete", path, f->name);
+	return -EINVAL;
+}

@@ -296,4 +296,36 @@ const char *gobin_debuginfo_path(const struct gobin *b);
  */
 void gobin_set_debug_root(const char *dir);
 
+/* ------------------------------------------------ field paths */
+
+#define GOBIN_PATH_MAX_DEREF 4
+
+/*
+ * Where the value of a field path lives, relative to its root parameter
+ * (a pointer): follow `nderef` pointers, each read at base + deref[k]
+ * (base = the root's value, then each pointer read), then the value is
+ * at base + offset.
+ */
+struct gobin_path {
+	char root[128];          /* the root parameter's name */
+	int nderef;
+	int32_t deref[GOBIN_PATH_MAX_DEREF];
+	int32_t offset;
+	enum gtr_type type;      /* GTR_TYPE_OTHER: not capturable */
+	uint32_t size;           /* bytes of the final value */
+	char type_name[256];
+};
+
+/*
+ * Resolves "r.URL.Path" for function `f` from DWARF: `r` must be a pointer
+ * parameter; each ".FIELD" selects a struct member, following pointers on
+ * the way. Returns 0 and fills *out, or a negative errno with a message in
+ * err[errlen] (-ENODATA without DWARF, -ENOENT for an unknown parameter or
+ * field, -EINVAL for a non-pointer root or a non-struct step, -E2BIG for
+ * more than GOBIN_PATH_MAX_DEREF pointers).
+ */
+int gobin_field_path(const struct gobin *b, const struct gobin_func *f,
+		     const char *path, struct gobin_path *out, char *err,
+		     size_t errlen);
+
 #endif /* GOTRACE_GOBIN_H */

@@ -303,6 +303,76 @@ static int add_ptr_value(struct probe *p, const char *x)
 	return k;
 }
 
+/*
+ * Adds the value of a field path such as "r.URL.Path" (DWARF types; the
+ * root is a pointer parameter). Returns its index, or -EINVAL after
+ * printing why.
+ */
+static int add_path_value(struct probe *p, const char *x)
+{
+	struct gobin_path gp;
+	struct gt_fetch *f;
+	struct gobin_arg *a;
+	char err[512];
+	int root, k;
+
+	if (gobin_field_path(p->bin->gb, &p->fn, x, &gp, err, sizeof(err))) {
+		fprintf(stderr, "gotrace-record: probe '%s': %s\n",
+			p->spec.text, err);
+		return -EINVAL;
+	}
+	root = resolve_expr(p, gp.root);
+	if (root < 0 || !p->args[root].npieces ||
+	    p->args[root].pieces[0].kind == GT_LOC_NONE) {
+		fprintf(stderr, "gotrace-record: probe '%s': '%s' is not "
+			"readable, so '%s' cannot follow it\n", p->spec.text,
+			gp.root, x);
+		return -EINVAL;
+	}
+	if (gp.type == GTR_TYPE_OTHER || gp.type == GTR_TYPE_FLOAT) {
+		fprintf(stderr, "gotrace-record: probe '%s': '%s' is a %s, "
+			"which gotrace does not capture; name one of its "
+			"fields, or use $ptr(EXPR, SIZE)\n", p->spec.text, x,
+			gp.type_name[0] ? gp.type_name : "value of unknown type");
+		return -EINVAL;
+	}
+	if (p->meta.nargs >= GT_MAX_FETCH) {
+		fprintf(stderr, "gotrace-record: probe '%s': too many values "
+			"(at most %d)\n", p->spec.text, GT_MAX_FETCH);
+		return -EINVAL;
+	}
+	k = p->meta.nargs++;
+	a = &p->args[k];
+	memset(a, 0, sizeof(*a));
+	snprintf(a->name, sizeof(a->name), "%s", x);
+	snprintf(a->type_name, sizeof(a->type_name), "%s", gp.type_name);
+	a->type = gp.type;
+	a->size = gp.size;
+	a->npieces = 1;
+	a->pieces[0] = p->args[root].pieces[0];
+
+	f = &p->path_fetch[k];
+	memset(f, 0, sizeof(*f));
+	f->src.loc = a->pieces[0].kind;
+	f->src.reg = a->pieces[0].reg;
+	f->src.off = a->pieces[0].offset;
+	f->src.size = a->pieces[0].size;
+	f->nderef = gp.nderef;
+	memcpy(f->deref, gp.deref, sizeof(f->deref));
+	f->flags = GT_F_INDIRECT | (gp.type == GTR_TYPE_INT ? GT_F_SIGNED : 0);
+	f->mem_off = gp.offset;
+	f->size = gp.size <= 8 ? gp.size : 8;
+	f->op = gp.type == GTR_TYPE_STRING || gp.type == GTR_TYPE_BYTES
+			? GT_OP_STRING : GT_OP_WORD;
+	p->path[k] = 1;
+
+	p->meta.args[k].name = a->name;
+	p->meta.args[k].type_name = a->type_name;
+	p->meta.args[k].type = a->type;
+	p->meta.args[k].size = a->size;
+	return k;
+}
+
 static int probe_sites(struct probe *p)
 {
 	const struct binary *b = p->bin;
@@ -499,6 +569,8 @@ static int probe_prepare(struct probe *p, uint32_t id,
 
 		if (a == -ENOENT && !strncmp(x, "$ptr(", 5))
 			a = add_ptr_value(p, x);
+		else if (a == -ENOENT && strchr(x, '.') && !ret)
+			a = add_path_value(p, x);
 		if (a == -EINVAL)
 			return -1;    /* add_ptr_value said why */
 		if (a < 0 || a >= (int)p->meta.nargs) {
@@ -515,13 +587,28 @@ static int probe_prepare(struct probe *p, uint32_t id,
 		p->meta.exprs[p->meta.nexprs++] = a;
 	}
 
+	if (p->spec.captures) {
+		/* FUNCTION(EXPR, ...): print just those values, as %v. */
+		size_t k, n = 0;
+
+		p->capfmt[0] = '\0';
+		for (k = 0; k < p->meta.nexprs && n + 4 < sizeof(p->capfmt); k++)
+			n += snprintf(p->capfmt + n, sizeof(p->capfmt) - n,
+				      "%s%%v", k ? " " : "");
+		p->meta.fmt = p->capfmt;
+	}
+
 	memset(&p->plan, 0, sizeof(p->plan));
 	p->plan.probe_id = id;
 	p->plan.kind = p->spec.kind;
 	p->plan.nfetch = p->meta.nargs;
 	p->plan.str_max = env.str_max;
-	for (i = 0; i < (int)p->plan.nfetch; i++)
-		plan_fetch(&p->plan.fetch[i], &p->args[i]);
+	for (i = 0; i < (int)p->plan.nfetch; i++) {
+		if (p->path[i])
+			p->plan.fetch[i] = p->path_fetch[i];
+		else
+			plan_fetch(&p->plan.fetch[i], &p->args[i]);
+	}
 	plan_goid(p);
 	if (env.stack)
 		p->plan.flags |= GT_P_STACK;

@@ -49,6 +49,11 @@ struct probe {
 	struct gt_plan plan;
 	int nargs;
 	struct gobin_arg args[GTR_MAX_ARGS];
+	/* Values from field paths: their fetch is built whole, not from
+	 * args[i]'s location (path[i] set). */
+	unsigned char path[GTR_MAX_ARGS];
+	struct gt_fetch path_fetch[GTR_MAX_ARGS];
+	char capfmt[GTR_MAX_ARGS * 4]; /* format of FUNCTION(EXPR, ...) */
 };
 
 /* Traced binaries and probes built so far (ids are their indexes). */

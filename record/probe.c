@@ -96,6 +96,35 @@ static void split_signature(struct probe_spec *p)
 	p->func[i] = '\0';
 }
 
+/*
+ * Whether the text in a function's parentheses lists values to capture
+ * ("r.Method, r.URL.Path", "goarg1") rather than a signature ("s string,
+ * n int"): no item has a blank inside (a signature item is NAME TYPE).
+ */
+static int is_capture_list(const char *s)
+{
+	const char *p = s;
+
+	if (!*s)
+		return 0;      /* "()": a signature without parameters */
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		size_t a = 0, b = n;
+
+		while (a < b && isspace((unsigned char)p[a]))
+			a++;
+		while (b > a && isspace((unsigned char)p[b - 1]))
+			b--;
+		if (a == b)
+			return 0;
+		for (size_t i = a; i < b; i++)
+			if (isspace((unsigned char)p[i]) && p[a] != '$')
+				return 0;
+		p += n + (p[n] == ',');
+	}
+	return 1;
+}
+
 int probe_spec_parse(const char *text, struct probe_spec *out, char *err,
 		     size_t errlen)
 {
@@ -147,6 +176,23 @@ int probe_spec_parse(const char *text, struct probe_spec *out, char *err,
 		return fail(text, s - text, err, errlen,
 			    "expected a function name after ':'");
 	split_signature(out);
+	if (out->sig && is_capture_list(out->sig)) {
+		/* FUNCTION(r.Method, r.URL.Path): values to capture. */
+		char *list = out->sig, *item, *save = NULL;
+
+		out->sig = NULL;
+		for (item = strtok_r(list, ",", &save); item;
+		     item = strtok_r(NULL, ",", &save)) {
+			if (out->nexprs >= GTR_MAX_ARGS) {
+				free(list);
+				return fail(text, 0, err, errlen,
+					    "too many expressions (at most 32)");
+			}
+			out->exprs[out->nexprs++] = dup_trimmed(item, strlen(item));
+		}
+		free(list);
+		out->captures = 1;
+	}
 
 	while (isspace((unsigned char)*s))
 		s++;
@@ -209,7 +255,10 @@ int probe_spec_parse(const char *text, struct probe_spec *out, char *err,
 		if (*s == ',')
 			s++;
 	}
-	if (out->nexprs && !out->fmt)
+	if (out->captures && out->fmt)
+		return fail(text, 0, err, errlen, "give either FUNCTION(EXPR, ...) "
+			    "or a format string with expressions, not both");
+	if (out->nexprs && !out->fmt && !out->captures)
 		return fail(text, 0, err, errlen,
 			    "expressions need a format string before them");
 	return 0;

@@ -19,6 +19,7 @@ struct probe_spec {
 				  name, "s string, n int"; NULL when none */
 	char *predicate;       /* text inside (...), NULL when none */
 	char *fmt;             /* format string, unescaped; NULL when none */
+	int captures;          /* exprs came from FUNCTION(EXPR, ...) */
 	int nexprs;
 	char *exprs[GTR_MAX_ARGS];
 };

@@ -209,3 +209,44 @@ def test_assembly_function_is_abi0(gobuild, tmp_path):
     typed = [e["args"] for e in evs if e["probe"] == 1]
     assert raw == [[42, 0], [42, 1], [42, 2]]
     assert typed == [{"x": 42, "y": 0}, {"x": 42, "y": 1}, {"x": 42, "y": 2}]
+
+
+def test_field_paths_through_pointers_in_net_http(gobuild, tmp_path, procs):
+    """net/http.serverHandler.ServeHTTP(req.Method, req.URL.Path): fields
+    of the request, through the *url.URL pointer, by DWARF types (Go 1.19
+    names the parameter req)."""
+    import urllib.error
+    import urllib.request
+    from conftest import RECORD
+    exe = gobuild("tests/fixtures/httpserver/main.go", "httpserver")
+    srv = procs([exe], stdout=subprocess.PIPE, text=True)
+    port = int(srv.p.stdout.readline())
+    trace = str(tmp_path / "t.gtr")
+    rec = procs([RECORD, "-o", trace, "-p", str(srv.pid),
+                 "net/http.serverHandler.ServeHTTP(req.Method, req.URL.Path)",
+                 "net/http.(*response).WriteHeader"],
+                stderr=subprocess.PIPE, text=True)
+    assert "attached" in rec.p.stderr.readline()
+    base = "http://127.0.0.1:%d" % port
+    assert urllib.request.urlopen(base + "/hello", timeout=5).read() == b"GET /hello\n"
+    req = urllib.request.Request(base + "/api/items", data=b"x", method="POST")
+    assert urllib.request.urlopen(req, timeout=5).read() == b"POST /api/items\n"
+    try:
+        urllib.request.urlopen(base + "/missing", timeout=5)
+    except urllib.error.HTTPError as e:
+        assert e.code == 404
+    import signal
+    import time
+    time.sleep(0.3)
+    assert rec.stop(signal.SIGINT) == 0
+    evs = jsonl(trace)
+    serves = [e["args"] for e in evs if e["func"] == "net/http.serverHandler.ServeHTTP"]
+    assert [(s["req.Method"], s["req.URL.Path"]) for s in serves] == \
+        [("GET", "/hello"), ("POST", "/api/items"), ("GET", "/missing")]
+    codes = [e["args"]["code"] for e in evs if e["func"] == "net/http.(*response).WriteHeader"]
+    assert 404 in codes
+    text = report(["-f", 'func == "net/http.serverHandler.ServeHTTP"', trace]).stdout
+    assert text.splitlines()[1].endswith("GET /hello")
+    bad = record(["-o", str(tmp_path / "b.gtr"), "-p", str(srv.pid),
+                  "net/http.serverHandler.ServeHTTP(r.Method)"], check=False)
+    assert bad.returncode != 0 and "its parameters: sh, rw, req" in bad.stderr
