@@ -34,6 +34,27 @@ struct {
 	__type(value, __u64);
 } drops SEC(".maps");
 
+/* Events a rate limit suppressed, per probe slot and CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);   /* set to the number of probes at load */
+	__type(key, __u32);
+	__type(value, __u64);
+} suppressed SEC(".maps");
+
+/* Rate limit state per probe slot: one-second window and its count. */
+struct rate_state {
+	__u64 window;      /* start of the window, ns */
+	__u64 count;       /* events kept in it */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);   /* set to the number of probes at load */
+	__type(key, __u32);
+	__type(value, struct rate_state);
+} rates SEC(".maps");
+
 /* Per-CPU scratch record; a hit is assembled here, then copied out. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -272,6 +293,66 @@ static __always_inline __u32 read_stack(struct pt_regs *regs,
 	return n * 8;
 }
 
+/* Whether the predicates of `plan` hold for the slots of `ev`. */
+static __always_inline int preds_hold(const struct gt_plan *plan,
+				      const struct gt_event *ev)
+{
+	int k;
+
+	for (k = 0; k < GT_MAX_PRED; k++) {
+		const struct gt_pred *p = &plan->pred[k];
+		__u64 v, c;
+		int r;
+
+		if (k >= plan->npred)
+			break;
+		v = ev->slots[p->slot & (GT_MAX_FETCH - 1)];
+		c = p->value;
+		if (ev->unavail & (1u << (p->slot & (GT_MAX_FETCH - 1))))
+			return 0;   /* an unreadable value matches nothing */
+		switch (p->op) {
+		case GT_EQ: r = v == c; break;
+		case GT_NE: r = v != c; break;
+		case GT_LT: r = p->is_signed ? (__s64)v < (__s64)c : v < c; break;
+		case GT_LE: r = p->is_signed ? (__s64)v <= (__s64)c : v <= c; break;
+		case GT_GT: r = p->is_signed ? (__s64)v > (__s64)c : v > c; break;
+		case GT_GE: r = p->is_signed ? (__s64)v >= (__s64)c : v >= c; break;
+		default: r = 0;
+		}
+		if (!r)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Per-probe rate limit: at most plan->rate events in each one-second
+ * window; the rest are counted in `suppressed`. Windows are shared by all
+ * CPUs, updated without locks (a few events of slack at a boundary).
+ */
+static __always_inline int rate_allows(const struct gt_plan *plan, __u32 slot,
+				       __u64 now)
+{
+	struct rate_state *st;
+	__u64 *sup;
+
+	if (!plan->rate)
+		return 1;
+	st = bpf_map_lookup_elem(&rates, &slot);
+	if (!st)
+		return 1;
+	if (now - st->window >= 1000000000ull) {
+		st->window = now;
+		st->count = 0;
+	}
+	if (__sync_fetch_and_add(&st->count, 1) < plan->rate)
+		return 1;
+	sup = bpf_map_lookup_elem(&suppressed, &slot);
+	if (sup)
+		*sup += 1;
+	return 0;
+}
+
 /* Bytes waiting in the ring buffer before the recorder is woken up. */
 const volatile __u64 wakeup_bytes = 256 << 10;
 
@@ -320,6 +401,10 @@ int gotrace_probe(struct pt_regs *regs)
 	}
 	ev->nslots = i;
 	ev->data_len = dlen;
+	if (plan->npred && !preds_hold(plan, ev))
+		return 0;
+	if (!rate_allows(plan, slot, ev->ts_ns))
+		return 0;
 
 	size = GT_EVENT_HDR_SIZE + sizeof(ev->slots) + dlen;
 	if (size > sizeof(*ev))

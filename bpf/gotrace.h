@@ -86,6 +86,19 @@ enum gt_goid {
 	GT_GOID_TLS = 2,   /* g at fsbase - 8 (amd64 ABI0, cgo) */
 };
 
+/* A record-time predicate: slot OP value, all joined by &&. */
+#define GT_MAX_PRED 4
+
+enum gt_cmp { GT_EQ = 0, GT_NE, GT_LT, GT_LE, GT_GT, GT_GE };
+
+struct gt_pred {
+	__u8 slot;         /* fetch whose 64-bit slot is compared */
+	__u8 op;           /* enum gt_cmp */
+	__u8 is_signed;    /* compare as signed 64-bit */
+	__u8 pad[5];
+	__u64 value;
+};
+
 /* What to capture at one probe, selected by the uprobe's BPF cookie. */
 struct gt_plan {
 	__u32 probe_id;
@@ -95,6 +108,9 @@ struct gt_plan {
 	__u32 goid_mode;   /* enum gt_goid */
 	__s32 goid_off;    /* offset of goid in runtime.g */
 	__u32 flags;       /* GT_P_* */
+	__u32 npred;       /* predicates, all must hold (<= GT_MAX_PRED) */
+	__u64 rate;        /* events per second kept, 0: no limit */
+	struct gt_pred pred[GT_MAX_PRED];
 	struct gt_fetch fetch[GT_MAX_FETCH];
 };
 

@@ -149,6 +149,13 @@ struct gtr_drop {
 	uint32_t cpu;        /* GTR_CPU_UNKNOWN when counted over all CPUs */
 	uint64_t since_ns;   /* start of the span the loss happened in
 			        (the previous drop report), 0 unknown */
+	uint32_t reason;     /* enum gtr_drop_reason */
+};
+
+/* Why events were not recorded. */
+enum gtr_drop_reason {
+	GTR_DROP_BUFFER = 0, /* the ring buffer was full (lost) */
+	GTR_DROP_RATE = 1,   /* a --rate-limit suppressed them (by choice) */
 };
 
 /* A symbol: a function of a binary, to name recorded code addresses. */
@@ -396,9 +403,10 @@ const char *gtr_reader_error(const struct gtr_reader *r);
  * the address goes through the pid's latest mapping that contains it to a
  * binary and a link-time address (a non-PIE binary also maps 1:1 when no
  * mapping is known), then to the symbol containing that address (size 0:
- * up to the next symbol). *offset (may be NULL) gets addr's distance from
- * the symbol's start. Returns NULL when unknown. Uses the metadata read so
- * far; the string lives as long as `r`. Not thread-safe (sorts lazily).
+ * up to the next symbol). *offset (may be NULL) gets the link-time
+ * address's distance from the symbol's start. Returns NULL when unknown.
+ * Uses the metadata read so far; the string lives as long as `r`. Not
+ * thread-safe (sorts lazily).
  */
 const char *gtr_reader_symbolize(const struct gtr_reader *r, uint32_t pid,
 				 uint64_t addr, uint64_t *offset);

@@ -74,6 +74,8 @@ struct capture *capture_open(uint32_t nplans, uint32_t ringbuf_bytes,
 	}
 	bpf_map__set_max_entries(c->skel->maps.plans, c->nplans);
 	bpf_map__set_max_entries(c->skel->maps.drops, c->nplans);
+	bpf_map__set_max_entries(c->skel->maps.suppressed, c->nplans);
+	bpf_map__set_max_entries(c->skel->maps.rates, c->nplans);
 	bpf_map__set_max_entries(c->skel->maps.events, ringbuf_bytes);
 	/* Wake the reader when a quarter of the buffer waits. */
 	c->skel->rodata->wakeup_bytes = ringbuf_bytes / 4;
@@ -154,17 +156,28 @@ int capture_poll(struct capture *c, int timeout_ms)
 	return (n > 0 ? n : 0) + m;
 }
 
-uint64_t capture_drops(struct capture *c, uint32_t slot)
+static uint64_t percpu_sum(struct capture *c, struct bpf_map *map,
+			   uint32_t slot)
 {
 	uint64_t sum = 0;
 	int i;
 
-	if (bpf_map__lookup_elem(c->skel->maps.drops, &slot, sizeof(slot),
+	if (bpf_map__lookup_elem(map, &slot, sizeof(slot),
 				 c->percpu, sizeof(uint64_t) * c->ncpus, 0))
 		return 0;
 	for (i = 0; i < c->ncpus; i++)
 		sum += c->percpu[i];
 	return sum;
+}
+
+uint64_t capture_drops(struct capture *c, uint32_t slot)
+{
+	return percpu_sum(c, c->skel->maps.drops, slot);
+}
+
+uint64_t capture_suppressed(struct capture *c, uint32_t slot)
+{
+	return percpu_sum(c, c->skel->maps.suppressed, slot);
 }
 
 uint32_t capture_nlinks(const struct capture *c)

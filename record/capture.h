@@ -50,6 +50,9 @@ int capture_poll(struct capture *c, int timeout_ms);
 /* Events of slot `slot` lost to a full ring buffer so far, all CPUs. */
 uint64_t capture_drops(struct capture *c, uint32_t slot);
 
+/* Events of slot `slot` a rate limit suppressed so far, all CPUs. */
+uint64_t capture_suppressed(struct capture *c, uint32_t slot);
+
 /* Number of uprobes attached. */
 uint32_t capture_nlinks(const struct capture *c);
 

@@ -83,6 +83,8 @@ static const struct argp_option options[] = {
 	{ "list", OPT_LIST, NULL, 0,
 	  "List what gotrace knows of BINARY: gotrace-record --list BINARY [GLOB]", 3 },
 	{ "json", OPT_JSON, NULL, 0, "With --list: one JSON document", 3 },
+	{ "rate-limit", 'r', "N", 0,
+	  "Keep at most N events per second of each probe; count the rest", 1 },
 	{ "buffer-size", 'b', "BYTES", 0,
 	  "Ring buffer size (power of two, default 16M; K and M suffixes)", 2 },
 	{ "quiet", 'q', NULL, 0, "No status line or summary; errors only", 2 },
@@ -111,6 +113,7 @@ struct env {
 	unsigned rotate_count;
 	int list, json;
 	const char *debuginfo;
+	uint64_t rate;
 };
 
 static struct env env = {
@@ -210,6 +213,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'C': env.rotate_size = parse_bytes(arg, "rotation size"); break;
 	case 'W': env.rotate_count = parse_num(arg, "file count", 1, 100000); break;
 	case 'v': env.verbose++; break;
+	case 'r': env.rate = parse_num(arg, "rate", 1, LONG_MAX); break;
 	case OPT_LIST: env.list = 1; break;
 	case OPT_JSON: env.json = 1; break;
 	case OPT_DEBUGINFO: env.debuginfo = arg; break;
@@ -256,6 +260,7 @@ struct recorder {
 	struct task tasks[TASK_SLOTS];
 	uint64_t events, errors;
 	uint64_t *drops_seen;
+	uint64_t *suppressed_seen; /* rate-limited events already recorded */
 	uint64_t drops_ts;   /* when drops were last read, CLOCK_MONOTONIC */
 	uint32_t last_pid;   /* pid of the previous event */
 	int last_slot;       /* its slot in procs[] */
@@ -557,25 +562,33 @@ static int on_event(const struct gt_event *ev, size_t size, void *ctx)
 static void record_drops(struct recorder *r)
 {
 	struct timespec ts;
+	uint64_t now;
 	int i;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	for (i = 0; i < nprobes; i++) {
 		uint64_t d = capture_drops(r->cap, i);
+		uint64_t q = env.rate ? capture_suppressed(r->cap, i) : 0;
+		struct gtr_drop drop = {
+			.ts_ns = now, .probe_id = i, .cpu = GTR_CPU_UNKNOWN,
+			.since_ns = r->drops_ts,
+		};
 
 		if (d > r->drops_seen[i]) {
-			struct gtr_drop drop = {
-				.ts_ns = ts.tv_sec * 1000000000ull + ts.tv_nsec,
-				.probe_id = i,
-				.count = d - r->drops_seen[i],
-				.cpu = GTR_CPU_UNKNOWN,
-				.since_ns = r->drops_ts,
-			};
+			drop.count = d - r->drops_seen[i];
+			drop.reason = GTR_DROP_BUFFER;
 			gtr_writer_drop(r->w, &drop);
 			r->drops_seen[i] = d;
 		}
+		if (q > r->suppressed_seen[i]) {
+			drop.count = q - r->suppressed_seen[i];
+			drop.reason = GTR_DROP_RATE;
+			gtr_writer_drop(r->w, &drop);
+			r->suppressed_seen[i] = q;
+		}
 	}
-	r->drops_ts = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	r->drops_ts = now;
 }
 
 /* ------------------------------------------------------------ main */
@@ -762,6 +775,16 @@ static uint64_t total_drops(void)
 	return d;
 }
 
+static uint64_t total_suppressed(void)
+{
+	uint64_t d = 0;
+	int i;
+
+	for (i = 0; i < nprobes; i++)
+		d += rec.suppressed_seen[i];
+	return d;
+}
+
 /* Processes still alive among the -p targets. */
 static int targets_alive(void)
 {
@@ -855,6 +878,7 @@ int main(int argc, char **argv)
 			.nexcludes = env.nexcludes, .excludes = env.excludes,
 			.root_pid = env.npids ? env.pids[0] : 0,
 			.debuginfo = env.debuginfo,
+			.rate = env.rate,
 		};
 		plan_init(&po);
 	}
@@ -869,6 +893,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	rec.drops_seen = calloc(nprobes, sizeof(uint64_t));
+	rec.suppressed_seen = calloc(nprobes, sizeof(uint64_t));
 
 	rec.cap = capture_open(nprobes, env.ringbuf, env.verbose, on_event, &rec,
 			       err, sizeof(err));
@@ -1044,6 +1069,10 @@ out:
 			(unsigned long long)total_drops(),
 			(unsigned long long)written, env.output,
 			file_no ? " .. " : "", file_no ? last : "");
+		if (env.rate)
+			fprintf(stderr, "gotrace-record: %llu events suppressed "
+				"by --rate-limit\n",
+				(unsigned long long)total_suppressed());
 		if (why)
 			fprintf(stderr, "gotrace-record: stopped: %s\n", why);
 	}

@@ -12,6 +12,7 @@
 
 #include "insn.h"
 #include "plan.h"
+#include "pred.h"
 
 
 struct binary binaries[PLAN_MAX_BINARIES];
@@ -145,6 +146,11 @@ static int resolve_expr(const struct probe *p, const char *expr)
 		if (p->args[i].name[0] && !strcmp(p->args[i].name, expr))
 			return i;
 	return -ENOENT;
+}
+
+static int resolve_cb(void *ctx, const char *name)
+{
+	return resolve_expr(ctx, name);
 }
 
 static void print_arg_names(const struct probe *p)
@@ -609,6 +615,24 @@ static int probe_prepare(struct probe *p, uint32_t id,
 		else
 			plan_fetch(&p->plan.fetch[i], &p->args[i]);
 	}
+	if (p->spec.predicate) {
+		enum gtr_type types[GTR_MAX_ARGS];
+		char err[1024];
+		int n;
+
+		for (i = 0; i < (int)p->meta.nargs; i++)
+			types[i] = p->args[i].type;
+		n = pred_compile(p->spec.predicate, resolve_cb, p, types,
+				 p->meta.nargs, p->plan.pred, GT_MAX_PRED, err,
+				 sizeof(err));
+		if (n < 0) {
+			fprintf(stderr, "gotrace-record: probe '%s': %s\n",
+				p->spec.text, err);
+			return -1;
+		}
+		p->plan.npred = n;
+	}
+	p->plan.rate = env.rate;
 	plan_goid(p);
 	if (env.stack)
 		p->plan.flags |= GT_P_STACK;
@@ -695,13 +719,6 @@ int expand_spec(const char *text, const char *dflt_path,
 
 	if (probe_spec_parse(text, &spec, err, sizeof(err))) {
 		fprintf(stderr, "gotrace-record: %s\n", err);
-		return -1;
-	}
-	if (spec.predicate) {
-		fprintf(stderr, "gotrace-record: probe '%s': record-time "
-			"predicates are not supported yet; record without it "
-			"and filter with gotrace-report -f '%s'\n",
-			spec.text, spec.predicate);
 		return -1;
 	}
 	if (spec.binary) {

@@ -26,6 +26,7 @@ struct plan_opts {
 	int nexcludes;
 	char **excludes;       /* globs of functions to skip */
 	const char *debuginfo; /* separate debug file for the first binary */
+	uint64_t rate;         /* events/s kept per probe, 0: no limit */
 	int root_pid;          /* a BINARY missing here is looked up under
 				  /proc/ROOT_PID/root (containers); 0: none */
 };

@@ -136,3 +136,42 @@ def test_no_status_line_when_not_a_terminal(functions, tmp_path):
     p = record(["-o", str(tmp_path / "s.gtr"), "main.add", "--", functions])
     assert "\r" not in p.stderr and "\033[" not in p.stderr
     assert re.search(r"\d+ events, 0 dropped", p.stderr)
+
+
+def test_record_time_predicate_runs_in_bpf(gobuild, tmp_path):
+    exe = gobuild("tests/fixtures/hot/main.go", "hot")
+    trace = str(tmp_path / "p.gtr")
+    record(["-q", "-o", trace, "main.add (goarg2 >= 99990 && goarg1 == 42)",
+            "--", exe, "100000"])
+    assert [e["goargs"][1] for e in events(trace)] == list(range(99990, 100000))
+    # len() of a string, and a constant on the left.
+    trace = str(tmp_path / "l.gtr")
+    record(["-q", "-o", trace, "main.greet (len(s) == 5 && 1 <= n)", "--",
+            gobuild("examples/functions/main.go", "functions"), "3"])
+    assert [e["args"]["n"] for e in events(trace)] == [1, 2]
+
+
+def test_predicates_bpf_cannot_run_are_refused_with_a_hint(functions, tmp_path):
+    for pred, why in [('s == "x"', "strings are compared at report time"),
+                      ("n * 2 > 1", "expected ==, !="),
+                      ("len(n) > 1", "len() takes a string"),
+                      ("goarg1 == 1 || goarg2 == 2", "expected && or the end")]:
+        p = record(["-o", str(tmp_path / "x.gtr"), "main.greet (%s)" % pred,
+                    "--", functions], check=False)
+        assert p.returncode != 0, pred
+        assert why in p.stderr and "gotrace-report -f" in p.stderr, p.stderr
+
+
+def test_rate_limit_counts_what_it_suppresses(gobuild, tmp_path):
+    exe = gobuild("tests/fixtures/hot/main.go", "hot")
+    trace = str(tmp_path / "r.gtr")
+    p = record(["-o", trace, "-r", "500", "main.add", "--", exe, "3s"])
+    calls = int(p.stdout.split()[0])
+    kept = len(events(trace))
+    m = re.search(r"(\d+) events suppressed", p.stderr)
+    assert m, p.stderr
+    suppressed = int(m.group(1))
+    assert kept + suppressed == calls
+    assert 500 <= kept <= 500 * 6  # at most 500 per started second, and slack
+    info = report(["info", trace]).stdout
+    assert str(suppressed) in info
