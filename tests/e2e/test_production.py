@@ -155,7 +155,7 @@ def test_predicates_bpf_cannot_run_are_refused_with_a_hint(functions, tmp_path):
     for pred, why in [('s == "x"', "strings are compared at report time"),
                       ("n * 2 > 1", "expected ==, !="),
                       ("len(n) > 1", "len() takes a string"),
-                      ("goarg1 == 1 || goarg2 == 2", "expected && or the end")]:
+                      ("n == 1 || n == 2", "expected && or the end")]:
         p = record(["-o", str(tmp_path / "x.gtr"), "main.greet (%s)" % pred,
                     "--", functions], check=False)
         assert p.returncode != 0, pred
