@@ -96,12 +96,18 @@ demo: all
 	@sh examples/demo.sh
 
 # Benchmarks print figures; nothing here is a pass/fail timing assertion.
-bench: all
+$(B)/report_bench: tests/bench/report_bench.c tests/bench/report_gen.c $(FORMAT_OBJS)
+	$(CC) $(CFLAGS) -Itests/bench -o $@ tests/bench/report_bench.c $(FORMAT_OBJS) $(LDLIBS_FORMAT)
+
+bench: all $(B)/report_bench
 	$(PYTHON) tests/bench/capture_bench.py
+	$(B)/report_bench ./gotrace-report 1000000
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 gotrace-record gotrace-report $(DESTDIR)$(PREFIX)/bin/
+	install -D -m 0644 man/gotrace-report.1 $(DESTDIR)$(PREFIX)/share/man/man1/gotrace-report.1
+	install -D -m 0644 man/gotrace-record.1 $(DESTDIR)$(PREFIX)/share/man/man1/gotrace-record.1
 
 clean:
 	rm -rf $(B) gotrace-record gotrace-report

@@ -488,7 +488,11 @@ static void advance(struct parser *p)
 			return;
 		}
 		if (is_ident_start(c)) {
-			while (p->pos + len < p->n && is_ident_char((unsigned char)s[len]))
+			/* dots join the parts of a field path (r.URL.Path) */
+			while (p->pos + len < p->n &&
+			       (is_ident_char((unsigned char)s[len]) ||
+				(s[len] == '.' && p->pos + len + 1 < p->n &&
+				 is_ident_start((unsigned char)s[len + 1]))))
 				len++;
 			if (len == 4 && !memcmp(s, "true", 4))
 				t->t = T_TRUE;

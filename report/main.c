@@ -24,6 +24,7 @@
 #include "filter.h"
 #include "folded.h"
 #include "gtr.h"
+#include "info.h"
 #include "output.h"
 #include "pair.h"
 #include "stats.h"
@@ -285,21 +286,6 @@ static bool keep(struct run *run, const struct report_event *e)
 	return true;
 }
 
-/*
- * CLOCK_REALTIME of monotonic `mono` by the host block's clock anchor.
- * 0, or -1 when the file has none. (gtr_reader_realtime(), declared in
- * format/gtr.h, will also follow the recorder's later clock samples.)
- */
-static int realtime_of(const struct gtr_reader *r, uint64_t mono, uint64_t *real)
-{
-	const struct gtr_host *h = gtr_reader_host(r);
-
-	if (!h || !h->start_realtime_ns)
-		return -1;
-	*real = (uint64_t)rtime_mono_to_real(h, mono);
-	return 0;
-}
-
 static void put_open(void *arg, const struct report_event *oe)
 {
 	struct run *run = arg;
@@ -309,7 +295,7 @@ static void put_open(void *arg, const struct report_event *oe)
 	if (run->stop)
 		return;
 	e.t0_ns = run->t0;
-	if (run->env->time_wall && !realtime_of(run->r, e.ev->ts_ns, &real))
+	if (run->env->time_wall && !gtr_reader_realtime(run->r, e.ev->ts_ns, &real))
 		e.real_ns = real;
 	if (!keep(run, &e))
 		return;
@@ -509,7 +495,7 @@ static int run_pass(struct env *env)
 		};
 		e.binary = binary_path(run.r, e.probe);
 		uint64_t real;
-		if (env->time_wall && !realtime_of(run.r, ev.ts_ns, &real))
+		if (env->time_wall && !gtr_reader_realtime(run.r, ev.ts_ns, &real))
 			e.real_ns = real;
 		pair_event(run.pair, &e);
 		if (!keep(&run, &e))
@@ -643,6 +629,52 @@ static int cmd_stats(int argc, char **argv)
 	return run_pass(&env);
 }
 
+struct info_env {
+	const char *path;
+	bool json;
+};
+
+static error_t info_parse(int key, char *arg, struct argp_state *state)
+{
+	struct info_env *env = state->input;
+
+	switch (key) {
+	case 'j': env->json = true; return 0;
+	case ARGP_KEY_ARG:
+		if (env->path)
+			argp_error(state, "one trace file at a time (got '%s' and '%s')", env->path, arg);
+		env->path = arg;
+		return 0;
+	case ARGP_KEY_END:
+		if (!env->path)
+			argp_error(state, "no trace file given");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static int cmd_info(int argc, char **argv)
+{
+	static const struct argp_option opts[] = {
+		{ "json", 'j', 0, 0, "One JSON object (keys in spec/FORMAT.md)", 0 },
+		{ 0 },
+	};
+	static const struct argp argp = {
+		.options = opts,
+		.parser = info_parse,
+		.args_doc = "FILE",
+		.doc = "Show what a gotrace trace file holds: format version, host, clocks, "
+		       "binaries, probes, time range, event counts, losses, damage.\n"
+		       "\nUSAGE: gotrace-report info [--json] FILE",
+	};
+	struct info_env env = { 0 };
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
+		return EXIT_USAGE;
+	return report_info(env.path, env.json, stdout);
+}
+
 /*
  * Subcommands, bpftool-style. A first argument naming one selects it;
  * anything else is `print`'s (so `gotrace-report app.gtr` prints).
@@ -655,6 +687,7 @@ struct cmd {
 static const struct cmd cmds[] = {
 	{ "print", cmd_print },
 	{ "stats", cmd_stats },
+	{ "info", cmd_info },
 };
 
 int main(int argc, char **argv)

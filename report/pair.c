@@ -55,6 +55,7 @@ struct pairer {
 	uint32_t ngors, cap_gors;
 	uint32_t *gix;            /* hash of goroutines: index + 1, 0 empty */
 	uint32_t gix_cap;
+	uint32_t last_gor;        /* index of the goroutine met last */
 	uint64_t bytes;
 
 	struct gtr_event entry;   /* the last paired entry, rebuilt */
@@ -231,12 +232,17 @@ static void gor_reclaim(struct pairer *p)
  * when the limit is reached. */
 static struct gor *gor_get(struct pairer *p, uint32_t pid, uint64_t key, bool create)
 {
+	if (p->last_gor < p->ngors && p->gors[p->last_gor].pid == pid &&
+	    p->gors[p->last_gor].key == key)
+		return &p->gors[p->last_gor];
 	if (p->gix_cap) {
 		uint32_t h = ghash(pid, key, p->gix_cap);
 		while (p->gix[h]) {
 			struct gor *g = &p->gors[p->gix[h] - 1];
-			if (g->pid == pid && g->key == key)
+			if (g->pid == pid && g->key == key) {
+				p->last_gor = p->gix[h] - 1;
 				return g;
+			}
 			h = (h + 1) & (p->gix_cap - 1);
 		}
 	}
@@ -255,6 +261,7 @@ static struct gor *gor_get(struct pairer *p, uint32_t pid, uint64_t key, bool cr
 	memset(g, 0, sizeof(*g));
 	g->pid = pid;
 	g->key = key;
+	p->last_gor = p->ngors - 1;
 	if ((p->ngors + 1) * 2 > p->gix_cap)
 		gix_rebuild(p, p->gix_cap ? p->gix_cap * 2 : 256);
 	else {
@@ -309,7 +316,8 @@ static bool push(struct pairer *p, struct gor *g, const struct report_event *e,
 	f->tid = ev->tid;
 	f->size = (uint32_t)size;
 	f->nvals = nv;
-	snprintf(f->comm, sizeof(f->comm), "%s", e->comm ? e->comm : "");
+	if (e->comm)
+		strncpy(f->comm, e->comm, GTR_COMM_LEN); /* NUL-padded; memset above */
 	for (uint32_t i = 0; i < nv; i++) {
 		vals[i] = ev->vals[i];
 		if (vals[i].kind != GTR_VAL_STR)

@@ -703,6 +703,15 @@ Test(filter, durations)
 	cr_expect(m("goarg1 == 1\xc2\xb5s"), "micro sign");
 }
 
+Test(filter, field_paths)
+{
+	ev_add(5, 6, "bob");
+	probe_add.args[2].name = (char *)"req.URL.Path";
+	cr_expect(m("req.URL.Path == \"bob\" && startswith(req.URL.Path, \"b\")"));
+	cr_expect(!m("req.URL == \"bob\""));
+	bad("req. == 1", 4, "unexpected character '.'");
+}
+
 Test(filter, in_lists)
 {
 	ev_add(5, 6, "bob");
