@@ -20,6 +20,9 @@
 extern "C" {
 #endif
 
+/* Release of gotrace (both programs and this library). */
+#define GOTRACE_VERSION "0.2.0"
+
 /* Format version written by this library (spec/FORMAT.md, "Versioning"). */
 #define GTR_VERSION_MAJOR 1
 #define GTR_VERSION_MINOR 0

@@ -26,7 +26,6 @@
 #include "list.h"
 #include "plan.h"
 
-#define GOTRACE_VERSION "0.1.0"
 #define MAX_PROBES 1000   /* probes on the command line */
 
 const char *argp_program_version = "gotrace-record " GOTRACE_VERSION;

@@ -37,7 +37,7 @@
 
 enum { EXIT_READ = 1, EXIT_USAGE = 2 };
 
-const char *argp_program_version = "gotrace-report 0.2";
+const char *argp_program_version = "gotrace-report " GOTRACE_VERSION;
 
 struct env {
 	bool stats;                /* the stats command */

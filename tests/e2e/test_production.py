@@ -175,3 +175,18 @@ def test_rate_limit_counts_what_it_suppresses(gobuild, tmp_path):
     assert 500 <= kept <= 500 * 6  # at most 500 per started second, and slack
     info = report(["info", trace]).stdout
     assert str(suppressed) in info
+
+
+def test_make_install_puts_programs_and_man_pages(tmp_path):
+    from conftest import ROOT
+    subprocess.run(["make", "-s", "install", "PREFIX=/usr", "DESTDIR=%s" % tmp_path],
+                   cwd=ROOT, check=True, capture_output=True)
+    for prog in ("gotrace-record", "gotrace-report"):
+        assert os.access(tmp_path / "usr/bin" / prog, os.X_OK)
+        page = tmp_path / "usr/share/man/man1" / (prog + ".1")
+        out = subprocess.run(["man", "-l", str(page)], capture_output=True, text=True,
+                             env=dict(os.environ, MANPAGER="cat", MANWIDTH="80"))
+        assert out.returncode == 0 and "EXAMPLES" in out.stdout
+    v = subprocess.run([str(tmp_path / "usr/bin/gotrace-record"), "--version"],
+                       capture_output=True, text=True)
+    assert v.stdout.startswith("gotrace-record ")
