@@ -12,7 +12,7 @@ B        := build
 DEPS_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev \
 	libcbor-dev libcriterion-dev libzydis-dev libpcre2-dev pkg-config \
 	golang-go gccgo python3-pytest python3-cbor2 python3-zstandard zstd \
-	caddy age binutils bpftrace linux-perf util-linux
+	caddy age binutils bpftrace linux-perf util-linux man-db
 
 CFLAGS   ?= -O2 -g
 CFLAGS   += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
@@ -32,7 +32,7 @@ UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 
 DEPS_STAMP := $(B)/.deps-ok
 
-.PHONY: all deps test unit e2e demo bench fuzz install clean
+.PHONY: all deps test unit e2e demo bench fuzz fuzz-short install clean
 
 all: gotrace-record gotrace-report
 
@@ -90,7 +90,21 @@ unit: $(UNIT_BINS)
 e2e: all
 	$(PYTHON) -m pytest -v -rs tests/e2e
 
-test: all unit e2e
+# ---- fuzzing the reader (libFuzzer, ASan, UBSan); new inputs go to
+# build/fuzz/new, never into the repository's corpus
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -std=gnu11 -D_GNU_SOURCE -Iformat
+$(B)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(wildcard format/*.h) | $(DEPS_STAMP)
+	@mkdir -p $(B)/fuzz/new
+	$(CLANG) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(LDLIBS_FORMAT)
+
+fuzz-short: $(B)/fuzz/fuzz_reader
+	$(B)/fuzz/fuzz_reader -runs=20000 -max_len=65536 -rss_limit_mb=2048 -timeout=10 $(B)/fuzz/new tests/fuzz/corpus
+
+fuzz: $(B)/fuzz/fuzz_reader
+	$(B)/fuzz/fuzz_reader -max_total_time=$${FUZZ_SECONDS:-600} -max_len=65536 -rss_limit_mb=2048 -timeout=10 $(B)/fuzz/new tests/fuzz/corpus
+
+test: all unit fuzz-short e2e
 
 demo: all
 	@sh examples/demo.sh
@@ -99,7 +113,12 @@ demo: all
 $(B)/report_bench: tests/bench/report_bench.c tests/bench/report_gen.c $(FORMAT_OBJS)
 	$(CC) $(CFLAGS) -Itests/bench -o $@ tests/bench/report_bench.c $(FORMAT_OBJS) $(LDLIBS_FORMAT)
 
-bench: all $(B)/report_bench
+$(B)/format_bench: tests/bench/format_bench.c $(FORMAT_OBJS)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS_FORMAT)
+
+bench: all $(B)/report_bench $(B)/format_bench
+	$(B)/format_bench
+	tests/bench/format_perf.sh 300000
 	$(PYTHON) tests/bench/capture_bench.py
 	$(B)/report_bench ./gotrace-report 1000000
 

@@ -3,7 +3,10 @@
  * The .gtr streaming reader. Memory is bounded: one input window of at most
  * twice the largest block (2 * GTR_MAX_BLOCK), one decompressed frame
  * (<= GTR_MAX_FRAME), the metadata (bounded by GTR_MAX_PROBES,
- * GTR_MAX_BINARIES, GTR_MAX_META_BYTES) and the task names (GTR_MAX_TASKS).
+ * GTR_MAX_BINARIES, GTR_MAX_META_BYTES, GTR_MAX_SYMBOLS, GTR_MAX_MAPPINGS,
+ * GTR_MAX_PROCESSES, GTR_MAX_CLOCKS, GTR_MAX_LOSSES, GTR_MAX_INDEX; what is
+ * not kept is counted in struct gtr_overflow), the per-frame delta state
+ * (GTR_FRAME_PROBES) and the task names (GTR_MAX_TASKS).
  * Every length and count read from the file is checked before use. Damaged
  * blocks are counted and skipped by scanning for the next block whose
  * checksum holds (spec/FORMAT.md, "Damage and truncation").
@@ -1893,6 +1896,7 @@ const char *gtr_reader_symbolize(const struct gtr_reader *r, uint32_t pid,
 {
 	struct gtr_reader *rw = (struct gtr_reader *)r; /* lazy index */
 	const struct gtr_symbol *s = NULL;
+	uint64_t link = addr;
 
 	if (!r->maps_sorted && r->nmaps) {
 		uint32_t *o = realloc(rw->map_order, r->nmaps * sizeof(*o));
@@ -1922,7 +1926,6 @@ const char *gtr_reader_symbolize(const struct gtr_reader *r, uint32_t pid,
 				m = x;
 		}
 		if (m && m->binary_id != UINT32_MAX) {
-			uint64_t link;
 			if (m->vaddr) {
 				link = m->vaddr + (addr - m->start);
 			} else {
@@ -1942,7 +1945,7 @@ done:
 	if (!s)
 		return NULL;
 	if (offset)
-		*offset = addr - s->address;
+		*offset = link - s->address;
 	return s->name;
 }
 

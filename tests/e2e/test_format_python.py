@@ -197,3 +197,21 @@ def test_gotrace_report_info(tmp_path, functions, tool):
     assert json.loads(p.stdout) == c_info(tool, trace)
     text = subprocess.run([REPORT, "info", trace], capture_output=True, text=True, check=True)
     assert text.stdout == tool("info", trace).stdout
+
+
+def test_python_agrees_on_golden_files(tool):
+    """Both readers give the same outcome on every corrupt golden file."""
+    golden = os.path.join(ROOT, "tests", "golden")
+    names = sorted(f for f in os.listdir(golden) if f.endswith(".gtr"))
+    assert len(names) >= 17
+    for name in names:
+        path = os.path.join(golden, name)
+        p = tool("info", "--json", path, check=False)
+        try:
+            py = GtrReader(path).info()
+        except ValueError:
+            assert p.returncode == 1, name
+            continue
+        c = json.loads(p.stdout)
+        c.pop("overflow"), c.pop("message")
+        assert c == {k: py[k] for k in c}, name
