@@ -12,7 +12,7 @@ B        := build
 DEPS_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev \
 	libcbor-dev libcriterion-dev libzydis-dev libpcre2-dev pkg-config \
 	golang-go gccgo python3-pytest python3-cbor2 python3-zstandard zstd \
-	caddy age binutils bpftrace linux-perf util-linux man-db
+	libclang-rt-14-dev caddy age binutils bpftrace linux-perf util-linux man-db
 
 CFLAGS   ?= -O2 -g
 CFLAGS   += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
@@ -120,6 +120,7 @@ bench: all $(B)/report_bench $(B)/format_bench
 	$(B)/format_bench
 	tests/bench/format_perf.sh 300000
 	$(PYTHON) tests/bench/capture_bench.py
+	$(PYTHON) tests/bench/record_bench.py
 	$(B)/report_bench ./gotrace-report 1000000
 
 install: all

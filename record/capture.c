@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <bpf/btf.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -18,6 +21,10 @@ struct capture {
 	struct ring_buffer *rb;
 	struct bpf_link **links;
 	uint32_t nlinks, caplinks;
+	int multi;             /* program loaded for uprobe-multi links */
+	int *multi_fds;        /* their link fds */
+	uint32_t nmulti, capmulti;
+	uint32_t nuprobes;     /* uprobes attached, single or in links */
 	uint32_t nplans;
 	int ncpus;
 	uint64_t *percpu;      /* scratch for reading per-CPU drop counters */
@@ -35,6 +42,46 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt,
 	if (!verbose_libbpf)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
+}
+
+/* Kernel ABI of BPF_LINK_CREATE for uprobe-multi links (Linux 6.6,
+ * include/uapi/linux/bpf.h); libbpf 1.1 predates it. */
+#define GT_BPF_LINK_CREATE 28
+#define GT_TRACE_UPROBE_MULTI 48
+
+struct gt_link_create_uprobe_multi {
+	uint32_t prog_fd;
+	uint32_t target_fd;
+	uint32_t attach_type;
+	uint32_t flags;
+	uint64_t path;
+	uint64_t offsets;
+	uint64_t ref_ctr_offsets;
+	uint64_t cookies;
+	uint32_t cnt;
+	uint32_t um_flags;
+	uint32_t pid;
+};
+
+/*
+ * Whether the kernel has uprobe-multi links: it has BTF for
+ * bpf_uprobe_multi_link (Linux 6.6 and later), unless GOTRACE_NO_MULTI
+ * is set (to test the fallback).
+ */
+static int multi_supported(void)
+{
+	struct btf *btf;
+	int ok;
+
+	if (getenv("GOTRACE_NO_MULTI"))
+		return 0;
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return 0;
+	ok = btf__find_by_name_kind(btf, "bpf_uprobe_multi_link",
+				    BTF_KIND_STRUCT) > 0;
+	btf__free(btf);
+	return ok;
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -66,12 +113,17 @@ struct capture *capture_open(uint32_t nplans, uint32_t ringbuf_bytes,
 	if (c->ncpus <= 0)
 		c->ncpus = 1;
 	c->percpu = calloc(c->ncpus, sizeof(uint64_t));
+	c->multi = multi_supported();
+again:
 	c->skel = gotrace_bpf__open();
 	if (!c->percpu || !c->skel) {
 		snprintf(err, errlen, "cannot open the BPF program: %s",
 			 strerror(errno));
 		goto fail;
 	}
+	if (c->multi)
+		bpf_program__set_expected_attach_type(c->skel->progs.gotrace_probe,
+						      GT_TRACE_UPROBE_MULTI);
 	bpf_map__set_max_entries(c->skel->maps.plans, c->nplans);
 	bpf_map__set_max_entries(c->skel->maps.drops, c->nplans);
 	bpf_map__set_max_entries(c->skel->maps.suppressed, c->nplans);
@@ -80,6 +132,14 @@ struct capture *capture_open(uint32_t nplans, uint32_t ringbuf_bytes,
 	/* Wake the reader when a quarter of the buffer waits. */
 	c->skel->rodata->wakeup_bytes = ringbuf_bytes / 4;
 	e = gotrace_bpf__load(c->skel);
+	if (e && c->multi) {
+		/* The kernel may know the link but refuse the program type:
+		 * fall back to one perf-event uprobe per site. */
+		gotrace_bpf__destroy(c->skel);
+		c->skel = NULL;
+		c->multi = 0;
+		goto again;
+	}
 	if (e) {
 		snprintf(err, errlen,
 			 "cannot load the BPF program: %s (gotrace-record needs "
@@ -139,6 +199,57 @@ int capture_attach(struct capture *c, uint32_t slot, uint32_t site,
 		return e;
 	}
 	c->links[c->nlinks++] = link;
+	c->nuprobes++;
+	return 0;
+}
+
+int capture_attach_many(struct capture *c, uint32_t n, const uint64_t *cookies,
+			const char *path, const uint64_t *offsets, pid_t pid,
+			char *err, size_t errlen)
+{
+	struct gt_link_create_uprobe_multi attr;
+	uint32_t i;
+	int fd;
+
+	if (!n)
+		return 0;
+	if (!c->multi) {
+		for (i = 0; i < n; i++) {
+			int e = capture_attach(c, (uint32_t)cookies[i],
+					       cookies[i] >> 32, path, offsets[i],
+					       pid, err, errlen);
+			if (e)
+				return e;
+		}
+		return 0;
+	}
+	if (c->nmulti == c->capmulti) {
+		uint32_t cap = c->capmulti ? c->capmulti * 2 : 8;
+		int *fds = realloc(c->multi_fds, cap * sizeof(*fds));
+
+		if (!fds)
+			return -ENOMEM;
+		c->multi_fds = fds;
+		c->capmulti = cap;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_fd = bpf_program__fd(c->skel->progs.gotrace_probe);
+	attr.attach_type = GT_TRACE_UPROBE_MULTI;
+	attr.path = (uint64_t)(uintptr_t)path;
+	attr.offsets = (uint64_t)(uintptr_t)offsets;
+	attr.cookies = (uint64_t)(uintptr_t)cookies;
+	attr.cnt = n;
+	attr.pid = pid > 0 ? (uint32_t)pid : 0;
+	fd = syscall(__NR_bpf, GT_BPF_LINK_CREATE, &attr, sizeof(attr));
+	if (fd < 0) {
+		int e = -errno;
+
+		snprintf(err, errlen, "cannot attach %u uprobes to %s: %s", n,
+			 path, strerror(-e));
+		return e;
+	}
+	c->multi_fds[c->nmulti++] = fd;
+	c->nuprobes += n;
 	return 0;
 }
 
@@ -182,7 +293,7 @@ uint64_t capture_suppressed(struct capture *c, uint32_t slot)
 
 uint32_t capture_nlinks(const struct capture *c)
 {
-	return c->nlinks;
+	return c->nuprobes;
 }
 
 void capture_close(struct capture *c)
@@ -194,6 +305,9 @@ void capture_close(struct capture *c)
 	for (i = 0; i < c->nlinks; i++)
 		bpf_link__destroy(c->links[i]);
 	free(c->links);
+	for (i = 0; i < c->nmulti; i++)
+		close(c->multi_fds[i]);
+	free(c->multi_fds);
 	ring_buffer__free(c->rb);
 	gotrace_bpf__destroy(c->skel);
 	free(c->percpu);

@@ -43,6 +43,17 @@ int capture_attach(struct capture *c, uint32_t slot, uint32_t site,
 		   const char *path, uint64_t file_offset, pid_t pid,
 		   char *err, size_t errlen);
 
+/*
+ * Attaches n uprobes to the ELF file `path` at offsets[i], each running
+ * the plan of slot (uint32_t)cookies[i] and reporting site cookies[i] >> 32,
+ * for process `pid` (-1: every process): one uprobe-multi link where the
+ * kernel has them (Linux 6.6+), else one perf-event uprobe each. 0 or
+ * -errno with a message in err[errlen].
+ */
+int capture_attach_many(struct capture *c, uint32_t n, const uint64_t *cookies,
+			const char *path, const uint64_t *offsets, pid_t pid,
+			char *err, size_t errlen);
+
 /* Waits up to timeout_ms for records and hands them to the callback.
  * Returns records handled or -errno. */
 int capture_poll(struct capture *c, int timeout_ms);
@@ -53,7 +64,7 @@ uint64_t capture_drops(struct capture *c, uint32_t slot);
 /* Events of slot `slot` a rate limit suppressed so far, all CPUs. */
 uint64_t capture_suppressed(struct capture *c, uint32_t slot);
 
-/* Number of uprobes attached. */
+/* Number of uprobes attached (single or in multi links). */
 uint32_t capture_nlinks(const struct capture *c);
 
 /* Detaches every probe and frees `c` (NULL is fine). */

@@ -26,7 +26,6 @@
 #include "list.h"
 #include "plan.h"
 
-#define MAX_PROBES 1000   /* probes on the command line */
 
 const char *argp_program_version = "gotrace-record " GOTRACE_VERSION;
 static const char doc[] =
@@ -101,7 +100,7 @@ struct env {
 	unsigned str_max;
 	int quiet, verbose, stack;
 	int nspecs;
-	char *specs[MAX_PROBES];
+	char **specs;        /* argc entries: probes as written */
 	char **cmd;          /* after "--", NULL-terminated */
 	unsigned max_probes;
 	unsigned ringbuf;    /* bytes, power of two */
@@ -217,8 +216,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_JSON: env.json = 1; break;
 	case OPT_DEBUGINFO: env.debuginfo = arg; break;
 	case ARGP_KEY_ARG:
-		if (env.nspecs >= MAX_PROBES)
-			argp_error(state, "too many probes (at most %d)", MAX_PROBES);
 		env.specs[env.nspecs++] = arg;
 		break;
 	case ARGP_KEY_END:
@@ -795,6 +792,50 @@ static int targets_alive(void)
 	return n;
 }
 
+/*
+ * Attaches every site of every probe: per binary and target process, one
+ * batch (a uprobe-multi link where the kernel has them).
+ */
+static int attach_all(pid_t child, char *err, size_t errlen)
+{
+	int ntargets = env.npids ? env.npids : 1, bi, t, i, k, e = 0;
+	uint64_t *offs = NULL, *cookies = NULL;
+	size_t n, cap = 0;
+
+	for (i = 0; i < nprobes; i++)
+		cap += probes[i]->nsites;
+	offs = calloc(cap ? cap : 1, sizeof(*offs));
+	cookies = calloc(cap ? cap : 1, sizeof(*cookies));
+	if (!offs || !cookies) {
+		snprintf(err, errlen, "out of memory for %zu uprobes", cap);
+		e = -ENOMEM;
+		goto out;
+	}
+	for (bi = 0; bi < nbinaries && !e; bi++) {
+		n = 0;
+		for (i = 0; i < nprobes; i++) {
+			if (probes[i]->bin != &binaries[bi])
+				continue;
+			for (k = 0; k < probes[i]->nsites; k++) {
+				offs[n] = probes[i]->sites[k];
+				cookies[n++] = (uint64_t)i | (uint64_t)k << 32;
+			}
+		}
+		for (t = 0; t < ntargets && !e && !stop_signal; t++) {
+			pid_t pid = env.cmd ? child
+				  : env.npids ? env.pids[t] : -1;
+
+			e = capture_attach_many(rec.cap, n, cookies,
+						binaries[bi].attach_path, offs,
+						pid, err, errlen);
+		}
+	}
+out:
+	free(offs);
+	free(cookies);
+	return e;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct argp argp = {
@@ -829,6 +870,9 @@ int main(int argc, char **argv)
 		}
 	}
 	argv[rargc] = NULL;
+	env.specs = calloc(argc + 1, sizeof(*env.specs));
+	if (!env.specs)
+		return 1;
 	if (argp_parse(&argp, rargc, argv, 0, NULL, NULL))
 		return 2;
 	if (env.list)
@@ -908,29 +952,16 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	for (i = 0; i < nprobes && !stop_signal; i++) {
-		int k, t, ntargets = env.npids ? env.npids : 1;
-
+	for (i = 0; i < nprobes; i++) {
 		if (capture_set_plan(rec.cap, i, &probes[i]->plan)) {
 			fprintf(stderr, "gotrace-record: cannot store the plan of "
 				"probe '%s'\n", probes[i]->spec.text);
 			goto out;
 		}
-		for (k = 0; k < probes[i]->nsites; k++) {
-			for (t = 0; t < ntargets; t++) {
-				pid_t pid = env.cmd ? child
-					  : env.npids ? env.pids[t] : -1;
-
-				if (!capture_attach(rec.cap, i, k,
-						    probes[i]->bin->attach_path,
-						    probes[i]->sites[k], pid,
-						    err, sizeof(err)))
-					continue;
-				fprintf(stderr, "gotrace-record: probe '%s': "
-					"%s\n", probes[i]->spec.text, err);
-				goto out;
-			}
-		}
+	}
+	if (attach_all(child, err, sizeof(err))) {
+		fprintf(stderr, "gotrace-record: %s\n", err);
+		goto out;
 	}
 	if (stop_signal)
 		goto drain;
