@@ -230,6 +230,8 @@ __noinline int fetch_one(struct pt_regs *regs, struct gt_event *ev,
 	if (f->op == GT_OP_WORD) {
 		if (bad)
 			;
+		else if (!addr && (f->flags & GT_F_NIL_ZERO))
+			v = 0;
 		else if (f->flags & GT_F_INDIRECT)
 			bad = !addr || read_user_word(addr + f->mem_off, f->size, &v);
 		else
@@ -391,6 +393,7 @@ int gotrace_probe(struct pt_regs *regs)
 	ev->nstack = 0;
 	ev->cpu = bpf_get_smp_processor_id();
 	ev->site = cookie >> 32;
+	ev->ip = regs->ip;
 	if (plan->flags & GT_P_STACK)
 		dlen = read_stack(regs, ev);
 

@@ -50,6 +50,9 @@ enum gt_op {
 			      chain, read at address + mem_off (a string's
 			      ptr at +mem_off and len at +mem_off+8) */
 
+#define GT_F_NIL_ZERO 4    /* a nil address on the way reads as 0, not
+			      as unavailable (nil interfaces) */
+
 #define GT_MAX_DEREF 4     /* pointers followed per fetch */
 
 /* Source location of one word. */
@@ -139,6 +142,7 @@ struct gt_event {
 	__u16 nstack;      /* stack addresses at the start of the tail */
 	__u16 cpu;
 	__u32 site;        /* which uprobe of the probe fired (cookie >> 32) */
+	__u64 ip;          /* address of the probed instruction */
 	__u64 slots[GT_MAX_FETCH];
 	/* slack past GT_TAIL_MAX keeps the verifier's bounds simple */
 	__u8 data[GT_TAIL_MAX + GT_STR_MAX + 2];

@@ -902,6 +902,9 @@ int gobin_params_to_args(const struct gobin *b, const struct gobin_func *f,
 			 p[i].type->name);
 		args[k].type = gtr_type_of(p[i].type);
 		args[k].size = p[i].type->size;
+		args[k].iface = p[i].type->kind != TK_IFACE ? 0 :
+				!strcmp(p[i].type->name, "interface {}") ||
+				!strcmp(p[i].type->name, "any") ? 2 : 1;
 		k++;
 	}
 	return n;

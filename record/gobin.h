@@ -86,6 +86,8 @@ struct gobin_arg {
 	uint32_t size;        /* bytes of the whole value */
 	uint32_t npieces;
 	struct gobin_piece pieces[4];
+	uint8_t iface;        /* 1: interface with methods (itab, data),
+				 2: empty interface (type, data), 0: neither */
 };
 
 /*
@@ -327,5 +329,13 @@ struct gobin_path {
 int gobin_field_path(const struct gobin *b, const struct gobin_func *f,
 		     const char *path, struct gobin_path *out, char *err,
 		     size_t errlen);
+
+/*
+ * Go name of the runtime type descriptor (runtime._type) at link-time
+ * address `addr`, from DWARF's DW_AT_go_runtime_type; NULL when unknown
+ * (no DWARF, or not a type's address). Used to name the dynamic type of a
+ * captured interface.
+ */
+const char *gobin_type_name_at(const struct gobin *b, uint64_t addr);
 
 #endif /* GOTRACE_GOBIN_H */

@@ -93,6 +93,15 @@ struct gobin {
 	struct gobin_pc_ix *dwpcs;
 	size_t ndwpcs;
 	int goid_off;         /* cached; -2 = not computed */
+	/* runtime type address -> name, from DW_AT_go_runtime_type */
+	struct gobin_rtype *rtypes;
+	size_t nrtypes;
+	bool rtypes_built;
+};
+
+struct gobin_rtype {
+	uint64_t addr;
+	char *name;
 };
 
 /* Bounds-checked little/big endian reads of the file image. */

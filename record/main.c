@@ -264,6 +264,7 @@ struct recorder {
 		uint32_t pid;
 		char comm[16];  /* a new name means an exec: mappings again */
 		int mapped;     /* a mapping of a traced binary was written */
+		uint64_t bias;  /* runtime - link-time address of its binary */
 	} procs[1024];       /* processes whose mappings were recorded */
 	int nprocs;
 	int werr;
@@ -316,6 +317,7 @@ static int process_seen(struct recorder *r, uint32_t pid, uint64_t ts,
 	}
 	r->procs[i].pid = pid;
 	r->procs[i].mapped = 0;
+	r->procs[i].bias = 0;
 	memcpy(r->procs[i].comm, comm, 16);
 	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
 	proc.binary_id = binary_of(path);
@@ -345,6 +347,7 @@ static int process_seen(struct recorder *r, uint32_t pid, uint64_t ts,
 
 			m.vaddr = b->text_vaddr + (off - b->text_offset);
 			r->procs[i].mapped = 1;
+			r->procs[i].bias = m.start - m.vaddr;
 		}
 		gtr_writer_mapping(r->w, &m);
 	}
@@ -354,8 +357,8 @@ static int process_seen(struct recorder *r, uint32_t pid, uint64_t ts,
 
 /*
  * When a process exited before its mappings could be read (a short
- * command), the stack's first address and the uprobe that fired give the
- * load bias of its binary: record the image as one mapping.
+ * command), the probed instruction's address and the uprobe that fired
+ * give the load bias of its binary: record the image as one mapping.
  */
 static void process_bias(struct recorder *r, int slot, const struct probe *p,
 			 const struct gt_event *ev, uint64_t ip)
@@ -376,6 +379,7 @@ static void process_bias(struct recorder *r, int slot, const struct probe *p,
 	m.path = b->path;
 	gtr_writer_mapping(r->w, &m);
 	r->procs[slot].mapped = 1;
+	r->procs[slot].bias = bias;
 }
 
 /*
@@ -456,6 +460,34 @@ static void write_clock(struct gtr_writer *w)
 	gtr_writer_clock(w, &c);
 }
 
+/*
+ * An interface's value: the name of its dynamic type, from the address of
+ * its type descriptor (runtime, so less the process's load bias), "<nil>"
+ * for a nil interface, the address in hex when DWARF does not name it.
+ */
+static void iface_value(struct recorder *r, const struct probe *p,
+			struct gtr_value *v, uint64_t taddr, uint32_t i)
+{
+	static char hex[GTR_MAX_ARGS][24];
+	const char *name;
+
+	if (!taddr) {
+		name = "<nil>";
+	} else {
+		name = gobin_type_name_at(p->bin->gb,
+					  taddr - r->procs[r->last_slot].bias);
+		if (!name) {
+			snprintf(hex[i], sizeof(hex[i]), "0x%llx",
+				 (unsigned long long)taddr);
+			name = hex[i];
+		}
+	}
+	v->kind = GTR_VAL_STR;
+	v->v.s.data = (const uint8_t *)name;
+	v->v.s.len = strlen(name);
+	v->v.s.full_len = v->v.s.len;
+}
+
 static int on_event(const struct gt_event *ev, size_t size, void *ctx)
 {
 	struct recorder *r = ctx;
@@ -476,9 +508,8 @@ static int on_event(const struct gt_event *ev, size_t size, void *ctx)
 		r->last_slot = process_seen(r, ev->pid, ev->ts_ns, ev->comm);
 		r->last_pid = ev->pid;
 	}
-	if (ev->nstack && !r->procs[r->last_slot].mapped &&
-	    gobin_is_pie(p->bin->gb) && dmax >= 8)
-		process_bias(r, r->last_slot, p, ev, *(const uint64_t *)ev->data);
+	if (!r->procs[r->last_slot].mapped && gobin_is_pie(p->bin->gb))
+		process_bias(r, r->last_slot, p, ev, ev->ip);
 	out.nstack = 0;
 	out.stack = NULL;
 	if (ev->nstack && (size_t)ev->nstack * 8 <= dmax) {
@@ -512,6 +543,10 @@ static int on_event(const struct gt_event *ev, size_t size, void *ctx)
 		if (p->plan.fetch[i].op == GT_OP_NONE ||
 		    (ev->unavail & (1u << i))) {
 			v->kind = GTR_VAL_NONE;
+			continue;
+		}
+		if (p->args[i].iface) {
+			iface_value(r, p, v, s, i);
 			continue;
 		}
 		switch (p->meta.args[i].type) {

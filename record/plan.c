@@ -174,6 +174,21 @@ static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a)
 	f->src.reg = a->pieces[0].reg;
 	f->src.off = a->pieces[0].offset;
 	f->src.size = a->pieces[0].size;
+	if (a->iface) {
+		/* The dynamic type's descriptor: word 0 of an empty interface,
+		 * itab->_type (itab + 8) otherwise (Go src/runtime/runtime2.go);
+		 * the recorder names it. */
+		if (a->pieces[0].size != 8)
+			return;
+		f->op = GT_OP_WORD;
+		f->flags = GT_F_NIL_ZERO;
+		if (a->iface == 1) {
+			f->flags |= GT_F_INDIRECT;
+			f->mem_off = 8;
+			f->size = 8;
+		}
+		return;
+	}
 	switch (a->type) {
 	case GTR_TYPE_INT:
 		f->flags = GT_F_SIGNED;
@@ -203,7 +218,7 @@ static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a)
 		f->src2.size = a->pieces[1].size;
 		break;
 	default:
-		break;   /* floats in XMM, aggregates: unavailable */
+		break;   /* floats in XMM, other aggregates: unavailable */
 	}
 }
 
@@ -559,6 +574,9 @@ static int probe_prepare(struct probe *p, uint32_t id,
 	for (i = 0; i < (int)p->meta.nargs; i++) {
 		struct gobin_arg *ga = &p->args[i];
 
+		/* An interface is recorded as its dynamic type's name. */
+		if (ga->iface && ga->npieces >= 1)
+			ga->type = GTR_TYPE_STRING;
 		/* DWARF names []byte "[]uint8": captured as bytes. */
 		if (ga->type == GTR_TYPE_OTHER && ga->npieces >= 2 &&
 		    (!strcmp(ga->type_name, "[]uint8") ||

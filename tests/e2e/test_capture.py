@@ -138,6 +138,23 @@ def test_values_bytes_ptr_strings_and_spilled_arguments(gobuild, tmp_path):
     assert evs["main.many"]["goargs"] == list(range(1, 12))
 
 
+def test_interfaces_show_their_dynamic_type(gobuild, tmp_path):
+    """any and error values are recorded as their dynamic type's name
+    (from DWARF's runtime type table), "<nil>" when nil, also in PIE."""
+    for flags in ([], ["-buildmode=pie"]):
+        exe = gobuild("tests/fixtures/values/main.go", "values" + "".join(flags), *flags)
+        trace = str(tmp_path / "t.gtr")
+        record(["-q", "-f", "-o", trace, "main.takeAny", "--", exe])
+        got = [(e["args"]["v"], e["args"]["e"]) for e in jsonl(trace)]
+        assert got == [("*main.Point", "<nil>"), ("<nil>", "*errors.errorString"),
+                       ("string", "<nil>")], flags
+    disturb = gobuild("tests/fixtures/disturb/main.go", "disturb")
+    trace = str(tmp_path / "d.gtr")
+    record(["-q", "-f", "-o", trace, "r:main.divide", "--", disturb], check=False)
+    assert [tuple(e["goargs"]) for e in jsonl(trace)] == \
+        [(0, "*errors.errorString"), (3, "<nil>")]
+
+
 def test_stripped_binary_with_a_signature(gobuild, tmp_path):
     """No DWARF: a signature in the probe gives names and types, and the
     values come out typed (string content, signed int8, bool)."""
