@@ -382,7 +382,10 @@ uint64_t gtr_reader_skipped(const struct gtr_reader *r);
 struct gtr_summary {
 	bool present;         /* false until read; absent if the recorder died */
 	uint64_t events;      /* events the writer wrote */
-	uint64_t drops;       /* lost events, sum of all drop records */
+	uint64_t drops;       /* lost events, sum of the drop records' counts
+				 whose reason is GTR_DROP_BUFFER */
+	uint64_t suppressed;  /* events a rate limit suppressed (reason
+				 GTR_DROP_RATE) */
 	uint64_t first_ts_ns; /* earliest and latest record timestamps */
 	uint64_t last_ts_ns;
 	uint64_t nframes;     /* event frames in the frame index */
@@ -453,6 +456,7 @@ const struct gtr_symbol *gtr_reader_symbol_at(const struct gtr_reader *r,
  */
 struct gtr_loss {
 	uint32_t probe_id, cpu;
+	uint32_t reason;      /* enum gtr_drop_reason */
 	uint64_t count;
 	uint64_t first_ns, last_ns;
 	uint64_t records;     /* drop records summed */

@@ -702,6 +702,8 @@ static int parse_summary(struct gtr_reader *r, struct gcr *c)
 			rc = gcr_uint(c, &s.events);
 		else if (KEY("drops"))
 			rc = gcr_uint(c, &s.drops);
+		else if (KEY("suppressed"))
+			rc = gcr_uint(c, &s.suppressed);
 		else if (KEY("first_ts_ns"))
 			rc = gcr_uint(c, &s.first_ts_ns);
 		else if (KEY("last_ts_ns"))
@@ -1352,7 +1354,9 @@ static inline struct rstate *pstate(struct gtr_reader *r, uint32_t id, bool crea
 /* Sums a drop record into the (probe, cpu) loss table. */
 static void add_loss(struct gtr_reader *r, const struct gtr_drop *d)
 {
-	const uint64_t key = (uint64_t)d->probe_id << 32 | d->cpu;
+	/* One entry per (probe, cpu, reason); reasons are 0 or small. */
+	const uint64_t key = ((uint64_t)d->probe_id << 32 | d->cpu) ^
+			     ((uint64_t)(d->reason != GTR_DROP_BUFFER) << 62);
 	const uint64_t first = d->since_ns && d->since_ns <= d->ts_ns ? d->since_ns : d->ts_ns;
 	uint32_t *ix = gtr_map_get(&r->loss_ix, key);
 	struct gtr_loss *l;
@@ -1366,7 +1370,8 @@ static void add_loss(struct gtr_reader *r, const struct gtr_drop *d)
 		}
 		l = &r->losses[r->nlosses++];
 		*l = (struct gtr_loss){ .probe_id = d->probe_id, .cpu = d->cpu,
-					.first_ns = first, .last_ns = d->ts_ns };
+					.first_ns = first, .last_ns = d->ts_ns,
+					.reason = d->reason };
 	} else {
 		l = &r->losses[*ix];
 	}
@@ -1557,7 +1562,15 @@ static int decode_record(struct gtr_reader *r, struct gtr_event *ev,
 		}
 		if (n >= 6 && gcr_uint(c, &drop->since_ns))
 			goto bad_drop;
-		for (uint64_t i = 6; i < n; i++)
+		drop->reason = GTR_DROP_BUFFER;
+		if (n >= 7) {
+			uint64_t why;
+
+			if (gcr_uint(c, &why))
+				goto bad_drop;
+			drop->reason = why > UINT32_MAX ? UINT32_MAX : (uint32_t)why;
+		}
+		for (uint64_t i = 7; i < n; i++)
 			if (gcr_skip(c, GTR_CBOR_DEPTH))
 				goto bad_drop;
 		add_loss(r, drop);

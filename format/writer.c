@@ -85,7 +85,7 @@ struct gtr_writer {
 	bool last_valid;
 
 	/* summary */
-	uint64_t events, dropped;
+	uint64_t events, dropped, suppressed;
 	bool any_ts;
 	uint64_t first_ts, last_ts;
 	struct frame_ix *frames;
@@ -735,7 +735,7 @@ int gtr_writer_drop(struct gtr_writer *w, const struct gtr_drop *d)
 	if (rc)
 		return rc;
 	uint8_t *p = w->buf + w->len;
-	*p++ = 0x86; /* array(6) */
+	*p++ = d->reason ? 0x87 : 0x86; /* array(7) with a reason, else 6 */
 	*p++ = GTR_REC_DROP;
 	if (d->probe_id == UINT32_MAX)
 		*p++ = 0xf6; /* null */
@@ -748,9 +748,14 @@ int gtr_writer_drop(struct gtr_writer *w, const struct gtr_drop *d)
 	else
 		p += cbor_encode_uint(d->cpu, p, 9);
 	p += cbor_encode_uint(d->since_ns, p, 9);
+	if (d->reason)
+		p += cbor_encode_uint(d->reason, p, 9);
 	w->len = (size_t)(p - w->buf);
 	w->nrec++;
-	w->dropped += d->count;
+	if (d->reason == GTR_DROP_RATE)
+		w->suppressed += d->count;
+	else
+		w->dropped += d->count;
 	return 0;
 }
 
@@ -940,11 +945,15 @@ static int write_summary(struct gtr_writer *w)
 	struct enc *e = &w->meta;
 
 	e->len = 0;
-	e_map(e, w->frames_capped ? 7 : 6);
+	e_map(e, (w->frames_capped ? 7 : 6) + (w->suppressed ? 1 : 0));
 	e_text(e, "events");
 	e_uint(e, w->events);
 	e_text(e, "drops");
 	e_uint(e, w->dropped);
+	if (w->suppressed) {
+		e_text(e, "suppressed");
+		e_uint(e, w->suppressed);
+	}
 	e_text(e, "first_ts_ns");
 	e_uint(e, w->any_ts ? w->first_ts : 0);
 	e_text(e, "last_ts_ns");

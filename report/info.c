@@ -192,7 +192,7 @@ static void jbool(FILE *f, bool *first, const char *k, bool v)
 
 struct stats {
 	struct counts per_probe;
-	uint64_t events, drops, drop_records;
+	uint64_t events, drops, drop_records, suppressed;
 	bool any;
 	uint64_t first_ts, last_ts;
 	int rc;            /* negative: reading ended on an error */
@@ -218,7 +218,10 @@ static void read_all(struct gtr_reader *r, struct stats *st)
 				st->last_ts = ev.ts_ns;
 			st->any = true;
 		} else if (it == GTR_ITEM_DROP) {
-			st->drops += d.count;
+			if (d.reason == GTR_DROP_RATE)
+				st->suppressed += d.count;
+			else
+				st->drops += d.count;
 			st->drop_records++;
 		}
 	}
@@ -427,6 +430,7 @@ static void print_json(FILE *f, const char *path, struct gtr_reader *r,
 	}
 
 	ju64(f, &k, "drops", st->drops);
+	ju64(f, &k, "suppressed", st->suppressed);
 	jkey(f, &k, "losses");
 	fputc('[', f);
 	for (uint32_t i = 0; i < gtr_reader_nlosses(r); i++) {
@@ -436,6 +440,7 @@ static void print_json(FILE *f, const char *path, struct gtr_reader *r,
 		json_id_or_null(f, &k2, "probe", l->probe_id);
 		json_id_or_null(f, &k2, "cpu", l->cpu);
 		ju64(f, &k2, "count", l->count);
+		jtext(f, &k2, "reason", l->reason == GTR_DROP_RATE ? "rate-limit" : "lost");
 		ju64(f, &k2, "first_ns", l->first_ns);
 		ju64(f, &k2, "last_ns", l->last_ns);
 		ju64(f, &k2, "records", l->records);
@@ -452,6 +457,7 @@ static void print_json(FILE *f, const char *path, struct gtr_reader *r,
 		fputc('{', f);
 		ju64(f, &k2, "events", s->events);
 		ju64(f, &k2, "drops", s->drops);
+		ju64(f, &k2, "suppressed", s->suppressed);
 		ju64(f, &k2, "first_ts_ns", s->first_ts_ns);
 		ju64(f, &k2, "last_ts_ns", s->last_ts_ns);
 		ju64(f, &k2, "frames", s->nframes);
@@ -575,6 +581,9 @@ static void print_text(FILE *f, const char *path, struct gtr_reader *r,
 
 	fprintf(f, "lost:        %" PRIu64 " events in %" PRIu64 " drop records\n", st->drops,
 		st->drop_records);
+	if (st->suppressed)
+		fprintf(f, "suppressed:  %" PRIu64 " events by the recorder's --rate-limit\n",
+			st->suppressed);
 	for (uint32_t i = 0; i < gtr_reader_nlosses(r); i++) {
 		const struct gtr_loss *l = gtr_reader_loss_at(r, i);
 		const struct gtr_probe *p = l->probe_id == UINT32_MAX ? NULL :
@@ -594,8 +603,10 @@ static void print_text(FILE *f, const char *path, struct gtr_reader *r,
 			utc(a, sizeof(a), r0);
 			utc(b, sizeof(b), r1);
 		}
-		fprintf(f, "  %s%s%s, %s: %" PRIu64 " lost between %s and %s\n", who,
-			p ? " " : "", p ? p->func : "", cpu, l->count, a, b);
+		fprintf(f, "  %s%s%s, %s: %" PRIu64 " %s between %s and %s\n", who,
+			p ? " " : "", p ? p->func : "", cpu, l->count,
+			l->reason == GTR_DROP_RATE ? "suppressed by --rate-limit" : "lost",
+			a, b);
 	}
 
 	const struct gtr_summary *s = gtr_reader_summary(r);

@@ -368,7 +368,7 @@ static int run_pass(struct env *env)
 	static struct gtr_event ev;
 	struct gtr_drop drop;
 	struct progress prog = { 0 };
-	uint64_t lost = 0, nevents = 0;
+	uint64_t lost = 0, suppressed = 0, nevents = 0;
 	char err[512];
 	int ret = EXIT_USAGE;
 
@@ -469,7 +469,10 @@ static int run_pass(struct env *env)
 		if (item == GTR_ITEM_END)
 			break;
 		if (item == GTR_ITEM_DROP) {
-			lost += drop.count;
+			if (drop.reason == GTR_DROP_RATE)
+				suppressed += drop.count;
+			else
+				lost += drop.count;
 			continue;
 		}
 		if (item != GTR_ITEM_EVENT)
@@ -546,6 +549,9 @@ static int run_pass(struct env *env)
 	if (lost)
 		fprintf(stderr, PROG ": warning: %" PRIu64 " event(s) were lost while recording %s (the recorder could not keep up)\n",
 			lost, env->path);
+	if (suppressed)
+		fprintf(stderr, PROG ": note: %" PRIu64 " event(s) were suppressed by the recorder's --rate-limit in %s\n",
+			suppressed, env->path);
 	if (gtr_reader_damage(run.r)) {
 		const char *msg = gtr_reader_error(run.r);
 		fprintf(stderr, PROG ": warning: skipped %" PRIu64 " damaged block(s) of %s%s%s\n",

@@ -151,7 +151,8 @@ static int gen(const char *path)
 		if (i % 700 == 699) {
 			const struct gtr_drop d = { .ts_ns = ts, .probe_id = i % 1400 == 699 ? 0 : UINT32_MAX,
 				.count = i, .cpu = i % 2100 == 699 ? GTR_CPU_UNKNOWN : 1,
-				.since_ns = i == 699 ? 0 : ts - 500000 };
+				.since_ns = i == 699 ? 0 : ts - 500000,
+				.reason = i % 3 == 1 ? GTR_DROP_RATE : GTR_DROP_BUFFER };
 			CK(gtr_writer_drop(w, &d));
 			CK(gtr_writer_flush(w));
 		}
@@ -196,7 +197,8 @@ static int events(const char *path)
 				printf("null");
 			else
 				printf("%" PRIu32, d.cpu);
-			printf(",\"since_ns\":%" PRIu64 "}\n", d.since_ns);
+			printf(",\"since_ns\":%" PRIu64 ",\"reason\":%" PRIu32 "}\n",
+			       d.since_ns, d.reason);
 			continue;
 		}
 		printf("{\"ts_ns\":%" PRIu64 ",\"probe\":%" PRIu32 ",\"kind\":\"%s\",\"pid\":%" PRIu32

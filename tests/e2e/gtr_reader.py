@@ -206,6 +206,7 @@ class GtrReader:
         elif btype == 5:
             s = _one_item(payload)
             self.summary = {"events": s.get("events", 0), "drops": s.get("drops", 0),
+                            "suppressed": s.get("suppressed", 0),
                             "first_ts_ns": s.get("first_ts_ns", 0),
                             "last_ts_ns": s.get("last_ts_ns", 0),
                             "frames": len(s.get("frames", [])),
@@ -336,8 +337,9 @@ class GtrReader:
                 ts += rec[2]
                 cpu = rec[4] if len(rec) > 4 else None
                 since = rec[5] if len(rec) > 5 else 0
+                reason = rec[6] if len(rec) > 6 else 0
                 d = {"drop": True, "ts_ns": ts, "probe": rec[1], "count": rec[3],
-                     "cpu": cpu, "since_ns": since}
+                     "cpu": cpu, "since_ns": since, "reason": reason}
                 self._add_loss(d)
                 yield d
             else:
@@ -348,11 +350,12 @@ class GtrReader:
             raise Malformed("bytes after the last record")
 
     def _add_loss(self, d):
-        key = (d["probe"], d["cpu"])
+        key = (d["probe"], d["cpu"], d["reason"] != 0)
         first = d["since_ns"] if d["since_ns"] and d["since_ns"] <= d["ts_ns"] else d["ts_ns"]
         l = self.losses.get(key)
         if l is None:
             l = self.losses[key] = {"probe": d["probe"], "cpu": d["cpu"], "count": 0,
+                                    "reason": "rate-limit" if d["reason"] == 1 else "lost",
                                     "first_ns": first, "last_ns": d["ts_ns"], "records": 0}
         l["count"] += d["count"]
         l["records"] += 1
@@ -434,9 +437,11 @@ class GtrReader:
 
     def info(self):
         """Reads the whole file; returns what `gotrace-report info --json` does."""
-        events, drops, per, ts = 0, 0, {}, []
+        events, drops, suppressed, per, ts = 0, 0, 0, {}, []
         for it in self.items():
-            if "drop" in it:
+            if "drop" in it and it["reason"] == 1:
+                suppressed += it["count"]
+            elif "drop" in it:
                 drops += it["count"]
             else:
                 events += 1
@@ -468,6 +473,7 @@ class GtrReader:
             "events_per_probe": sorted([k, v] for k, v in per.items()),
             "time_range": tr,
             "drops": drops,
+            "suppressed": suppressed,
             "losses": list(self.losses.values()),
             "summary": self.summary,
             "damage": self.damage,
