@@ -508,7 +508,7 @@ static int on_event(const struct gt_event *ev, size_t size, void *ctx)
 		r->last_slot = process_seen(r, ev->pid, ev->ts_ns, ev->comm);
 		r->last_pid = ev->pid;
 	}
-	if (!r->procs[r->last_slot].mapped && gobin_is_pie(p->bin->gb))
+	if (!r->procs[r->last_slot].mapped)
 		process_bias(r, r->last_slot, p, ev, ev->ip);
 	out.nstack = 0;
 	out.stack = NULL;

@@ -248,3 +248,60 @@ def test_many_probes_on_a_stripped_debian_binary(tmp_path, procs):
     assert all(e["func"].startswith("github.com/caddyserver/caddy/v2/modules/caddyhttp")
                for e in evs)
     assert get() == b"ok"
+
+
+def test_binary_inside_a_container_root(loop_bin, tmp_path, procs):
+    """A process whose root is elsewhere (a chroot, as in a container):
+    BINARY is named as the process sees it, found under /proc/PID/root."""
+    import shutil
+    root = tmp_path / "root"
+    (root / "app").mkdir(parents=True)
+    shutil.copy(loop_bin, root / "app" / "svc")
+    assert not os.path.exists("/app/svc")
+    target = procs(["chroot", str(root), "/app/svc"], stdout=subprocess.PIPE, text=True)
+    assert target.p.stdout.readline().startswith("ready")
+    trace = str(tmp_path / "c.gtr")
+    rec = procs([RECORD, "-o", trace, "-p", str(target.pid), "/app/svc:main.add"],
+                stderr=subprocess.PIPE, text=True)
+    attached(rec)
+    assert wait_for(lambda: len(events(trace)) >= 3)
+    assert rec.stop(signal.SIGINT) == 0
+    assert all(e["goargs"][0] == 42 and e["comm"] == "svc" for e in events(trace))
+    info = json.loads(report(["info", "--json", trace]).stdout)
+    assert info["binaries"][0]["path"] == "/app/svc"
+
+
+def test_processes_that_come_and_go_are_recorded(functions, tmp_path, procs):
+    """Every process of a binary: short-lived ones one after another, each
+    with its process record, exit and mappings; events keep their pid."""
+    trace = str(tmp_path / "p.gtr")
+    rec = procs([RECORD, "-o", trace, "%s:main.add" % functions],
+                stderr=subprocess.PIPE, text=True)
+    attached(rec)
+    pids = []
+    for _ in range(3):
+        p = subprocess.run([functions, "2"], capture_output=True, text=True)
+        assert p.returncode == 0
+    time.sleep(2.5)  # exits are noticed once a second
+    assert rec.stop(signal.SIGINT) == 0
+    evs = events(trace)
+    pids = sorted({e["pid"] for e in evs})
+    assert len(pids) == 3 and len(evs) == 6
+    info = json.loads(report(["info", "--json", trace]).stdout)
+    seen = {p["pid"] for p in info["processes"] if not p["exited"]}
+    gone = {p["pid"] for p in info["processes"] if p["exited"]}
+    assert set(pids) == seen == gone
+    assert {m["pid"] for m in info["mappings"]} == set(pids)
+
+
+def test_status_line_on_a_terminal(functions, tmp_path):
+    """On a terminal the recorder shows a live status line on stderr."""
+    trace = str(tmp_path / "s.gtr")
+    env = dict(os.environ)
+    env.pop("CI", None)
+    # script(1) gives the recorder a terminal; -d 1.5 lasts one update
+    tty = subprocess.run(["script", "-qec",
+                          "%s -o %s -d 1.5 %s:main.add" % (RECORD, trace, functions),
+                          "/dev/null"], capture_output=True, text=True, env=env, timeout=60)
+    assert "1 probe, 0 events (0/s), 0 dropped" in tty.stdout, tty.stdout
+    assert "\033[K" in tty.stdout
