@@ -18,3 +18,4 @@ run gotrace-record -o t.gtr --force './functions:main.add "%d %d" goarg1, goarg2
 run gotrace-report t.gtr
 run gotrace-report -f 'goarg1 == 42' t.gtr
 run gotrace-report -f 'n >= 1' --format jsonl t.gtr
+run gotrace-report stats t.gtr
