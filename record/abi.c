@@ -126,7 +126,7 @@ static void stack_pieces(const struct gobin_type *t, int32_t off, int ps,
 	const int n = leaves(t, 0, false, ps, lv, 0);
 
 	a->npieces = 0;
-	if (n < 0 || n > 4)
+	if (n < 0 || n > GOBIN_MAX_PIECES)
 		return;
 	for (int i = 0; i < n; i++)
 		a->pieces[i] = (struct gobin_piece){
@@ -191,12 +191,12 @@ static void go_assign_one(const struct gobin_type *t, int ps, int base,
 		rs->stack = off + t->size;
 		return;
 	}
-	a->npieces = n <= 4 ? (uint32_t)n : 0;
+	a->npieces = n <= GOBIN_MAX_PIECES ? (uint32_t)n : 0;
 	for (int i = 0; i < n; i++) {
 		const struct gobin_piece pc = go_reg_piece(
 			rs, lv[i].fp, lv[i].fp ? rs->nf++ : rs->ni++, lv[i].size);
 
-		if (i < 4 && a->npieces)
+		if (i < GOBIN_MAX_PIECES && a->npieces)
 			a->pieces[i] = pc;
 	}
 }

@@ -590,6 +590,106 @@ static bool die_member(Dwarf_Die *st, const char *name, size_t len,
 	return false;
 }
 
+/*
+ * Register words (leaves) a value of type t takes under Go's register ABI
+ * (abi-internal.md), integer and float alike, in the order gobin_arg's
+ * pieces list them: scalars 1, complex 2, strings and interfaces 2,
+ * slices 3, structs the sum of their fields, arrays of 0 or 1 element as
+ * the element; -1 when the value cannot be in registers (longer arrays).
+ */
+static int int_slots(const struct gobin_type *t)
+{
+	int n = 0;
+
+	switch (t->kind) {
+	case TK_INT: case TK_UINT: case TK_BOOL: case TK_PTR: return 1;
+	case TK_STRING: case TK_IFACE: return 2;
+	case TK_SLICE: return 3;
+	case TK_FLOAT: return 1;
+	case TK_COMPLEX: return 2;
+	case TK_ARRAY:
+		if (t->count == 0)
+			return 0;
+		return t->count == 1 && t->nfields ? int_slots(t->fields[0].type) : -1;
+	case TK_STRUCT:
+		for (uint32_t i = 0; i < t->nfields; i++) {
+			int k = int_slots(t->fields[i].type);
+
+			if (k < 0)
+				return -1;
+			n += k;
+		}
+		return n;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * Walks ".F.G..." through a struct passed by value, from *pp, adding up
+ * the byte offset and the integer register index of the field; stops at
+ * the end (out->direct) or after a pointer field that more components
+ * follow (the pointer becomes the root word). On return *t is the type
+ * reached and *pp the rest of the path.
+ */
+static int value_walk(struct tbuild *tb, Dwarf_Die *t, const char **pp,
+		      struct gobin_path *out, const char *path, char *err,
+		      size_t errlen)
+{
+	const char *p = *pp;
+
+	out->value_root = true;
+	out->slot = 0;
+	out->value_off = 0;
+	while (*p == '.') {
+		const char *name = p + 1;
+		size_t len = strcspn(name, ".");
+		Dwarf_Die m, mt;
+		bool found = false;
+
+		if (!die_resolve(t) || dwarf_tag(t) != DW_TAG_structure_type) {
+			snprintf(err, errlen, "field path '%s': '%.*s' is not a "
+				 "field of a struct", path, (int)len, name);
+			return -EINVAL;
+		}
+		if (dwarf_child(t, &m) == 0) {
+			do {
+				const char *mn = dwarf_diename(&m);
+				struct gobin_type *ft;
+				int k;
+
+				if (dwarf_tag(&m) != DW_TAG_member || !die_type(&m, &mt))
+					continue;
+				if (mn && strlen(mn) == len && !memcmp(mn, name, len)) {
+					found = true;
+					break;
+				}
+				/* a field before the one named: count its registers */
+				ft = type_of(tb, &mt, 0);
+				k = ft ? int_slots(ft) : -1;
+				gobin_type_free(ft);
+				out->slot = k < 0 || out->slot < 0 ? -1 : out->slot + k;
+			} while (dwarf_siblingof(&m, &m) == 0);
+		}
+		if (!found) {
+			snprintf(err, errlen, "field path '%s': %s has no field "
+				 "'%.*s'", path, dwarf_diename(t) ? dwarf_diename(t)
+				 : "the struct", (int)len, name);
+			return -ENOENT;
+		}
+		out->value_off += (int32_t)die_udata(&m, DW_AT_data_member_location, 0);
+		*t = mt;
+		p = name + len;
+		if (*p == '.' && die_resolve(t) && dwarf_tag(t) == DW_TAG_pointer_type) {
+			*pp = p;      /* continue through memory from here */
+			return 0;
+		}
+	}
+	*pp = p;
+	out->direct = true;
+	return 0;
+}
+
 int gobin_field_path(const struct gobin *cb, const struct gobin_func *f,
 		     const char *path, struct gobin_path *out, char *err,
 		     size_t errlen)
@@ -654,13 +754,26 @@ int gobin_field_path(const struct gobin *cb, const struct gobin_func *f,
 			 names[0] ? names : "none");
 		return -ENOENT;
 	}
-	/* The root must be a pointer: paths follow memory, not registers. */
-	if (!die_resolve(&t) || dwarf_tag(&t) != DW_TAG_pointer_type) {
-		snprintf(err, errlen, "field path '%s': '%s' is not a pointer; "
-			 "paths start from a pointer parameter", path, out->root);
+	if (!die_resolve(&t))
+		goto bad_type;
+	p = dot;
+	if (dwarf_tag(&t) == DW_TAG_structure_type) {
+		/* A struct passed by value: its fields are in registers (one
+		 * integer register per scalar word, in order) or on the stack
+		 * (in memory layout). Walk to the field, or to the first
+		 * pointer to follow. */
+		int r = value_walk(&tb, &t, &p, out, path, err, errlen);
+
+		if (r)
+			return r;
+		if (out->direct)
+			goto typed;
+	} else if (dwarf_tag(&t) != DW_TAG_pointer_type) {
+		snprintf(err, errlen, "field path '%s': '%s' is neither a "
+			 "pointer nor a struct", path, out->root);
 		return -EINVAL;
 	}
-	for (p = dot; *p == '.';) {
+	for (; *p == '.';) {
 		const char *name = p + 1;
 		size_t len = strcspn(name, ".");
 		Dwarf_Die mt;
@@ -711,6 +824,7 @@ int gobin_field_path(const struct gobin *cb, const struct gobin_func *f,
 		p = name + len;
 	}
 	out->offset = (int32_t)pending;
+typed:
 	gt = type_of(&tb, &t, 0);
 	if (!gt)
 		return -ENOMEM;

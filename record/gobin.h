@@ -18,6 +18,10 @@
 
 struct gobin;
 
+/* Words (leaves) of one argument gotrace places: a struct of up to this
+ * many scalar fields, string words included. */
+#define GOBIN_MAX_PIECES 16
+
 enum gobin_compiler { GOBIN_GC = 0, GOBIN_GCCGO = 1 };
 enum gobin_arch { GOBIN_AMD64 = 0, GOBIN_ARM64 = 1, GOBIN_386 = 2, GOBIN_ARCH_OTHER = 3 };
 
@@ -85,7 +89,7 @@ struct gobin_arg {
 	enum gtr_type type;
 	uint32_t size;        /* bytes of the whole value */
 	uint32_t npieces;
-	struct gobin_piece pieces[4];
+	struct gobin_piece pieces[GOBIN_MAX_PIECES];
 	uint8_t iface;        /* 1: interface with methods (itab, data),
 				 2: empty interface (type, data), 0: neither */
 };
@@ -310,6 +314,13 @@ void gobin_set_debug_root(const char *dir);
  */
 struct gobin_path {
 	char root[128];          /* the root parameter's name */
+	/* A struct root passed by value: the root word is its field at byte
+	 * value_off (on the stack) or integer register `slot` of the
+	 * parameter (in registers; -1 unknown); `direct`: that field is the
+	 * value itself, no memory is read. */
+	bool value_root, direct;
+	int slot;
+	int32_t value_off;
 	int nderef;
 	int32_t deref[GOBIN_PATH_MAX_DEREF];
 	int32_t offset;
@@ -319,9 +330,9 @@ struct gobin_path {
 };
 
 /*
- * Resolves "r.URL.Path" for function `f` from DWARF: `r` must be a pointer
- * parameter; each ".FIELD" selects a struct member, following pointers on
- * the way. Returns 0 and fills *out, or a negative errno with a message in
+ * Resolves "r.URL.Path" for function `f` from DWARF: `r` is a pointer
+ * parameter or a struct passed by value; each ".FIELD" selects a struct
+ * member, following pointers on the way. Returns 0 and fills *out, or a negative errno with a message in
  * err[errlen] (-ENODATA without DWARF, -ENOENT for an unknown parameter or
  * field, -EINVAL for a non-pointer root or a non-struct step, -E2BIG for
  * more than GOBIN_PATH_MAX_DEREF pointers).

@@ -325,8 +325,43 @@ static int add_ptr_value(struct probe *p, const char *x)
 }
 
 /*
+ * Where the root word of a field path is: the parameter's first word, or,
+ * for a struct passed by value, its field at gp->slot (registers) or
+ * gp->value_off (stack). For a direct string field, *w1 is its length
+ * word. Returns 0, or -1 when the registers cannot be placed.
+ */
+static int path_root(const struct probe *p, const struct gobin_arg *arg,
+		     const struct gobin_path *gp, struct gobin_piece *w0,
+		     struct gobin_piece *w1)
+{
+	uint8_t size = gp->direct && gp->size < 8 ? gp->size : 8;
+
+	(void)p;
+	*w0 = arg->pieces[0];
+	memset(w1, 0, sizeof(*w1));
+	if (!gp->value_root)
+		return 0;
+	if (arg->pieces[0].kind == GT_LOC_STACK) {
+		w0->offset = arg->pieces[0].offset + gp->value_off;
+		w0->size = size;
+		*w1 = *w0;
+		w1->offset += 8;
+		w1->size = 8;
+		return 0;
+	}
+	if (gp->slot < 0 || (uint32_t)gp->slot >= arg->npieces ||
+	    arg->pieces[gp->slot].kind != GT_LOC_REG)
+		return -1;
+	*w0 = arg->pieces[gp->slot];
+	w0->size = size;
+	if ((uint32_t)gp->slot + 1 < arg->npieces)
+		*w1 = arg->pieces[gp->slot + 1];
+	return 0;
+}
+
+/*
  * Adds the value of a field path such as "r.URL.Path" (DWARF types; the
- * root is a pointer parameter). Returns its index, or -EINVAL after
+ * root is a pointer parameter or a struct passed by value). Returns its index, or -EINVAL after
  * printing why.
  */
 static int add_path_value(struct probe *p, const char *x)
@@ -362,30 +397,50 @@ static int add_path_value(struct probe *p, const char *x)
 			"(at most %d)\n", p->spec.text, GT_MAX_FETCH);
 		return -EINVAL;
 	}
-	k = p->meta.nargs++;
-	a = &p->args[k];
-	memset(a, 0, sizeof(*a));
-	snprintf(a->name, sizeof(a->name), "%s", x);
-	snprintf(a->type_name, sizeof(a->type_name), "%s", gp.type_name);
-	a->type = gp.type;
-	a->size = gp.size;
-	a->npieces = 1;
-	a->pieces[0] = p->args[root].pieces[0];
+	{
+		struct gobin_piece w0, w1;
 
-	f = &p->path_fetch[k];
-	memset(f, 0, sizeof(*f));
-	f->src.loc = a->pieces[0].kind;
-	f->src.reg = a->pieces[0].reg;
-	f->src.off = a->pieces[0].offset;
-	f->src.size = a->pieces[0].size;
-	f->nderef = gp.nderef;
-	memcpy(f->deref, gp.deref, sizeof(f->deref));
-	f->flags = GT_F_INDIRECT | (gp.type == GTR_TYPE_INT ? GT_F_SIGNED : 0);
-	f->mem_off = gp.offset;
-	f->size = gp.size <= 8 ? gp.size : 8;
-	f->op = gp.type == GTR_TYPE_STRING || gp.type == GTR_TYPE_BYTES
-			? GT_OP_STRING : GT_OP_WORD;
-	p->path[k] = 1;
+		if (path_root(p, &p->args[root], &gp, &w0, &w1)) {
+			fprintf(stderr, "gotrace-record: probe '%s': the fields of "
+				"'%s' are spread over registers gotrace cannot "
+				"place; use a pointer parameter or $ptr()\n",
+				p->spec.text, gp.root);
+			return -EINVAL;
+		}
+		k = p->meta.nargs++;
+		a = &p->args[k];
+		memset(a, 0, sizeof(*a));
+		snprintf(a->name, sizeof(a->name), "%s", x);
+		snprintf(a->type_name, sizeof(a->type_name), "%s", gp.type_name);
+		a->type = gp.type;
+		a->size = gp.size;
+		a->npieces = 1;
+		a->pieces[0] = w0;
+
+		f = &p->path_fetch[k];
+		memset(f, 0, sizeof(*f));
+		f->src.loc = w0.kind;
+		f->src.reg = w0.reg;
+		f->src.off = w0.offset;
+		f->src.size = w0.size;
+		f->op = gp.type == GTR_TYPE_STRING || gp.type == GTR_TYPE_BYTES
+				? GT_OP_STRING : GT_OP_WORD;
+		f->flags = gp.type == GTR_TYPE_INT ? GT_F_SIGNED : 0;
+		if (gp.direct) {
+			/* The field itself is in a register or stack slot. */
+			f->src2.loc = w1.kind;
+			f->src2.reg = w1.reg;
+			f->src2.off = w1.offset;
+			f->src2.size = w1.size;
+		} else {
+			f->nderef = gp.nderef;
+			memcpy(f->deref, gp.deref, sizeof(f->deref));
+			f->flags |= GT_F_INDIRECT;
+			f->mem_off = gp.offset;
+			f->size = gp.size <= 8 ? gp.size : 8;
+		}
+		p->path[k] = 1;
+	}
 
 	p->meta.args[k].name = a->name;
 	p->meta.args[k].type_name = a->type_name;

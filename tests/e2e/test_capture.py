@@ -138,6 +138,24 @@ def test_values_bytes_ptr_strings_and_spilled_arguments(gobuild, tmp_path):
     assert evs["main.many"]["goargs"] == list(range(1, 12))
 
 
+def test_structs_passed_by_value_in_registers_and_on_the_stack(gobuild, tmp_path):
+    """Fields of a struct passed by value: in registers (one per scalar
+    word, in order), through a pointer field, and on the stack (a struct
+    too big for the registers)."""
+    exe = gobuild("tests/fixtures/values/main.go", "values")
+    trace = str(tmp_path / "t.gtr")
+    record(["-q", "-o", trace, "main.byValue(s.X, s.Name, s.In.A, s.In.B, s.P.B, k)",
+            "main.big(b.C, b.J, k)", "--", exe])
+    evs = {e["func"]: e["args"] for e in jsonl(trace)}
+    bv = evs["main.byValue"]
+    assert (bv["s.X"], bv["s.Name"], bv["s.In.A"], bv["s.In.B"], bv["s.P.B"], bv["k"]) == \
+        (7, "val", -2, 3, 12, 1)
+    bg = evs["main.big"]
+    assert (bg["b.C"], bg["b.J"], bg["k"]) == (5, 99, 2)
+    text = report(["-f", 'func == "main.byValue"', trace]).stdout.splitlines()[1]
+    assert text.endswith("7 val -2 3 12 1")
+
+
 def test_interfaces_show_their_dynamic_type(gobuild, tmp_path):
     """any and error values are recorded as their dynamic type's name
     (from DWARF's runtime type table), "<nil>" when nil, also in PIE."""
