@@ -177,7 +177,7 @@ static __always_inline __u64 extend(__u64 v, __u8 size, __u8 flags)
  * as a __u16 count and the bytes; returns the new dlen.
  */
 static __always_inline __u32 append_bytes(struct gt_event *ev, __u32 dlen,
-					  __u64 src, __u64 want)
+					  __u64 src, __u64 want, int *bad)
 {
 	__u64 n = want, off;
 
@@ -191,8 +191,10 @@ static __always_inline __u32 append_bytes(struct gt_event *ev, __u32 dlen,
 	if (n > GT_STR_MAX)
 		n = GT_STR_MAX;
 	off = dlen & (GT_TAIL_MAX - 1);
-	if (n && bpf_probe_read_user(&ev->data[off + 2], n, (void *)src))
+	if (n && bpf_probe_read_user(&ev->data[off + 2], n, (void *)src)) {
 		n = 0;
+		*bad = 1;   /* the length was read, the bytes were not */
+	}
 	ev->data[off] = n & 0xff;
 	ev->data[off + 1] = n >> 8;
 	return dlen + 2 + n;
@@ -250,14 +252,14 @@ __noinline int fetch_one(struct pt_regs *regs, struct gt_event *ev,
 			len = 0;
 		v = len;
 		dlen = append_bytes(ev, dlen, ptr,
-				    len < plan->str_max ? len : plan->str_max);
+				    len < plan->str_max ? len : plan->str_max, &bad);
 	} else if (f->op == GT_OP_MEM) {
 		if (!bad && (f->flags & GT_F_INDIRECT))
 			addr += f->mem_off;
 		v = f->mem_size;
 		dlen = append_bytes(ev, dlen, addr, bad ? 0 :
 				    (f->mem_size < plan->str_max ? f->mem_size
-								 : plan->str_max));
+								 : plan->str_max), &bad);
 	} else {
 		bad = 1;
 	}

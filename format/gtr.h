@@ -54,6 +54,7 @@ enum gtr_type {
 	GTR_TYPE_FLOAT = 6,  /* float32/float64 */
 	GTR_TYPE_OTHER = 7,  /* known type gotrace does not capture (yet) */
 	GTR_TYPE_BYTES = 8,  /* []byte or raw memory: bounded bytes, true length */
+	GTR_TYPE_IFACE = 9,  /* interface: the name of its dynamic type, "<nil>" */
 };
 
 /* Kind of one decoded value. */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <linux/capability.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -187,11 +188,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
 	case 'o': env.output = arg; break;
-	case 'p':
+	case 'p': {
+		pid_t pid = parse_num(arg, "PID", 1, INT_MAX);
+		int i;
+
+		for (i = 0; i < env.npids; i++)
+			if (env.pids[i] == pid)
+				break;       /* given twice: traced once */
+		if (i < env.npids)
+			break;
 		if (env.npids >= MAX_PIDS)
 			argp_error(state, "too many -p (at most %d)", MAX_PIDS);
-		env.pids[env.npids++] = parse_num(arg, "PID", 1, INT_MAX);
+		env.pids[env.npids++] = pid;
 		break;
+	}
 	case 'f': env.flags |= GTR_W_FORCE; break;
 	case 's': env.str_max = parse_num(arg, "string size", 0, GT_STR_MAX); break;
 	case 'q': env.quiet = 1; break;
@@ -499,6 +509,8 @@ static int on_event(const struct gt_event *ev, size_t size, void *ctx)
 
 	if (r->werr || ev->type != GT_REC_EVENT || ev->probe_id >= (uint32_t)nprobes)
 		return 0;
+	if (env.max_events && r->events >= env.max_events)
+		return 0;   /* --max-events: the file holds exactly that many */
 	p = probes[ev->probe_id];
 	dmax = size > GT_EVENT_HDR_SIZE + sizeof(ev->slots)
 		       ? size - GT_EVENT_HDR_SIZE - sizeof(ev->slots) : 0;
@@ -542,6 +554,12 @@ static int on_event(const struct gt_event *ev, size_t size, void *ctx)
 
 		if (p->plan.fetch[i].op == GT_OP_NONE ||
 		    (ev->unavail & (1u << i))) {
+			/* Byte fetches leave their (empty) entry in the
+			 * data even when unreadable: step over it. */
+			if ((p->plan.fetch[i].op == GT_OP_STRING ||
+			     p->plan.fetch[i].op == GT_OP_MEM) &&
+			    doff + 2 <= dmax)
+				doff += 2 + (ev->data[doff] | ev->data[doff + 1] << 8);
 			v->kind = GTR_VAL_NONE;
 			continue;
 		}
@@ -629,6 +647,15 @@ static volatile sig_atomic_t stop_signal;
 static void on_signal(int sig)
 {
 	stop_signal = sig;
+}
+
+/* Installs on_signal without SA_RESTART, so waitpid() sees EINTR. */
+static void catch_signal(int sig)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
 }
 
 static uint64_t clock_ns(clockid_t id)
@@ -816,6 +843,51 @@ static uint64_t total_suppressed(void)
 	return d;
 }
 
+/*
+ * With -p, every binary named in a probe must be mapped by at least one
+ * of the processes; else its probes could never fire. Returns -1 after
+ * saying which.
+ */
+static int targets_map_binaries(void)
+{
+	int bi, t, bad = 0;
+
+	for (bi = 0; bi < nbinaries && env.npids; bi++) {
+		struct stat want;
+		int found = 0;
+
+		if (stat(binaries[bi].attach_path, &want))
+			continue;
+		for (t = 0; t < env.npids && !found; t++) {
+			char path[64], line[4096];
+			FILE *f;
+
+			snprintf(path, sizeof(path), "/proc/%d/maps", env.pids[t]);
+			f = fopen(path, "re");
+			while (f && !found && fgets(line, sizeof(line), f)) {
+				unsigned long long ino;
+				unsigned maj, min;
+
+				if (sscanf(line, "%*s %*s %*s %x:%x %llu", &maj, &min,
+					   &ino) == 3 && ino == want.st_ino &&
+				    makedev(maj, min) == want.st_dev)
+					found = 1;
+			}
+			if (f)
+				fclose(f);
+		}
+		if (!found) {
+			fprintf(stderr, "gotrace-record: %s is not mapped by the "
+				"traced process%s (%d%s); its probes could never "
+				"fire: check the PID or the BINARY: part\n",
+				binaries[bi].path, env.npids > 1 ? "es" : "",
+				env.pids[0], env.npids > 1 ? ", ..." : "");
+			bad = 1;
+		}
+	}
+	return bad ? -1 : 0;
+}
+
 /* Processes still alive among the -p targets. */
 static int targets_alive(void)
 {
@@ -883,6 +955,7 @@ int main(int argc, char **argv)
 	int i, rargc = argc, go_fd = -1, status = 0, ret = 1, status_on;
 	unsigned file_no = 0;
 	const char *why = NULL;
+	int released = 0;        /* the command was let run */
 	struct gtr_host host;
 	struct utsname uts;
 	pid_t child = 0;
@@ -905,6 +978,7 @@ int main(int argc, char **argv)
 		}
 	}
 	argv[rargc] = NULL;
+	argp_err_exit_status = 2;   /* usage errors: 2, as documented */
 	env.specs = calloc(argc + 1, sizeof(*env.specs));
 	if (!env.specs)
 		return 1;
@@ -963,6 +1037,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < env.nspecs; i++)
 		if (expand_spec(env.specs[i], dflt_path, dflt_attach))
 			return 1;
+	plan_warnings();
+	if (targets_map_binaries())
+		return 1;
 
 	host_fill(&host, &uts, hostname, sizeof(hostname));
 	rec.w = open_output(file_no, &host, err, sizeof(err));
@@ -1004,8 +1081,9 @@ int main(int argc, char **argv)
 	status_on = status_enabled();
 	if (!env.quiet)
 		fprintf(stderr, "gotrace-record: %d probe%s attached (%u "
-			"uprobes); %s\n", nprobes, nprobes == 1 ? "" : "s",
+			"uprobe%s); %s\n", nprobes, nprobes == 1 ? "" : "s",
 			capture_nlinks(rec.cap),
+			capture_nlinks(rec.cap) == 1 ? "" : "s",
 			env.cmd ? "running the command" : "Ctrl-C to stop");
 	if (env.cmd) {
 		if (write(go_fd, "g", 1) != 1) {
@@ -1015,6 +1093,7 @@ int main(int argc, char **argv)
 		}
 		close(go_fd);
 		go_fd = -1;
+		released = 1;
 	}
 
 	start = last_flush = clock_ns(CLOCK_MONOTONIC);
@@ -1113,9 +1192,10 @@ out:
 	capture_close(rec.cap);
 	if (go_fd >= 0)
 		close(go_fd);
-	if (child > 0) {
-		kill(child, SIGTERM);   /* never started, or we failed */
+	if (child > 0 && !released) {
+		kill(child, SIGTERM);   /* never started: it is ours to stop */
 		waitpid(child, &status, 0);
+		child = 0;
 	}
 	if (rec.w) {
 		written += gtr_writer_bytes(rec.w);
@@ -1140,6 +1220,22 @@ out:
 				(unsigned long long)total_suppressed());
 		if (why)
 			fprintf(stderr, "gotrace-record: stopped: %s\n", why);
+	}
+	if (child > 0) {
+		/* A limit ended the recording, not the command: it runs on,
+		 * untraced; its exit status is still ours to return. */
+		if (!env.quiet)
+			fprintf(stderr, "gotrace-record: probes detached; waiting "
+				"for %s to exit\n", env.cmd[0]);
+		catch_signal(SIGINT);
+		catch_signal(SIGTERM);
+		stop_signal = 0;
+		while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+			if (stop_signal) {
+				kill(child, stop_signal);
+				stop_signal = 0;
+			}
+		}
 	}
 	if (ret == 0 && env.cmd) {
 		if (WIFEXITED(status))

@@ -22,6 +22,10 @@ int nprobes;
 
 static struct plan_opts env;
 
+/* Functions whose return probes have no site (no RET), for one warning. */
+static const char *noret[8];
+static int nnoret;
+
 void plan_init(const struct plan_opts *o)
 {
 	env = *o;
@@ -522,12 +526,31 @@ static int probe_sites(struct probe *p)
 			p->fn.name);
 		return -EINVAL;
 	}
-	if (n == 0 && !env.quiet)
-		fprintf(stderr, "gotrace-record: warning: %s has no RET "
-			"instruction (it never returns, or ends in a tail "
-			"call); probe '%s' will not fire\n", p->fn.name,
-			p->spec.text);
+	if (n == 0) {
+		/* Said once for all probes by plan_warnings(). */
+		if (nnoret < (int)(sizeof(noret) / sizeof(noret[0])))
+			noret[nnoret] = p->fn.name;
+		nnoret++;
+	}
 	return 0;
+}
+
+void plan_warnings(void)
+{
+	int i, shown = nnoret < 5 ? nnoret : 5;
+
+	if (!nnoret || env.quiet)
+		return;
+	fprintf(stderr, "gotrace-record: warning: %d function%s no RET "
+		"instruction (never return, or end in a tail call), so %s "
+		"return probe%s will not fire: ", nnoret,
+		nnoret == 1 ? " has" : "s have", nnoret == 1 ? "its" : "their",
+		nnoret == 1 ? "" : "s");
+	for (i = 0; i < shown; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "", noret[i]);
+	if (nnoret > shown)
+		fprintf(stderr, " and %d more", nnoret - shown);
+	fputc('\n', stderr);
 }
 
 /* Goroutine id lookup for the plan of `p` (g in R14 or in TLS). */
@@ -544,6 +567,43 @@ static void plan_goid(struct probe *p)
 	 * finds it at fs:-8. */
 	p->plan.goid_mode = gobin_func_abi(gb, &p->fn) == GOBIN_ABI_INTERNAL
 				    ? GT_GOID_R14 : GT_GOID_TLS;
+}
+
+/*
+ * When DWARF describes the function too, a signature must agree with it
+ * (same number of words in the same places): a wrong signature would read
+ * the wrong registers. Prints why and returns 1 when they disagree.
+ */
+static int sig_disagrees(const struct probe *p, int n)
+{
+	struct gobin_arg dw[GTR_MAX_ARGS];
+	int m = gobin_func_args(p->bin->gb, &p->fn, dw, GTR_MAX_ARGS), i;
+	uint32_t k;
+
+	if (m <= 0)
+		return 0;   /* no DWARF, or none for this function (Go
+			       assembly): the signature is all there is */
+	for (i = 0; i < n && i < m; i++) {
+		if (dw[i].npieces != p->args[i].npieces)
+			break;
+		for (k = 0; k < dw[i].npieces; k++)
+			if (dw[i].pieces[k].kind != p->args[i].pieces[k].kind ||
+			    dw[i].pieces[k].reg != p->args[i].pieces[k].reg ||
+			    dw[i].pieces[k].offset != p->args[i].pieces[k].offset)
+				break;
+		if (k < dw[i].npieces)
+			break;
+	}
+	if (i == n && n == m)
+		return 0;
+	fprintf(stderr, "gotrace-record: probe '%s': the signature disagrees "
+		"with DWARF, which gives %s(", p->spec.text, p->fn.name);
+	for (i = 0; i < m; i++)
+		fprintf(stderr, "%s%s %s", i ? ", " : "", dw[i].name,
+			dw[i].type_name);
+	fprintf(stderr, "); drop the signature (DWARF gives the types) or "
+		"correct it\n");
+	return 1;
 }
 
 /*
@@ -585,6 +645,8 @@ static int probe_prepare(struct probe *p, uint32_t id,
 			fprintf(stderr, "gotrace-record: %s\n", err);
 			return -1;
 		}
+		if (sig_disagrees(p, n))
+			return -1;
 	} else {
 		n = ret ? gobin_func_results(b->gb, &p->fn, p->args, GTR_MAX_ARGS)
 			: gobin_func_args(b->gb, &p->fn, p->args, GTR_MAX_ARGS);
@@ -631,7 +693,7 @@ static int probe_prepare(struct probe *p, uint32_t id,
 
 		/* An interface is recorded as its dynamic type's name. */
 		if (ga->iface && ga->npieces >= 1)
-			ga->type = GTR_TYPE_STRING;
+			ga->type = GTR_TYPE_IFACE;
 		/* DWARF names []byte "[]uint8": captured as bytes. */
 		if (ga->type == GTR_TYPE_OTHER && ga->npieces >= 2 &&
 		    (!strcmp(ga->type_name, "[]uint8") ||
@@ -718,8 +780,10 @@ static int has_glob(const char *s)
 }
 
 struct expand {
-	const char **names;
+	struct gobin_func *funcs;
 	int n, cap;
+	int excluded;         /* matched, then left out by --exclude */
+	const char *exact;    /* collect only this name (all its instances) */
 };
 
 static int collect(const struct gobin_func *f, void *ctx)
@@ -727,19 +791,23 @@ static int collect(const struct gobin_func *f, void *ctx)
 	struct expand *e = ctx;
 	int i;
 
-	for (i = 0; i < env.nexcludes; i++)
-		if (!fnmatch(env.excludes[i], f->name, 0))
+	if (e->exact && strcmp(f->name, e->exact))
+		return 0;
+	for (i = 0; !e->exact && i < env.nexcludes; i++)
+		if (!fnmatch(env.excludes[i], f->name, 0)) {
+			e->excluded++;
 			return 0;
+		}
 	if (e->n == e->cap) {
 		int cap = e->cap ? e->cap * 2 : 64;
-		const char **names = realloc(e->names, cap * sizeof(*names));
+		struct gobin_func *v = realloc(e->funcs, cap * sizeof(*v));
 
-		if (!names)
+		if (!v)
 			return -ENOMEM;
-		e->names = names;
+		e->funcs = v;
 		e->cap = cap;
 	}
-	e->names[e->n++] = f->name;
+	e->funcs[e->n++] = *f;
 	return 0;
 }
 
@@ -816,26 +884,47 @@ int expand_spec(const char *text, const char *dflt_path,
 	}
 	if (!b)
 		return -1;
-	if (!gobin_func_find(b->gb, spec.func, &fn))
-		return add_probe(&spec, b, &fn) ? -1 : 0;
+	if (!gobin_func_find(b->gb, spec.func, &fn)) {
+		/* An exact name; generic functions have one function of that
+		 * name per instantiation ("main.Map[...]"): probe each. */
+		e.exact = spec.func;
+		if (gobin_func_each(b->gb, NULL, collect, &e) < 0 || e.n < 1) {
+			free(e.funcs);
+			return add_probe(&spec, b, &fn) ? -1 : 0;
+		}
+		for (i = 0; i < e.n; i++)
+			if (add_probe(&spec, b, &e.funcs[i])) {
+				free(e.funcs);
+				return -1;
+			}
+		free(e.funcs);
+		return 0;
+	}
 	if (has_glob(spec.func)) {
 		if (gobin_func_each(b->gb, spec.func, collect, &e) < 0)
 			return -1;
 		for (i = 0; i < e.n; i++) {
-			if (gobin_func_find(b->gb, e.names[i], &fn))
-				continue;
 			/* A glob skips functions it cannot probe (reason
 			 * printed); a limit or memory failure stops all. */
-			if (add_probe(&spec, b, &fn) == -1) {
-				free(e.names);
+			if (add_probe(&spec, b, &e.funcs[i]) == -1) {
+				free(e.funcs);
 				return -1;
 			}
 		}
-		free(e.names);
+		free(e.funcs);
 		if (nprobes > first)
 			return 0;
-		fprintf(stderr, "gotrace-record: no function of %s matches "
-			"'%s'\n", b->path, spec.func);
+		if (e.excluded)
+			fprintf(stderr, "gotrace-record: all %d functions of %s "
+				"matching '%s' are left out by --exclude\n",
+				e.excluded, b->path, spec.func);
+		else if (e.n)
+			fprintf(stderr, "gotrace-record: none of the %d functions "
+				"of %s matching '%s' can be probed (reasons above)\n",
+				e.n, b->path, spec.func);
+		else
+			fprintf(stderr, "gotrace-record: no function of %s matches "
+				"'%s'\n", b->path, spec.func);
 		return -1;
 	}
 	{

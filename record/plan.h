@@ -63,6 +63,12 @@ extern int nbinaries;
 extern struct probe **probes;
 extern int nprobes;
 
+/*
+ * Prints, once, what the plans cannot do as asked (return probes of
+ * functions without a RET instruction). Call after every expand_spec().
+ */
+void plan_warnings(void);
+
 /* Sets the options for the probes built after the call. */
 void plan_init(const struct plan_opts *o);
 

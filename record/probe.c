@@ -108,8 +108,12 @@ static int is_capture_list(const char *s)
 	if (!*s)
 		return 0;      /* "()": a signature without parameters */
 	while (*p) {
-		size_t n = strcspn(p, ",");
-		size_t a = 0, b = n;
+		size_t n = 0, a = 0, b;
+		int d = 0;
+
+		for (; p[n] && (d || p[n] != ','); n++)
+			d += p[n] == '(' ? 1 : p[n] == ')' ? -1 : 0;
+		b = n;
 
 		while (a < b && isspace((unsigned char)p[a]))
 			a++;
@@ -178,17 +182,24 @@ int probe_spec_parse(const char *text, struct probe_spec *out, char *err,
 	split_signature(out);
 	if (out->sig && is_capture_list(out->sig)) {
 		/* FUNCTION(r.Method, r.URL.Path): values to capture. */
-		char *list = out->sig, *item, *save = NULL;
+		char *list = out->sig, *q = list;
 
 		out->sig = NULL;
-		for (item = strtok_r(list, ",", &save); item;
-		     item = strtok_r(NULL, ",", &save)) {
+		while (*q) {
+			/* split at commas outside parentheses: $ptr(p, 16) */
+			char *item = q;
+			int d = 0;
+
+			for (; *q && (d || *q != ','); q++)
+				d += *q == '(' ? 1 : *q == ')' ? -1 : 0;
 			if (out->nexprs >= GTR_MAX_ARGS) {
 				free(list);
 				return fail(text, 0, err, errlen,
 					    "too many expressions (at most 32)");
 			}
-			out->exprs[out->nexprs++] = dup_trimmed(item, strlen(item));
+			out->exprs[out->nexprs++] = dup_trimmed(item, q - item);
+			if (*q)
+				q++;
 		}
 		free(list);
 		out->captures = 1;

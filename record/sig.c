@@ -662,8 +662,9 @@ int gobin_sig_args(const struct gobin *b, const struct gobin_func *f,
 		has_recv = false; /* the user wrote the receiver: 'recv T' */
 	} else if (has_recv && value) {
 		sp_fail(&p, "%s has a value receiver of type %s, whose size is not "
-			"known without DWARF; write it as the first parameter, "
-			"e.g. '%s(recv struct{ a int; b string }, ...)' or "
+			"known without DWARF; write it first and name it recv "
+			"(the name marks it as the receiver), e.g. "
+			"'%s(recv struct{ a int; b string }, ...)' or "
 			"'%s(recv int, ...)'", f->name, recv, f->name, f->name);
 		goto out;
 	} else if (has_recv) {

@@ -285,3 +285,12 @@ def test_field_paths_through_pointers_in_net_http(gobuild, tmp_path, procs):
     bad = record(["-o", str(tmp_path / "b.gtr"), "-p", str(srv.pid),
                   "net/http.serverHandler.ServeHTTP(r.Method)"], check=False)
     assert bad.returncode != 0 and "its parameters: sh, rw, req" in bad.stderr
+
+
+def test_unreadable_string_is_unavailable_and_the_next_is_intact(gobuild, tmp_path):
+    exe = gobuild("tests/fixtures/badstr/main.go", "badstr")
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-o", trace, "main.two", "--", exe])
+    assert p.stdout.strip() == "6"
+    assert [e["args"] for e in jsonl(trace)] == [{"a": None, "b": "second"}]
+    assert report([trace]).stdout.splitlines()[1].endswith('a=<unavailable> b="second"(len=6)')
