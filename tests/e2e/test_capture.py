@@ -294,3 +294,27 @@ def test_unreadable_string_is_unavailable_and_the_next_is_intact(gobuild, tmp_pa
     assert p.stdout.strip() == "6"
     assert [e["args"] for e in jsonl(trace)] == [{"a": None, "b": "second"}]
     assert report([trace]).stdout.splitlines()[1].endswith('a=<unavailable> b="second"(len=6)')
+
+
+def test_every_instantiation_of_a_generic_function(gobuild, tmp_path):
+    """main.Map[string,int] and main.Map[int,string] share the name
+    "main.Map[...]": each gets its own probe with its own types (after the
+    hidden dictionary argument)."""
+    exe = gobuild("tests/fixtures/generic/main.go", "generic")
+    for probe in ("main.Map[...]", "main.Map*"):
+        trace = str(tmp_path / "t.gtr")
+        record(["-q", "-f", "-o", trace, probe, "--", exe])
+        got = [(e["args"]["k"], e["args"]["v"]) for e in jsonl(trace)]
+        assert got == [("a", 1), (2, "b")], probe
+
+
+def test_signature_that_contradicts_dwarf_is_refused(gobuild, tmp_path):
+    exe = gobuild("tests/fixtures/values/main.go", "values")
+    p = record(["-o", str(tmp_path / "x.gtr"), "main.takePoint(k int)", "--", exe],
+               check=False)
+    assert p.returncode != 0
+    assert "disagrees with DWARF" in p.stderr and "p *main.Point, k int" in p.stderr
+    trace = str(tmp_path / "t.gtr")
+    record(["-q", "-o", trace, "main.takePoint(p.X, $ptr(p, 16))", "--", exe])
+    e = jsonl(trace)[0]["args"]
+    assert e["p.X"] == 3 and len(e["$ptr(p, 16)"]) == 16

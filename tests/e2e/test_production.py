@@ -305,3 +305,34 @@ def test_status_line_on_a_terminal(functions, tmp_path):
                           "/dev/null"], capture_output=True, text=True, env=env, timeout=60)
     assert "1 probe, 0 events (0/s), 0 dropped" in tty.stdout, tty.stdout
     assert "\033[K" in tty.stdout
+
+
+def test_limits_stop_recording_but_let_the_command_finish(gobuild, tmp_path):
+    exe = gobuild("tests/fixtures/hot/main.go", "hot")
+    trace = str(tmp_path / "d.gtr")
+    p = record(["-o", trace, "-d", "0.5", "main.add", "--", exe, "2s"])
+    assert p.returncode == 0
+    calls = int(p.stdout.split()[0])   # the command ran its full 2 s
+    assert "waiting for" in p.stderr and "--duration reached" in p.stderr
+    n = len(events(trace))
+    assert 0 < n < calls
+    trace = str(tmp_path / "m.gtr")
+    p = record(["-o", trace, "--max-events", "100", "main.add", "--", exe, "200000"])
+    assert len(events(trace)) == 100
+    assert p.stdout.split()[0] == "200000"
+
+
+def test_pid_checks(loop_bin, tmp_path, procs):
+    target = start_loop(procs, loop_bin)
+    p = record(["-o", str(tmp_path / "x.gtr"), "-p", str(target.pid),
+                "/usr/bin/caddy:net/http.(*conn).serve"], check=False)
+    assert p.returncode != 0 and "not mapped by the traced process" in p.stderr
+    # The same PID twice is traced once.
+    trace = str(tmp_path / "t.gtr")
+    rec = procs([RECORD, "-o", trace, "-p", str(target.pid), "-p", str(target.pid),
+                 "main.add"], stderr=subprocess.PIPE, text=True)
+    assert "(1 uprobe)" in attached(rec)
+    assert wait_for(lambda: len(events(trace)) >= 5)
+    assert rec.stop(signal.SIGINT) == 0
+    ys = [e["goargs"][1] for e in events(trace)]
+    assert len(ys) == len(set(ys))
