@@ -251,8 +251,22 @@ __noinline int fetch_one(struct pt_regs *regs, struct gt_event *ev,
 		if (bad)
 			len = 0;
 		v = len;
-		dlen = append_bytes(ev, dlen, ptr,
-				    len < plan->str_max ? len : plan->str_max, &bad);
+		{
+			__u64 want = len, es = f->mem_size;
+
+			if (es > GT_STR_MAX) {
+				want = 0;   /* elements of unknown size */
+			} else if (es > 1) {
+				/* elements of a slice: whole ones only */
+				want = len < GT_STR_MAX ? len * es : GT_STR_MAX;
+				if (want > plan->str_max)
+					want = plan->str_max;
+				want -= want % es;
+			} else if (want > plan->str_max) {
+				want = plan->str_max;
+			}
+			dlen = append_bytes(ev, dlen, ptr, want, &bad);
+		}
 	} else if (f->op == GT_OP_MEM) {
 		if (!bad && (f->flags & GT_F_INDIRECT))
 			addr += f->mem_off;

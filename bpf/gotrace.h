@@ -38,7 +38,9 @@ enum gt_op {
 	GT_OP_NONE = 0,    /* value unavailable: emits 0, flagged */
 	GT_OP_WORD = 1,    /* a word: slot = value */
 	GT_OP_STRING = 2,  /* (ptr, len): slot = len, min(len, str_max)
-			      bytes appended to data */
+			      bytes appended to data; a slice of elements of
+			      mem_size (> 1) bytes: min(len * mem_size,
+			      str_max) rounded down to whole elements */
 	GT_OP_MEM = 3,     /* `mem_size` bytes at an address ($ptr):
 			      slot = mem_size, min(mem_size, str_max) bytes
 			      appended to data */

@@ -110,6 +110,7 @@ static const char *const type_names[] = {
 	[GTR_TYPE_FLOAT] = "float", [GTR_TYPE_OTHER] = "other",
 	[GTR_TYPE_BYTES] = "bytes",
 	[GTR_TYPE_IFACE] = "iface",
+	[GTR_TYPE_SLICE] = "slice",
 };
 
 const char *gtr_type_name(enum gtr_type t)

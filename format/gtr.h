@@ -55,6 +55,12 @@ enum gtr_type {
 	GTR_TYPE_OTHER = 7,  /* known type gotrace does not capture (yet) */
 	GTR_TYPE_BYTES = 8,  /* []byte or raw memory: bounded bytes, true length */
 	GTR_TYPE_IFACE = 9,  /* interface: the name of its dynamic type, "<nil>" */
+	GTR_TYPE_SLICE = 10, /* slice "[]T": its first elements' bytes, in T's
+				memory layout; gtr_arg.size is the size of one
+				element (0: unknown, then nothing is captured
+				and full_len is the length in elements, else
+				full_len is length * size); its capacity is a
+				separate value "cap(NAME)" */
 };
 
 /* Kind of one decoded value. */

@@ -577,6 +577,7 @@ static int on_event(const struct gt_event *ev, size_t size, void *ctx)
 			v->v.b = s != 0;
 			break;
 		case GTR_TYPE_STRING:
+		case GTR_TYPE_SLICE:
 		case GTR_TYPE_BYTES: {
 			uint32_t n = 0;
 
@@ -590,6 +591,10 @@ static int on_event(const struct gt_event *ev, size_t size, void *ctx)
 			v->v.s.data = ev->data + doff;
 			v->v.s.len = n;
 			v->v.s.full_len = s;
+			/* a slice's length is in elements; the value's in bytes */
+			if (p->meta.args[i].type == GTR_TYPE_SLICE &&
+			    p->meta.args[i].size)
+				v->v.s.full_len = s * p->meta.args[i].size;
 			doff += n;
 			break;
 		}

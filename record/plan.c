@@ -168,6 +168,32 @@ static void print_arg_names(const struct probe *p)
 		fprintf(stderr, "no parameters");
 }
 
+/*
+ * Bytes of one element of a slice type "[]T" for the element types whose
+ * size the name tells (Go's sizes on 64-bit; pointers, maps, chans and
+ * funcs are a word); 0 when unknown (then only length and capacity).
+ */
+static uint32_t slice_elem_size(const char *type_name)
+{
+	static const struct { const char *t; uint32_t n; } sizes[] = {
+		{ "int", 8 }, { "uint", 8 }, { "int64", 8 }, { "uint64", 8 },
+		{ "uintptr", 8 }, { "float64", 8 }, { "complex64", 8 },
+		{ "int32", 4 }, { "uint32", 4 }, { "float32", 4 }, { "rune", 4 },
+		{ "int16", 2 }, { "uint16", 2 }, { "int8", 1 }, { "uint8", 1 },
+		{ "bool", 1 }, { "string", 16 }, { "complex128", 16 },
+	};
+	const char *t = type_name + 2;
+	size_t i;
+
+	if (*t == '*' || !strncmp(t, "map[", 4) || !strncmp(t, "chan ", 5) ||
+	    !strncmp(t, "func(", 5) || !strcmp(t, "unsafe.Pointer"))
+		return 8;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		if (!strcmp(t, sizes[i].t))
+			return sizes[i].n;
+	return 0;
+}
+
 /* Turns one argument's location into a fetch of the plan. */
 static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a)
 {
@@ -212,10 +238,16 @@ static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a)
 		}
 		/* []byte is (ptr, len, cap), read like a string */
 		__attribute__((fallthrough));
+	case GTR_TYPE_SLICE:
 	case GTR_TYPE_STRING:
 		if (a->npieces < 2 || a->pieces[1].kind == GT_LOC_NONE)
 			return;
 		f->op = GT_OP_STRING;
+		if (a->type == GTR_TYPE_SLICE) {
+			f->mem_size = slice_elem_size(a->type_name);
+			if (!f->mem_size)
+				f->mem_size = UINT32_MAX;   /* length only */
+		}
 		f->src2.loc = a->pieces[1].kind;
 		f->src2.reg = a->pieces[1].reg;
 		f->src2.off = a->pieces[1].offset;
@@ -263,6 +295,39 @@ static uint8_t *read_code(const struct binary *b, const struct gobin_func *fn,
  * an entry probe, every RET for a return probe (never uretprobes: the Go
  * runtime copies stacks and would find the kernel's trampoline address).
  */
+/*
+ * Adds, after the parameters, the capacity of each slice parameter as a
+ * value named "cap(NAME)" (its length is the slice value's own length).
+ */
+static void add_cap_values(struct probe *p)
+{
+	uint32_t i, n = p->meta.nargs;
+
+	for (i = 0; i < n && p->meta.nargs < GT_MAX_FETCH; i++) {
+		const struct gobin_arg *s = &p->args[i];
+		struct gobin_arg *a;
+		uint32_t k;
+
+		if ((s->type != GTR_TYPE_SLICE && s->type != GTR_TYPE_BYTES) ||
+		    s->npieces != 3 || s->pieces[2].kind == GT_LOC_NONE)
+			continue;
+		k = p->meta.nargs++;
+		a = &p->args[k];
+		memset(a, 0, sizeof(*a));
+		snprintf(a->name, sizeof(a->name), "cap(%s)",
+			 s->name[0] ? s->name : "?");
+		snprintf(a->type_name, sizeof(a->type_name), "int");
+		a->type = GTR_TYPE_INT;
+		a->size = 8;
+		a->npieces = 1;
+		a->pieces[0] = s->pieces[2];
+		p->meta.args[k].name = a->name;
+		p->meta.args[k].type_name = a->type_name;
+		p->meta.args[k].type = a->type;
+		p->meta.args[k].size = a->size;
+	}
+}
+
 /*
  * Adds the value of "$ptr(E, SIZE)": SIZE bytes of memory at the address
  * that value E (goargN or a name) holds. Returns its index, -ENOENT when
@@ -699,11 +764,16 @@ static int probe_prepare(struct probe *p, uint32_t id,
 		    (!strcmp(ga->type_name, "[]uint8") ||
 		     !strcmp(ga->type_name, "[]byte")))
 			ga->type = GTR_TYPE_BYTES;
+		else if (ga->type == GTR_TYPE_OTHER && ga->npieces == 3 &&
+			 !strncmp(ga->type_name, "[]", 2))
+			ga->type = GTR_TYPE_SLICE;
 		p->meta.args[i].name = p->args[i].name;
 		p->meta.args[i].type_name = p->args[i].type_name;
 		p->meta.args[i].type = p->args[i].type;
-		p->meta.args[i].size = p->args[i].size;
+		p->meta.args[i].size = p->args[i].type == GTR_TYPE_SLICE
+			? slice_elem_size(p->args[i].type_name) : p->args[i].size;
 	}
+	add_cap_values(p);
 	for (i = 0; i < p->spec.nexprs; i++) {
 		const char *x = p->spec.exprs[i];
 		int a = resolve_expr(p, x);

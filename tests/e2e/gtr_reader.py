@@ -20,7 +20,8 @@ import zstandard
 MAGIC = b"\x89GTR\r\n\x1a\n"
 MAX_BLOCK = 64 << 20
 CPU_UNKNOWN = 0xFFFFFFFF
-TYPES = ("word", "int", "uint", "bool", "ptr", "string", "float", "other", "bytes", "iface")
+TYPES = ("word", "int", "uint", "bool", "ptr", "string", "float", "other", "bytes", "iface",
+         "slice")
 
 _T = [0] * 256
 for _i in range(256):
