@@ -286,6 +286,19 @@ uint64_t capture_drops(struct capture *c, uint32_t slot)
 	return percpu_sum(c, c->skel->maps.drops, slot);
 }
 
+const uint64_t *capture_drops_percpu(struct capture *c, uint32_t slot)
+{
+	if (bpf_map__lookup_elem(c->skel->maps.drops, &slot, sizeof(slot),
+				 c->percpu, sizeof(uint64_t) * c->ncpus, 0))
+		memset(c->percpu, 0, sizeof(uint64_t) * c->ncpus);
+	return c->percpu;
+}
+
+int capture_ncpus(const struct capture *c)
+{
+	return c->ncpus;
+}
+
 uint64_t capture_suppressed(struct capture *c, uint32_t slot)
 {
 	return percpu_sum(c, c->skel->maps.suppressed, slot);

@@ -61,6 +61,15 @@ int capture_poll(struct capture *c, int timeout_ms);
 /* Events of slot `slot` lost to a full ring buffer so far, all CPUs. */
 uint64_t capture_drops(struct capture *c, uint32_t slot);
 
+/*
+ * Events of slot `slot` lost so far on each CPU: capture_ncpus() counts,
+ * valid until the next call into `c`.
+ */
+const uint64_t *capture_drops_percpu(struct capture *c, uint32_t slot);
+
+/* Number of possible CPUs (entries of per-CPU counts). */
+int capture_ncpus(const struct capture *c);
+
 /* Events of slot `slot` a rate limit suppressed so far, all CPUs. */
 uint64_t capture_suppressed(struct capture *c, uint32_t slot);
 

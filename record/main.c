@@ -267,6 +267,7 @@ struct recorder {
 	uint64_t events, errors;
 	uint64_t *drops_seen;
 	uint64_t *suppressed_seen; /* rate-limited events already recorded */
+	uint64_t *drops_cpu;       /* lost events recorded, [probe][cpu] */
 	uint64_t drops_ts;   /* when drops were last read, CLOCK_MONOTONIC */
 	uint32_t last_pid;   /* pid of the previous event */
 	int last_slot;       /* its slot in procs[] */
@@ -613,30 +614,44 @@ static int on_event(const struct gt_event *ev, size_t size, void *ctx)
 	return 0;
 }
 
+/*
+ * Records what the kernel counted since the last call: events lost to a
+ * full ring buffer, per probe and CPU, and events a rate limit
+ * suppressed, per probe; each with the span [last call, now].
+ */
 static void record_drops(struct recorder *r)
 {
+	int ncpus = capture_ncpus(r->cap), i, cpu;
 	struct timespec ts;
 	uint64_t now;
-	int i;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	if (!r->drops_cpu)
+		r->drops_cpu = calloc((size_t)nprobes * ncpus, sizeof(uint64_t));
 	for (i = 0; i < nprobes; i++) {
-		uint64_t d = capture_drops(r->cap, i);
+		const uint64_t *d = capture_drops_percpu(r->cap, i);
 		uint64_t q = env.rate ? capture_suppressed(r->cap, i) : 0;
 		struct gtr_drop drop = {
 			.ts_ns = now, .probe_id = i, .cpu = GTR_CPU_UNKNOWN,
 			.since_ns = r->drops_ts,
 		};
 
-		if (d > r->drops_seen[i]) {
-			drop.count = d - r->drops_seen[i];
+		for (cpu = 0; r->drops_cpu && cpu < ncpus; cpu++) {
+			uint64_t *seen = &r->drops_cpu[(size_t)i * ncpus + cpu];
+
+			if (d[cpu] <= *seen)
+				continue;
+			drop.count = d[cpu] - *seen;
+			drop.cpu = cpu;
 			drop.reason = GTR_DROP_BUFFER;
 			gtr_writer_drop(r->w, &drop);
-			r->drops_seen[i] = d;
+			r->drops_seen[i] += drop.count;
+			*seen = d[cpu];
 		}
 		if (q > r->suppressed_seen[i]) {
 			drop.count = q - r->suppressed_seen[i];
+			drop.cpu = GTR_CPU_UNKNOWN;
 			drop.reason = GTR_DROP_RATE;
 			gtr_writer_drop(r->w, &drop);
 			r->suppressed_seen[i] = q;
