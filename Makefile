@@ -122,6 +122,7 @@ bench: all $(B)/report_bench $(B)/format_bench
 	$(PYTHON) tests/bench/capture_bench.py
 	$(PYTHON) tests/bench/record_bench.py
 	$(B)/report_bench ./gotrace-report 1000000
+	tests/bench/report_perf.sh 1000000
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -371,12 +371,18 @@ static __always_inline int rate_allows(const struct gt_plan *plan, __u32 slot,
 	return 0;
 }
 
-/* Bytes waiting in the ring buffer before the recorder is woken up. */
-const volatile __u64 wakeup_bytes = 256 << 10;
+/* Records a CPU sends before it wakes the recorder (a power of two). */
+const volatile __u32 wakeup_every = 1024;
 
-static __always_inline __u64 wakeup_flags(void)
+/*
+ * Wakes the recorder once every wakeup_every records of this CPU: a
+ * wakeup per record costs more than the record, and the recorder also
+ * drains the buffer on a timer. A per-CPU counter in the scratch record
+ * costs less than asking the ring buffer how full it is.
+ */
+static __always_inline __u64 wakeup_flags(struct gt_event *ev)
 {
-	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes
+	return (++ev->since_wakeup & (wakeup_every - 1)) == 0
 		       ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
@@ -425,12 +431,14 @@ int gotrace_probe(struct pt_regs *regs)
 	if (!rate_allows(plan, slot, ev->ts_ns))
 		return 0;
 
-	size = GT_EVENT_HDR_SIZE + sizeof(ev->slots) + dlen;
+	/* Without bytes, only the slots in use leave the kernel. */
+	size = dlen ? GT_EVENT_HDR_SIZE + sizeof(ev->slots) + dlen
+		    : GT_EVENT_HDR_SIZE + 8 * (i & (GT_MAX_FETCH * 2 - 1));
 	if (size > sizeof(*ev))
 		size = sizeof(*ev);
 	/* Wake the recorder only when a batch is waiting: a wakeup per event
 	 * costs more than the event. The recorder also polls on a timer. */
-	if (bpf_ringbuf_output(&events, ev, size, wakeup_flags())) {
+	if (bpf_ringbuf_output(&events, ev, size, wakeup_flags(ev))) {
 		__u64 *d = bpf_map_lookup_elem(&drops, &slot);
 
 		if (d)

@@ -148,6 +148,8 @@ struct gt_event {
 	__u64 slots[GT_MAX_FETCH];
 	/* slack past GT_TAIL_MAX keeps the verifier's bounds simple */
 	__u8 data[GT_TAIL_MAX + GT_STR_MAX + 2];
+	__u32 since_wakeup; /* BPF side only (per-CPU scratch): records since
+			       the recorder was last woken; never sent */
 };
 
 #define GT_EVENT_HDR_SIZE ((unsigned long)&((struct gt_event *)0)->slots)

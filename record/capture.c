@@ -129,8 +129,15 @@ again:
 	bpf_map__set_max_entries(c->skel->maps.suppressed, c->nplans);
 	bpf_map__set_max_entries(c->skel->maps.rates, c->nplans);
 	bpf_map__set_max_entries(c->skel->maps.events, ringbuf_bytes);
-	/* Wake the reader when a quarter of the buffer waits. */
-	c->skel->rodata->wakeup_bytes = ringbuf_bytes / 4;
+	/* Wake the reader every so many records per CPU: at most about a
+	 * quarter of the buffer (records of 128 bytes or more). */
+	{
+		uint32_t every = 1;
+
+		while (every * 2 <= ringbuf_bytes / 4 / 128 && every < 4096)
+			every *= 2;
+		c->skel->rodata->wakeup_every = every;
+	}
 	e = gotrace_bpf__load(c->skel);
 	if (e && c->multi) {
 		/* The kernel may know the link but refuse the program type:

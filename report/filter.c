@@ -1240,7 +1240,10 @@ static int slot_type(const struct filter *f, uint32_t s, const struct gtr_probe 
 	if (i < 0 || (uint32_t)i >= pr->nargs)
 		return -1;
 	switch (pr->args[i].type) {
-	case GTR_TYPE_STRING: return TY_STR;
+	case GTR_TYPE_STRING:
+	case GTR_TYPE_IFACE:  /* the name of its dynamic type */
+	case GTR_TYPE_BYTES:
+		return TY_STR;
 	case GTR_TYPE_OTHER: return TY_ANY;
 	default: return TY_INT;
 	}

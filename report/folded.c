@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Folded stacks (report/folded.h): a hash of fid paths to summed values;
- * names are looked up and lines sorted only when written.
+ * Folded stacks (report/folded.h): a hash of paths of interned names to
+ * summed values; lines are built and sorted only when written.
  */
 #include "folded.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,10 @@ struct folded {
 	uint32_t *path;
 	size_t npath, cap_path;
 	uint64_t dropped;
+	char **names;             /* interned frame names, by id */
+	uint32_t nnames, cap_names;
+	uint32_t *nix;            /* hash of names: id + 1, 0 empty */
+	uint32_t nix_cap;
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -50,7 +55,57 @@ void folded_free(struct folded *f)
 		return;
 	free(f->tab);
 	free(f->path);
+	for (uint32_t i = 0; i < f->nnames; i++)
+		free(f->names[i]);
+	free(f->names);
+	free(f->nix);
 	free(f);
+}
+
+static uint64_t name_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
+	return h;
+}
+
+static void nix_rebuild(struct folded *f, uint32_t cap)
+{
+	free(f->nix);
+	f->nix = xrealloc(NULL, cap * sizeof(*f->nix));
+	memset(f->nix, 0, cap * sizeof(*f->nix));
+	f->nix_cap = cap;
+	for (uint32_t i = 0; i < f->nnames; i++) {
+		uint32_t h = (uint32_t)name_hash(f->names[i], strlen(f->names[i])) & (cap - 1);
+		while (f->nix[h])
+			h = (h + 1) & (cap - 1);
+		f->nix[h] = i + 1;
+	}
+}
+
+uint32_t folded_intern(struct folded *f, const char *name, size_t len)
+{
+	if ((f->nnames + 1) * 2 > f->nix_cap)
+		nix_rebuild(f, f->nix_cap ? f->nix_cap * 2 : 256);
+	uint32_t h = (uint32_t)name_hash(name, len) & (f->nix_cap - 1);
+	while (f->nix[h]) {
+		const char *s = f->names[f->nix[h] - 1];
+		if (!strncmp(s, name, len) && !s[len])
+			return f->nix[h] - 1;
+		h = (h + 1) & (f->nix_cap - 1);
+	}
+	if (f->nnames == f->cap_names) {
+		f->cap_names = f->cap_names ? f->cap_names * 2 : 256;
+		f->names = xrealloc(f->names, f->cap_names * sizeof(*f->names));
+	}
+	char *s = xrealloc(NULL, len + 1);
+	memcpy(s, name, len);
+	s[len] = '\0';
+	f->names[f->nnames] = s;
+	f->nix[h] = ++f->nnames;
+	return f->nnames - 1;
 }
 
 static uint64_t path_hash(const uint32_t *fids, uint32_t n)
@@ -133,7 +188,7 @@ static void put_name(struct buf *b, const char *s)
 		buf_putc(b, *s == ';' ? ',' : *s == '\n' ? ' ' : *s);
 }
 
-void folded_write(const struct folded *f, struct buf *b, const struct pairer *p)
+void folded_write(const struct folded *f, struct buf *b)
 {
 	struct line *lines = xrealloc(NULL, (f->count + 1) * sizeof(*lines));
 	struct buf tmp = BUF_INIT;
@@ -147,7 +202,7 @@ void folded_write(const struct folded *f, struct buf *b, const struct pairer *p)
 		for (uint32_t k = 0; k < e->n; k++) {
 			if (k)
 				buf_putc(&tmp, ';');
-			put_name(&tmp, pair_func_name(p, f->path[e->off + k]));
+			put_name(&tmp, f->names[f->path[e->off + k]]);
 		}
 		lines[n].s = strdup(buf_cstr(&tmp));
 		if (!lines[n].s) {

@@ -58,6 +58,10 @@ enum {
 	OPT_MAX_GOROUTINES, OPT_KEEP_STR,
 };
 
+/* Options of one command given to another: a clear message, not argp's. */
+#define WRONG_CMD(name, key, arg) \
+	{ name, key, arg, OPTION_HIDDEN, NULL, 0 }
+
 static const struct argp_option common_options[] = {
 	{ "filter", 'f', "EXPR", 0,
 	  "Only events for which EXPR holds (spec/FILTER.md); repeated, all must hold", 0 },
@@ -81,6 +85,9 @@ static const struct argp_option print_options[] = {
 	{ 0, 't', 0, 0, "Text: add a TIME column, seconds since the first event", 0 },
 	{ 0, 'T', 0, 0, "Text: add a TIME column, wall-clock HH:MM:SS.us (local time)", 0 },
 	{ "count", OPT_COUNT, 0, 0, "Print only the number of matching events", 0 },
+	/* stats' options */
+	WRONG_CMD("by", OPT_BY, "FIELD"),
+	WRONG_CMD("no-hist", OPT_NO_HIST, 0),
 	{ 0 },
 };
 
@@ -88,32 +95,41 @@ static const struct argp_option stats_options[] = {
 	{ "by", OPT_BY, "FIELD", 0,
 	  "Group by a field besides the function: pid, goid, tid, comm, goargN, a parameter name...", 0 },
 	{ "no-hist", OPT_NO_HIST, 0, 0, "Leave out the latency histograms", 0 },
+	/* print's options */
+	WRONG_CMD("format", OPT_FORMAT, "FMT"),
+	WRONG_CMD("calls", OPT_CALLS, 0),
+	WRONG_CMD("count", OPT_COUNT, 0),
+	WRONG_CMD(0, 't', 0),
+	WRONG_CMD(0, 'T', 0),
 	{ 0 },
 };
 
 static const char print_doc[] =
 	"Print the events of a gotrace trace file.\n"
 	"\n"
-	"USAGE: gotrace-report [print] [OPTION...] FILE\n"
-	"       gotrace-report stats [OPTION...] FILE\n"
+	"USAGE: gotrace-report [print] [OPTION...] FILE  events or calls\n"
+	"       gotrace-report stats [OPTION...] FILE    latency per function\n"
+	"       gotrace-report info [--json] FILE        what the file holds\n"
+	"(gotrace-report stats --help: the options of stats)\n"
 	"\n"
 	"EXAMPLES:\n"
-	"    gotrace-report app.gtr                        # every event, trace.py style\n"
-	"    gotrace-report -t -f 'goarg1 == 42' app.gtr   # first argument is 42, with time\n"
-	"    gotrace-report -f 'glob(func, \"net/http.*\") && latency > 10ms' app.gtr\n"
-	"                                                  # slow returns of net/http\n"
-	"    gotrace-report --calls app.gtr                # entry, return and latency per call\n"
-	"    gotrace-report --format jsonl app.gtr | jq .args   # JSON Lines for jq\n"
-	"    gotrace-report --format chrome app.gtr > t.json    # for ui.perfetto.dev\n"
-	"    gotrace-report --format folded app.gtr | flamegraph.pl > f.svg\n"
-	"    gotrace-report stats --by goarg1 app.gtr      # latency per first argument\n"
-	"    gotrace-report --since +5s --until +6s app.gtr     # one second of the trace\n";
+	"  gotrace-report app.gtr                      # every event, trace.py style\n"
+	"  gotrace-report -t -f 'goarg1 == 42' app.gtr # first argument 42, with time\n"
+	"  gotrace-report -f 'glob(func, \"net/http.*\") && latency > 10ms' app.gtr\n"
+	"                                              # slow returns of net/http\n"
+	"  gotrace-report --calls app.gtr              # a line per call, latency\n"
+	"  gotrace-report --format jsonl app.gtr | jq .args  # JSON Lines for jq\n"
+	"  gotrace-report --format chrome app.gtr > t.json   # for ui.perfetto.dev\n"
+	"  gotrace-report --format folded app.gtr | flamegraph.pl > f.svg\n"
+	"  gotrace-report stats --by goarg1 app.gtr    # latency per first argument\n"
+	"  gotrace-report --since +5s --until +6s app.gtr    # one second of it\n"
+	"  gotrace-report info app.gtr                 # host, probes, counts, losses\n";
 
 static const char stats_doc[] =
 	"Summarise a gotrace trace file per function: calls, rate, latency "
 	"percentiles and log2 histograms (from returns paired with entries).\n"
 	"\n"
-	"USAGE: gotrace-report stats [--by FIELD] [-f EXPR] FILE\n"
+	"USAGE: gotrace-report stats [--by FIELD] [--no-hist] [-f EXPR] FILE\n"
 	"\n"
 	"EXAMPLES:\n"
 	"    gotrace-report stats app.gtr                  # per function\n"
@@ -149,19 +165,50 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   MAX_FILTERS);
 		env->filters[env->nfilters++] = arg;
 		return 0;
+	case OPT_BY:
+	case OPT_NO_HIST:
+		if (!env->stats)
+			argp_error(state, "%s belongs to 'gotrace-report stats' (gotrace-report stats %s FILE)",
+				   key == OPT_BY ? "--by" : "--no-hist",
+				   key == OPT_BY ? "--by FIELD" : "--no-hist");
+		if (key == OPT_BY)
+			env->by = arg;
+		else
+			env->hist = false;
+		return 0;
+	case OPT_FORMAT:
+	case OPT_CALLS:
+	case OPT_COUNT:
+	case 't':
+	case 'T':
+		if (env->stats) {
+			const char *o = key == OPT_FORMAT ? "--format" : key == OPT_CALLS ? "--calls" :
+					key == OPT_COUNT ? "--count" : key == 't' ? "-t" : "-T";
+			argp_error(state, "%s belongs to 'gotrace-report print' (gotrace-report %s ... FILE), not to 'stats'",
+				   o, o);
+		}
+		break;
+	default:
+		break;
+	}
+
+	switch (key) {
 	case OPT_FORMAT:
 		if (output_format_parse(arg, &env->format))
 			argp_error(state, "unknown output format '%s' (known: text, jsonl, csv, chrome, folded)", arg);
 		return 0;
 	case OPT_SINCE: env->since = arg; return 0;
 	case OPT_UNTIL: env->until = arg; return 0;
-	case OPT_LIMIT: env->limit = parse_num(state, "--limit", arg, UINT64_MAX); return 0;
+	case OPT_LIMIT:
+		env->limit = parse_num(state, "--limit", arg, UINT64_MAX);
+		if (!env->limit)
+			argp_error(state, "invalid --limit '0': expected an integer from 1 to %llu (leave --limit out for no limit)",
+				   (unsigned long long)UINT64_MAX);
+		return 0;
 	case OPT_CALLS: env->calls = true; return 0;
 	case OPT_COUNT: env->count = true; return 0;
 	case 't': env->time_rel = true; return 0;
 	case 'T': env->time_wall = true; return 0;
-	case OPT_BY: env->by = arg; return 0;
-	case OPT_NO_HIST: env->hist = false; return 0;
 	case OPT_PROGRESS: env->progress = 1; return 0;
 	case OPT_NO_PROGRESS: env->progress = -1; return 0;
 	case OPT_MAX_DEPTH:
@@ -272,6 +319,18 @@ struct run {
 	struct rtime since_t, until_t;
 	uint64_t records, matched;
 	bool stop;
+	struct exit_rec *exits;    /* process exits, by pid then time */
+	uint32_t nexits;
+	uint64_t open_end, exited_end; /* calls open at the end: still open, exited */
+	uint32_t *fold_ids;        /* pairing fid -> folded name id + 1 */
+	uint32_t nfold_ids;
+	uint32_t *fold_path;       /* scratch */
+	struct buf tmp;            /* scratch */
+};
+
+struct exit_rec {
+	uint32_t pid;
+	uint64_t ts_ns;
 };
 
 static bool keep(struct run *run, const struct report_event *e)
@@ -286,22 +345,141 @@ static bool keep(struct run *run, const struct report_event *e)
 	return true;
 }
 
-static void put_open(void *arg, const struct report_event *oe)
+/* Shows a call that did not return, in the views that show calls. */
+static void put_unfinished(struct run *run, const struct report_event *oe, uint64_t end_ns,
+			   const char *status)
 {
-	struct run *run = arg;
 	struct report_event e = *oe;
 	uint64_t real;
 
-	if (run->stop)
+	if (run->stop || run->env->count || run->stats || run->folded)
 		return;
 	e.t0_ns = run->t0;
 	if (run->env->time_wall && !gtr_reader_realtime(run->r, e.ev->ts_ns, &real))
 		e.real_ns = real;
 	if (!keep(run, &e))
 		return;
-	run->records += (uint64_t)output_put_open(run->out, &run->buf, &e, run->last_ts);
+	run->records += (uint64_t)output_put_open(run->out, &run->buf, &e, end_ns, status);
 	if (run->env->limit && run->records >= run->env->limit)
 		run->stop = true;
+}
+
+/* pair_foreach_unwound(): a call closed over by an outer return. */
+static void put_unwound(void *arg, const struct report_event *e, uint64_t end_ns)
+{
+	put_unfinished(arg, e, end_ns, "unwound");
+}
+
+static int exit_cmp(const void *a, const void *b)
+{
+	const struct exit_rec *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->ts_ns > y->ts_ns) - (x->ts_ns < y->ts_ns);
+}
+
+/* The process exits the file records, sorted, for exit_after(). */
+static void load_exits(struct run *run)
+{
+	const uint32_t n = gtr_reader_nprocesses(run->r);
+
+	run->exits = calloc(n + 1, sizeof(*run->exits));
+	if (!run->exits)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct gtr_process *p = gtr_reader_process_at(run->r, i);
+		if (p->exited)
+			run->exits[run->nexits++] = (struct exit_rec){ p->pid, p->ts_ns };
+	}
+	qsort(run->exits, run->nexits, sizeof(*run->exits), exit_cmp);
+}
+
+/* The first recorded exit of process `pid` at or after `ts`; 0 when none. */
+static uint64_t exit_after(const struct run *run, uint32_t pid, uint64_t ts)
+{
+	uint32_t lo = 0, hi = run->nexits;
+
+	while (lo < hi) {
+		const uint32_t mid = lo + (hi - lo) / 2;
+		const struct exit_rec *x = &run->exits[mid];
+		if (x->pid < pid || (x->pid == pid && x->ts_ns < ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < run->nexits && run->exits[lo].pid == pid ? run->exits[lo].ts_ns : 0;
+}
+
+/* pair_foreach_open() at the end: a call that never returned. */
+static void put_open(void *arg, const struct report_event *e, uint64_t end_ns)
+{
+	struct run *run = arg;
+	const uint64_t exit_ns = exit_after(run, e->ev->pid, e->ev->ts_ns);
+
+	(void)end_ns;
+	if (exit_ns) {
+		run->exited_end++;
+		put_unfinished(run, e, exit_ns, "exited");
+	} else {
+		run->open_end++;
+		put_unfinished(run, e, run->last_ts, "open");
+	}
+}
+
+/* output_opts.symbolize: names recorded stack addresses. */
+static const char *symbolize(void *ctx, uint32_t pid, uint64_t addr, uint64_t *off)
+{
+	return gtr_reader_symbolize(ctx, pid, addr, off);
+}
+
+/* Folded stacks: the path of a paired return, from its recorded stack
+ * (root first) when it has one, else from the pairing nesting. */
+static void fold_call(struct run *run, const struct report_event *e)
+{
+	uint32_t n;
+	uint64_t self;
+	const uint32_t *fids = pair_last_stack(run->pair, &n, &self);
+	const struct gtr_event *se = e->entry && e->entry->stack && e->entry->nstack ? e->entry :
+				     e->ev->stack && e->ev->nstack ? e->ev : NULL;
+
+	if (!fids)
+		return;
+	if (se)
+		n = se->nstack < GTR_MAX_STACK ? se->nstack : GTR_MAX_STACK;
+	uint32_t *path = realloc(run->fold_path, (n + 1) * sizeof(*path));
+	if (!path) {
+		fprintf(stderr, PROG ": out of memory (folded stacks)\n");
+		exit(EXIT_READ);
+	}
+	run->fold_path = path;
+	for (uint32_t i = 0; i < n; i++) {
+		if (se) {
+			const uint32_t k = n - 1 - i;  /* innermost first in the file */
+			buf_reset(&run->tmp);
+			output_frame(run->out, &run->tmp, se->pid, se->stack[k], k, false, true);
+			path[i] = folded_intern(run->folded, run->tmp.data, run->tmp.len);
+			continue;
+		}
+		const uint32_t fid = fids[i];
+		if (fid >= run->nfold_ids) {
+			const uint32_t m = pair_nfuncs(run->pair) > fid ? pair_nfuncs(run->pair) : fid + 1;
+			uint32_t *ids = realloc(run->fold_ids, m * sizeof(*ids));
+			if (!ids) {
+				fprintf(stderr, PROG ": out of memory (folded stacks)\n");
+				exit(EXIT_READ);
+			}
+			memset(ids + run->nfold_ids, 0, (m - run->nfold_ids) * sizeof(*ids));
+			run->fold_ids = ids;
+			run->nfold_ids = m;
+		}
+		if (!run->fold_ids[fid]) {
+			const char *name = pair_func_name(run->pair, fid);
+			run->fold_ids[fid] = folded_intern(run->folded, name, strlen(name)) + 1;
+		}
+		path[i] = run->fold_ids[fid] - 1;
+	}
+	folded_add(run->folded, path, n, self);
 }
 
 /* Resolves --since/--until once the first event (the start) is known. */
@@ -325,6 +503,11 @@ static int resolve_window(struct run *run)
 			return -1;
 		}
 		run->until = v;
+	}
+	if (run->env->since && run->env->until && run->since > run->until) {
+		fprintf(stderr, PROG ": --since %s is later than --until %s: no event can match\n",
+			run->env->since, run->env->until);
+		return -1;
 	}
 	return 0;
 }
@@ -394,6 +577,13 @@ static int run_pass(struct env *env)
 		fprintf(stderr, PROG ": bad --until '%s': %s\n", env->until, err);
 		goto out;
 	}
+	/* times of one kind compare now; mixed kinds once the start is known */
+	if (env->since && env->until && run.since_t.kind == run.until_t.kind &&
+	    run.since_t.ns > run.until_t.ns) {
+		fprintf(stderr, PROG ": --since %s is later than --until %s: no event can match\n",
+			env->since, env->until);
+		goto out;
+	}
 
 	ret = EXIT_READ;
 	prog.base = bytes_read();
@@ -437,6 +627,7 @@ static int run_pass(struct env *env)
 	const struct output_opts oo = {
 		.format = env->format, .calls = env->calls, .time_rel = env->time_rel,
 		.time_wall = env->time_wall, .csv_values = maxvals,
+		.symbolize = symbolize, .sym_ctx = run.r,
 	};
 	if (env->stats)
 		run.stats = stats_new(run.by, env->by, 0);
@@ -501,6 +692,11 @@ static int run_pass(struct env *env)
 		if (env->time_wall && !gtr_reader_realtime(run.r, ev.ts_ns, &real))
 			e.real_ns = real;
 		pair_event(run.pair, &e);
+		/* calls this return closed over: a recovered panic unwound them */
+		if (ev.kind == GTR_KIND_RETURN)
+			pair_foreach_unwound(run.pair, put_unwound, &run);
+		if (run.stop)
+			break;
 		if (!keep(&run, &e))
 			continue;
 		run.matched++;
@@ -510,11 +706,7 @@ static int run_pass(struct env *env)
 		} else if (run.stats) {
 			stats_event(run.stats, &e);
 		} else if (run.folded) {
-			uint32_t n;
-			uint64_t self;
-			const uint32_t *stack = pair_last_stack(run.pair, &n, &self);
-			if (stack)
-				folded_add(run.folded, stack, n, self);
+			fold_call(&run, &e);
 		} else {
 			run.records += (uint64_t)output_put(run.out, &run.buf, &e);
 			if (env->limit && run.records >= env->limit)
@@ -529,16 +721,19 @@ static int run_pass(struct env *env)
 		progress_draw(&prog, true, true);
 	progress_clear(&prog);
 
-	/* calls that never returned */
-	if (!run.stop && !env->count && !run.stats && !run.folded)
+	/* calls that never returned: in a process that exited, or still open */
+	const bool at_end = !run.stop;
+	if (at_end) {
+		load_exits(&run);
 		pair_foreach_open(run.pair, put_open, &run);
+	}
 	if (env->count)
 		buf_printf(&run.buf, "%" PRIu64 "\n", run.matched);
 	else if (run.stats)
 		stats_write(run.stats, &run.buf, run.last_ts > run.t0 ? run.last_ts - run.t0 : 0,
 			    env->hist);
 	else if (run.folded)
-		folded_write(run.folded, &run.buf, run.pair);
+		folded_write(run.folded, &run.buf);
 	else
 		output_end(run.out, &run.buf);
 	if (!write_out(&run.buf) || fflush(stdout) || ferror(stdout)) {
@@ -558,19 +753,28 @@ static int run_pass(struct env *env)
 			gtr_reader_damage(run.r), env->path, msg && msg[0] ? "; last: " : "",
 			msg ? msg : "");
 	}
-	if (gtr_reader_truncated(run.r))
+	const struct gtr_host *host = gtr_reader_host(run.r);
+	if (at_end && !gtr_reader_summary(run.r)->present && !nevents && !np && !lost &&
+	    !suppressed && !host->start_mono_ns && !(host->recorder && host->recorder[0]))
+		fprintf(stderr, PROG ": warning: %s holds nothing but the file header: gotrace-record "
+			"was stopped (killed or crashed) before it wrote anything\n", env->path);
+	else if (at_end && !gtr_reader_summary(run.r)->present)
+		fprintf(stderr, PROG ": warning: %s was not closed by gotrace-record (killed or crashed); "
+			"read up to its last complete frame\n", env->path);
+	else if (gtr_reader_truncated(run.r))
 		fprintf(stderr, PROG ": warning: %s ends in the middle of a block (recording interrupted?); "
 			"events up to the last complete frame were read\n", env->path);
 	struct pair_counts pc;
 	pair_counts(run.pair, &pc);
-	if (!run.stop && (pc.unpaired_returns || pc.abandoned || pc.open || pc.dropped))
+	if (at_end && !env->count && (pc.unpaired_returns || pc.abandoned || pc.open || pc.dropped))
 		fprintf(stderr, PROG ": note: %" PRIu64 " call(s) paired; unpaired: %" PRIu64
 			" return(s) without entry, %" PRIu64 " entr%s without return (%" PRIu64
-			" still open at the end, %" PRIu64 " closed over by an outer return), %" PRIu64
+			" unwound by a panic: closed over by an outer return, %" PRIu64
+			" in a process that exited, %" PRIu64 " still open at the end), %" PRIu64
 			" entr%s not tracked (--max-depth/--max-goroutines)\n",
 			pc.paired, pc.unpaired_returns, pc.open + pc.abandoned,
-			pc.open + pc.abandoned == 1 ? "y" : "ies", pc.open, pc.abandoned, pc.dropped,
-			pc.dropped == 1 ? "y" : "ies");
+			pc.open + pc.abandoned == 1 ? "y" : "ies", pc.abandoned, run.exited_end,
+			run.open_end, pc.dropped, pc.dropped == 1 ? "y" : "ies");
 	if (output_csv_cut(run.out))
 		fprintf(stderr, PROG ": warning: %" PRIu64 " value(s) left out of CSV: events of probes described after the start had more values than the %u columns\n",
 			output_csv_cut(run.out), maxvals);
@@ -583,6 +787,10 @@ static int run_pass(struct env *env)
 	ret = 0;
 out:
 	free(probes);
+	free(run.exits);
+	free(run.fold_ids);
+	free(run.fold_path);
+	buf_free(&run.tmp);
 	buf_free(&run.buf);
 	output_free(run.out);
 	folded_free(run.folded);
@@ -699,6 +907,9 @@ static const struct cmd cmds[] = {
 int main(int argc, char **argv)
 {
 	argp_err_exit_status = EXIT_USAGE;
+	/* messages start "gotrace-report:", however the program was run */
+	if (argc > 0)
+		argv[0] = (char *)PROG;
 	if (argc > 1) {
 		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 			if (!strcmp(argv[1], cmds[i].name)) {

@@ -244,6 +244,19 @@ static bool str_truncated(const struct gtr_value *v)
 	return v->v.s.full_len > v->v.s.len;
 }
 
+bool output_arg_is_iface(const struct gtr_arg *a)
+{
+	if (!a)
+		return false;
+	if (a->type == GTR_TYPE_IFACE)
+		return true;
+	if (a->type != GTR_TYPE_STRING || !a->type_name)
+		return false;
+	return !strcmp(a->type_name, "error") || !strcmp(a->type_name, "any") ||
+	       !strncmp(a->type_name, "interface {", 11) ||
+	       !strncmp(a->type_name, "interface{", 10);
+}
+
 /* ------------------------------------------------------------ text */
 
 void output_text_value(struct buf *b, const struct gtr_value *v,
@@ -267,6 +280,16 @@ void output_text_value(struct buf *b, const struct gtr_value *v,
 		buf_puts(b, v->v.b ? "true" : "false");
 		return;
 	case GTR_VAL_STR:
+		if (output_arg_is_iface(arg)) {
+			/* an interface: its dynamic type's name, "<nil>" */
+			output_text_bytes(b, v->v.s.data, v->v.s.len, false);
+			if (str_truncated(v)) {
+				buf_puts(b, "...(len=");
+				buf_u64(b, v->v.s.full_len);
+				buf_putc(b, ')');
+			}
+			return;
+		}
 		buf_putc(b, '"');
 		output_text_bytes(b, v->v.s.data, v->v.s.len, true);
 		buf_putc(b, '"');
@@ -707,6 +730,70 @@ static const struct cfmt *fmt_for(struct output *o, const struct gtr_probe *p)
 	return &o->fc[h].c;
 }
 
+/* ------------------------------------------------------------ stacks */
+
+void output_frame(const struct output *o, struct buf *b, uint32_t pid, uint64_t addr,
+		  uint32_t k, bool json, bool name_only)
+{
+	const char *name = NULL;
+	uint64_t off = 0;
+
+	if (o && o->o.symbolize) {
+		/* a return address may be just past its function's last byte */
+		const uint64_t a = k && addr ? addr - 1 : addr;
+		name = o->o.symbolize(o->o.sym_ctx, pid, a, &off);
+		if (k && addr)
+			off++;
+	}
+	if (!name) {
+		buf_printf(b, "0x%" PRIx64, addr);
+		return;
+	}
+	if (json)
+		output_json_bytes(b, (const uint8_t *)name, strlen(name));
+	else
+		output_text_bytes(b, (const uint8_t *)name, strlen(name), false);
+	if (!name_only)
+		buf_printf(b, "+0x%" PRIx64, off);
+}
+
+/* The stack of `ev` under its text line, one frame a line (trace.py -U). */
+static void text_stack(const struct output *o, struct buf *b, const struct gtr_event *ev)
+{
+	if (!ev || !ev->stack)
+		return;
+	for (uint32_t k = 0; k < ev->nstack && k < GTR_MAX_STACK; k++) {
+		buf_puts(b, "        ");
+		output_frame(o, b, ev->pid, ev->stack[k], k, false, false);
+		buf_putc(b, '\n');
+	}
+}
+
+/* ,"stack":["name+0xoff",...] of `ev`, when it has one. */
+static void json_stack(const struct output *o, struct buf *b, const struct gtr_event *ev)
+{
+	if (!ev || !ev->stack || !ev->nstack)
+		return;
+	buf_puts(b, ",\"stack\":[");
+	for (uint32_t k = 0; k < ev->nstack && k < GTR_MAX_STACK; k++) {
+		buf_puts(b, k ? ",\"" : "\"");
+		output_frame(o, b, ev->pid, ev->stack[k], k, true, false);
+		buf_putc(b, '"');
+	}
+	buf_putc(b, ']');
+}
+
+/* The stack a call shows: its entry's, else its return's. */
+static const struct gtr_event *call_stack(const struct gtr_event *entry,
+					  const struct gtr_event *ret)
+{
+	if (entry && entry->stack && entry->nstack)
+		return entry;
+	if (ret && ret->stack && ret->nstack)
+		return ret;
+	return NULL;
+}
+
 /* ------------------------------------------------------------ text lines */
 
 /* The values of `ev` from probe `p`: its format string, or name=value. */
@@ -827,6 +914,7 @@ static void text_event(struct output *o, struct buf *b, const struct report_even
 		put_values(o, b, e->probe, ev);
 	}
 	buf_putc(b, '\n');
+	text_stack(o, b, ev);
 }
 
 void output_text_event(struct buf *b, const struct report_event *e)
@@ -856,6 +944,7 @@ static void text_call(struct output *o, struct buf *b, const struct report_event
 			buf_putc(b, '?');
 	}
 	buf_putc(b, '\n');
+	text_stack(o, b, call_stack(entry, ret));
 }
 
 /* ------------------------------------------------------------ JSON */
@@ -965,7 +1054,7 @@ static void json_head(struct buf *b, const struct report_event *e,
 		buf_puts(b, "null");
 }
 
-void output_jsonl_event(struct buf *b, const struct report_event *e)
+static void jsonl_event(const struct output *o, struct buf *b, const struct report_event *e)
 {
 	const struct gtr_event *ev = e->ev;
 
@@ -982,10 +1071,16 @@ void output_jsonl_event(struct buf *b, const struct report_event *e)
 	}
 	/* a return's own values are its results: same keys as an entry's */
 	json_values(b, "goargs", "args", e->probe, ev);
+	json_stack(o, b, ev);
 	buf_puts(b, "}\n");
 }
 
-static void json_call(struct buf *b, const struct report_event *e,
+void output_jsonl_event(struct buf *b, const struct report_event *e)
+{
+	jsonl_event(NULL, b, e);
+}
+
+static void json_call(const struct output *o, struct buf *b, const struct report_event *e,
 		      const struct gtr_event *entry, const struct gtr_probe *eprobe,
 		      const struct gtr_event *ret, const char *status)
 {
@@ -1003,6 +1098,7 @@ static void json_call(struct buf *b, const struct report_event *e,
 		buf_puts(b, "null");
 	json_values(b, "goargs", "args", eprobe, entry);
 	json_values(b, "goret", "rets", ret ? e->probe : NULL, ret);
+	json_stack(o, b, call_stack(entry, ret));
 	buf_puts(b, "}\n");
 }
 
@@ -1148,7 +1244,7 @@ static void chrome_us(struct buf *b, uint64_t ts, uint64_t t0)
 static void chrome_event(struct output *o, struct buf *b, const struct report_event *e,
 			 const struct gtr_probe *p, const struct gtr_event *entry,
 			 const struct gtr_event *ret, uint64_t ts, bool complete,
-			 uint64_t dur_ns, const char *note)
+			 uint64_t dur_ns, const char *note, const char *status)
 {
 	char tmp[32];
 
@@ -1179,9 +1275,14 @@ static void chrome_event(struct output *o, struct buf *b, const struct report_ev
 		buf_puts(b, ",\"note\":");
 		put_json_str(b, note);
 	}
+	if (status) {
+		buf_puts(b, ",\"status\":");
+		put_json_str(b, status);
+	}
 	json_values(b, "goargs", "args", entry ? (e->entry_probe ? e->entry_probe : e->probe) : NULL,
 		    entry);
 	json_values(b, "goret", "rets", ret ? e->probe : NULL, ret);
+	json_stack(o, b, call_stack(entry, ret));
 	buf_puts(b, "}}");
 }
 
@@ -1248,12 +1349,12 @@ int output_put(struct output *o, struct buf *b, const struct report_event *e)
 	case OUTPUT_CHROME:
 		if (ret && e->entry)
 			chrome_event(o, b, e, e->entry_probe ? e->entry_probe : e->probe, e->entry,
-				     ev, e->entry->ts_ns, true, e->latency_ns, NULL);
+				     ev, e->entry->ts_ns, true, e->latency_ns, NULL, NULL);
 		else if (ret)
 			chrome_event(o, b, e, e->probe, NULL, ev, ev->ts_ns, false, 0,
-				     "return without entry");
+				     "return without entry", NULL);
 		else if (!e->tracked)
-			chrome_event(o, b, e, e->probe, ev, NULL, ev->ts_ns, false, 0, NULL);
+			chrome_event(o, b, e, e->probe, ev, NULL, ev->ts_ns, false, 0, NULL, NULL);
 		else
 			return 0;
 		return 1;
@@ -1262,7 +1363,7 @@ int output_put(struct output *o, struct buf *b, const struct report_event *e)
 	}
 	if (!o->o.calls) {
 		if (o->o.format == OUTPUT_JSONL)
-			output_jsonl_event(b, e);
+			jsonl_event(o, b, e);
 		else
 			text_event(o, b, e);
 		return 1;
@@ -1272,9 +1373,9 @@ int output_put(struct output *o, struct buf *b, const struct report_event *e)
 		return 0;
 	if (o->o.format == OUTPUT_JSONL) {
 		if (ret)
-			json_call(b, e, e->entry, e->entry_probe, ev, e->entry ? "returned" : "no_entry");
+			json_call(o, b, e, e->entry, e->entry_probe, ev, e->entry ? "returned" : "no_entry");
 		else
-			json_call(b, e, ev, e->probe, NULL, "no_return_probe");
+			json_call(o, b, e, ev, e->probe, NULL, "no_return_probe");
 		return 1;
 	}
 	if (ret)
@@ -1286,24 +1387,24 @@ int output_put(struct output *o, struct buf *b, const struct report_event *e)
 }
 
 int output_put_open(struct output *o, struct buf *b, const struct report_event *e,
-		    uint64_t end_ns)
+		    uint64_t end_ns, const char *status)
 {
 	const struct gtr_event *ev = e->ev;
 
 	switch (o->o.format) {
 	case OUTPUT_CHROME:
 		chrome_event(o, b, e, e->probe, ev, NULL, ev->ts_ns, true,
-			     end_ns > ev->ts_ns ? end_ns - ev->ts_ns : 0, "did not return");
+			     end_ns > ev->ts_ns ? end_ns - ev->ts_ns : 0, NULL, status);
 		return 1;
 	case OUTPUT_JSONL:
 		if (!o->o.calls)
 			return 0;
-		json_call(b, e, ev, e->probe, NULL, "open");
+		json_call(o, b, e, ev, e->probe, NULL, status);
 		return 1;
 	case OUTPUT_TEXT:
 		if (!o->o.calls)
 			return 0;
-		text_call(o, b, e, ev, e->probe, NULL, "open", true);
+		text_call(o, b, e, ev, e->probe, NULL, status, true);
 		return 1;
 	default:
 		return 0;

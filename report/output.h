@@ -34,6 +34,14 @@ struct output_opts {
 	bool time_rel;         /* -t: seconds since the first event (text) */
 	bool time_wall;        /* -T: wall-clock time of day (text; from e->real_ns) */
 	uint32_t csv_values;   /* value columns of CSV (v1..vN), at least 1 */
+	/*
+	 * Names recorded stack addresses (gtr_reader_symbolize()): the
+	 * function containing runtime address `addr` of process `pid`, its
+	 * distance from the function's start in *off; NULL when unknown.
+	 * NULL: addresses are shown in hex.
+	 */
+	const char *(*symbolize)(void *ctx, uint32_t pid, uint64_t addr, uint64_t *off);
+	void *sym_ctx;
 };
 
 struct output;
@@ -55,12 +63,15 @@ void output_begin(struct output *o, struct buf *b);
 int output_put(struct output *o, struct buf *b, const struct report_event *e);
 
 /*
- * Appends a call that never returned (pair_foreach_open() at the end of
- * the file); `end_ns` is the time of the file's last event. Returns the
+ * Appends a call that did not return: `status` "unwound" (closed over by
+ * an outer return, pair_foreach_unwound(), `end_ns` that return's time),
+ * "exited" (its process exited while it was open, `end_ns` the exit) or
+ * "open" (still open at the end of the file, `end_ns` the time of the
+ * file's last event). Shown in the call views and in Chrome. Returns the
  * number of records written.
  */
 int output_put_open(struct output *o, struct buf *b, const struct report_event *e,
-		    uint64_t end_ns);
+		    uint64_t end_ns, const char *status);
 
 /* Appends what follows the last event (Chrome metadata and closing). */
 void output_end(struct output *o, struct buf *b);
@@ -105,8 +116,27 @@ void output_json_bytes(struct buf *b, const uint8_t *p, size_t n);
 void output_csv_field(struct buf *b, const char *p, size_t n);
 
 /*
+ * Whether argument `a` is an interface, whose value is the name of its
+ * dynamic type: type GTR_TYPE_IFACE, or a string whose Go type is an
+ * interface (files written before GTR_TYPE_IFACE): "error", "any",
+ * "interface {...}".
+ */
+bool output_arg_is_iface(const struct gtr_arg *a);
+
+/*
+ * Appends one frame of a recorded stack, `addr` being frame number `k`
+ * (0: the probed instruction; above: return addresses, looked up one byte
+ * earlier so a call at the end of a function names that function): as
+ * "name+0xOFF" when `o` names it, else "0xADDR"; `json` escapes for JSON
+ * (no quotes), else for text. With `name_only`, just the name (no offset).
+ */
+void output_frame(const struct output *o, struct buf *b, uint32_t pid, uint64_t addr,
+		  uint32_t k, bool json, bool name_only);
+
+/*
  * Appends value `v` as text; `arg` (NULL when unknown) tells pointers
- * (0x hex) and floats (bits) apart from plain words.
+ * (0x hex), floats (bits) and interfaces (type names, unquoted) apart from
+ * plain words and strings.
  */
 void output_text_value(struct buf *b, const struct gtr_value *v,
 		       const struct gtr_arg *arg);

@@ -2,8 +2,9 @@
 /*
  * Entry/return pairing with one call stack per goroutine (report/pair.h).
  * Each goroutine's open calls live in one byte stack: a frame header, the
- * entry's values, then the bytes of its strings (string pointers are stored
- * as offsets from the frame and turned back into pointers on return).
+ * entry's values, the bytes of its strings (string pointers are stored as
+ * offsets from the frame and turned back into pointers on return), then
+ * the entry's recorded stack, if any.
  */
 #include "pair.h"
 
@@ -19,10 +20,13 @@ struct frame {
 	const struct gtr_probe *probe;
 	uint32_t fid;
 	uint32_t tid;
+	uint32_t cpu;
 	uint32_t size;            /* bytes of the frame, header included */
 	uint32_t nvals;
+	uint32_t nstack;          /* frames of the entry's recorded stack */
+	uint32_t stack_off;       /* offset of the stack in the frame */
 	char comm[GTR_COMM_LEN + 1];
-	/* struct gtr_value vals[nvals]; uint8_t bytes[] */
+	/* struct gtr_value vals[nvals]; uint8_t bytes[]; uint64_t stack[nstack] */
 };
 
 struct gor {
@@ -59,6 +63,10 @@ struct pairer {
 	uint64_t bytes;
 
 	struct gtr_event entry;   /* the last paired entry, rebuilt */
+	struct gtr_event uentry;  /* an unwound or open entry, rebuilt */
+	uint32_t unw_gor;         /* the last return's goroutine, */
+	uint32_t unw_lo, unw_hi;  /* and the frames it closed over */
+	uint64_t unw_end;         /* its ts_ns */
 	uint32_t *stack;          /* pair_last_stack() */
 	uint32_t stack_n, cap_stack;
 	uint64_t last_self;
@@ -287,6 +295,10 @@ static bool push(struct pairer *p, struct gor *g, const struct report_event *e,
 			size += ev->vals[i].v.s.len < p->lim.keep_str ? ev->vals[i].v.s.len
 								     : p->lim.keep_str;
 	size = (size + 7) & ~(size_t)7;
+	const uint32_t nst = ev->stack && ev->nstack ?
+		(ev->nstack < GTR_MAX_STACK ? ev->nstack : GTR_MAX_STACK) : 0;
+	const size_t stack_off = size;
+	size += (size_t)nst * sizeof(uint64_t);
 	if (g->depth >= p->lim.max_depth)
 		return false;
 	if (g->used + size > g->cap || g->depth == g->cap_offs) {
@@ -314,6 +326,7 @@ static bool push(struct pairer *p, struct gor *g, const struct report_event *e,
 	f->probe = e->probe;
 	f->fid = fid;
 	f->tid = ev->tid;
+	f->cpu = ev->cpu;
 	f->size = (uint32_t)size;
 	f->nvals = nv;
 	if (e->comm)
@@ -330,6 +343,10 @@ static bool push(struct pairer *p, struct gor *g, const struct report_event *e,
 		vals[i].v.s.data = (const uint8_t *)(uintptr_t)off;
 		off += n;
 	}
+	f->nstack = nst;
+	f->stack_off = (uint32_t)stack_off;
+	if (nst)
+		memcpy(base + stack_off, ev->stack, nst * sizeof(uint64_t));
 	g->offs[g->depth++] = g->used;
 	g->used += (uint32_t)size;
 	p->cnt.open++;
@@ -348,7 +365,10 @@ static void rebuild(const struct gor *g, const struct frame *f, uint32_t probe_i
 	out->pid = g->pid;
 	out->tid = f->tid;
 	out->goid = g->goid;
+	out->cpu = f->cpu;
 	out->nvals = f->nvals;
+	out->nstack = f->nstack;
+	out->stack = f->nstack ? (const uint64_t *)((const uint8_t *)f + f->stack_off) : NULL;
 	for (uint32_t i = 0; i < f->nvals; i++) {
 		out->vals[i] = vals[i];
 		if (vals[i].kind == GTR_VAL_STR)
@@ -364,6 +384,7 @@ void pair_event(struct pairer *p, struct report_event *e)
 	const uint64_t key = ev->goid ? ev->goid : (uint64_t)ev->tid | 1ull << 63;
 
 	p->last_ok = false;
+	p->unw_lo = p->unw_hi = 0;
 	e->entry = NULL;
 	e->entry_probe = NULL;
 	e->latency_ns = 0;
@@ -424,6 +445,12 @@ void pair_event(struct pairer *p, struct report_event *e)
 	p->last_ok = true;
 
 	p->cnt.paired++;
+	/* calls above it were closed over: a (recovered) panic unwound them;
+	 * their frames stay readable until the next event */
+	p->unw_gor = (uint32_t)(g - p->gors);
+	p->unw_lo = k + 1;
+	p->unw_hi = g->depth;
+	p->unw_end = ev->ts_ns;
 	p->cnt.abandoned += g->depth - k - 1;
 	p->cnt.open -= g->depth - k;
 	g->depth = k;
@@ -441,23 +468,43 @@ const uint32_t *pair_last_stack(struct pairer *p, uint32_t *n, uint64_t *self_ns
 	return p->stack;
 }
 
+/* Calls `cb` for frame k of goroutine g, rebuilt into p->uentry. */
+static void frame_cb(struct pairer *p, const struct gor *g, uint32_t k, uint64_t end_ns,
+		     void (*cb)(void *arg, const struct report_event *e, uint64_t end_ns),
+		     void *arg)
+{
+	const struct frame *f = (const struct frame *)(g->mem + g->offs[k]);
+	rebuild(g, f, f->probe ? f->probe->id : 0, &p->uentry);
+	struct report_event e = {
+		.ev = &p->uentry,
+		.probe = f->probe,
+		.comm = f->comm,
+		.depth = k,
+	};
+	cb(arg, &e, end_ns);
+}
+
+uint32_t pair_foreach_unwound(struct pairer *p,
+			      void (*cb)(void *arg, const struct report_event *e,
+					 uint64_t end_ns),
+			      void *arg)
+{
+	if (p->unw_hi <= p->unw_lo || p->unw_gor >= p->ngors)
+		return 0;
+	const struct gor *g = &p->gors[p->unw_gor];
+	for (uint32_t k = p->unw_hi; k-- > p->unw_lo;)
+		frame_cb(p, g, k, p->unw_end, cb, arg);
+	return p->unw_hi - p->unw_lo;
+}
+
 void pair_foreach_open(struct pairer *p,
-		       void (*cb)(void *arg, const struct report_event *e),
+		       void (*cb)(void *arg, const struct report_event *e, uint64_t end_ns),
 		       void *arg)
 {
 	for (uint32_t i = 0; i < p->ngors; i++) {
 		const struct gor *g = &p->gors[i];
-		for (uint32_t k = 0; k < g->depth; k++) {
-			const struct frame *f = (const struct frame *)(g->mem + g->offs[k]);
-			rebuild(g, f, f->probe ? f->probe->id : 0, &p->entry);
-			struct report_event e = {
-				.ev = &p->entry,
-				.probe = f->probe,
-				.comm = f->comm,
-				.depth = k,
-			};
-			cb(arg, &e);
-		}
+		for (uint32_t k = 0; k < g->depth; k++)
+			frame_cb(p, g, k, 0, cb, arg);
 	}
 }
 

@@ -4,13 +4,15 @@
  * "Pairing"). Calls are kept on one stack per goroutine, keyed by
  * (pid, goid), or (pid, tid) when the goroutine id is unknown (0); a
  * return closes the innermost open call of its function, so recursion
- * works, and calls opened above it are abandoned (their returns were lost).
+ * works, and calls opened above it are unwound: a panic that a caller
+ * recovered unwound them (or their return was lost).
  * Only functions for which the file has a return probe are tracked.
  *
  * Memory is bounded: at most `max_depth` open calls per goroutine,
  * `max_goroutines` goroutines and `max_bytes` of saved entries; what does
  * not fit is counted, never silently lost. Each open call keeps its entry's
- * values, strings cut to `keep_str` bytes (their true length is kept).
+ * values, strings cut to `keep_str` bytes (their true length is kept), and
+ * its recorded stack.
  */
 #ifndef REPORT_PAIR_H
 #define REPORT_PAIR_H
@@ -32,7 +34,8 @@ struct pair_limits {
 struct pair_counts {
 	uint64_t paired;          /* returns matched with their entry */
 	uint64_t unpaired_returns;/* returns with no open call of their function */
-	uint64_t abandoned;       /* entries closed over by an outer return */
+	uint64_t abandoned;       /* entries closed over by an outer return
+				     (unwound by a recovered panic) */
 	uint64_t dropped;         /* entries not tracked: a limit was reached */
 	uint64_t open;            /* calls open now (at the end: never returned) */
 };
@@ -77,12 +80,25 @@ uint32_t pair_nfuncs(const struct pairer *p);
 uint32_t pair_fid(const struct pairer *p, uint32_t probe_id);
 
 /*
+ * After pair_event() on a paired return: calls `cb` for each call that
+ * return closed over (unwound: a panic, recovered by a caller, left it),
+ * innermost first, with a report_event for its entry (ev, probe, comm,
+ * depth set; ev->stack is the entry's recorded stack) and end_ns the
+ * return's ts_ns. The event is valid during the callback only. Returns
+ * their number (0 after any other event).
+ */
+uint32_t pair_foreach_unwound(struct pairer *p,
+			      void (*cb)(void *arg, const struct report_event *e,
+					 uint64_t end_ns),
+			      void *arg);
+
+/*
  * Calls `cb` for each call still open, outermost first per goroutine, with
- * a report_event for its entry (ev, probe, comm, depth set). Used at the
- * end of the file to report calls that never returned.
+ * a report_event for its entry as above (end_ns 0). Used at the end of the
+ * file to report calls that never returned.
  */
 void pair_foreach_open(struct pairer *p,
-		       void (*cb)(void *arg, const struct report_event *e),
+		       void (*cb)(void *arg, const struct report_event *e, uint64_t end_ns),
 		       void *arg);
 
 /* Copies the counters into *c. */

@@ -22,6 +22,10 @@ struct group {
 	char *key;                 /* function, '\0', by-value text */
 	size_t klen;
 	uint64_t hash;
+	bool num;                  /* the --by value is a number: sorted as one */
+	bool dbl;
+	__int128 iv;               /* FV_INT, FV_UINT */
+	double dv;                 /* FV_DBL */
 	uint64_t entries, returns, nlat;
 	uint64_t min, max;
 	unsigned __int128 sum;
@@ -188,6 +192,12 @@ void stats_event(struct stats *s, const struct report_event *e)
 		g->klen = s->key.len;
 		g->hash = hash;
 		g->min = UINT64_MAX;
+		if (s->by && (v.kind == FV_INT || v.kind == FV_UINT || v.kind == FV_DBL)) {
+			g->num = true;
+			g->dbl = v.kind == FV_DBL;
+			g->iv = v.kind == FV_INT ? (__int128)v.i : (__int128)v.u;
+			g->dv = v.kind == FV_DBL ? v.d : v.kind == FV_INT ? (double)v.i : (double)v.u;
+		}
 		s->tab[h] = g;
 		s->count++;
 	}
@@ -261,6 +271,20 @@ static int group_cmp(const void *a, const void *b)
 
 	if (calls_of(x) != calls_of(y))
 		return calls_of(x) > calls_of(y) ? -1 : 1;
+	/* the function, then a numeric --by value as a number (14 before 1000) */
+	const int rf = strcmp(x->key, y->key);
+	if (rf)
+		return rf;
+	if (x->num && y->num) {
+		if (x->dbl || y->dbl) {
+			if (x->dv != y->dv)
+				return x->dv < y->dv ? -1 : 1;
+		} else if (x->iv != y->iv) {
+			return x->iv < y->iv ? -1 : 1;
+		}
+	} else if (x->num != y->num) {
+		return x->num ? -1 : 1;   /* numbers before '-' (missing) and strings */
+	}
 	const size_t n = x->klen < y->klen ? x->klen : y->klen;
 	const int r = memcmp(x->key, y->key, n);
 	return r ? r : (x->klen > y->klen) - (x->klen < y->klen);

@@ -31,11 +31,11 @@ def caddy_functions(n):
 
 
 def time_gotrace_attach(tmp, names):
-    """Seconds from start to 'attached' for gotrace-record -p on a sleeper."""
-    sleeper = subprocess.Popen(["sleep", "600"])
-    try:
+    """Seconds from start to 'attached' for gotrace-record on every
+    process of caddy (none runs: the uprobes are registered all the same)."""
+    if True:
         args = [RECORD, "-o", os.path.join(tmp, "a.gtr"), "-f", "-m", "100000",
-                "-d", "0.01", "-p", str(sleeper.pid)]
+                "-d", "0.01"]
         args += ["%s:%s" % (CADDY, n) for n, _ in names]
         t0 = time.monotonic()
         p = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
@@ -45,9 +45,6 @@ def time_gotrace_attach(tmp, names):
         if "attached" not in line:
             raise SystemExit("bench: gotrace-record did not attach: " + line)
         return t1 - t0
-    finally:
-        sleeper.kill()
-        sleeper.wait()
 
 
 def time_bpftrace_attach(names):

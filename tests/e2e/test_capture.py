@@ -125,7 +125,7 @@ def test_values_bytes_ptr_strings_and_spilled_arguments(gobuild, tmp_path):
             'main.takePoint "%d" k, $ptr(p, 16)', "main.takeStrings",
             "main.many", "--", exe])
     evs = {e["func"]: e for e in jsonl(trace)}
-    assert evs["main.takeBytes"]["args"] == {"b": "raw\u0000bytes", "n": 1}
+    assert evs["main.takeBytes"]["args"] == {"b": "raw\u0000bytes", "n": 1, "cap(b)": 9}
     tp = evs["main.takePoint"]["args"]
     raw = tp["$ptr(p, 16)"]
     assert [ord(c) for c in raw] == [3] + [0] * 7 + [4] + [0] * 7  # X, Y

@@ -181,8 +181,9 @@ def test_chrome_nesting_per_goroutine(calls):
     inner = [e for e in xs if e["name"] == "main.fib" and e["tid"] == add["tid"]
              and add["ts"] <= e["ts"] < add["ts"] + add["dur"]]
     assert len(inner) == 2
-    openc = [e for e in xs if e["args"].get("note") == "did not return"]
+    openc = [e for e in xs if e["args"].get("status") == "open"]
     assert len(openc) == 1 and openc[0]["tid"] == 8
+    assert [e for e in xs if "status" in e["args"]] == openc   # paired calls have none
 
 
 # ------------------------------------------------------------ folded

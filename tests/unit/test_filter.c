@@ -873,3 +873,52 @@ Test(filter, check_results_and_names_v2)
 	cr_expect_eq(filter_check(f, ps, 3, NULL, &err), 0, "%s", err.msg);
 	filter_free(f);
 }
+
+/* main.check(e error, v any): interfaces recorded as their dynamic type's name */
+Test(filter, interfaces_compare_as_strings)
+{
+	static struct gtr_probe pc;
+	const struct gtr_probe *probes[] = { &pc };
+	struct filter_error err;
+	struct filter *f;
+
+	memset(&pc, 0, sizeof(pc));
+	pc.id = 3;
+	pc.func = (char *)"main.check";
+	pc.fmt = (char *)"";
+	set_arg(&pc, 0, "e", GTR_TYPE_IFACE, 16);
+	pc.args[0].type_name = (char *)"error";
+	set_arg(&pc, 1, "v", GTR_TYPE_IFACE, 16);
+	pc.args[1].type_name = (char *)"interface {}";
+	memset(&ev, 0, sizeof(ev));
+	ev.probe_id = 3;
+	ev.nvals = 2;
+	ev.vals[0].kind = GTR_VAL_STR;
+	ev.vals[0].v.s.data = (const uint8_t *)"*errors.errorString";
+	ev.vals[0].v.s.len = 19;
+	ev.vals[0].v.s.full_len = 19;
+	ev.vals[1].kind = GTR_VAL_STR;
+	ev.vals[1].v.s.data = (const uint8_t *)"<nil>";
+	ev.vals[1].v.s.len = 5;
+	ev.vals[1].v.s.full_len = 5;
+	rev.probe = &pc;
+
+	cr_expect(m("e == \"*errors.errorString\""));
+	cr_expect(!m("e == \"<nil>\""));
+	cr_expect(m("v == \"<nil>\""));
+	cr_expect(m("e =~ \"errors\" && !(e =~ \"^io\")"));
+	cr_expect(m("startswith(e, \"*errors.\") && len(e) == 19"));
+	cr_expect(m("goarg2 in (\"<nil>\", \"int\")"));
+
+	/* type-checked as strings against the probe */
+	f = filter_compile("e == 5", &err);
+	cr_assert(f);
+	cr_expect_eq(filter_check(f, probes, 1, NULL, &err), -1);
+	cr_expect(strstr(err.msg, "cannot compare 'e' (a string in main.check) with an integer"),
+		  "%s", err.msg);
+	filter_free(f);
+	f = filter_compile("e != \"<nil>\"", &err);
+	cr_assert(f);
+	cr_expect_eq(filter_check(f, probes, 1, NULL, &err), 0);
+	filter_free(f);
+}

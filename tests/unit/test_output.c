@@ -612,8 +612,191 @@ Test(output, calls_view)
 			 "an entry without a return probe");
 	buf_reset(&b);
 	rev.tracked = true;
-	output_put_open(o, &b, &rev, 0);
+	cr_expect_eq(output_put_open(o, &b, &rev, 0, "open"), 1);
 	cr_expect_str_eq(buf_cstr(&b), "4242    4243    app             main.add         open         a=7 -> ?\n");
+	buf_reset(&b);
+	output_put_open(o, &b, &rev, 0, "unwound");
+	cr_expect_str_eq(buf_cstr(&b), "4242    4243    app             main.add         unwound      a=7 -> ?\n");
+	buf_reset(&b);
+	output_put_open(o, &b, &rev, 0, "exited");
+	cr_expect_str_eq(buf_cstr(&b), "4242    4243    app             main.add         exited       a=7 -> ?\n");
+	output_free(o);
+}
+
+Test(output, unfinished_calls_in_each_format)
+{
+	const struct output_opts jo = { .format = OUTPUT_JSONL, .calls = true };
+	const struct output_opts ev_only = { .format = OUTPUT_JSONL };
+	const struct output_opts to = { .format = OUTPUT_TEXT };
+	const struct output_opts co = { .format = OUTPUT_CHROME };
+	struct output *o = output_new(&jo);
+
+	arg(0, "n", GTR_TYPE_INT, 8);
+	vint(0, 3);
+	rev.tracked = true;
+	buf_reset(&b);
+	cr_expect_eq(output_put_open(o, &b, &rev, 999, "unwound"), 1);
+	cr_expect_str_eq(buf_cstr(&b),
+		"{\"ts_ns\":123456789,\"pid\":4242,\"tid\":4243,\"goid\":17,\"comm\":\"app\",\"func\":\"main.add\","
+		"\"kind\":\"call\",\"probe\":3,\"status\":\"unwound\",\"latency_ns\":null,\"goargs\":[3],"
+		"\"args\":{\"n\":3},\"goret\":[],\"rets\":{}}\n");
+	output_free(o);
+
+	/* the event views show no record for them: their entry was shown */
+	o = output_new(&ev_only);
+	buf_reset(&b);
+	cr_expect_eq(output_put_open(o, &b, &rev, 999, "unwound"), 0);
+	output_free(o);
+	o = output_new(&to);
+	cr_expect_eq(output_put_open(o, &b, &rev, 999, "open"), 0);
+	cr_expect_str_eq(buf_cstr(&b), "");
+	output_free(o);
+
+	/* Chrome: a slice from the entry to the outer return, with its status */
+	o = output_new(&co);
+	rev.t0_ns = 123456789 - 1000;
+	buf_reset(&b);
+	cr_expect_eq(output_put_open(o, &b, &rev, 123456789 + 2500, "unwound"), 1);
+	cr_expect_str_eq(buf_cstr(&b),
+		"\n{\"name\":\"main.add\",\"cat\":\"call\",\"ph\":\"X\",\"ts\":1.000,\"dur\":2.500,"
+		"\"pid\":4242,\"tid\":17,\"args\":{\"goid\":17,\"status\":\"unwound\",\"goargs\":[3],"
+		"\"args\":{\"n\":3},\"goret\":[],\"rets\":{}}}");
+	output_free(o);
+}
+
+/* ------------------------------------------------------------ interfaces */
+
+Test(output, interfaces_are_type_names)
+{
+	const struct output_opts co = { .format = OUTPUT_CSV, .csv_values = 3 };
+	struct output *o;
+
+	arg(0, "e", GTR_TYPE_IFACE, 16);
+	probe.args[0].type_name = (char *)"error";
+	arg(1, "v", GTR_TYPE_IFACE, 16);
+	probe.args[1].type_name = (char *)"interface {}";
+	arg(2, "s", GTR_TYPE_STRING, 16);
+	probe.args[2].type_name = (char *)"string";
+	vstr(0, "*errors.errorString", 19, 19);
+	vstr(1, "<nil>", 5, 5);
+	vstr(2, "<nil>", 5, 5);
+	cr_expect_str_eq(text(), "4242    4243    app             main.add         "
+			 "e=*errors.errorString v=<nil> s=\"<nil>\"(len=5)\n");
+	cr_expect(strstr(json(), "\"args\":{\"e\":\"*errors.errorString\",\"v\":\"<nil>\",\"s\":\"<nil>\"}"),
+		  "%s", json());
+	FMT("%s|%v|%s", "*errors.errorString|<nil>|<nil>");
+	FMT("%.7s|%6s|", "*errors| <nil>|");
+	FMT("%d", "*errors.errorString");  /* an integer verb prints it as %s */
+	o = output_new(&co);
+	cr_expect_str_eq(put(o), "123456789,4242,4243,17,app,main.add,entry,,*errors.errorString,<nil>,<nil>\r\n");
+	output_free(o);
+
+	/* a name with bytes to escape, and one cut short */
+	vstr(0, "main.T\n", 7, 7);
+	vstr(1, "main.Long", 4, 9);
+	ev.nvals = 2;
+	cr_expect_str_eq(text(), "4242    4243    app             main.add         e=main.T\\n v=main...(len=9)\n");
+
+	/* files written before GTR_TYPE_IFACE: a string typed as an interface */
+	probe.args[0].type = GTR_TYPE_STRING;
+	probe.args[1].type = GTR_TYPE_STRING;
+	vstr(0, "<nil>", 5, 5);
+	vstr(1, "int", 3, 3);
+	cr_expect_str_eq(text(), "4242    4243    app             main.add         e=<nil> v=int\n");
+	probe.args[1].type_name = (char *)"main.Name";  /* a named string type */
+	cr_expect_str_eq(text(), "4242    4243    app             main.add         e=<nil> v=\"int\"(len=3)\n");
+	cr_expect(output_arg_is_iface(&(struct gtr_arg){ .type = GTR_TYPE_STRING, .type_name = (char *)"any" }));
+	cr_expect(output_arg_is_iface(&(struct gtr_arg){ .type = GTR_TYPE_IFACE, .type_name = (char *)"io.Reader" }));
+	cr_expect(!output_arg_is_iface(&(struct gtr_arg){ .type = GTR_TYPE_STRING, .type_name = (char *)"string" }));
+	cr_expect(!output_arg_is_iface(NULL));
+}
+
+/* ------------------------------------------------------------ stacks */
+
+/* A fake symbol table: main.f [0x401000, 0x401100), main.g [0x401100, 0x401200). */
+static const char *fake_sym(void *ctx, uint32_t pid, uint64_t addr, uint64_t *off)
+{
+	cr_expect_eq(pid, 4242);
+	cr_expect_eq(ctx, (void *)&probe);
+	if (addr >= 0x401000 && addr < 0x401100) {
+		*off = addr - 0x401000;
+		return "main.f";
+	}
+	if (addr >= 0x401100 && addr < 0x401200) {
+		*off = addr - 0x401100;
+		return "main.g";
+	}
+	return NULL;
+}
+
+Test(output, stacks_under_text_lines_and_in_json)
+{
+	/* frame 0: the probe; frame 1: a return address just past main.f's last
+	 * byte (a call at its end), named by the byte before; frame 2 unknown */
+	static const uint64_t st[] = { 0x401104, 0x401100, 0x7f0000001234 };
+	const struct output_opts to = { .format = OUTPUT_TEXT, .symbolize = fake_sym, .sym_ctx = &probe };
+	const struct output_opts jo = { .format = OUTPUT_JSONL, .symbolize = fake_sym, .sym_ctx = &probe };
+	const struct output_opts co = { .format = OUTPUT_CHROME, .symbolize = fake_sym, .sym_ctx = &probe };
+	struct output *o = output_new(&to);
+
+	arg(0, "a", GTR_TYPE_INT, 8);
+	vint(0, 1);
+	ev.stack = st;
+	ev.nstack = 3;
+	cr_expect_str_eq(put(o),
+		"4242    4243    app             main.add         a=1\n"
+		"        main.g+0x4\n"
+		"        main.f+0x100\n"
+		"        0x7f0000001234\n");
+	output_free(o);
+	/* without a symbolizer: hex */
+	cr_expect_str_eq(text(),
+		"4242    4243    app             main.add         a=1\n"
+		"        0x401104\n"
+		"        0x401100\n"
+		"        0x7f0000001234\n");
+
+	o = output_new(&jo);
+	cr_expect_str_eq(put(o),
+		"{\"ts_ns\":123456789,\"pid\":4242,\"tid\":4243,\"goid\":17,\"comm\":\"app\",\"func\":\"main.add\","
+		"\"kind\":\"entry\",\"probe\":3,\"goargs\":[1],\"args\":{\"a\":1},"
+		"\"stack\":[\"main.g+0x4\",\"main.f+0x100\",\"0x7f0000001234\"]}\n");
+	/* no key on events without a stack */
+	ev.nstack = 0;
+	ev.stack = NULL;
+	cr_expect(!strstr(put(o), "stack"));
+	output_free(o);
+
+	/* frame names alone, for folded stacks */
+	o = output_new(&to);
+	buf_reset(&b);
+	output_frame(o, &b, 4242, 0x401100, 1, false, true);
+	buf_putc(&b, ' ');
+	output_frame(o, &b, 4242, 0x401100, 0, false, true);
+	cr_expect_str_eq(buf_cstr(&b), "main.f main.g");
+	output_free(o);
+
+	/* Chrome and the call view: the entry's stack */
+	static struct gtr_event entry;
+	static struct gtr_probe rp;
+	entry = ev;
+	entry.stack = st;
+	entry.nstack = 1;
+	rp = probe;
+	rp.kind = GTR_KIND_RETURN;
+	ev.kind = GTR_KIND_RETURN;
+	rev.probe = &rp;
+	rev.entry = &entry;
+	rev.entry_probe = &probe;
+	rev.latency_ns = 1000;
+	o = output_new(&co);
+	cr_expect(strstr(put(o), "\"rets\":{\"a\":1},\"stack\":[\"main.g+0x4\"]}}"), "%s", buf_cstr(&b));
+	output_free(o);
+	const struct output_opts cv = { .format = OUTPUT_TEXT, .calls = true, .symbolize = fake_sym,
+					.sym_ctx = &probe };
+	o = output_new(&cv);
+	cr_expect_str_eq(put(o), "4242    4243    app             main.add         1.000us      a=1 -> a=1\n"
+			 "        main.g+0x4\n");
 	output_free(o);
 }
 

@@ -118,9 +118,10 @@ Test(pair, goroutines_are_separate_and_unpaired_are_counted)
 	cr_expect_eq(c.unpaired_returns, 1);
 	cr_expect_eq(c.abandoned, 1);
 	cr_expect_eq(c.open, 1, "goroutine 2's call");
-	void cb(void *arg, const struct report_event *oe)
+	void cb(void *arg, const struct report_event *oe, uint64_t end_ns)
 	{
 		(*(int *)arg)++;
+		cr_expect_eq(end_ns, 0);
 		cr_expect(oe->ev->goid == 2 && oe->ev->vals[0].v.i == 2 && oe->ev->ts_ns == 101);
 		cr_expect_str_eq(oe->comm, "app");
 	}
@@ -195,14 +196,19 @@ Test(pair, folded_sums_and_sorts)
 	struct pairer *p = pair_new(NULL);
 	struct folded *f = folded_new(2);
 	struct buf b = BUF_INIT;
-	const uint32_t ab[] = { 0, 1 }, a[] = { 0 }, b1[] = { 1 };
 
 	pair_probes(p, pp, 6); /* fid 0 main.f, 1 main.g */
+	const uint32_t f0 = folded_intern(f, pair_func_name(p, 0), 6);
+	const uint32_t g0 = folded_intern(f, "main.gXX", 6);   /* a length, not a NUL */
+	cr_expect_eq(folded_intern(f, "main.f", 6), f0);
+	cr_expect_eq(folded_intern(f, pair_func_name(p, 1), 6), g0);
+	cr_expect_neq(f0, g0);
+	const uint32_t ab[] = { f0, g0 }, a[] = { f0 }, b1[] = { g0 };
 	folded_add(f, ab, 2, 10);
 	folded_add(f, a, 1, 5);
 	folded_add(f, ab, 2, 7);
 	folded_add(f, b1, 1, 1); /* third distinct stack: over the limit */
-	folded_write(f, &b, p);
+	folded_write(f, &b);
 	cr_expect_str_eq(buf_cstr(&b), "main.f 5\nmain.f;main.g 17\n");
 	cr_expect_eq(folded_dropped(f), 1);
 	buf_free(&b);
@@ -304,4 +310,135 @@ Test(pair, time_parsing)
 	cr_expect_str_eq(rtime_fmt_duration(d, 1500), "1.500us");
 	cr_expect_str_eq(rtime_fmt_duration(d, 2500000), "2.500ms");
 	cr_expect_str_eq(rtime_fmt_duration(d, 3000000000ull), "3.000s");
+}
+
+/* ------------------------------------------------------------ unwound calls */
+
+struct seen {
+	int n;
+	int64_t v[4];
+	uint64_t end[4];
+	uint32_t depth[4], nstack[4], cpu[4];
+	uint64_t stack0[4];
+};
+
+static void note_call(void *arg, const struct report_event *e, uint64_t end_ns)
+{
+	struct seen *s = arg;
+
+	cr_assert_lt(s->n, 4);
+	s->v[s->n] = e->ev->vals[0].v.i;
+	s->end[s->n] = end_ns;
+	s->depth[s->n] = e->depth;
+	s->nstack[s->n] = e->ev->nstack;
+	s->stack0[s->n] = e->ev->nstack ? e->ev->stack[0] : 0;
+	s->cpu[s->n] = e->ev->cpu;
+	s->n++;
+}
+
+Test(pair, calls_closed_over_are_reported_as_unwound)
+{
+	struct pairer *p = pair_new(NULL);
+	struct report_event e;
+	struct pair_counts c;
+	struct seen s = { 0 };
+	static const uint64_t st[] = { 0x401234, 0x401500 };
+
+	pair_probes(p, pp, 6);
+	feed(p, 1, 100, 1, 1);              /* f(1): safe */
+	ev.stack = NULL;
+	feed(p, 3, 110, 1, 2);              /*   g(2): boom, panics */
+	/* g(3), with a recorded stack, on cpu 2 */
+	struct report_event in = { .ev = &ev, .probe = &probes[2], .comm = "app" };
+	memset(&ev, 0, sizeof(ev));
+	ev.ts_ns = 120;
+	ev.probe_id = 3;
+	ev.kind = GTR_KIND_ENTRY;
+	ev.pid = 10;
+	ev.tid = 11;
+	ev.goid = 1;
+	ev.cpu = 2;
+	ev.nvals = 1;
+	ev.vals[0].kind = GTR_VAL_INT;
+	ev.vals[0].v.i = 3;
+	ev.stack = st;
+	ev.nstack = 2;
+	pair_event(p, &in);
+	cr_expect(in.tracked);
+	cr_expect_eq(pair_foreach_unwound(p, note_call, &s), 0, "after an entry: nothing");
+
+	e = feed(p, 2, 150, 1, -1);         /* f returns: g(3) and g(2) were unwound */
+	cr_expect(e.entry && e.latency_ns == 50);
+	cr_expect_eq(pair_foreach_unwound(p, note_call, &s), 2);
+	cr_assert_eq(s.n, 2);
+	cr_expect(s.v[0] == 3 && s.v[1] == 2, "innermost first");
+	cr_expect(s.end[0] == 150 && s.end[1] == 150, "they end at the outer return");
+	cr_expect(s.depth[0] == 2 && s.depth[1] == 1);
+	cr_expect(s.nstack[0] == 2 && s.stack0[0] == 0x401234, "the entry's stack is kept");
+	cr_expect_eq(s.cpu[0], 2);
+	cr_expect_eq(s.nstack[1], 0);
+	/* the paired return's entry is intact */
+	cr_expect_eq(e.entry->vals[0].v.i, 1);
+	pair_counts(p, &c);
+	cr_expect_eq(c.abandoned, 2);
+	cr_expect_eq(c.open, 0);
+
+	/* the next event forgets them */
+	s.n = 0;
+	feed(p, 1, 200, 1, 4);
+	e = feed(p, 2, 210, 1, 0);
+	cr_expect(e.entry);
+	cr_expect_eq(pair_foreach_unwound(p, note_call, &s), 0);
+
+	/* open calls keep their stack too */
+	memset(&ev, 0, sizeof(ev));
+	ev.ts_ns = 300;
+	ev.probe_id = 3;
+	ev.kind = GTR_KIND_ENTRY;
+	ev.pid = 10;
+	ev.tid = 11;
+	ev.goid = 1;
+	ev.nvals = 1;
+	ev.vals[0].kind = GTR_VAL_INT;
+	ev.vals[0].v.i = 5;
+	ev.stack = st;
+	ev.nstack = 2;
+	pair_event(p, &in);
+	memset(&ev, 0, sizeof(ev));         /* the caller's event is gone */
+	s.n = 0;
+	pair_foreach_open(p, note_call, &s);
+	cr_assert_eq(s.n, 1);
+	cr_expect(s.v[0] == 5 && s.nstack[0] == 2 && s.stack0[0] == 0x401234 && s.end[0] == 0);
+	pair_free(p);
+}
+
+Test(pair, stats_by_integer_sorts_numerically)
+{
+	struct pairer *p = pair_new(NULL);
+	struct filter_error err;
+	struct filter *by = filter_compile_field("goarg1", &err);
+	struct stats *s;
+	struct buf b = BUF_INIT;
+	struct report_event e;
+	const int64_t vals[] = { 1000, 14, -3, 2, 14 };
+
+	cr_assert(by);
+	s = stats_new(by, "goarg1", 0);
+	pair_probes(p, pp, 6);
+	for (int i = 0; i < 5; i++) {
+		e = feed(p, 5, 100 * (uint64_t)i, 1, vals[i]);
+		stats_event(s, &e);
+	}
+	stats_write(s, &b, 0, false);
+	/* 14 has two calls: first; then by value, as numbers */
+	cr_expect_str_eq(buf_cstr(&b),
+		"FUNC   goarg1      CALLS      RATE/s        P50        P90        P99        MAX\n"
+		"main.h 14              2           -          -          -          -          -\n"
+		"main.h -3              1           -          -          -          -          -\n"
+		"main.h 2               1           -          -          -          -          -\n"
+		"main.h 1000            1           -          -          -          -          -\n");
+	buf_free(&b);
+	stats_free(s);
+	filter_free(by);
+	pair_free(p);
 }
