@@ -307,7 +307,7 @@ static uint32_t binary_of(const char *path)
  * alone. Returns its slot in r->procs.
  */
 static int process_seen(struct recorder *r, uint32_t pid, uint64_t ts,
-			const char *comm)
+			const char *comm, uint32_t binary_hint)
 {
 	struct gtr_process proc = { .ts_ns = ts, .pid = pid, .comm = comm,
 				    .binary_id = UINT32_MAX };
@@ -332,6 +332,8 @@ static int process_seen(struct recorder *r, uint32_t pid, uint64_t ts,
 	memcpy(r->procs[i].comm, comm, 16);
 	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
 	proc.binary_id = binary_of(path);
+	if (proc.binary_id == UINT32_MAX)
+		proc.binary_id = binary_hint;   /* gone: the binary it was probed in */
 	gtr_writer_process(r->w, &proc);
 	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
 	f = fopen(path, "re");
@@ -394,10 +396,12 @@ static void process_bias(struct recorder *r, int slot, const struct probe *p,
 }
 
 /*
- * Once a second: records the exit of processes seen before, so a reused
- * PID starts afresh (its mappings are written again).
+ * Once a second and at the end: records the exit of processes seen
+ * before, so a reused PID starts afresh (its mappings are written again).
+ * `reaped` is the command gotrace-record ran, if it exited with `code`.
  */
-static void processes_check(struct recorder *r, uint64_t now)
+static void processes_check(struct recorder *r, uint64_t now, pid_t reaped,
+			    int code)
 {
 	int i;
 
@@ -405,7 +409,9 @@ static void processes_check(struct recorder *r, uint64_t now)
 		struct gtr_process proc = {
 			.ts_ns = now, .pid = r->procs[i].pid,
 			.comm = r->procs[i].comm, .binary_id = UINT32_MAX,
-			.exited = true, .exit_code = -1,
+			.exited = true,
+			/* the command's status is known; others' is not */
+			.exit_code = (pid_t)r->procs[i].pid == reaped ? code : -1,
 		};
 
 		if (!kill(r->procs[i].pid, 0) || errno != ESRCH)
@@ -518,7 +524,8 @@ static int on_event(const struct gt_event *ev, size_t size, void *ctx)
 	if (dmax > ev->data_len)
 		dmax = ev->data_len;
 	if (ev->pid != r->last_pid) {
-		r->last_slot = process_seen(r, ev->pid, ev->ts_ns, ev->comm);
+		r->last_slot = process_seen(r, ev->pid, ev->ts_ns, ev->comm,
+					    p->bin->id);
 		r->last_pid = ev->pid;
 	}
 	if (!r->procs[r->last_slot].mapped)
@@ -976,6 +983,7 @@ int main(int argc, char **argv)
 	unsigned file_no = 0;
 	const char *why = NULL;
 	int released = 0;        /* the command was let run */
+	pid_t cmd_pid = 0;       /* the command, once it exited */
 	struct gtr_host host;
 	struct utsname uts;
 	pid_t child = 0;
@@ -1131,6 +1139,7 @@ int main(int argc, char **argv)
 			pid_t w = waitpid(child, &status, WNOHANG);
 
 			if (w == child) {
+				cmd_pid = child;
 				child = 0;
 				break;
 			}
@@ -1184,7 +1193,7 @@ int main(int argc, char **argv)
 		}
 		if (now - last_flush >= 1000000000ull) {
 			record_drops(&rec);
-			processes_check(&rec, now);
+			processes_check(&rec, now, 0, 0);
 			write_clock(rec.w);
 			if (gtr_writer_flush(rec.w)) {
 				fprintf(stderr, "gotrace-record: %s\n",
@@ -1207,6 +1216,9 @@ drain:
 	while (!rec.werr && capture_poll(rec.cap, 0) > 0)
 		;
 	record_drops(&rec);
+	processes_check(&rec, clock_ns(CLOCK_MONOTONIC), cmd_pid,
+			WIFEXITED(status) ? WEXITSTATUS(status)
+			: WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1);
 	ret = 0;
 out:
 	capture_close(rec.cap);

@@ -1244,7 +1244,8 @@ static int slot_type(const struct filter *f, uint32_t s, const struct gtr_probe 
 	case GTR_TYPE_IFACE:  /* the name of its dynamic type */
 	case GTR_TYPE_BYTES:
 		return TY_STR;
-	case GTR_TYPE_OTHER: return TY_ANY;
+	case GTR_TYPE_OTHER:
+	case GTR_TYPE_SLICE: return TY_ANY;
 	default: return TY_INT;
 	}
 }

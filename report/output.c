@@ -257,6 +257,138 @@ bool output_arg_is_iface(const struct gtr_arg *a)
 	       !strncmp(a->type_name, "interface{", 10);
 }
 
+/* ------------------------------------------------------------ slices */
+
+/* How a slice's elements print, from its Go type "[]T". */
+enum elem_kind { EK_NONE, EK_INT, EK_UINT, EK_BOOL, EK_FLOAT, EK_PTR };
+
+static enum elem_kind slice_elem_kind(const struct gtr_arg *a)
+{
+	const char *t = a && a->type_name && !strncmp(a->type_name, "[]", 2)
+				? a->type_name + 2 : "";
+
+	if (!a || !a->size || a->size > 8)
+		return EK_NONE;
+	if (!strncmp(t, "int", 3) || !strcmp(t, "rune"))
+		return EK_INT;
+	if (!strncmp(t, "uint", 4) || !strcmp(t, "byte"))
+		return EK_UINT;
+	if (!strcmp(t, "bool"))
+		return EK_BOOL;
+	if (!strncmp(t, "float", 5))
+		return EK_FLOAT;
+	if (*t == '*' || !strncmp(t, "map[", 4) || !strncmp(t, "chan ", 5) ||
+	    !strncmp(t, "func(", 5) || !strcmp(t, "unsafe.Pointer"))
+		return EK_PTR;
+	return EK_NONE;
+}
+
+/* Element count of a slice value (its length). */
+static uint64_t slice_len(const struct gtr_arg *a, const struct gtr_value *v)
+{
+	return a && a->size ? v->v.s.full_len / a->size : v->v.s.full_len;
+}
+
+/*
+ * Appends element i of a slice value, little-endian in the target's
+ * layout: integers, bools, floats, pointers in hex.
+ */
+static void slice_elem(struct buf *b, const struct gtr_arg *a,
+		       const struct gtr_value *v, uint32_t i, enum elem_kind k,
+		       bool json)
+{
+	const uint8_t *p = v->v.s.data + (size_t)i * a->size;
+	uint64_t u = 0;
+	char tmp[32];
+
+	for (uint32_t j = 0; j < a->size; j++)
+		u |= (uint64_t)p[j] << (8 * j);
+	switch (k) {
+	case EK_INT:
+		if (a->size < 8 && (u >> (8 * a->size - 1)) & 1)
+			u |= ~0ull << (8 * a->size);
+		buf_i64(b, (int64_t)u);
+		break;
+	case EK_BOOL:
+		buf_puts(b, u ? "true" : "false");
+		break;
+	case EK_FLOAT: {
+		double d;
+
+		if (a->size == 4) {
+			float f;
+			uint32_t w = (uint32_t)u;
+
+			memcpy(&f, &w, 4);
+			d = f;
+		} else {
+			memcpy(&d, &u, 8);
+		}
+		output_double(tmp, d);
+		if (json && !isfinite(d))
+			put_json_str(b, tmp);
+		else
+			buf_puts(b, tmp);
+		break;
+	}
+	case EK_PTR:
+		if (json)
+			buf_u64(b, u);
+		else
+			buf_printf(b, "0x%" PRIx64, u);
+		break;
+	default:
+		buf_u64(b, u);
+		break;
+	}
+}
+
+/* [e1 e2 ...](len=N), or [...](len=N) when elements cannot be shown. */
+static void slice_text(struct buf *b, const struct gtr_arg *a,
+		       const struct gtr_value *v)
+{
+	const enum elem_kind k = slice_elem_kind(a);
+	const uint64_t n = slice_len(a, v);
+	const uint32_t shown = k == EK_NONE ? 0 : v->v.s.len / a->size;
+
+	buf_putc(b, '[');
+	for (uint32_t i = 0; i < shown; i++) {
+		if (i)
+			buf_putc(b, ' ');
+		slice_elem(b, a, v, i, k, false);
+	}
+	if (shown < n)
+		buf_puts(b, shown ? " ..." : "...");
+	buf_puts(b, "](len=");
+	buf_u64(b, n);
+	buf_putc(b, ')');
+}
+
+/* [e1,...] when all elements are there, else {"elems":[...],"len":N}. */
+static void slice_json(struct buf *b, const struct gtr_arg *a,
+		       const struct gtr_value *v)
+{
+	const enum elem_kind k = slice_elem_kind(a);
+	const uint64_t n = slice_len(a, v);
+	const uint32_t shown = k == EK_NONE ? 0 : v->v.s.len / a->size;
+	const bool whole = shown == n;
+
+	if (!whole)
+		buf_puts(b, "{\"elems\":");
+	buf_putc(b, '[');
+	for (uint32_t i = 0; i < shown; i++) {
+		if (i)
+			buf_putc(b, ',');
+		slice_elem(b, a, v, i, k, true);
+	}
+	buf_putc(b, ']');
+	if (!whole) {
+		buf_puts(b, ",\"len\":");
+		buf_u64(b, n);
+		buf_puts(b, ",\"truncated\":true}");
+	}
+}
+
 /* ------------------------------------------------------------ text */
 
 void output_text_value(struct buf *b, const struct gtr_value *v,
@@ -280,6 +412,10 @@ void output_text_value(struct buf *b, const struct gtr_value *v,
 		buf_puts(b, v->v.b ? "true" : "false");
 		return;
 	case GTR_VAL_STR:
+		if (arg_is(arg, GTR_TYPE_SLICE)) {
+			slice_text(b, arg, v);
+			return;
+		}
 		if (output_arg_is_iface(arg)) {
 			/* an interface: its dynamic type's name, "<nil>" */
 			output_text_bytes(b, v->v.s.data, v->v.s.len, false);
@@ -974,6 +1110,10 @@ void output_json_value(struct buf *b, const struct gtr_value *v,
 		buf_puts(b, v->v.b ? "true" : "false");
 		return;
 	case GTR_VAL_STR:
+		if (arg_is(arg, GTR_TYPE_SLICE)) {
+			slice_json(b, arg, v);
+			return;
+		}
 		if (str_truncated(v))
 			buf_puts(b, "{\"str\":\"");
 		else

@@ -156,6 +156,20 @@ def test_structs_passed_by_value_in_registers_and_on_the_stack(gobuild, tmp_path
     assert text.endswith("7 val -2 3 12 1")
 
 
+def test_slices_length_capacity_and_first_elements(gobuild, tmp_path):
+    exe = gobuild("tests/fixtures/values/main.go", "values")
+    for size, xs_json, xs_text in ((64, [1, -2, 300], "xs=[1 -2 300](len=3)"),
+                                   (16, {"elems": [1, -2], "len": 3, "truncated": True},
+                                    "xs=[1 -2 ...](len=3)")):
+        trace = str(tmp_path / "t.gtr")
+        record(["-q", "-f", "-s", str(size), "-o", trace, "main.sum", "--", exe])
+        a = jsonl(trace)[0]["args"]
+        assert a["xs"] == xs_json and a["cap(xs)"] == 10
+        assert a["names"] == {"elems": [], "len": 2, "truncated": True}  # elements not shown
+        assert a["cap(names)"] == 2 and a["ps"] == [] and a["cap(ps)"] == 0
+        assert xs_text in report([trace]).stdout
+
+
 def test_interfaces_show_their_dynamic_type(gobuild, tmp_path):
     """any and error values are recorded as their dynamic type's name
     (from DWARF's runtime type table), "<nil>" when nil, also in PIE."""
