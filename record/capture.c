@@ -210,35 +210,13 @@ int capture_attach(struct capture *c, uint32_t slot, uint32_t site,
 	return 0;
 }
 
-int capture_attach_many(struct capture *c, uint32_t n, const uint64_t *cookies,
-			const char *path, const uint64_t *offsets, pid_t pid,
-			char *err, size_t errlen)
+/* One uprobe-multi link for sites [0, n); the link fd or -errno. */
+static int multi_link(struct capture *c, uint32_t n, const uint64_t *cookies,
+		      const char *path, const uint64_t *offsets, pid_t pid)
 {
 	struct gt_link_create_uprobe_multi attr;
-	uint32_t i;
 	int fd;
 
-	if (!n)
-		return 0;
-	if (!c->multi) {
-		for (i = 0; i < n; i++) {
-			int e = capture_attach(c, (uint32_t)cookies[i],
-					       cookies[i] >> 32, path, offsets[i],
-					       pid, err, errlen);
-			if (e)
-				return e;
-		}
-		return 0;
-	}
-	if (c->nmulti == c->capmulti) {
-		uint32_t cap = c->capmulti ? c->capmulti * 2 : 8;
-		int *fds = realloc(c->multi_fds, cap * sizeof(*fds));
-
-		if (!fds)
-			return -ENOMEM;
-		c->multi_fds = fds;
-		c->capmulti = cap;
-	}
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_fd = bpf_program__fd(c->skel->progs.gotrace_probe);
 	attr.attach_type = GT_TRACE_UPROBE_MULTI;
@@ -248,15 +226,80 @@ int capture_attach_many(struct capture *c, uint32_t n, const uint64_t *cookies,
 	attr.cnt = n;
 	attr.pid = pid > 0 ? (uint32_t)pid : 0;
 	fd = syscall(__NR_bpf, GT_BPF_LINK_CREATE, &attr, sizeof(attr));
-	if (fd < 0) {
-		int e = -errno;
+	return fd < 0 ? -errno : fd;
+}
 
-		snprintf(err, errlen, "cannot attach %u uprobes to %s: %s", n,
-			 path, strerror(-e));
-		return e;
+/*
+ * Attaches sites [0, n) as one link; when the kernel refuses the batch,
+ * halves it until the refused sites are alone, reports each through
+ * `refused` and attaches the rest. Returns the number attached or -errno
+ * for a failure that is not about particular sites.
+ */
+static int attach_split(struct capture *c, uint32_t n, const uint64_t *cookies,
+			const char *path, const uint64_t *offsets, pid_t pid,
+			capture_refused_fn refused, void *ctx)
+{
+	int fd, a, b;
+
+	if (c->nmulti == c->capmulti) {
+		uint32_t cap = c->capmulti ? c->capmulti * 2 : 8;
+		int *fds = realloc(c->multi_fds, cap * sizeof(*fds));
+
+		if (!fds)
+			return -ENOMEM;
+		c->multi_fds = fds;
+		c->capmulti = cap;
 	}
-	c->multi_fds[c->nmulti++] = fd;
-	c->nuprobes += n;
+	fd = multi_link(c, n, cookies, path, offsets, pid);
+	if (fd >= 0) {
+		c->multi_fds[c->nmulti++] = fd;
+		c->nuprobes += n;
+		return n;
+	}
+	if (fd == -ENOMEM || fd == -EPERM || fd == -EACCES || fd == -ESRCH ||
+	    fd == -ENOENT || fd == -EBADF)
+		return fd;      /* not about one site: give up */
+	if (n == 1) {
+		refused(cookies[0], -fd, ctx);
+		return 0;
+	}
+	a = attach_split(c, n / 2, cookies, path, offsets, pid, refused, ctx);
+	if (a < 0)
+		return a;
+	b = attach_split(c, n - n / 2, cookies + n / 2, path, offsets + n / 2,
+			 pid, refused, ctx);
+	return b < 0 ? b : a + b;
+}
+
+int capture_attach_many(struct capture *c, uint32_t n, const uint64_t *cookies,
+			const char *path, const uint64_t *offsets, pid_t pid,
+			capture_refused_fn refused, void *ctx, char *err,
+			size_t errlen)
+{
+	uint32_t i;
+	int r;
+
+	if (!n)
+		return 0;
+	if (!c->multi) {
+		for (i = 0; i < n; i++) {
+			int e = capture_attach(c, (uint32_t)cookies[i],
+					       cookies[i] >> 32, path, offsets[i],
+					       pid, err, errlen);
+			if (e == -ENOMEM || e == -EPERM || e == -EACCES ||
+			    e == -ESRCH || e == -ENOENT)
+				return e;
+			if (e)
+				refused(cookies[i], -e, ctx);
+		}
+		return 0;
+	}
+	r = attach_split(c, n, cookies, path, offsets, pid, refused, ctx);
+	if (r < 0) {
+		snprintf(err, errlen, "cannot attach %u uprobes to %s: %s", n,
+			 path, strerror(-r));
+		return r;
+	}
 	return 0;
 }
 

@@ -43,16 +43,22 @@ int capture_attach(struct capture *c, uint32_t slot, uint32_t site,
 		   const char *path, uint64_t file_offset, pid_t pid,
 		   char *err, size_t errlen);
 
+/* Called for a site the kernel refuses to probe (err: its errno). */
+typedef void (*capture_refused_fn)(uint64_t cookie, int err, void *ctx);
+
 /*
  * Attaches n uprobes to the ELF file `path` at offsets[i], each running
  * the plan of slot (uint32_t)cookies[i] and reporting site cookies[i] >> 32,
- * for process `pid` (-1: every process): one uprobe-multi link where the
- * kernel has them (Linux 6.6+), else one perf-event uprobe each. 0 or
- * -errno with a message in err[errlen].
+ * for process `pid` (-1: every process): uprobe-multi links where the
+ * kernel has them (Linux 6.6+), else one perf-event uprobe each. Sites the
+ * kernel refuses (an instruction uprobes cannot handle) are passed to
+ * `refused` and left out; the rest are attached. 0, or -errno with a
+ * message in err[errlen] for a failure not about particular sites.
  */
 int capture_attach_many(struct capture *c, uint32_t n, const uint64_t *cookies,
 			const char *path, const uint64_t *offsets, pid_t pid,
-			char *err, size_t errlen);
+			capture_refused_fn refused, void *ctx, char *err,
+			size_t errlen);
 
 /* Waits up to timeout_ms for records and hands them to the callback.
  * Returns records handled or -errno. */

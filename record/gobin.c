@@ -562,6 +562,38 @@ int gobin_func_find(const struct gobin *b, const char *name,
 	return -ENOENT;
 }
 
+int gobin_func_find_all(const struct gobin *b, const char *name,
+			struct gobin_func *out, int max)
+{
+	size_t lo = 0, hi = b->nfuncs, i;
+	int n = 0, nreal = 0;
+
+	while (lo < hi) {
+		const size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(b->funcs[b->byname[mid]].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Same-named functions: generic instances (all real), or a real
+	 * function and its ABI wrapper (sorted after it): wrappers only
+	 * when nothing else has the name. */
+	for (i = lo; i < b->nfuncs && !strcmp(b->funcs[b->byname[i]].name, name); i++) {
+		const uint32_t k = b->byname[i];
+		const bool wrapper = b->fflags && (b->fflags[k] & GOBIN_FF_WRAPPER);
+
+		if (wrapper && nreal)
+			continue;
+		if (!wrapper)
+			nreal++;
+		if (n < max)
+			out[n] = b->funcs[k];
+		n++;
+	}
+	return n;
+}
+
 /* Index in b->funcs of the function at entry `entry`, or -1. */
 static ssize_t func_index(const struct gobin *b, uint64_t entry)
 {

@@ -127,6 +127,15 @@ int gobin_func_find(const struct gobin *b, const char *name,
 		    struct gobin_func *out);
 
 /*
+ * Every function named exactly `name` that a probe on that name means:
+ * each instance of a generic function ("main.Map[...]" names them all),
+ * but not an ABI wrapper beside a real function of the same name. Writes
+ * up to `max` to out[] and returns how many there are (0: none).
+ */
+int gobin_func_find_all(const struct gobin *b, const char *name,
+			struct gobin_func *out, int max);
+
+/*
  * Calls fn for every function whose name matches the shell glob `pattern`
  * (fnmatch(3) without FNM_PATHNAME; NULL matches all), in address order.
  * Stops early when fn returns non-zero and returns that value; else 0.

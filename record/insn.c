@@ -118,3 +118,30 @@ bool go_insn_segment_prefixed(const uint8_t *code, size_t len, int bits)
 	return (in.attributes & (ZYDIS_ATTRIB_HAS_SEGMENT_FS |
 				 ZYDIS_ATTRIB_HAS_SEGMENT_GS)) != 0;
 }
+
+bool go_insn_uprobe_ok(const uint8_t *code, size_t len, int bits)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec,
+			bits == 32 ? ZYDIS_MACHINE_MODE_LEGACY_32
+				   : ZYDIS_MACHINE_MODE_LONG_64,
+			bits == 32 ? ZYDIS_STACK_WIDTH_32 : ZYDIS_STACK_WIDTH_64)) ||
+	    !ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL, code, len,
+							  &in)))
+		return false;
+	switch (in.mnemonic) {
+	case ZYDIS_MNEMONIC_INT: case ZYDIS_MNEMONIC_INT1:
+	case ZYDIS_MNEMONIC_INT3: case ZYDIS_MNEMONIC_INTO:
+	case ZYDIS_MNEMONIC_IRET: case ZYDIS_MNEMONIC_IRETD:
+	case ZYDIS_MNEMONIC_IRETQ: case ZYDIS_MNEMONIC_HLT:
+	case ZYDIS_MNEMONIC_UD0: case ZYDIS_MNEMONIC_UD1:
+	case ZYDIS_MNEMONIC_UD2: case ZYDIS_MNEMONIC_SYSCALL:
+	case ZYDIS_MNEMONIC_SYSENTER: case ZYDIS_MNEMONIC_SYSEXIT:
+	case ZYDIS_MNEMONIC_SYSRET:
+		return false;
+	default:
+		return in.meta.branch_type != ZYDIS_BRANCH_TYPE_FAR;
+	}
+}

@@ -48,4 +48,13 @@ bool go_insn_segment_prefixed(const uint8_t *code, size_t len, int bits);
  */
 int go_ret_offsets(const uint8_t *code, size_t len, uint32_t *offs, int max);
 
+/*
+ * Whether a uprobe can replace the first instruction of code[len]: not a
+ * trap, interrupt, halt, undefined-instruction, system call or far
+ * branch, which the kernel refuses to single-step or emulate (its x86
+ * uprobe instruction tables, arch/x86/kernel/uprobes.c). Undecodable
+ * code is not.
+ */
+bool go_insn_uprobe_ok(const uint8_t *code, size_t len, int bits);
+
 #endif /* GOTRACE_INSN_H */

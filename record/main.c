@@ -926,6 +926,22 @@ static int targets_alive(void)
 	return n;
 }
 
+/* Sites the kernel refused, for one warning after attaching. */
+static int nrefused;
+static const char *refused_names[5];
+static int refused_err;
+
+static void on_refused(uint64_t cookie, int err, void *ctx)
+{
+	uint32_t slot = (uint32_t)cookie;
+
+	(void)ctx;
+	if (nrefused < 5 && slot < (uint32_t)nprobes)
+		refused_names[nrefused] = probes[slot]->fn.name;
+	refused_err = err;
+	nrefused++;
+}
+
 /*
  * Attaches every site of every probe: per binary and target process, one
  * batch (a uprobe-multi link where the kernel has them).
@@ -961,12 +977,30 @@ static int attach_all(pid_t child, char *err, size_t errlen)
 
 			e = capture_attach_many(rec.cap, n, cookies,
 						binaries[bi].attach_path, offs,
-						pid, err, errlen);
+						pid, on_refused, NULL, err, errlen);
 		}
 	}
 out:
 	free(offs);
 	free(cookies);
+	if (!e && nrefused) {
+		int i;
+
+		/* 524: the kernel's ENOTSUPP, for instructions uprobes
+		 * cannot single-step or emulate. */
+		fprintf(stderr, "gotrace-record: warning: the kernel refused %d "
+			"uprobe site%s (%s), left out: ", nrefused,
+			nrefused == 1 ? "" : "s", refused_err == 524
+			? "an instruction uprobes cannot handle"
+			: strerror(refused_err));
+		for (i = 0; i < nrefused && i < 5; i++)
+			fprintf(stderr, "%s%s", i ? ", " : "", refused_names[i]);
+		fprintf(stderr, "%s\n", nrefused > 5 ? " ..." : "");
+		if (!capture_nlinks(rec.cap)) {
+			snprintf(err, errlen, "no uprobe could be attached");
+			e = -EINVAL;
+		}
+	}
 	return e;
 }
 

@@ -543,6 +543,17 @@ static int probe_sites(struct probe *p)
 		/* i386 programs were seen to crash with a uprobe on their
 		 * gs-relative first instruction; x86-64 fs-relative ones
 		 * (gccgo's split-stack check, ABI0 TLS loads) are fine. */
+		if (code && skip < len &&
+		    !go_insn_uprobe_ok(code + skip, len - skip, bits)) {
+			/* runtime.abort (INT 3) and friends: the kernel
+			 * refuses such an instruction. */
+			free(code);
+			fprintf(stderr, "gotrace-record: probe '%s': %s starts "
+				"with an instruction uprobes cannot replace (a "
+				"trap or system call); not probed\n",
+				p->spec.text, p->fn.name);
+			return -EPERM;
+		}
 		if (code && bits == 32 &&
 		    go_insn_segment_prefixed(code + skip, len - skip, bits)) {
 			free(code);
@@ -850,11 +861,24 @@ static int has_glob(const char *s)
 }
 
 struct expand {
+	const struct gobin *b;
 	struct gobin_func *funcs;
 	int n, cap;
 	int excluded;         /* matched, then left out by --exclude */
 	const char *exact;    /* collect only this name (all its instances) */
 };
+
+/* Whether f is one of the functions a probe on its exact name means. */
+static int is_listed(const struct gobin *b, const struct gobin_func *f)
+{
+	struct gobin_func same[16];
+	int n = gobin_func_find_all(b, f->name, same, 16), i;
+
+	for (i = 0; i < n && i < 16; i++)
+		if (same[i].entry == f->entry)
+			return 1;
+	return n > 16;   /* too many to tell: keep it */
+}
 
 static int collect(const struct gobin_func *f, void *ctx)
 {
@@ -862,6 +886,11 @@ static int collect(const struct gobin_func *f, void *ctx)
 	int i;
 
 	if (e->exact && strcmp(f->name, e->exact))
+		return 0;
+	/* An ABI wrapper beside a real function of its name: the real one
+	 * is probed, a second probe would count each call twice. */
+	if (gobin_func_find_all(e->b, f->name, NULL, 0) < 2 ? 0 :
+	    !is_listed(e->b, f))
 		return 0;
 	for (i = 0; !e->exact && i < env.nexcludes; i++)
 		if (!fnmatch(env.excludes[i], f->name, 0)) {
@@ -922,8 +951,7 @@ int expand_spec(const char *text, const char *dflt_path,
 		const char *dflt_attach)
 {
 	struct probe_spec spec;
-	struct gobin_func fn;
-	struct expand e = {};
+	struct expand e = { .b = NULL };
 	struct binary *b;
 	char err[512];
 	int i, n, first = nprobes;
@@ -954,23 +982,25 @@ int expand_spec(const char *text, const char *dflt_path,
 	}
 	if (!b)
 		return -1;
-	if (!gobin_func_find(b->gb, spec.func, &fn)) {
+	n = gobin_func_find_all(b->gb, spec.func, NULL, 0);
+	if (n > 0) {
 		/* An exact name; generic functions have one function of that
 		 * name per instantiation ("main.Map[...]"): probe each. */
-		e.exact = spec.func;
-		if (gobin_func_each(b->gb, NULL, collect, &e) < 0 || e.n < 1) {
-			free(e.funcs);
-			return add_probe(&spec, b, &fn) ? -1 : 0;
-		}
-		for (i = 0; i < e.n; i++)
-			if (add_probe(&spec, b, &e.funcs[i])) {
-				free(e.funcs);
+		struct gobin_func *all = calloc(n, sizeof(*all));
+
+		if (!all)
+			return -1;
+		gobin_func_find_all(b->gb, spec.func, all, n);
+		for (i = 0; i < n; i++)
+			if (add_probe(&spec, b, &all[i])) {
+				free(all);
 				return -1;
 			}
-		free(e.funcs);
+		free(all);
 		return 0;
 	}
 	if (has_glob(spec.func)) {
+		e.b = b->gb;
 		if (gobin_func_each(b->gb, spec.func, collect, &e) < 0)
 			return -1;
 		for (i = 0; i < e.n; i++) {

@@ -102,6 +102,20 @@ Test(insn, undecodable_code_is_an_error)
 	cr_assert_eq(go_ret_offsets(code, sizeof(code), offs, 4), -EINVAL);
 }
 
+Test(insn, instructions_uprobes_refuse)
+{
+	static const uint8_t int3[] = { 0xcc }, int_3[] = { 0xcd, 0x03 },
+		ud2[] = { 0x0f, 0x0b }, sys[] = { 0x0f, 0x05 },
+		push[] = { 0x55 }, cmp[] = { 0x49, 0x3b, 0x66, 0x10 };
+
+	cr_assert_not(go_insn_uprobe_ok(int3, sizeof(int3), 64));
+	cr_assert_not(go_insn_uprobe_ok(int_3, sizeof(int_3), 64)); /* runtime.abort */
+	cr_assert_not(go_insn_uprobe_ok(ud2, sizeof(ud2), 64));
+	cr_assert_not(go_insn_uprobe_ok(sys, sizeof(sys), 64));
+	cr_assert(go_insn_uprobe_ok(push, sizeof(push), 64));
+	cr_assert(go_insn_uprobe_ok(cmp, sizeof(cmp), 64));
+}
+
 Test(insn, i386_prologue_through_gs)
 {
 	/* mov ecx,gs:0; mov ecx,[ecx-4]; cmp esp,[ecx+8]; jbe +0xf;
