@@ -135,3 +135,43 @@ def wait_for(cond, timeout=20.0, step=0.05):
         if v or time.monotonic() > end:
             return v
         time.sleep(step)
+
+
+class Caddy:
+    """Debian's caddy (stripped Go) serving `body` on a loopback port."""
+
+    def __init__(self, proc, port):
+        self.proc, self.pid, self.port = proc, proc.pid, port
+
+    def get(self, path="/", close=False):
+        """The body at `path`, or None while the server is not up."""
+        import urllib.request
+        req = urllib.request.Request("http://127.0.0.1:%d%s" % (self.port, path),
+                                     headers={"Connection": "close"} if close else {})
+        try:
+            return urllib.request.urlopen(req, timeout=5).read()
+        except OSError:
+            return None
+
+
+@pytest.fixture
+def caddy(tmp_path, procs):
+    """Starts caddy on 127.0.0.1 (admin API off) answering "hello from
+    caddy"; stopped by PID at the end of the test."""
+    import socket
+    exe = shutil.which("caddy")
+    assert exe, "caddy is installed by make deps"
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    cfg = tmp_path / "Caddyfile"
+    cfg.write_text("{\n\tadmin off\n\tauto_https off\n}\nhttp://127.0.0.1:%d {\n"
+                   "\trespond \"hello from caddy\"\n}\n" % port)
+    env = dict(os.environ, HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path),
+               XDG_CONFIG_HOME=str(tmp_path))
+    proc = procs([exe, "run", "--config", str(cfg), "--adapter", "caddyfile"],
+                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    c = Caddy(proc, port)
+    assert wait_for(c.get) == b"hello from caddy"
+    return c

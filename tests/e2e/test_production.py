@@ -208,30 +208,10 @@ def test_fallback_without_multi_uprobe_links(functions, tmp_path):
     assert out["multi"] == out["single"] and len(out["multi"]) == 9
 
 
-def test_many_probes_on_a_stripped_debian_binary(tmp_path, procs):
+def test_many_probes_on_a_stripped_debian_binary(tmp_path, procs, caddy):
     """Thousands of probes on caddy's functions attach at once (one
     uprobe-multi link) and detach cleanly; caddy keeps serving."""
-    import socket
-    import urllib.request
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    cfg = tmp_path / "Caddyfile"
-    cfg.write_text("{\n\tadmin off\n\tauto_https off\n}\nhttp://127.0.0.1:%d {\n"
-                   "\trespond \"ok\"\n}\n" % port)
-    env = dict(os.environ, HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path),
-               XDG_CONFIG_HOME=str(tmp_path))
-    srv = procs(["/usr/bin/caddy", "run", "--config", str(cfg), "--adapter",
-                 "caddyfile"], env=env, stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL)
-
-    def get():
-        try:
-            return urllib.request.urlopen("http://127.0.0.1:%d/" % port, timeout=2).read()
-        except OSError:
-            return None
-    assert wait_for(get) == b"ok"
+    srv, get = caddy, caddy.get
     trace = str(tmp_path / "many.gtr")
     rec = procs([RECORD, "-o", trace, "-m", "20000", "-p", str(srv.pid),
                  "github.com/caddyserver/caddy/v2/modules/caddyhttp*"],
@@ -240,14 +220,14 @@ def test_many_probes_on_a_stripped_debian_binary(tmp_path, procs):
     n = int(re.search(r"(\d+) probes attached", line).group(1))
     assert n > 1000, line
     for _ in range(3):
-        assert get() == b"ok"
+        assert get() == b"hello from caddy"
     time.sleep(0.3)
     assert rec.stop(signal.SIGINT) == 0
     evs = events(trace)
     assert len(evs) > 10
     assert all(e["func"].startswith("github.com/caddyserver/caddy/v2/modules/caddyhttp")
                for e in evs)
-    assert get() == b"ok"
+    assert get() == b"hello from caddy"
 
 
 def test_binary_inside_a_container_root(loop_bin, tmp_path, procs):

@@ -161,31 +161,10 @@ def test_report_needs_no_binary(functions, tmp_path):
     assert "x=42" in report([trace]).stdout or "42" in report([trace]).stdout
 
 
-def test_caddy_serving_a_request(tmp_path, procs):
+def test_caddy_serving_a_request(tmp_path, procs, caddy):
     """A stripped Go program from Debian, traced as a user would: caddy
     serving HTTP on loopback, net/http.(*conn).serve probed."""
-    caddy = shutil.which("caddy")
-    assert caddy, "caddy is installed by make deps"
-    import socket
-    import urllib.request
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    cfg = tmp_path / "Caddyfile"
-    cfg.write_text("{\n\tadmin off\n\tauto_https off\n}\nhttp://127.0.0.1:%d {\n"
-                   "\trespond \"hello from caddy\"\n}\n" % port)
-    env = dict(os.environ, HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path),
-               XDG_CONFIG_HOME=str(tmp_path))
-    srv = procs([caddy, "run", "--config", str(cfg), "--adapter", "caddyfile"],
-                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-    def up():
-        try:
-            return urllib.request.urlopen("http://127.0.0.1:%d/" % port, timeout=1).read()
-        except OSError:
-            return None
-    assert wait_for(up) == b"hello from caddy"
+    srv = caddy
     trace = str(tmp_path / "caddy.gtr")
     rec = procs([RECORD, "-o", trace, "-p", str(srv.pid),
                  "net/http.(*conn).serve", "net/http.(*response).WriteHeader"],
@@ -194,9 +173,7 @@ def test_caddy_serving_a_request(tmp_path, procs):
     import time
     for _ in range(5):
         # A new connection each time: (*conn).serve runs once per connection.
-        req = urllib.request.Request("http://127.0.0.1:%d/" % port,
-                                     headers={"Connection": "close"})
-        assert urllib.request.urlopen(req, timeout=5).read() == b"hello from caddy"
+        assert srv.get(close=True) == b"hello from caddy"
     time.sleep(0.3)
     assert rec.stop(signal.SIGINT) == 0, rec.p.stderr.read()
     evs = jsonl(trace)
