@@ -115,6 +115,7 @@ struct filter {
 	uint32_t nslots, cap_slots;
 	uint32_t root;
 	bool has_time, time_bound;
+	unsigned uses;        /* FILTER_USES_* */
 
 	/* per-probe resolution: slot s of cache entry e at [e * nslots + s] */
 	struct pc_ent *ents;
@@ -571,6 +572,7 @@ static bool expect(struct parser *p, enum tok t, const char *what)
 static uint32_t slot_for(struct filter *f, uint8_t space, uint32_t n,
 			 const char *name, uint32_t len)
 {
+	f->uses |= FILTER_USES_VALUES;
 	for (uint32_t i = 0; i < f->nslots; i++) {
 		const struct slot *s = &f->slots[i];
 		if (s->space != space)
@@ -646,6 +648,12 @@ static bool parse_field(struct parser *p, struct operand *o)
 		if (n == strlen(builtins[i].name) && !memcmp(s, builtins[i].name, n)) {
 			o->src = builtins[i].src;
 			o->ty = builtins[i].ty;
+			if (o->src == SRC_COMM)
+				p->f->uses |= FILTER_USES_COMM;
+			else if (o->src == SRC_LATENCY)
+				p->f->uses |= FILTER_USES_LATENCY;
+			else if (o->src == SRC_BINARY)
+				p->f->uses |= FILTER_USES_BINARY;
 			return true;
 		}
 	o->src = SRC_ARG;
@@ -1809,4 +1817,9 @@ void filter_error_print(FILE *out, const char *prefix, const char *expr,
 	for (size_t i = n; i + 1 < err->column; i++)
 		fputc(' ', out);
 	fputs("^\n", out);
+}
+
+unsigned filter_uses(const struct filter *f)
+{
+	return f ? f->uses : 0;
 }

@@ -81,6 +81,17 @@ struct filter_value {
 bool filter_field(struct filter *f, const struct report_event *e,
 		  struct filter_value *v);
 
+/* What a filter reads of an event beyond its own fields, so a reader
+ * can skip work no one uses (filter_uses()). */
+#define FILTER_USES_COMM 1      /* comm: the task name table */
+#define FILTER_USES_LATENCY 2   /* latency: entry/return pairing */
+#define FILTER_USES_BINARY 4    /* binary: the probe's binary path */
+#define FILTER_USES_VALUES 8    /* goargN/goretN/names: return events read
+				   their entry's arguments (pairing) */
+
+/* FILTER_USES_* bits of `f` (0 for NULL). */
+unsigned filter_uses(const struct filter *f);
+
 /* The expression the filter was compiled from. */
 const char *filter_expr(const struct filter *f);
 

@@ -552,6 +552,8 @@ static int run_pass(struct env *env)
 	struct gtr_drop drop;
 	struct progress prog = { 0 };
 	uint64_t lost = 0, suppressed = 0, nevents = 0;
+	unsigned uses = 0;          /* FILTER_USES_* of all filters */
+	bool lean = false, any_return = false;
 	char err[512];
 	int ret = EXIT_USAGE;
 
@@ -629,6 +631,13 @@ static int run_pass(struct env *env)
 		.time_wall = env->time_wall, .csv_values = maxvals,
 		.symbolize = symbolize, .sym_ctx = run.r,
 	};
+	/* --count needs neither names nor pairing unless a filter reads
+	 * them (return events read their entry's arguments). */
+	for (int i = 0; i < env->nfilters; i++)
+		uses |= filter_uses(run.filters[i]);
+	for (uint32_t i = 0; i < np; i++)
+		any_return |= probes[i]->kind == GTR_KIND_RETURN;
+	lean = env->count && !env->stats;
 	if (env->stats)
 		run.stats = stats_new(run.by, env->by, 0);
 	else if (env->format == OUTPUT_FOLDED)
@@ -684,17 +693,24 @@ static int run_pass(struct env *env)
 		struct report_event e = {
 			.ev = &ev,
 			.probe = gtr_reader_probe(run.r, ev.probe_id),
-			.comm = gtr_reader_comm(run.r, ev.pid, ev.tid),
+			.comm = lean && !(uses & FILTER_USES_COMM) ? ""
+				: gtr_reader_comm(run.r, ev.pid, ev.tid),
 			.t0_ns = run.t0,
 		};
-		e.binary = binary_path(run.r, e.probe);
+		if (!lean || (uses & FILTER_USES_BINARY))
+			e.binary = binary_path(run.r, e.probe);
 		uint64_t real;
 		if (env->time_wall && !gtr_reader_realtime(run.r, ev.ts_ns, &real))
 			e.real_ns = real;
-		pair_event(run.pair, &e);
-		/* calls this return closed over: a recovered panic unwound them */
-		if (ev.kind == GTR_KIND_RETURN)
-			pair_foreach_unwound(run.pair, put_unwound, &run);
+		if (!lean || (uses & FILTER_USES_LATENCY) ||
+		    ((uses & FILTER_USES_VALUES) && ev.kind == GTR_KIND_RETURN) ||
+		    (uses & FILTER_USES_VALUES && any_return)) {
+			pair_event(run.pair, &e);
+			/* calls this return closed over: a recovered panic
+			 * unwound them */
+			if (ev.kind == GTR_KIND_RETURN)
+				pair_foreach_unwound(run.pair, put_unwound, &run);
+		}
 		if (run.stop)
 			break;
 		if (!keep(&run, &e))

@@ -186,3 +186,16 @@ def test_caddy_serving_a_request(tmp_path, procs, caddy):
     # in RBX under the register ABI) is the HTTP status.
     assert all(e["goargs"][1] == 200 for e in writes)
     assert report(["-f", "goarg2 == 200", trace]).stdout.count("WriteHeader") == len(writes)
+
+
+def test_count_with_filters_that_need_pairing(functions, tmp_path):
+    """--count skips pairing unless a filter needs it: return events still
+    see their entry's arguments, and latency is still known."""
+    trace = str(tmp_path / "t.gtr")
+    record(["-q", "-o", trace, "main.add", "r:main.add", "--", functions, "3"])
+    count = lambda f: int(report(["--count", "-f", f, trace]).stdout)
+    assert count("y == 13") == 6          # 3 entries + 3 returns (entry's y)
+    assert count("latency > 0") == 3
+    assert count('kind == "return" && goret1 == 55') == 3
+    assert count('comm == "functions"') == 6
+    assert count("pid > 0") == 6
