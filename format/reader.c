@@ -388,9 +388,91 @@ static int get_key(struct gcr *c, const uint8_t **k, size_t *kn)
 	return gcr_text(c, k, kn, GTR_MAX_NAME);
 }
 
-#define KEY(name) gcr_key_is(k, kn, name)
+/*
+ * Table-driven decoding of the metadata maps. A table lists the keys of a
+ * map whose values go straight into a struct (`base`), by kind and offset;
+ * keys with nested values go to a callback; every other key is skipped.
+ */
+enum mf_kind {
+	MF_U64,  /* uint64_t: unsigned integer */
+	MF_U32,  /* uint32_t: unsigned integer that fits 32 bits */
+	MF_I32,  /* int32_t: unsigned or negative integer in [-2^31, 2^31) */
+	MF_BOOL, /* bool */
+	MF_STR,  /* char *: text of at most GTR_MAX_NAME bytes, copied */
+	MF_TYPE, /* enum gtr_type: type name, unknown ones GTR_TYPE_OTHER */
+	MF_KIND, /* enum gtr_kind: "entry" or "return", nothing else */
+};
 
-static int parse_clocks(struct gcr *c, struct gtr_host *h)
+struct map_field {
+	const char *key;
+	enum mf_kind kind;
+	size_t off;      /* of the destination in *base */
+};
+
+#define MF(key, kind, type, member) { key, kind, offsetof(type, member) }
+
+/*
+ * Decodes a key that is not in the table: 0 when done, -1 on malformed
+ * input, 1 when the key is not one it knows (decode_map() skips its value).
+ */
+typedef int (*map_cb)(struct gtr_reader *r, struct gcr *c, const uint8_t *k,
+		      size_t kn, void *base);
+
+static int decode_field(struct gtr_reader *r, struct gcr *c,
+			const struct map_field *f, void *base)
+{
+	void *dst = (char *)base + f->off;
+	const uint8_t *s;
+	size_t sn;
+	unsigned major, ai;
+	uint64_t v;
+
+	switch (f->kind) {
+	case MF_U64:
+		return gcr_uint(c, dst);
+	case MF_U32:
+		return gcr_u32(c, dst);
+	case MF_BOOL:
+		return gcr_bool(c, dst);
+	case MF_STR:
+		return get_str(r, c, dst);
+	case MF_I32:
+		if (gcr_head(c, &major, &ai, &v) || v > INT32_MAX)
+			return -1;
+		if (major == GCR_UINT)
+			*(int32_t *)dst = (int32_t)v;
+		else if (major == GCR_NEGINT)
+			*(int32_t *)dst = -(int32_t)v - 1;
+		else
+			return -1;
+		return 0;
+	case MF_TYPE:
+		if (gcr_text(c, &s, &sn, GTR_MAX_NAME))
+			return -1;
+		*(enum gtr_type *)dst = gtr_type_from_name((const char *)s, sn);
+		return 0;
+	case MF_KIND:
+		if (gcr_text(c, &s, &sn, GTR_MAX_NAME))
+			return -1;
+		if (gcr_key_is(s, sn, "entry"))
+			*(enum gtr_kind *)dst = GTR_KIND_ENTRY;
+		else if (gcr_key_is(s, sn, "return"))
+			*(enum gtr_kind *)dst = GTR_KIND_RETURN;
+		else
+			return -1;
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * Decodes a map with text keys into *base: the keys of fields[] by the
+ * table, others by cb when given, the rest skipped. When seen is given,
+ * bit i of *seen is set if the map had fields[i]. 0, or -1 when malformed.
+ */
+static int decode_map(struct gtr_reader *r, struct gcr *c,
+		      const struct map_field *fields, size_t nfields, void *base,
+		      map_cb cb, uint32_t *seen)
 {
 	uint64_t n;
 	const uint8_t *k;
@@ -401,50 +483,53 @@ static int parse_clocks(struct gcr *c, struct gtr_host *h)
 	for (uint64_t i = 0; i < n; i++) {
 		if (get_key(c, &k, &kn))
 			return -1;
+		size_t f = 0;
+		while (f < nfields && !gcr_key_is(k, kn, fields[f].key))
+			f++;
 		int rc;
-		if (KEY("monotonic_ns"))
-			rc = gcr_uint(c, &h->start_mono_ns);
-		else if (KEY("realtime_ns"))
-			rc = gcr_uint(c, &h->start_realtime_ns);
-		else if (KEY("boottime_ns"))
-			rc = gcr_uint(c, &h->start_boottime_ns);
-		else
-			rc = gcr_skip(c, GTR_CBOR_DEPTH);
+		if (f < nfields) {
+			rc = decode_field(r, c, &fields[f], base);
+			if (seen && f < 32)
+				*seen |= 1u << f;
+		} else {
+			rc = cb ? cb(r, c, k, kn, base) : 1;
+			if (rc > 0)
+				rc = gcr_skip(c, GTR_CBOR_DEPTH);
+		}
 		if (rc)
 			return -1;
 	}
 	return 0;
 }
 
+#define DECODE_MAP(r, c, fields, base, cb, seen) \
+	decode_map(r, c, fields, sizeof(fields) / sizeof((fields)[0]), base, cb, seen)
+
+/* The "clocks" map of HOST, and a CLOCK block. */
+static const struct map_field clock_fields[] = {
+	MF("monotonic_ns", MF_U64, struct gtr_host, start_mono_ns),
+	MF("realtime_ns", MF_U64, struct gtr_host, start_realtime_ns),
+	MF("boottime_ns", MF_U64, struct gtr_host, start_boottime_ns),
+};
+
+static const struct map_field host_fields[] = {
+	MF("hostname", MF_STR, struct gtr_host, hostname),
+	MF("kernel", MF_STR, struct gtr_host, kernel),
+	MF("machine", MF_STR, struct gtr_host, machine),
+	MF("recorder", MF_STR, struct gtr_host, recorder),
+};
+
+static int host_key(struct gtr_reader *r, struct gcr *c, const uint8_t *k,
+		    size_t kn, void *base)
+{
+	if (!gcr_key_is(k, kn, "clocks"))
+		return 1;
+	return DECODE_MAP(r, c, clock_fields, base, NULL, NULL);
+}
+
 static int parse_host(struct gtr_reader *r, struct gcr *c)
 {
-	struct gtr_host *h = &r->host;
-	uint64_t n;
-	const uint8_t *k;
-	size_t kn;
-
-	if (get_map(c, &n))
-		return -1;
-	for (uint64_t i = 0; i < n; i++) {
-		if (get_key(c, &k, &kn))
-			return -1;
-		int rc;
-		if (KEY("hostname"))
-			rc = get_str(r, c, &h->hostname);
-		else if (KEY("kernel"))
-			rc = get_str(r, c, &h->kernel);
-		else if (KEY("machine"))
-			rc = get_str(r, c, &h->machine);
-		else if (KEY("recorder"))
-			rc = get_str(r, c, &h->recorder);
-		else if (KEY("clocks"))
-			rc = parse_clocks(c, h);
-		else
-			rc = gcr_skip(c, GTR_CBOR_DEPTH);
-		if (rc)
-			return -1;
-	}
-	return 0;
+	return DECODE_MAP(r, c, host_fields, &r->host, host_key, NULL);
 }
 
 static void free_binary(struct gtr_binary *b)
@@ -467,53 +552,32 @@ static void fill_empty(char **s)
 		*s = empty_str;
 }
 
+static const struct map_field binary_fields[] = {
+	MF("id", MF_U32, struct gtr_binary, id), /* required: bit 0 of seen */
+	MF("path", MF_STR, struct gtr_binary, path),
+	MF("build_id", MF_STR, struct gtr_binary, build_id),
+	MF("go_build_id", MF_STR, struct gtr_binary, go_build_id),
+	MF("go_version", MF_STR, struct gtr_binary, go_version),
+	MF("compiler", MF_STR, struct gtr_binary, compiler),
+	MF("arch", MF_STR, struct gtr_binary, arch),
+	MF("abi", MF_STR, struct gtr_binary, abi),
+	MF("pie", MF_BOOL, struct gtr_binary, pie),
+	MF("stripped", MF_BOOL, struct gtr_binary, stripped),
+	MF("dwarf", MF_BOOL, struct gtr_binary, has_dwarf),
+};
+
 static int parse_binary(struct gtr_reader *r, struct gcr *c)
 {
-	uint64_t n;
-	const uint8_t *k;
-	size_t kn;
-	bool have_id = false;
+	uint32_t seen = 0;
 
 	if (r->nbinaries >= GTR_MAX_BINARIES) {
 		snprintf(r->why, sizeof(r->why), "more than %u binaries", GTR_MAX_BINARIES);
 		return -1;
 	}
 	struct gtr_binary *b = calloc(1, sizeof(*b));
-	if (!b || get_map(c, &n))
+	if (!b || DECODE_MAP(r, c, binary_fields, b, NULL, &seen))
 		goto bad;
-	for (uint64_t i = 0; i < n; i++) {
-		if (get_key(c, &k, &kn))
-			goto bad;
-		int rc;
-		if (KEY("id")) {
-			rc = gcr_u32(c, &b->id);
-			have_id = true;
-		} else if (KEY("path"))
-			rc = get_str(r, c, &b->path);
-		else if (KEY("build_id"))
-			rc = get_str(r, c, &b->build_id);
-		else if (KEY("go_build_id"))
-			rc = get_str(r, c, &b->go_build_id);
-		else if (KEY("go_version"))
-			rc = get_str(r, c, &b->go_version);
-		else if (KEY("compiler"))
-			rc = get_str(r, c, &b->compiler);
-		else if (KEY("arch"))
-			rc = get_str(r, c, &b->arch);
-		else if (KEY("abi"))
-			rc = get_str(r, c, &b->abi);
-		else if (KEY("pie"))
-			rc = gcr_bool(c, &b->pie);
-		else if (KEY("stripped"))
-			rc = gcr_bool(c, &b->stripped);
-		else if (KEY("dwarf"))
-			rc = gcr_bool(c, &b->has_dwarf);
-		else
-			rc = gcr_skip(c, GTR_CBOR_DEPTH);
-		if (rc)
-			goto bad;
-	}
-	if (!have_id || c->p != c->end)
+	if (!(seen & 1) || c->p != c->end)
 		goto bad;
 	fill_empty(&b->path);
 	fill_empty(&b->build_id);
@@ -551,100 +615,70 @@ static void free_probe(struct gtr_probe *p)
 	free(p);
 }
 
-static int parse_arg(struct gtr_reader *r, struct gcr *c, struct gtr_arg *a)
-{
-	uint64_t n;
-	const uint8_t *k, *s;
-	size_t kn, sn;
+static const struct map_field arg_fields[] = {
+	MF("name", MF_STR, struct gtr_arg, name),
+	MF("type_name", MF_STR, struct gtr_arg, type_name),
+	MF("type", MF_TYPE, struct gtr_arg, type),
+	MF("size", MF_U32, struct gtr_arg, size),
+};
 
-	if (get_map(c, &n))
-		return -1;
-	for (uint64_t i = 0; i < n; i++) {
-		if (get_key(c, &k, &kn))
-			return -1;
-		int rc;
-		if (KEY("name"))
-			rc = get_str(r, c, &a->name);
-		else if (KEY("type_name"))
-			rc = get_str(r, c, &a->type_name);
-		else if (KEY("type")) {
-			rc = gcr_text(c, &s, &sn, GTR_MAX_NAME);
-			if (!rc)
-				a->type = gtr_type_from_name((const char *)s, sn);
-		} else if (KEY("size"))
-			rc = gcr_u32(c, &a->size);
-		else
-			rc = gcr_skip(c, GTR_CBOR_DEPTH);
-		if (rc)
-			return -1;
+static const struct map_field probe_fields[] = {
+	MF("id", MF_U32, struct gtr_probe, id),     /* required: bit 0 of seen */
+	MF("kind", MF_KIND, struct gtr_probe, kind), /* required: bit 1 */
+	MF("binary_id", MF_U32, struct gtr_probe, binary_id),
+	MF("func", MF_STR, struct gtr_probe, func),
+	MF("address", MF_U64, struct gtr_probe, address),
+	MF("spec", MF_STR, struct gtr_probe, spec),
+	MF("fmt", MF_STR, struct gtr_probe, fmt),
+};
+
+/* "args" and "exprs" of a PROBE. */
+static int probe_key(struct gtr_reader *r, struct gcr *c, const uint8_t *k,
+		     size_t kn, void *base)
+{
+	struct gtr_probe *p = base;
+	uint64_t m;
+	int rc;
+
+	if (gcr_key_is(k, kn, "args")) {
+		rc = gcr_expect(c, GCR_ARRAY, &m);
+		if (!rc && m > GTR_MAX_ARGS)
+			rc = -1;
+		for (uint64_t j = 0; !rc && j < m; j++)
+			rc = DECODE_MAP(r, c, arg_fields, &p->args[j], NULL, NULL);
+		if (!rc)
+			p->nargs = (uint32_t)m;
+		return rc;
 	}
-	return 0;
+	if (gcr_key_is(k, kn, "exprs")) {
+		rc = gcr_expect(c, GCR_ARRAY, &m);
+		if (!rc && m > GTR_MAX_ARGS)
+			rc = -1;
+		for (uint64_t j = 0; !rc && j < m; j++)
+			rc = gcr_u32(c, &p->exprs[j]);
+		if (!rc)
+			p->nexprs = (uint32_t)m;
+		return rc;
+	}
+	return 1;
 }
 
 static int parse_probe(struct gtr_reader *r, struct gcr *c)
 {
-	uint64_t n, m;
-	const uint8_t *k, *s;
-	size_t kn, sn;
-	bool have_id = false, have_kind = false;
+	uint32_t seen = 0;
 
 	if (r->nprobes >= GTR_MAX_PROBES) {
 		snprintf(r->why, sizeof(r->why), "more than %u probes", GTR_MAX_PROBES);
 		return -1;
 	}
 	struct gtr_probe *p = calloc(1, sizeof(*p));
-	if (!p || get_map(c, &n))
+	if (!p)
 		goto bad;
 	for (uint32_t i = 0; i < GTR_MAX_ARGS; i++)
 		p->args[i].type = GTR_TYPE_WORD;
-	for (uint64_t i = 0; i < n; i++) {
-		if (get_key(c, &k, &kn))
-			goto bad;
-		int rc = 0;
-		if (KEY("id")) {
-			rc = gcr_u32(c, &p->id);
-			have_id = true;
-		} else if (KEY("binary_id"))
-			rc = gcr_u32(c, &p->binary_id);
-		else if (KEY("kind")) {
-			rc = gcr_text(c, &s, &sn, GTR_MAX_NAME);
-			if (!rc && gcr_key_is(s, sn, "entry"))
-				p->kind = GTR_KIND_ENTRY;
-			else if (!rc && gcr_key_is(s, sn, "return"))
-				p->kind = GTR_KIND_RETURN;
-			else
-				rc = -1;
-			have_kind = true;
-		} else if (KEY("func"))
-			rc = get_str(r, c, &p->func);
-		else if (KEY("address"))
-			rc = gcr_uint(c, &p->address);
-		else if (KEY("spec"))
-			rc = get_str(r, c, &p->spec);
-		else if (KEY("fmt"))
-			rc = get_str(r, c, &p->fmt);
-		else if (KEY("args")) {
-			rc = gcr_expect(c, GCR_ARRAY, &m);
-			if (!rc && m > GTR_MAX_ARGS)
-				rc = -1;
-			for (uint64_t j = 0; !rc && j < m; j++)
-				rc = parse_arg(r, c, &p->args[j]);
-			if (!rc)
-				p->nargs = (uint32_t)m;
-		} else if (KEY("exprs")) {
-			rc = gcr_expect(c, GCR_ARRAY, &m);
-			if (!rc && m > GTR_MAX_ARGS)
-				rc = -1;
-			for (uint64_t j = 0; !rc && j < m; j++)
-				rc = gcr_u32(c, &p->exprs[j]);
-			if (!rc)
-				p->nexprs = (uint32_t)m;
-		} else
-			rc = gcr_skip(c, GTR_CBOR_DEPTH);
-		if (rc)
-			goto bad;
-	}
-	if (!have_id || !have_kind || c->p != c->end)
+	if (DECODE_MAP(r, c, probe_fields, p, probe_key, &seen))
+		goto bad;
+	if ((seen & 3) != 3 || c->p != c->end)
 		goto bad;
 	for (uint32_t i = 0; i < p->nexprs; i++)
 		if (p->exprs[i] >= p->nargs)
@@ -680,118 +714,121 @@ bad:
 	return -1;
 }
 
+/* A SUMMARY as it is decoded. */
+struct summary_in {
+	struct gtr_summary s;
+	uint32_t *ids;
+	uint64_t *evs;
+	struct index_entry *ix;
+	uint32_t nix;
+	uint64_t dropped;
+};
+
+static const struct map_field summary_fields[] = {
+	MF("events", MF_U64, struct summary_in, s.events),
+	MF("drops", MF_U64, struct summary_in, s.drops),
+	MF("suppressed", MF_U64, struct summary_in, s.suppressed),
+	MF("first_ts_ns", MF_U64, struct summary_in, s.first_ts_ns),
+	MF("last_ts_ns", MF_U64, struct summary_in, s.last_ts_ns),
+	MF("frames_truncated", MF_BOOL, struct summary_in, s.frames_truncated),
+};
+
+/* "probes" and "frames" of a SUMMARY. */
+static int summary_key(struct gtr_reader *r, struct gcr *c, const uint8_t *k,
+		       size_t kn, void *base)
+{
+	struct summary_in *v = base;
+	uint64_t m;
+	int rc;
+
+	if (gcr_key_is(k, kn, "probes")) {
+		rc = gcr_expect(c, GCR_ARRAY, &m);
+		if (!rc && m > (uint64_t)(c->end - c->p))
+			rc = -1;
+		free(v->ids);
+		free(v->evs);
+		v->ids = NULL;
+		v->evs = NULL;
+		v->s.nprobes = 0;
+		const uint64_t keep = m < GTR_MAX_PROBES ? m : GTR_MAX_PROBES;
+		if (!rc && keep) {
+			v->ids = malloc(keep * sizeof(*v->ids));
+			v->evs = malloc(keep * sizeof(*v->evs));
+			if (!v->ids || !v->evs)
+				rc = -1;
+		}
+		for (uint64_t j = 0; !rc && j < m; j++) {
+			uint64_t e2, cnt;
+			uint32_t id;
+			if (gcr_expect(c, GCR_ARRAY, &e2) || e2 < 2 || gcr_u32(c, &id) ||
+			    gcr_uint(c, &cnt)) {
+				rc = -1;
+				break;
+			}
+			for (uint64_t q = 2; !rc && q < e2; q++)
+				rc = gcr_skip(c, GTR_CBOR_DEPTH);
+			if (j < keep) {
+				v->ids[v->s.nprobes] = id;
+				v->evs[v->s.nprobes++] = cnt;
+			} else {
+				v->dropped++;
+			}
+		}
+		return rc;
+	}
+	if (gcr_key_is(k, kn, "frames")) {
+		rc = gcr_expect(c, GCR_ARRAY, &m);
+		if (!rc && m > (uint64_t)(c->end - c->p))
+			rc = -1;
+		free(v->ix);
+		v->ix = NULL;
+		v->nix = 0;
+		const uint64_t keep = m < GTR_MAX_INDEX ? m : GTR_MAX_INDEX;
+		if (!rc && keep && !(v->ix = malloc(keep * sizeof(*v->ix))))
+			rc = -1;
+		for (uint64_t j = 0; !rc && j < m; j++) {
+			struct index_entry e = { 0 };
+			uint64_t e2;
+			if (gcr_expect(c, GCR_ARRAY, &e2) || e2 < 4 || gcr_uint(c, &e.off) ||
+			    gcr_uint(c, &e.first_ts) || gcr_uint(c, &e.last_ts) ||
+			    gcr_uint(c, &e.events)) {
+				rc = -1;
+				break;
+			}
+			for (uint64_t q = 4; !rc && q < e2; q++)
+				rc = gcr_skip(c, GTR_CBOR_DEPTH);
+			if (j < keep)
+				v->ix[v->nix++] = e;
+		}
+		v->s.nframes = m;
+		return rc;
+	}
+	return 1;
+}
+
 static int parse_summary(struct gtr_reader *r, struct gcr *c)
 {
-	struct gtr_summary s = { .present = true };
-	uint64_t n, m;
-	const uint8_t *k;
-	size_t kn;
-	uint32_t *ids = NULL;
-	uint64_t *evs = NULL;
-	struct index_entry *ix = NULL;
-	uint32_t nix = 0;
-	uint64_t dropped = 0;
+	struct summary_in v = { .s = { .present = true } };
 
-	if (get_map(c, &n))
-		return -1;
-	for (uint64_t i = 0; i < n; i++) {
-		if (get_key(c, &k, &kn))
-			goto bad;
-		int rc;
-		if (KEY("events"))
-			rc = gcr_uint(c, &s.events);
-		else if (KEY("drops"))
-			rc = gcr_uint(c, &s.drops);
-		else if (KEY("suppressed"))
-			rc = gcr_uint(c, &s.suppressed);
-		else if (KEY("first_ts_ns"))
-			rc = gcr_uint(c, &s.first_ts_ns);
-		else if (KEY("last_ts_ns"))
-			rc = gcr_uint(c, &s.last_ts_ns);
-		else if (KEY("frames_truncated"))
-			rc = gcr_bool(c, &s.frames_truncated);
-		else if (KEY("probes")) {
-			rc = gcr_expect(c, GCR_ARRAY, &m);
-			if (!rc && m > (uint64_t)(c->end - c->p))
-				rc = -1;
-			free(ids);
-			free(evs);
-			ids = NULL;
-			evs = NULL;
-			s.nprobes = 0;
-			const uint64_t keep = m < GTR_MAX_PROBES ? m : GTR_MAX_PROBES;
-			if (!rc && keep) {
-				ids = malloc(keep * sizeof(*ids));
-				evs = malloc(keep * sizeof(*evs));
-				if (!ids || !evs)
-					rc = -1;
-			}
-			for (uint64_t j = 0; !rc && j < m; j++) {
-				uint64_t e2, cnt;
-				uint32_t id;
-				if (gcr_expect(c, GCR_ARRAY, &e2) || e2 < 2 || gcr_u32(c, &id) ||
-				    gcr_uint(c, &cnt)) {
-					rc = -1;
-					break;
-				}
-				for (uint64_t q = 2; !rc && q < e2; q++)
-					rc = gcr_skip(c, GTR_CBOR_DEPTH);
-				if (j < keep) {
-					ids[s.nprobes] = id;
-					evs[s.nprobes++] = cnt;
-				} else {
-					dropped++;
-				}
-			}
-		} else if (KEY("frames")) {
-			rc = gcr_expect(c, GCR_ARRAY, &m);
-			if (!rc && m > (uint64_t)(c->end - c->p))
-				rc = -1;
-			free(ix);
-			ix = NULL;
-			nix = 0;
-			const uint64_t keep = m < GTR_MAX_INDEX ? m : GTR_MAX_INDEX;
-			if (!rc && keep && !(ix = malloc(keep * sizeof(*ix))))
-				rc = -1;
-			for (uint64_t j = 0; !rc && j < m; j++) {
-				struct index_entry e = { 0 };
-				uint64_t e2;
-				if (gcr_expect(c, GCR_ARRAY, &e2) || e2 < 4 || gcr_uint(c, &e.off) ||
-				    gcr_uint(c, &e.first_ts) || gcr_uint(c, &e.last_ts) ||
-				    gcr_uint(c, &e.events)) {
-					rc = -1;
-					break;
-				}
-				for (uint64_t q = 4; !rc && q < e2; q++)
-					rc = gcr_skip(c, GTR_CBOR_DEPTH);
-				if (j < keep)
-					ix[nix++] = e;
-			}
-			s.nframes = m;
-		} else
-			rc = gcr_skip(c, GTR_CBOR_DEPTH);
-		if (rc)
-			goto bad;
-	}
-	if (c->p != c->end)
+	if (DECODE_MAP(r, c, summary_fields, &v, summary_key, NULL) || c->p != c->end)
 		goto bad;
 	free(r->sum_ids);
 	free(r->sum_events);
 	free(r->index);
-	r->sum_ids = ids;
-	r->sum_events = evs;
-	r->index = ix;
-	r->nindex = nix;
+	r->sum_ids = v.ids;
+	r->sum_events = v.evs;
+	r->index = v.ix;
+	r->nindex = v.nix;
 	r->index_loaded = true;
-	s.probe_ids = ids;
-	s.probe_events = evs;
-	r->overflow.summary_probes = dropped;
-	r->summary = s;
+	v.s.probe_ids = v.ids;
+	v.s.probe_events = v.evs;
+	r->overflow.summary_probes = v.dropped;
+	r->summary = v.s;
 	return 0;
 bad:
-	free(ids);
-	free(evs);
-	free(ix);
+	free(v.ids);
+	free(v.evs);
+	free(v.ix);
 	return -1;
 }
 
@@ -860,49 +897,58 @@ static struct symtab *symtab_of(const struct gtr_reader *r, uint32_t binary_id)
 	return NULL;
 }
 
+/* A SYMBOLS block's map; its symbols are read once binary_id is known. */
+struct symbols_in {
+	uint32_t bin;
+	struct gcr syms;
+	uint64_t nsyms;
+};
+
+static const struct map_field symbols_fields[] = {
+	MF("binary_id", MF_U32, struct symbols_in, bin), /* required: bit 0 */
+};
+
+/* "symbols": checks the array's shape and notes where it is. */
+static int symbols_key(struct gtr_reader *r, struct gcr *c, const uint8_t *k,
+		       size_t kn, void *base)
+{
+	struct symbols_in *v = base;
+	uint64_t m;
+
+	if (!gcr_key_is(k, kn, "symbols"))
+		return 1;
+	int rc = gcr_expect(c, GCR_ARRAY, &m);
+	if (!rc && m > (uint64_t)(c->end - c->p))
+		rc = -1;
+	v->syms.p = c->p;
+	v->nsyms = m;
+	for (uint64_t j = 0; !rc && j < m; j++)
+		rc = gcr_skip(c, 3);
+	v->syms.end = c->p;
+	return rc;
+}
+
 static int parse_symbols(struct gtr_reader *r, const struct block *b)
 {
 	size_t len;
 	const uint8_t *d = unzstd(r, b, &len, r->why, sizeof(r->why));
-	uint64_t n, m;
-	const uint8_t *k;
-	size_t kn;
-	uint32_t bin = 0;
-	bool have_bin = false;
-	struct gcr syms = { 0 };
-	uint64_t nsyms = 0;
+	struct symbols_in v = { 0 };
+	uint32_t seen = 0;
 
 	if (!d)
 		return -1;
 	struct gcr c = { d, d + len };
 	/* First pass: find binary_id and the symbols array, wherever they are. */
-	if (get_map(&c, &n))
+	if (DECODE_MAP(r, &c, symbols_fields, &v, symbols_key, &seen))
 		return -1;
-	for (uint64_t i = 0; i < n; i++) {
-		if (get_key(&c, &k, &kn))
-			return -1;
-		int rc;
-		if (KEY("binary_id")) {
-			rc = gcr_u32(&c, &bin);
-			have_bin = true;
-		} else if (KEY("symbols")) {
-			rc = gcr_expect(&c, GCR_ARRAY, &m);
-			if (!rc && m > (uint64_t)(c.end - c.p))
-				rc = -1;
-			syms.p = c.p;
-			nsyms = m;
-			for (uint64_t j = 0; !rc && j < m; j++)
-				rc = gcr_skip(&c, 3);
-			syms.end = c.p;
-		} else
-			rc = gcr_skip(&c, GTR_CBOR_DEPTH);
-		if (rc)
-			return -1;
-	}
+	const bool have_bin = seen & 1;
 	if (c.p != c.end || !have_bin) {
 		snprintf(r->why, sizeof(r->why), "%s", have_bin ? "bytes after the map" : "no binary_id");
 		return -1;
 	}
+	const uint32_t bin = v.bin;
+	const uint64_t nsyms = v.nsyms;
+	struct gcr syms = v.syms;
 	struct symtab *t = symtab_of(r, bin);
 	if (!t) {
 		if (r->nsymtabs >= GTR_MAX_BINARIES) {
@@ -952,114 +998,84 @@ static int parse_symbols(struct gtr_reader *r, const struct block *b)
 	return 0;
 }
 
+/* A MAPPING as it is decoded: path is the reader's until it is kept. */
+struct mapping_in {
+	struct gtr_mapping m;
+	char *path;
+};
+
+static const struct map_field mapping_fields[] = {
+	MF("ts_ns", MF_U64, struct mapping_in, m.ts_ns),
+	MF("pid", MF_U32, struct mapping_in, m.pid),
+	MF("start", MF_U64, struct mapping_in, m.start),
+	MF("end", MF_U64, struct mapping_in, m.end),
+	MF("offset", MF_U64, struct mapping_in, m.offset),
+	MF("vaddr", MF_U64, struct mapping_in, m.vaddr),
+	MF("binary_id", MF_U32, struct mapping_in, m.binary_id),
+	MF("path", MF_STR, struct mapping_in, path),
+};
+
 static int parse_mapping(struct gtr_reader *r, struct gcr *c)
 {
-	struct gtr_mapping m = { .binary_id = UINT32_MAX };
-	char *path = NULL;
-	uint64_t n;
-	const uint8_t *k;
-	size_t kn;
+	struct mapping_in v = { .m = { .binary_id = UINT32_MAX } };
+	struct gtr_mapping *m = &v.m;
 
-	if (get_map(c, &n))
-		return -1;
-	for (uint64_t i = 0; i < n; i++) {
-		if (get_key(c, &k, &kn))
-			goto bad;
-		int rc;
-		if (KEY("ts_ns"))
-			rc = gcr_uint(c, &m.ts_ns);
-		else if (KEY("pid"))
-			rc = gcr_u32(c, &m.pid);
-		else if (KEY("start"))
-			rc = gcr_uint(c, &m.start);
-		else if (KEY("end"))
-			rc = gcr_uint(c, &m.end);
-		else if (KEY("offset"))
-			rc = gcr_uint(c, &m.offset);
-		else if (KEY("vaddr"))
-			rc = gcr_uint(c, &m.vaddr);
-		else if (KEY("binary_id"))
-			rc = gcr_u32(c, &m.binary_id);
-		else if (KEY("path"))
-			rc = get_str(r, c, &path);
-		else
-			rc = gcr_skip(c, GTR_CBOR_DEPTH);
-		if (rc)
-			goto bad;
-	}
-	if (c->p != c->end || m.end <= m.start) {
+	if (DECODE_MAP(r, c, mapping_fields, &v, NULL, NULL))
+		goto bad;
+	if (c->p != c->end || m->end <= m->start) {
 		snprintf(r->why, sizeof(r->why), "%s",
-			 m.end <= m.start ? "mapping end not above its start" : "bytes after the map");
+			 m->end <= m->start ? "mapping end not above its start" : "bytes after the map");
 		goto bad;
 	}
 	if (r->nmaps >= GTR_MAX_MAPPINGS) {
 		r->overflow.mappings++;
-		free(path);
+		free(v.path);
 		return 0;
 	}
-	if (grow((void **)&r->maps, &r->maps_cap, r->nmaps, sizeof(m)))
+	if (grow((void **)&r->maps, &r->maps_cap, r->nmaps, sizeof(*m)))
 		goto bad;
-	m.path = path ? path : empty_str;
-	r->maps[r->nmaps++] = m;
+	m->path = v.path ? v.path : empty_str;
+	r->maps[r->nmaps++] = *m;
 	r->maps_sorted = false;
 	return 0;
 bad:
-	free(path);
+	free(v.path);
 	return -1;
 }
 
+/* A PROCESS as it is decoded: comm is the reader's until it is kept. */
+struct process_in {
+	struct gtr_process p;
+	char *comm;
+};
+
+static const struct map_field process_fields[] = {
+	MF("ts_ns", MF_U64, struct process_in, p.ts_ns),
+	MF("pid", MF_U32, struct process_in, p.pid),
+	MF("binary_id", MF_U32, struct process_in, p.binary_id),
+	MF("comm", MF_STR, struct process_in, comm),
+	MF("exited", MF_BOOL, struct process_in, p.exited),
+	MF("exit_code", MF_I32, struct process_in, p.exit_code),
+};
+
 static int parse_process(struct gtr_reader *r, struct gcr *c)
 {
-	struct gtr_process p = { .binary_id = UINT32_MAX };
-	char *comm = NULL;
-	uint64_t n, v;
-	const uint8_t *k;
-	size_t kn;
-	unsigned major, ai;
+	struct process_in v = { .p = { .binary_id = UINT32_MAX } };
 
-	if (get_map(c, &n))
-		return -1;
-	for (uint64_t i = 0; i < n; i++) {
-		if (get_key(c, &k, &kn))
-			goto bad;
-		int rc = 0;
-		if (KEY("ts_ns"))
-			rc = gcr_uint(c, &p.ts_ns);
-		else if (KEY("pid"))
-			rc = gcr_u32(c, &p.pid);
-		else if (KEY("binary_id"))
-			rc = gcr_u32(c, &p.binary_id);
-		else if (KEY("comm"))
-			rc = get_str(r, c, &comm);
-		else if (KEY("exited"))
-			rc = gcr_bool(c, &p.exited);
-		else if (KEY("exit_code")) {
-			rc = gcr_head(c, &major, &ai, &v);
-			if (!rc && major == GCR_UINT && v <= INT32_MAX)
-				p.exit_code = (int32_t)v;
-			else if (!rc && major == GCR_NEGINT && v <= INT32_MAX)
-				p.exit_code = -(int32_t)v - 1;
-			else
-				rc = -1;
-		} else
-			rc = gcr_skip(c, GTR_CBOR_DEPTH);
-		if (rc)
-			goto bad;
-	}
-	if (c->p != c->end)
+	if (DECODE_MAP(r, c, process_fields, &v, NULL, NULL) || c->p != c->end)
 		goto bad;
 	if (r->nprocs >= GTR_MAX_PROCESSES) {
 		r->overflow.processes++;
-		free(comm);
+		free(v.comm);
 		return 0;
 	}
-	if (grow((void **)&r->procs, &r->procs_cap, r->nprocs, sizeof(p)))
+	if (grow((void **)&r->procs, &r->procs_cap, r->nprocs, sizeof(v.p)))
 		goto bad;
-	p.comm = comm ? comm : empty_str;
-	r->procs[r->nprocs++] = p;
+	v.p.comm = v.comm ? v.comm : empty_str;
+	r->procs[r->nprocs++] = v.p;
 	return 0;
 bad:
-	free(comm);
+	free(v.comm);
 	return -1;
 }
 
@@ -1067,7 +1083,7 @@ static int parse_clock(struct gtr_reader *r, struct gcr *c)
 {
 	struct gtr_host h = { 0 };
 
-	if (parse_clocks(c, &h) || c->p != c->end)
+	if (DECODE_MAP(r, c, clock_fields, &h, NULL, NULL) || c->p != c->end)
 		return -1;
 	const struct gtr_clock_sample cs = {
 		.monotonic_ns = h.start_mono_ns,

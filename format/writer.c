@@ -236,6 +236,18 @@ static int write_meta(struct gtr_writer *w, uint32_t type)
 	return write_block(w, type, w->meta.p, w->meta.len);
 }
 
+/* The clocks map of HOST and CLOCK blocks: three paired readings, ns. */
+static void e_clocks(struct enc *e, uint64_t mono, uint64_t real, uint64_t boot)
+{
+	e_map(e, 3);
+	e_text(e, "monotonic_ns");
+	e_uint(e, mono);
+	e_text(e, "realtime_ns");
+	e_uint(e, real);
+	e_text(e, "boottime_ns");
+	e_uint(e, boot);
+}
+
 static int write_host(struct gtr_writer *w, const struct gtr_host *h)
 {
 	struct enc *e = &w->meta;
@@ -255,13 +267,7 @@ static int write_host(struct gtr_writer *w, const struct gtr_host *h)
 	e_text(e, "recorder");
 	e_text(e, h->recorder);
 	e_text(e, "clocks");
-	e_map(e, 3);
-	e_text(e, "monotonic_ns");
-	e_uint(e, h->start_mono_ns);
-	e_text(e, "realtime_ns");
-	e_uint(e, h->start_realtime_ns);
-	e_text(e, "boottime_ns");
-	e_uint(e, h->start_boottime_ns);
+	e_clocks(e, h->start_mono_ns, h->start_realtime_ns, h->start_boottime_ns);
 	return write_meta(w, GTR_BLOCK_HOST);
 }
 
@@ -885,13 +891,7 @@ int gtr_writer_clock(struct gtr_writer *w, const struct gtr_clock_sample *c)
 	if (w->failed)
 		return w->failed;
 	e->len = 0;
-	e_map(e, 3);
-	e_text(e, "monotonic_ns");
-	e_uint(e, c->monotonic_ns);
-	e_text(e, "realtime_ns");
-	e_uint(e, c->realtime_ns);
-	e_text(e, "boottime_ns");
-	e_uint(e, c->boottime_ns);
+	e_clocks(e, c->monotonic_ns, c->realtime_ns, c->boottime_ns);
 	return write_meta(w, GTR_BLOCK_CLOCK);
 }
 
