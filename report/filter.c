@@ -1670,6 +1670,38 @@ static bool strfn(const struct filter *f, const struct node *n, const struct val
 	}
 }
 
+/*
+ * compare() of argument operand `o` with integer literal `lit` when the
+ * value is a plain integer (int, uint, bool); 2 when it is missing; 4
+ * when the general path must decide (floats, strings).
+ */
+static inline int cmp_arg_int(const struct ctx *c, const struct operand *o,
+			      i128 lit)
+{
+	const struct res r = c->res[o->slot];
+	const struct gtr_event *ev = c->e->ev;
+	const struct gtr_event *src = r.where == W_EVENT ? ev :
+				      r.where == W_ENTRY ? c->e->entry : NULL;
+	const struct gtr_value *gv;
+	i128 x;
+
+	if (!src || r.idx < 0 || (uint32_t)r.idx >= src->nvals || r.idx >= GTR_MAX_ARGS)
+		return 2;
+	gv = &src->vals[r.idx];
+	switch (gv->kind) {
+	case GTR_VAL_INT: x = gv->v.i; break;
+	case GTR_VAL_UINT:
+		if (r.flg & (SF_F64 | SF_F32))
+			return 4;
+		x = gv->v.u;
+		break;
+	case GTR_VAL_BOOL: x = gv->v.b; break;
+	case GTR_VAL_NONE: return 2;
+	default: return 4;
+	}
+	return x < lit ? -1 : x > lit;
+}
+
 static bool eval(const struct filter *f, const struct ctx *c, uint32_t ni)
 {
 	const struct node *n = &f->nodes[ni];
@@ -1710,9 +1742,19 @@ static bool eval(const struct filter *f, const struct ctx *c, uint32_t ni)
 		load(f, c, &n->l, &a);
 		return a.t == V_STR && strfn(f, n, &a);
 	case N_CMP: {
+		int r;
+
+		/* The common case, an argument against an integer literal,
+		 * without the general 128-bit path. */
+		if (n->l.src == SRC_ARG && n->r.src == SRC_LIT_INT && !n->l.len_of) {
+			r = cmp_arg_int(c, &n->l, n->r.ival);
+			if (r != 4)
+				goto decided;
+		}
 		load(f, c, &n->l, &a);
 		load(f, c, &n->r, &b);
-		const int r = compare(&a, &b);
+		r = compare(&a, &b);
+decided:
 		if (r == 2)
 			return false;
 		if (r == 3)
