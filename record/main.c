@@ -637,8 +637,9 @@ static void record_drops(struct recorder *r)
 	if (!r->drops_cpu)
 		r->drops_cpu = calloc((size_t)nprobes * ncpus, sizeof(uint64_t));
 	for (i = 0; i < nprobes; i++) {
-		const uint64_t *d = capture_drops_percpu(r->cap, i);
+		/* suppressed first: the per-CPU counts share one buffer */
 		uint64_t q = env.rate ? capture_suppressed(r->cap, i) : 0;
+		const uint64_t *d = capture_drops_percpu(r->cap, i);
 		struct gtr_drop drop = {
 			.ts_ns = now, .probe_id = i, .cpu = GTR_CPU_UNKNOWN,
 			.since_ns = r->drops_ts,
@@ -1271,15 +1272,18 @@ out:
 		}
 	}
 	if (!env.quiet && ret == 0) {
-		char last[PATH_MAX];
+		unsigned nfiles = file_no + 1;
 
-		output_name(last, sizeof(last), file_no);
+		if (env.rotate_count && nfiles > env.rotate_count)
+			nfiles = env.rotate_count;
 		fprintf(stderr, "gotrace-record: %llu events, %llu dropped, "
-			"%llu bytes written to %s%s%s\n",
-			(unsigned long long)rec.events,
+			"%llu bytes written to %s", (unsigned long long)rec.events,
 			(unsigned long long)total_drops(),
-			(unsigned long long)written, env.output,
-			file_no ? " .. " : "", file_no ? last : "");
+			(unsigned long long)written, env.output);
+		if (nfiles > 1)
+			fprintf(stderr, " and %s1..%s%u (%u files kept)", env.output,
+				env.output, nfiles - 1, nfiles);
+		fputc('\n', stderr);
 		if (env.rate)
 			fprintf(stderr, "gotrace-record: %llu events suppressed "
 				"by --rate-limit\n",

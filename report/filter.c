@@ -863,7 +863,7 @@ static uint32_t parse_in(struct parser *p, struct operand *l, uint32_t oppos)
 	uint8_t ty = l->ty;
 
 	advance(p);
-	if (!expect(p, T_LPAREN, "'(' after 'in'"))
+	if (!expect(p, T_LPAREN, "'('"))
 		return 0;
 	for (;;) {
 		struct operand o;
@@ -969,9 +969,9 @@ static uint32_t parse_primary(struct parser *p)
 		if (p->tok.t != T_RPAREN) {
 			char found[64];
 			if (p->tok.t == T_EOF)
-				fail_at(p, err_pos(p), "expected ')' to close '(' at column %u", open.pos + 1);
+				fail_at(p, err_pos(p), "expected ')' to close the '(' of column %u", open.pos + 1);
 			else
-				fail_at(p, err_pos(p), "expected ')' to close '(' at column %u, found %s",
+				fail_at(p, err_pos(p), "expected ')' to close the '(' of column %u, found %s",
 					open.pos + 1, tok_desc(p, &p->tok, found, sizeof(found)));
 			return 0;
 		}

@@ -174,7 +174,9 @@ def test_rate_limit_counts_what_it_suppresses(gobuild, tmp_path):
     assert kept + suppressed == calls
     assert 500 <= kept <= 500 * 6  # at most 500 per started second, and slack
     info = report(["info", trace]).stdout
-    assert str(suppressed) in info
+    assert str(suppressed) in info and "lost:        0 events" in info
+    r = report([trace])
+    assert "were lost" not in r.stderr and "suppressed" in r.stderr
 
 
 def test_make_install_puts_programs_and_man_pages(tmp_path):

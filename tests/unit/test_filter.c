@@ -404,7 +404,7 @@ Test(filter, error_columns_and_messages)
 	bad("goarg1 == 1 | goarg2 == 2", 13, "did you mean '||'");
 	bad("goarg1 == 1 goarg2 == 2", 13, "expected '&&', '||' or end of filter");
 	bad("goarg1 == 1)", 12, "unmatched ')'");
-	bad("(goarg1 == 1", 13, "expected ')' to close '(' at column 1");
+	bad("(goarg1 == 1", 13, "expected ')' to close the '(' of column 1");
 	bad("goarg1 == 1 &&", 15, "expected a field, a literal, '!' or '(' after '&&'");
 	bad("!", 2, "after '!'");
 	bad("()", 2, "after '(', found ')'");
