@@ -834,7 +834,7 @@ static uint32_t parse_call(struct parser *p)
 		return 0;
 	}
 	if (l.ty == TY_INT) {
-		fail_at(p, fpos, "%s() takes a string field; %s is an integer", fname,
+		fail_at(p, fpos, "%s() takes a string field, not %s", fname,
 			operand_desc(p, &l, (char[80]){ 0 }, 80));
 		return 0;
 	}
