@@ -116,6 +116,11 @@ struct filter {
 	uint32_t root;
 	bool has_time, time_bound;
 	unsigned uses;        /* FILTER_USES_* */
+	/* The filter as a flat list of "argument OP integer" joined by &&
+	 * (nfast > 0), evaluated without recursion; -1: not of that shape,
+	 * 0: not looked at yet. */
+	int nfast;
+	uint32_t fast[16];    /* N_CMP node indexes */
 
 	/* per-probe resolution: slot s of cache entry e at [e * nslots + s] */
 	struct pc_ent *ents;
@@ -1788,6 +1793,36 @@ static void make_ctx(struct filter *f, const struct report_event *e, struct ctx 
 	}
 }
 
+/* Whether node ni compares an argument with an integer literal. */
+static bool fast_cmp_node(const struct filter *f, uint32_t ni)
+{
+	const struct node *n = &f->nodes[ni];
+
+	return n->op == N_CMP && n->l.src == SRC_ARG &&
+	       n->r.src == SRC_LIT_INT && !n->l.len_of;
+}
+
+/* Finds whether the filter is a conjunction of fast comparisons. */
+static void fast_plan(struct filter *f)
+{
+	const struct node *root = &f->nodes[f->root];
+
+	f->nfast = -1;
+	if (fast_cmp_node(f, f->root)) {
+		f->fast[0] = f->root;
+		f->nfast = 1;
+		return;
+	}
+	if (root->op != N_AND || root->count > 16)
+		return;
+	for (uint32_t k = 0; k < root->count; k++)
+		if (!fast_cmp_node(f, f->kids[root->first + k]))
+			return;
+	for (uint32_t k = 0; k < root->count; k++)
+		f->fast[k] = f->kids[root->first + k];
+	f->nfast = (int)root->count;
+}
+
 bool filter_match(struct filter *f, const struct report_event *e)
 {
 	struct ctx c;
@@ -1795,7 +1830,28 @@ bool filter_match(struct filter *f, const struct report_event *e)
 	if (f->field_only)
 		return false;
 	make_ctx(f, e, &c);
-	return eval(f, &c, f->root);
+	if (!f->nfast)
+		fast_plan(f);
+	for (int k = 0; k < f->nfast; k++) {
+		const struct node *n = &f->nodes[f->fast[k]];
+		const int r = cmp_arg_int(&c, &n->l, n->r.ival);
+		bool ok;
+
+		if (r == 4)
+			return eval(f, &c, f->root);   /* a float or string */
+		switch (n->cmp) {
+		case CMP_EQ: ok = r == 0; break;
+		case CMP_NE: ok = r == -1 || r == 1; break;   /* missing: false */
+		case CMP_LT: ok = r == -1; break;
+		case CMP_LE: ok = r == -1 || r == 0; break;
+		case CMP_GT: ok = r == 1; break;
+		case CMP_GE: ok = r == 1 || r == 0; break;
+		default: return eval(f, &c, f->root);
+		}
+		if (!ok)
+			return false;
+	}
+	return f->nfast > 0 ? true : eval(f, &c, f->root);
 }
 
 bool filter_field(struct filter *f, const struct report_event *e,
