@@ -276,6 +276,7 @@ struct recorder {
 		char comm[16];  /* a new name means an exec: mappings again */
 		int mapped;     /* a mapping of a traced binary was written */
 		uint64_t bias;  /* runtime - link-time address of its binary */
+		uint32_t binary; /* the traced binary `bias` is of */
 	} procs[1024];       /* processes whose mappings were recorded */
 	int nprocs;
 	int werr;
@@ -361,6 +362,7 @@ static int process_seen(struct recorder *r, uint32_t pid, uint64_t ts,
 			m.vaddr = b->text_vaddr + (off - b->text_offset);
 			r->procs[i].mapped = 1;
 			r->procs[i].bias = m.start - m.vaddr;
+			r->procs[i].binary = m.binary_id;
 		}
 		gtr_writer_mapping(r->w, &m);
 	}
@@ -393,6 +395,7 @@ static void process_bias(struct recorder *r, int slot, const struct probe *p,
 	gtr_writer_mapping(r->w, &m);
 	r->procs[slot].mapped = 1;
 	r->procs[slot].bias = bias;
+	r->procs[slot].binary = b->id;
 }
 
 /*
@@ -527,6 +530,17 @@ static int on_event(const struct gt_event *ev, size_t size, void *ctx)
 		r->last_slot = process_seen(r, ev->pid, ev->ts_ns, ev->comm,
 					    p->bin->id);
 		r->last_pid = ev->pid;
+	}
+	if (r->procs[r->last_slot].mapped &&
+	    p->bin->id == r->procs[r->last_slot].binary &&
+	    (ev->ip - r->procs[r->last_slot].bias < p->bin->load_lo ||
+	     ev->ip - r->procs[r->last_slot].bias >= p->bin->load_hi)) {
+		/* The probed code is not where the process had its binary:
+		 * it exec'ed (same PID, same name, new load address).
+		 * Record it afresh. */
+		r->procs[r->last_slot].comm[0] = '\0';
+		r->last_slot = process_seen(r, ev->pid, ev->ts_ns, ev->comm,
+					    p->bin->id);
 	}
 	if (!r->procs[r->last_slot].mapped)
 		process_bias(r, r->last_slot, p, ev, ev->ip);

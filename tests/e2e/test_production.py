@@ -318,3 +318,21 @@ def test_pid_checks(loop_bin, tmp_path, procs):
     assert rec.stop(signal.SIGINT) == 0
     ys = [e["goargs"][1] for e in events(trace)]
     assert len(ys) == len(set(ys))
+
+
+def test_process_that_execs_itself(gobuild, tmp_path):
+    """Same PID and name, a new image at a new address (PIE): the recorder
+    notices from the probed address, records the new mapping, and stacks
+    of both images are named from the file alone."""
+    exe = gobuild("tests/fixtures/reexec/main.go", "reexec", "-buildmode=pie")
+    trace = str(tmp_path / "x.gtr")
+    p = record(["-q", "-U", "-o", trace, "main.add", "--", exe])
+    assert p.stdout.splitlines() == ["before exec 43", "after exec 44"]
+    evs = events(trace)
+    assert [e["args"]["y"] for e in evs] == [1, 2]
+    assert evs[0]["pid"] == evs[1]["pid"]
+    assert all(e["stack"][0].startswith("main.add") and
+               e["stack"][1].startswith("main.main") for e in evs)
+    info = json.loads(report(["info", "--json", trace]).stdout)
+    starts = {m["start"] for m in info["mappings"] if m["binary_id"] == 0}
+    assert len(starts) == 2
