@@ -331,11 +331,6 @@ static uint64_t percpu_sum(struct capture *c, struct bpf_map *map,
 	return sum;
 }
 
-uint64_t capture_drops(struct capture *c, uint32_t slot)
-{
-	return percpu_sum(c, c->skel->maps.drops, slot);
-}
-
 const uint64_t *capture_drops_percpu(struct capture *c, uint32_t slot)
 {
 	if (bpf_map__lookup_elem(c->skel->maps.drops, &slot, sizeof(slot),

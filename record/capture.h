@@ -64,9 +64,6 @@ int capture_attach_many(struct capture *c, uint32_t n, const uint64_t *cookies,
  * Returns records handled or -errno. */
 int capture_poll(struct capture *c, int timeout_ms);
 
-/* Events of slot `slot` lost to a full ring buffer so far, all CPUs. */
-uint64_t capture_drops(struct capture *c, uint32_t slot);
-
 /*
  * Events of slot `slot` lost so far on each CPU: capture_ncpus() counts,
  * valid until the next call into `c`.

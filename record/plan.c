@@ -865,7 +865,6 @@ struct expand {
 	struct gobin_func *funcs;
 	int n, cap;
 	int excluded;         /* matched, then left out by --exclude */
-	const char *exact;    /* collect only this name (all its instances) */
 };
 
 /* Whether f is one of the functions a probe on its exact name means. */
@@ -885,14 +884,12 @@ static int collect(const struct gobin_func *f, void *ctx)
 	struct expand *e = ctx;
 	int i;
 
-	if (e->exact && strcmp(f->name, e->exact))
-		return 0;
 	/* An ABI wrapper beside a real function of its name: the real one
 	 * is probed, a second probe would count each call twice. */
 	if (gobin_func_find_all(e->b, f->name, NULL, 0) < 2 ? 0 :
 	    !is_listed(e->b, f))
 		return 0;
-	for (i = 0; !e->exact && i < env.nexcludes; i++)
+	for (i = 0; i < env.nexcludes; i++)
 		if (!fnmatch(env.excludes[i], f->name, 0)) {
 			e->excluded++;
 			return 0;
