@@ -121,6 +121,17 @@ struct filter {
 	 * 0: not looked at yet. */
 	int nfast;
 	uint32_t fast[16];    /* N_CMP node indexes */
+	/* fast[] resolved for one (probe, entry probe), so that an event of
+	 * the same probes as the last one reads its values directly */
+	struct fast_op {
+		i128 lit;
+		int16_t idx;  /* value index */
+		uint8_t where;  /* enum where */
+		uint8_t flg;  /* SF_* */
+		uint8_t cmp;  /* enum cmp */
+	} fops[16];
+	bool fops_ok;
+	const struct gtr_probe *fops_probe, *fops_entry;
 
 	/* per-probe resolution: slot s of cache entry e at [e * nslots + s] */
 	struct pc_ent *ents;
@@ -1823,35 +1834,86 @@ static void fast_plan(struct filter *f)
 	f->nfast = (int)root->count;
 }
 
+/* Resolves fast[] for the probes of e into fops[]. */
+static void fast_resolve(struct filter *f, const struct report_event *e)
+{
+	struct ctx c;
+
+	make_ctx(f, e, &c);
+	for (int k = 0; k < f->nfast; k++) {
+		const struct node *n = &f->nodes[f->fast[k]];
+		const struct res r = c.res[n->l.slot];
+
+		f->fops[k] = (struct fast_op){ .lit = n->r.ival, .idx = r.idx,
+					       .where = r.where, .flg = r.flg,
+					       .cmp = n->cmp };
+	}
+	/* an undescribed probe resolves per event: do not cache it */
+	f->fops_ok = e->probe != NULL;
+	f->fops_probe = e->probe;
+	f->fops_entry = e->entry_probe;
+}
+
+/*
+ * The flat form: every fops[k] must hold. Returns 1 or 0, or -1 when a
+ * value is not an integer (a float or a string: the general evaluator
+ * decides).
+ */
+static int fast_match(const struct filter *f, const struct report_event *e)
+{
+	for (int k = 0; k < f->nfast; k++) {
+		const struct fast_op *o = &f->fops[k];
+		const struct gtr_event *src = o->where == W_EVENT ? e->ev :
+					      o->where == W_ENTRY ? e->entry : NULL;
+		const struct gtr_value *gv;
+		i128 x;
+		int r;
+
+		if (!src || o->idx < 0 || (uint32_t)o->idx >= src->nvals)
+			return 0;     /* a missing value satisfies no comparison */
+		gv = &src->vals[o->idx];
+		switch (gv->kind) {
+		case GTR_VAL_INT: x = gv->v.i; break;
+		case GTR_VAL_UINT:
+			if (o->flg & (SF_F64 | SF_F32))
+				return -1;
+			x = gv->v.u;
+			break;
+		case GTR_VAL_BOOL: x = gv->v.b; break;
+		case GTR_VAL_NONE: return 0;
+		default: return -1;
+		}
+		r = x < o->lit ? -1 : x > o->lit;
+		switch (o->cmp) {
+		case CMP_EQ: if (r) return 0; break;
+		case CMP_NE: if (!r) return 0; break;
+		case CMP_LT: if (r >= 0) return 0; break;
+		case CMP_LE: if (r > 0) return 0; break;
+		case CMP_GT: if (r <= 0) return 0; break;
+		case CMP_GE: if (r < 0) return 0; break;
+		default: return -1;
+		}
+	}
+	return 1;
+}
+
 bool filter_match(struct filter *f, const struct report_event *e)
 {
 	struct ctx c;
 
 	if (f->field_only)
 		return false;
-	make_ctx(f, e, &c);
 	if (!f->nfast)
 		fast_plan(f);
-	for (int k = 0; k < f->nfast; k++) {
-		const struct node *n = &f->nodes[f->fast[k]];
-		const int r = cmp_arg_int(&c, &n->l, n->r.ival);
-		bool ok;
-
-		if (r == 4)
-			return eval(f, &c, f->root);   /* a float or string */
-		switch (n->cmp) {
-		case CMP_EQ: ok = r == 0; break;
-		case CMP_NE: ok = r == -1 || r == 1; break;   /* missing: false */
-		case CMP_LT: ok = r == -1; break;
-		case CMP_LE: ok = r == -1 || r == 0; break;
-		case CMP_GT: ok = r == 1; break;
-		case CMP_GE: ok = r == 1 || r == 0; break;
-		default: return eval(f, &c, f->root);
-		}
-		if (!ok)
-			return false;
+	if (f->nfast > 0) {
+		if (!f->fops_ok || e->probe != f->fops_probe || e->entry_probe != f->fops_entry)
+			fast_resolve(f, e);
+		const int m = fast_match(f, e);
+		if (m >= 0)
+			return m;
 	}
-	return f->nfast > 0 ? true : eval(f, &c, f->root);
+	make_ctx(f, e, &c);
+	return eval(f, &c, f->root);
 }
 
 bool filter_field(struct filter *f, const struct report_event *e,

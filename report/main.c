@@ -547,7 +547,8 @@ static int run_pass(struct env *env)
 	struct run run = { .env = env, .since = INT64_MIN, .until = INT64_MAX };
 	struct filter_error ferr;
 	const struct gtr_probe **probes = NULL;
-	uint32_t np = 0;
+	uint32_t np = 0, last_id = UINT32_MAX;
+	const struct gtr_probe *last_probe = NULL;
 	static struct gtr_event ev;
 	struct gtr_drop drop;
 	struct progress prog = { 0 };
@@ -677,8 +678,16 @@ static int run_pass(struct env *env)
 		}
 		if (item != GTR_ITEM_EVENT)
 			continue;
-		if (gtr_reader_nprobes(run.r) != np && refresh_probes(&run, &probes, &np))
-			goto out;
+		if (gtr_reader_nprobes(run.r) != np) {
+			if (refresh_probes(&run, &probes, &np))
+				goto out;
+			last_id = UINT32_MAX;
+		}
+		if (ev.probe_id != last_id) {
+			/* probes are never redefined: only a new one changes this */
+			last_probe = gtr_reader_probe(run.r, ev.probe_id);
+			last_id = ev.probe_id;
+		}
 		if (!run.have_t0) {
 			run.have_t0 = true;
 			run.t0 = ev.ts_ns;
@@ -692,7 +701,7 @@ static int run_pass(struct env *env)
 		nevents++;
 		struct report_event e = {
 			.ev = &ev,
-			.probe = gtr_reader_probe(run.r, ev.probe_id),
+			.probe = last_probe,
 			.comm = lean && !(uses & FILTER_USES_COMM) ? ""
 				: gtr_reader_comm(run.r, ev.pid, ev.tid),
 			.t0_ns = run.t0,

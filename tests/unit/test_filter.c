@@ -388,6 +388,54 @@ Test(filter, cache_follows_many_probes)
 	filter_free(f);
 }
 
+/*
+ * A conjunction of "argument OP integer" takes a flat path resolved once per
+ * probe; "!!(...)" of the same conjunction takes the general evaluator. Over
+ * events that switch probe, value kind and presence, both must agree.
+ */
+Test(filter, flat_conjunction_agrees_with_general_evaluation)
+{
+	static const char *const exprs[] = {
+		"goarg1 == 5 && goarg2 >= 0",
+		"goarg1 != 5 && goarg2 < 7",
+		"goarg2 > -1 && goarg1 <= 5",
+		"goarg1 >= 0",
+		"f > 2 && goarg2 == 1",
+		"goarg4 == 0 && goarg1 == 5",
+		"goarg5 != 18446744073709551615",
+		"goarg5 > 9223372036854775807",
+	};
+	for (size_t i = 0; i < sizeof(exprs) / sizeof(exprs[0]); i++) {
+		char general[256];
+		struct filter_error err;
+
+		snprintf(general, sizeof(general), "!!(%s)", exprs[i]);
+		struct filter *flat = filter_compile(exprs[i], &err);
+		struct filter *gen = filter_compile(general, &err);
+		cr_assert(flat && gen, "%s", exprs[i]);
+		for (int step = 0; step < 12; step++) {
+			switch (step % 6) {
+			case 0: ev_add(5, 6, "bob"); break;
+			case 1: ev_add(4, -2, "x"); break;
+			case 2: ev_str("5", 1, 1, true, 0, 2.5, UINT64_MAX); break;
+			case 3: ev_str("", 0, 0, false, 3, 1.0, 1ull << 63); break;
+			case 4: ev_add(5, 0, "y"); rev.probe = NULL; break;
+			case 5: ev_add(5, 6, "z"); ev.vals[1].kind = GTR_VAL_NONE; break;
+			}
+			cr_expect_eq(filter_match(flat, &rev), filter_match(gen, &rev),
+				     "'%s' at step %d", exprs[i], step);
+		}
+		filter_free(flat);
+		filter_free(gen);
+	}
+	/* and the flat path gives the expected answers */
+	ev_add(5, 6, "bob");
+	cr_expect(m("goarg1 == 5 && goarg2 >= 0"));
+	cr_expect(!m("goarg1 == 5 && goarg2 > 6"));
+	ev_str("", 0, 0, false, 0, 0.0, UINT64_MAX);
+	cr_expect(m("goarg5 > 9223372036854775807 && goarg2 == 0"));
+}
+
 /* ------------------------------------------------------------ errors */
 
 Test(filter, error_columns_and_messages)
