@@ -17,7 +17,7 @@ DEPS_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev \
 CFLAGS   ?= -O2 -g
 CFLAGS   += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	    -Iformat -Ibpf -Irecord -Ireport -I$(B) -MMD -MP
-LDLIBS_FORMAT := -lcbor -lzstd
+LDLIBS_FORMAT := -lcbor -lzstd -pthread
 LDLIBS_RECORD := -lbpf -lelf -ldw -lZydis $(LDLIBS_FORMAT)
 LDLIBS_REPORT := -lpcre2-8 $(LDLIBS_FORMAT) -lm
 

@@ -371,6 +371,13 @@ const char *gtr_reader_comm(const struct gtr_reader *r, uint32_t pid,
  */
 int gtr_reader_preload(struct gtr_reader *r);
 
+/*
+ * Whether the next event frame is decompressed on a second thread while the
+ * current one is decoded (default: on). Off, the reader uses one thread.
+ * Either way it returns the same items.
+ */
+void gtr_reader_set_prefetch(struct gtr_reader *r, bool on);
+
 /* Version the file declares. */
 void gtr_reader_version(const struct gtr_reader *r, unsigned *major,
 			unsigned *minor);

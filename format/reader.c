@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The .gtr streaming reader. Memory is bounded: one input window of at most
- * twice the largest block (2 * GTR_MAX_BLOCK), one decompressed frame
- * (<= GTR_MAX_FRAME), the metadata (bounded by GTR_MAX_PROBES,
+ * twice the largest block (2 * GTR_MAX_BLOCK), two decompressed frames
+ * (<= GTR_MAX_FRAME each: the current one and the next, decompressed ahead
+ * by a second thread) and one compressed copy of the next, the metadata (bounded by GTR_MAX_PROBES,
  * GTR_MAX_BINARIES, GTR_MAX_META_BYTES, GTR_MAX_SYMBOLS, GTR_MAX_MAPPINGS,
  * GTR_MAX_PROCESSES, GTR_MAX_CLOCKS, GTR_MAX_LOSSES, GTR_MAX_INDEX; what is
  * not kept is counted in struct gtr_overflow), the per-frame delta state
@@ -16,6 +17,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +59,35 @@ struct symtab {
 
 struct index_entry {
 	uint64_t off, first_ts, last_ts, events;
+};
+
+/*
+ * Decompression of the next event frame on a second thread while the
+ * current one is decoded. The reader peeks at the block after the frame it
+ * starts; when it is an event frame, a copy of its compressed bytes goes to
+ * the thread. The frame is used only when the reader reaches the same bytes
+ * at the same offset, after their checksum held; otherwise it is dropped.
+ * The thread owns in/out/dctx while state is PF_QUEUED, the reader
+ * otherwise.
+ */
+enum { PF_IDLE, PF_QUEUED, PF_DONE };
+
+struct prefetch {
+	bool on;                /* gtr_reader_set_prefetch(); default on */
+	bool started, quit, failed;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int state;              /* PF_*, under mu */
+	bool pending;           /* a frame was handed over and not taken back
+				 * (the reader's own copy of state != PF_IDLE) */
+	uint64_t off;           /* file offset of the block */
+	uint8_t *in;            /* its payload (compressed) */
+	size_t in_len, in_cap;
+	uint8_t *out;           /* decompressed, content_size bytes */
+	size_t out_cap, content_size;
+	size_t result;          /* ZSTD_decompressDCtx() */
+	ZSTD_DCtx *dctx;
 };
 
 struct gtr_reader {
@@ -134,6 +165,7 @@ struct gtr_reader {
 	bool truncated;
 	uint64_t crc_work;      /* bytes checksummed so far */
 	struct gtr_summary summary;
+	struct prefetch pf;
 };
 
 static void rmsg(struct gtr_reader *r, const char *fmt, ...)
@@ -846,38 +878,215 @@ static int grow(void **v, uint32_t *cap, uint32_t n, size_t size)
 	return 0;
 }
 
-/* Decompresses the one zstd frame of b into r->dbuf; NULL and reason in
+/*
+ * Checks that payload[len] is one zstd frame that declares its content size,
+ * at most GTR_MAX_FRAME bytes; *csize gets it. 0, or -1 with the reason in
+ * why[whylen].
+ */
+static int zframe_check(const uint8_t *payload, size_t len, size_t *csize,
+			char *why, size_t whylen)
+{
+	const unsigned long long cs = ZSTD_getFrameContentSize(payload, len);
+
+	if (cs == ZSTD_CONTENTSIZE_ERROR) {
+		snprintf(why, whylen, "not a zstd frame");
+		return -1;
+	}
+	if (cs == ZSTD_CONTENTSIZE_UNKNOWN) {
+		snprintf(why, whylen, "zstd frame without content size");
+		return -1;
+	}
+	if (cs > GTR_MAX_FRAME) {
+		snprintf(why, whylen, "%llu bytes exceed the limit of %u", cs, GTR_MAX_FRAME);
+		return -1;
+	}
+	const size_t fsz = ZSTD_findFrameCompressedSize(payload, len);
+	if (ZSTD_isError(fsz) || fsz != len) {
+		snprintf(why, whylen, "block is not exactly one zstd frame");
+		return -1;
+	}
+	*csize = (size_t)cs;
+	return 0;
+}
+
+/* Grows *buf to hold n bytes (at least 1). 0, or -1 out of memory. */
+static int reserve(uint8_t **buf, size_t *cap, size_t n)
+{
+	if (n <= *cap && *buf)
+		return 0;
+	uint8_t *d = realloc(*buf, n ? n : 1);
+	if (!d)
+		return -1;
+	*buf = d;
+	*cap = n ? n : 1;
+	return 0;
+}
+
+static void *prefetch_main(void *arg)
+{
+	struct prefetch *pf = arg;
+
+	pthread_mutex_lock(&pf->mu);
+	for (;;) {
+		while (pf->state != PF_QUEUED && !pf->quit)
+			pthread_cond_wait(&pf->cv, &pf->mu);
+		if (pf->quit)
+			break;
+		pthread_mutex_unlock(&pf->mu);
+		const size_t got = ZSTD_decompressDCtx(pf->dctx, pf->out, pf->out_cap,
+						       pf->in, pf->in_len);
+		pthread_mutex_lock(&pf->mu);
+		pf->result = got;
+		pf->state = PF_DONE;
+		pthread_cond_broadcast(&pf->cv);
+	}
+	pthread_mutex_unlock(&pf->mu);
+	return NULL;
+}
+
+/* Waits until the thread is done with the frame handed over, if any, and
+ * takes ownership of the buffers back. */
+static void prefetch_wait(struct prefetch *pf)
+{
+	if (!pf->pending)
+		return;
+	pthread_mutex_lock(&pf->mu);
+	while (pf->state == PF_QUEUED)
+		pthread_cond_wait(&pf->cv, &pf->mu);
+	pf->state = PF_IDLE;
+	pthread_mutex_unlock(&pf->mu);
+	pf->pending = false;
+}
+
+/* Stops the thread and frees what it used. */
+static void prefetch_stop(struct prefetch *pf)
+{
+	if (pf->started) {
+		pthread_mutex_lock(&pf->mu);
+		pf->quit = true;
+		pthread_cond_broadcast(&pf->cv);
+		pthread_mutex_unlock(&pf->mu);
+		pthread_join(pf->th, NULL);
+		pthread_mutex_destroy(&pf->mu);
+		pthread_cond_destroy(&pf->cv);
+		pf->started = false;
+	}
+	ZSTD_freeDCtx(pf->dctx);
+	pf->dctx = NULL;
+	free(pf->in);
+	free(pf->out);
+	pf->in = pf->out = NULL;
+	pf->in_cap = pf->out_cap = 0;
+	pf->state = PF_IDLE;
+	pf->pending = false;
+}
+
+/*
+ * Hands the block that follows the current position to the thread when it
+ * is a whole event frame already in the window or readable now. Consumes
+ * nothing and changes no state the caller sees (an error it meets is met
+ * again, and reported, when the block is read for real).
+ */
+static void prefetch_next(struct gtr_reader *r)
+{
+	struct prefetch *pf = &r->pf;
+	char why[128];
+	size_t csize;
+
+	if (!pf->on || pf->failed || pf->pending)
+		return;
+	char err[sizeof(r->err)];
+	memcpy(err, r->err, sizeof(err));
+	ssize_t a = win_fill(r, GTR_BLOCK_HDR_LEN);
+	const uint8_t *h = r->buf + r->pos;
+	if (a < GTR_BLOCK_HDR_LEN || memcmp(h, GTR_BLOCK_MAGIC, 4) ||
+	    gtr_get_le32(h + 4) != GTR_BLOCK_EVENTS)
+		goto out;
+	const uint32_t len = gtr_get_le32(h + 8);
+	if (len > GTR_MAX_BLOCK)
+		goto out;
+	a = win_fill(r, GTR_BLOCK_HDR_LEN + (size_t)len);
+	h = r->buf + r->pos;
+	if (a < (ssize_t)(GTR_BLOCK_HDR_LEN + (size_t)len) ||
+	    zframe_check(h + GTR_BLOCK_HDR_LEN, len, &csize, why, sizeof(why)))
+		goto out;
+	if (!pf->started) {
+		if (!pf->dctx && !(pf->dctx = ZSTD_createDCtx()))
+			goto fail;
+		if (pthread_mutex_init(&pf->mu, NULL))
+			goto fail;
+		if (pthread_cond_init(&pf->cv, NULL)) {
+			pthread_mutex_destroy(&pf->mu);
+			goto fail;
+		}
+		if (pthread_create(&pf->th, NULL, prefetch_main, pf)) {
+			pthread_cond_destroy(&pf->cv);
+			pthread_mutex_destroy(&pf->mu);
+			goto fail;
+		}
+		pf->started = true;
+	}
+	if (reserve(&pf->in, &pf->in_cap, len) || reserve(&pf->out, &pf->out_cap, csize))
+		goto out;
+	memcpy(pf->in, h + GTR_BLOCK_HDR_LEN, len);
+	pf->in_len = len;
+	pf->off = r->buf_off + r->pos;
+	pf->content_size = csize;
+	pthread_mutex_lock(&pf->mu);
+	pf->state = PF_QUEUED;
+	pthread_cond_broadcast(&pf->cv);
+	pthread_mutex_unlock(&pf->mu);
+	pf->pending = true;
+	goto out;
+fail:
+	pf->failed = true;      /* no thread: decompress in line */
+out:
+	memcpy(r->err, err, sizeof(err));
+}
+
+/*
+ * The prefetched frame, when it is the block b: swaps it into r->dbuf and
+ * returns it, its length in *out_len. NULL when it is not (the prefetch is
+ * then dropped) or it did not decompress (the caller decompresses again and
+ * reports why).
+ */
+static const uint8_t *prefetch_take(struct gtr_reader *r, const struct block *b,
+				    size_t *out_len)
+{
+	struct prefetch *pf = &r->pf;
+
+	if (!pf->pending)
+		return NULL;
+	prefetch_wait(pf);
+	if (pf->off != b->off || pf->in_len != b->len ||
+	    memcmp(pf->in, b->payload, b->len) ||
+	    ZSTD_isError(pf->result) || pf->result != pf->content_size)
+		return NULL;
+	uint8_t *d = r->dbuf;
+	const size_t cap = r->dcap;
+	r->dbuf = pf->out;
+	r->dcap = pf->out_cap;
+	pf->out = d;
+	pf->out_cap = cap;
+	*out_len = pf->content_size;
+	return r->dbuf;
+}
+
+/* Decompresses event block b into r->dbuf. NULL with the reason in
  * why[whylen] when it is not one bounded frame. */
 static const uint8_t *unzstd(struct gtr_reader *r, const struct block *b,
 			     size_t *out_len, char *why, size_t whylen)
 {
-	const unsigned long long csize = ZSTD_getFrameContentSize(b->payload, b->len);
+	size_t csize;
+	const uint8_t *d = prefetch_take(r, b, out_len);
 
-	if (csize == ZSTD_CONTENTSIZE_ERROR) {
-		snprintf(why, whylen, "not a zstd frame");
+	if (d)
+		return d;
+	if (zframe_check(b->payload, b->len, &csize, why, whylen))
 		return NULL;
-	}
-	if (csize == ZSTD_CONTENTSIZE_UNKNOWN) {
-		snprintf(why, whylen, "zstd frame without content size");
+	if (reserve(&r->dbuf, &r->dcap, csize)) {
+		snprintf(why, whylen, "out of memory");
 		return NULL;
-	}
-	if (csize > GTR_MAX_FRAME) {
-		snprintf(why, whylen, "%llu bytes exceed the limit of %u", csize, GTR_MAX_FRAME);
-		return NULL;
-	}
-	const size_t fsz = ZSTD_findFrameCompressedSize(b->payload, b->len);
-	if (ZSTD_isError(fsz) || fsz != b->len) {
-		snprintf(why, whylen, "block is not exactly one zstd frame");
-		return NULL;
-	}
-	if (csize > r->dcap || !r->dbuf) {
-		uint8_t *d = realloc(r->dbuf, csize ? csize : 1);
-		if (!d) {
-			snprintf(why, whylen, "out of memory");
-			return NULL;
-		}
-		r->dbuf = d;
-		r->dcap = csize ? csize : 1;
 	}
 	const size_t got = ZSTD_decompressDCtx(r->dctx, r->dbuf, r->dcap, b->payload, b->len);
 	if (ZSTD_isError(got) || got != csize) {
@@ -1151,9 +1360,11 @@ static void start_frame(struct gtr_reader *r, const struct block *b)
 		gtr_map_clear(&r->ps_ix);
 	r->stack_pending = false;
 	r->stack_prev = 0;
+	prefetch_next(r);
 	return;
 bad:
 	damaged(r, b->off, why, "skipped");
+	prefetch_next(r);
 }
 
 /* Absorbs one valid block. 0, or a negative code that ends reading. */
@@ -1699,6 +1910,7 @@ struct gtr_reader *gtr_reader_open(const char *path, char *err, size_t errlen)
 	r->cap = WINDOW_INITIAL;
 	r->buf = malloc(r->cap);
 	r->dctx = ZSTD_createDCtx();
+	r->pf.on = true;
 	if (!r->buf || !r->dctx) {
 		rmsg(r, "out of memory");
 		goto fail;
@@ -1779,11 +1991,18 @@ void gtr_reader_close(struct gtr_reader *r)
 	free(r->sum_events);
 	free(r->index);
 	free(r->comms);
+	prefetch_stop(&r->pf);
 	ZSTD_freeDCtx(r->dctx);
 	free(r->dbuf);
 	free(r->buf);
 	free(r->path);
 	free(r);
+}
+
+void gtr_reader_set_prefetch(struct gtr_reader *r, bool on)
+{
+	prefetch_wait(&r->pf);
+	r->pf.on = on;
 }
 
 /* ------------------------------------------------------------- accessors */
