@@ -1679,8 +1679,14 @@ static int decode_record(struct gtr_reader *r, struct gtr_event *ev,
 				 ev->probe_id);
 			return -1;
 		}
+		if (!st)
+			st = pstate(r, ev->probe_id, true);
 		const struct gtr_probe *p = find_probe(r, ev->probe_id);
 		const uint32_t typed = p ? p->nargs : 0;
+		/* A value's delta base is the same value of the probe's last event
+		 * in this frame; st (NULL past GTR_FRAME_PROBES) is updated as the
+		 * values are read. A malformed record skips the rest of the frame,
+		 * so a partial update is never used. */
 		for (uint32_t i = 0; i < ev->nvals; i++) {
 			const enum gtr_type type = i < typed ? p->args[i].type : GTR_TYPE_WORD;
 			struct gtr_value *v = &ev->vals[i];
@@ -1700,17 +1706,12 @@ static int decode_record(struct gtr_reader *r, struct gtr_event *ev,
 			} else if (read_value(c, type, v)) {
 				goto bad_event;
 			}
-		}
-		if (!st)
-			st = pstate(r, ev->probe_id, true);
-		if (st) {
-			st->nvals = ev->nvals;
-			for (uint32_t i = 0; i < ev->nvals; i++) {
-				const struct gtr_value *v = &ev->vals[i];
+			if (st)
 				st->vals[i] = v->kind == GTR_VAL_INT ? (uint64_t)v->v.i :
 					      v->kind == GTR_VAL_UINT ? v->v.u : 0;
-			}
 		}
+		if (st)
+			st->nvals = ev->nvals;
 		if (r->stack_pending) {
 			ev->nstack = r->nstack;
 			ev->stack = r->stack;
