@@ -1611,6 +1611,96 @@ static void add_loss(struct gtr_reader *r, const struct gtr_drop *d)
 }
 
 /*
+ * The common record, read without the general decoder: a delta event
+ * record (types 6, 7) of a probe id below 24 whose timestamp and values are
+ * all integer deltas with heads of at most 9 bytes. Returns 1 with *ev
+ * filled, or 0 with nothing consumed or changed when the record is of
+ * another shape (decode_record() then reads it and reports what is wrong).
+ * Gives exactly what decode_record() gives for the same bytes.
+ */
+static inline int decode_delta_fast(struct gtr_reader *r, struct gtr_event *ev)
+{
+	const uint8_t *p = r->fc.p, *const end = r->fc.end;
+	uint64_t d[1 + GTR_MAX_ARGS];
+
+	if (end - p < 4 || !r->have_ctx || (p[0] >> 5) != GCR_ARRAY)
+		return 0;
+	const unsigned n = p[0] & 31;
+	if (n < 3 || n >= 24 || n - 3 > GTR_MAX_ARGS ||
+	    (p[1] != GTR_REC_ENTRY_DELTA && p[1] != GTR_REC_RETURN_DELTA) || p[2] >= 24)
+		return 0;
+	const uint32_t id = p[2];
+	struct rstate *st = pstate(r, id, false);
+	if (!st)
+		return 0;
+	const uint8_t t = p[1];
+	p += 3;
+	/* d[0]: the timestamp delta (unsigned); d[1..]: value deltas */
+	for (unsigned i = 0; i < n - 2; i++) {
+		if (p >= end)
+			return 0;
+		const unsigned major = p[0] >> 5, ai = p[0] & 31;
+		uint64_t v;
+		if (major > GCR_NEGINT || (i == 0 && major != GCR_UINT))
+			return 0;
+		if (ai < 24) {
+			v = ai;
+			p++;
+		} else if (ai <= 27) {
+			const unsigned k = 1u << (ai - 24);
+			if ((size_t)(end - p) < 1 + k)
+				return 0;
+			v = 0;
+			for (unsigned j = 1; j <= k; j++)
+				v = (v << 8) | p[j];
+			p += 1 + k;
+		} else {
+			return 0;
+		}
+		d[i] = major == GCR_UINT ? v : ~v;
+	}
+	if (d[0] > UINT64_MAX - r->prev_ts)
+		return 0;
+	/* the record is well formed: take it */
+	r->fc.p = p;
+	r->rec_left--;
+	r->rec_no++;
+	r->prev_ts += d[0];
+	ev->probe_id = id;
+	ev->ts_ns = r->prev_ts;
+	ev->kind = (t & 1) ? GTR_KIND_RETURN : GTR_KIND_ENTRY;
+	ev->pid = r->ctx_pid;
+	ev->tid = r->ctx_tid;
+	ev->goid = r->ctx_goid;
+	ev->cpu = r->ctx_cpu;
+	ev->nvals = n - 3;
+	const struct gtr_probe *pr = find_probe(r, id);
+	const uint32_t typed = pr ? pr->nargs : 0;
+	for (uint32_t i = 0; i < ev->nvals; i++) {
+		const uint64_t raw = (i < st->nvals ? st->vals[i] : 0) + d[1 + i];
+		struct gtr_value *v = &ev->vals[i];
+		if (i < typed && pr->args[i].type == GTR_TYPE_INT) {
+			v->kind = GTR_VAL_INT;
+			v->v.i = (int64_t)raw;
+		} else {
+			v->kind = GTR_VAL_UINT;
+			v->v.u = raw;
+		}
+		st->vals[i] = raw;
+	}
+	st->nvals = ev->nvals;
+	if (r->stack_pending) {
+		ev->nstack = r->nstack;
+		ev->stack = r->stack;
+		r->stack_pending = false;
+	} else {
+		ev->nstack = 0;
+		ev->stack = NULL;
+	}
+	return 1;
+}
+
+/*
  * Decodes the next record of the frame. Returns GTR_ITEM_EVENT or
  * GTR_ITEM_DROP, 0 for a record that produces no item, or -1 when the
  * record is malformed (reason in r->why).
@@ -1622,6 +1712,8 @@ static int decode_record(struct gtr_reader *r, struct gtr_event *ev,
 	unsigned major, ai;
 	uint64_t n, t;
 
+	if (decode_delta_fast(r, ev))
+		return GTR_ITEM_EVENT;
 	r->rec_left--;
 	r->rec_no++;
 	if (gcr_head(c, &major, &ai, &n) || major != GCR_ARRAY || n < 1 ||
