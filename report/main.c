@@ -333,7 +333,7 @@ struct exit_rec {
 	uint64_t ts_ns;
 };
 
-static bool keep(struct run *run, const struct report_event *e)
+static inline bool keep(struct run *run, const struct report_event *e)
 {
 	const int64_t ts = (int64_t)e->ev->ts_ns;
 
