@@ -136,14 +136,25 @@ static const char stats_doc[] =
 	"    gotrace-report stats --by pid app.gtr         # per function and process\n"
 	"    gotrace-report stats --by goarg1 -f 'func == \"main.get\"' app.gtr\n";
 
-static uint64_t parse_num(struct argp_state *state, const char *opt, const char *arg,
-			  uint64_t max)
+/* A decimal integer without sign into *v. 0, or -1 when arg is not one. */
+static int parse_u64(const char *arg, uint64_t *v)
 {
 	char *end;
 
 	errno = 0;
-	const unsigned long long v = strtoull(arg, &end, 10);
-	if (errno || end == arg || *end || arg[0] == '-' || v > max)
+	const unsigned long long u = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || arg[0] == '+')
+		return -1;
+	*v = u;
+	return 0;
+}
+
+static uint64_t parse_num(struct argp_state *state, const char *opt, const char *arg,
+			  uint64_t max)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, &v) || v > max)
 		argp_error(state, "invalid %s '%s': expected an integer from 0 to %llu", opt, arg,
 			   (unsigned long long)max);
 	return v;
@@ -200,10 +211,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_SINCE: env->since = arg; return 0;
 	case OPT_UNTIL: env->until = arg; return 0;
 	case OPT_LIMIT:
-		env->limit = parse_num(state, "--limit", arg, UINT64_MAX);
-		if (!env->limit)
-			argp_error(state, "invalid --limit '0': expected an integer from 1 to %llu (leave --limit out for no limit)",
-				   (unsigned long long)UINT64_MAX);
+		if (parse_u64(arg, &env->limit) || !env->limit)
+			argp_error(state, "invalid --limit '%s': expected an integer from 1 to %llu (leave --limit out for no limit)",
+				   arg, (unsigned long long)UINT64_MAX);
 		return 0;
 	case OPT_CALLS: env->calls = true; return 0;
 	case OPT_COUNT: env->count = true; return 0;
@@ -233,6 +243,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--calls works with --format text or jsonl (chrome shows calls already)");
 		if ((env->time_rel || env->time_wall) && env->format != OUTPUT_TEXT)
 			argp_error(state, "-t and -T add columns to --format text only");
+		if (env->limit && (env->stats || env->format == OUTPUT_FOLDED))
+			argp_error(state, "--limit counts printed events and calls; %s summarises every event "
+				   "that matches: narrow it with --since/--until or -f instead",
+				   env->stats ? "stats" : "--format folded");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -335,7 +349,9 @@ struct exit_rec {
 
 static inline bool keep(struct run *run, const struct report_event *e)
 {
-	const int64_t ts = (int64_t)e->ev->ts_ns;
+	/* the call view dates a call by its entry, and so does the window */
+	const int64_t ts = (int64_t)(run->env->calls && e->entry ? e->entry->ts_ns
+							 : e->ev->ts_ns);
 
 	if (ts < run->since || ts > run->until)
 		return false;
@@ -352,13 +368,20 @@ static void put_unfinished(struct run *run, const struct report_event *oe, uint6
 	struct report_event e = *oe;
 	uint64_t real;
 
-	if (run->stop || run->env->count || run->stats || run->folded)
+	if (run->stop || (run->env->count && !run->env->calls) || run->stats || run->folded)
 		return;
 	e.t0_ns = run->t0;
 	if (run->env->time_wall && !gtr_reader_realtime(run->r, e.ev->ts_ns, &real))
 		e.real_ns = real;
 	if (!keep(run, &e))
 		return;
+	if (run->env->count) {
+		/* --calls --count: the calls the call view would show */
+		run->matched++;
+		if (run->env->limit && run->matched >= run->env->limit)
+			run->stop = true;
+		return;
+	}
 	run->records += (uint64_t)output_put_open(run->out, &run->buf, &e, end_ns, status);
 	if (run->env->limit && run->records >= run->env->limit)
 		run->stop = true;
@@ -638,7 +661,7 @@ static int run_pass(struct env *env)
 		uses |= filter_uses(run.filters[i]);
 	for (uint32_t i = 0; i < np; i++)
 		any_return |= probes[i]->kind == GTR_KIND_RETURN;
-	lean = env->count && !env->stats;
+	lean = env->count && !env->stats && !env->calls;
 	if (env->stats)
 		run.stats = stats_new(run.by, env->by, 0);
 	else if (env->format == OUTPUT_FOLDED)
@@ -724,6 +747,10 @@ static int run_pass(struct env *env)
 			break;
 		if (!keep(&run, &e))
 			continue;
+		/* --calls --count counts calls: an entry that will have a
+		 * return (or end unfinished) is counted then */
+		if (env->count && env->calls && ev.kind == GTR_KIND_ENTRY && e.tracked)
+			continue;
 		run.matched++;
 		if (env->count) {
 			if (env->limit && run.matched >= env->limit)
@@ -777,18 +804,24 @@ static int run_pass(struct env *env)
 		fprintf(stderr, PROG ": warning: skipped %" PRIu64 " damaged block(s) of %s%s%s\n",
 			gtr_reader_damage(run.r), env->path, msg && msg[0] ? "; last: " : "",
 			msg ? msg : "");
+		const struct gtr_summary *sum = gtr_reader_summary(run.r);
+		if (at_end && sum->present && sum->events > nevents)
+			fprintf(stderr, PROG ": warning: %" PRIu64 " of the %" PRIu64 " events gotrace-record "
+				"wrote were in damaged blocks and are missing from this report\n",
+				sum->events - nevents, sum->events);
 	}
 	const struct gtr_host *host = gtr_reader_host(run.r);
 	if (at_end && !gtr_reader_summary(run.r)->present && !nevents && !np && !lost &&
 	    !suppressed && !host->start_mono_ns && !(host->recorder && host->recorder[0]))
 		fprintf(stderr, PROG ": warning: %s holds nothing but the file header: gotrace-record "
 			"was stopped (killed or crashed) before it wrote anything\n", env->path);
+	else if (gtr_reader_truncated(run.r))
+		fprintf(stderr, PROG ": warning: %s ends in the middle of a block: the recording was "
+			"interrupted or the file was cut short (an incomplete copy?); events up to the "
+			"last complete frame were read\n", env->path);
 	else if (at_end && !gtr_reader_summary(run.r)->present)
 		fprintf(stderr, PROG ": warning: %s was not closed by gotrace-record (killed or crashed); "
 			"read up to its last complete frame\n", env->path);
-	else if (gtr_reader_truncated(run.r))
-		fprintf(stderr, PROG ": warning: %s ends in the middle of a block (recording interrupted?); "
-			"events up to the last complete frame were read\n", env->path);
 	struct pair_counts pc;
 	pair_counts(run.pair, &pc);
 	if (at_end && !env->count && (pc.unpaired_returns || pc.abandoned || pc.open || pc.dropped))

@@ -215,6 +215,11 @@ int rtime_parse(const char *s, struct rtime *t, char *err, size_t errlen)
 
 	if (s[0] == '+') {
 		int64_t ns;
+		if (!strcmp(s, "+0")) {  /* zero needs no unit */
+			t->kind = RTIME_REL;
+			t->ns = 0;
+			return 0;
+		}
 		k = rtime_duration(s + 1, n - 1, &ns, err, errlen);
 		if (k < 0)
 			return -1;

@@ -298,3 +298,60 @@ def test_memory_is_flat(gen, tmp_path):
         s = maxrss_kib(a + [small])
         b = maxrss_kib(a + [big])
         assert b < s + 4096, (args, s, b)   # 30x the events, < 4 MiB more
+
+
+# ------------------------------------------------------------ calls, limits, damage
+
+def test_calls_count_counts_rows(calls):
+    for extra in ([], ["-f", "func == \"main.add\""], ["--since", "+5ms"]):
+        rows = len(lines(["--calls", *extra, calls])) - 1
+        got = int(report(["--calls", "--count", *extra, calls]).stdout)
+        assert got == rows, extra
+    assert int(report(["--calls", "--count", calls]).stdout) < \
+        int(report(["--count", calls]).stdout)
+
+
+def test_calls_window_is_by_entry(calls):
+    out = lines(["--calls", "-t", "--since", "+5ms", "--until", "+6ms", calls])
+    times = [float(l.split()[0]) for l in out[1:]]
+    assert times, out
+    assert all(0.005 <= t <= 0.006 for t in times), times
+
+
+def test_limit_is_refused_where_it_cannot_apply(calls):
+    for args in (["stats", "--limit", "2"], ["--format", "folded", "--limit", "2"]):
+        p = report([*args, calls], check=False)
+        assert p.returncode == 2, args
+        assert "--limit counts printed events and calls" in p.stderr, p.stderr
+    for bad in ("-1", "abc", "0", "+3"):
+        p = report(["--limit", bad, calls], check=False)
+        assert p.returncode == 2
+        assert "invalid --limit '%s': expected an integer from 1" % bad in p.stderr
+
+
+def test_zero_offset_needs_no_unit(calls):
+    assert report(["--count", "--until", "+0", calls]).stdout == \
+        report(["--count", "--until", "+0s", calls]).stdout == "1\n"
+
+
+def test_cut_file_says_cut_and_damage_says_what_is_missing(calls, tmp_path):
+    data = open(calls, "rb").read()
+    cut = tmp_path / "cut.gtr"
+    cut.write_bytes(data[:-1])
+    p = report(["--count", str(cut)])
+    assert "ends in the middle of a block" in p.stderr
+    assert "was not closed" not in p.stderr
+    # damage inside the first events block: its events are counted as missing
+    off = 16
+    while data[off + 4:off + 8] != b"\x04\x00\x00\x00":   # block type 4: events
+        off += 16 + int.from_bytes(data[off + 8:off + 12], "little")
+    bad = bytearray(data)
+    bad[off + 20] ^= 0xff
+    dmg = tmp_path / "dmg.gtr"
+    dmg.write_bytes(bytes(bad))
+    p = report(["--count", str(dmg)])
+    total = int(report(["--count", calls]).stdout)
+    got = int(p.stdout)
+    assert got < total
+    assert ("%d of the %d events gotrace-record wrote were in damaged blocks" % (total - got, total)) \
+        in p.stderr
