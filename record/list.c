@@ -270,7 +270,9 @@ static void facts_json(const struct gobin *b, struct jw *w)
 /*
  * Whether gotrace-record captures `a` (what record/plan.c's plan_fetch
  * turns into a fetch: integers, bool, pointers, raw words from their first
- * piece; strings and []byte from two), and why not.
+ * piece; strings and []byte from two; other slices from three, their
+ * elements when the element size is known; interfaces from their type
+ * word), and why not.
  */
 static bool arg_capture(const struct gobin *b, const struct gobin_arg *a,
 			const char **why)
@@ -296,13 +298,24 @@ static bool arg_capture(const struct gobin *b, const struct gobin_arg *a,
 	case GTR_TYPE_BYTES:
 		need = 2;
 		break;
-	case GTR_TYPE_OTHER:
-		if (strcmp(a->type_name, "[]uint8") && strcmp(a->type_name, "[]byte")) {
-			*why = "aggregates are not captured yet";
-			return false;
-		}
-		need = 2; /* plan.c captures []byte as bytes */
+	case GTR_TYPE_IFACE:
+		break;    /* the name of its dynamic type */
+	case GTR_TYPE_SLICE:
+		need = 3;
 		break;
+	case GTR_TYPE_OTHER:
+		if (a->iface)
+			break;    /* plan.c records the dynamic type's name */
+		if (!strcmp(a->type_name, "[]uint8") || !strcmp(a->type_name, "[]byte")) {
+			need = 2; /* plan.c captures []byte as bytes */
+			break;
+		}
+		if (!strncmp(a->type_name, "[]", 2)) {
+			need = 3; /* elements, length and capacity */
+			break;
+		}
+		*why = "a struct or array passed by value: capture its fields with NAME.FIELD";
+		return false;
 	case GTR_TYPE_FLOAT:
 		*why = "floats are not captured yet";
 		return false;
