@@ -796,12 +796,20 @@ static int probe_prepare(struct probe *p, uint32_t id,
 		if (a == -EINVAL)
 			return -1;    /* add_ptr_value said why */
 		if (a < 0 || a >= (int)p->meta.nargs) {
+			const char *pre = ret ? "goret" : "goarg";
+			char range[48];
+
+			if (p->nargs > 1)
+				snprintf(range, sizeof(range), "%s1..%s%d, ", pre, pre, p->nargs);
+			else if (p->nargs == 1)
+				snprintf(range, sizeof(range), "%s1, ", pre);
+			else
+				range[0] = 0;
 			fprintf(stderr, "gotrace-record: probe '%s': unknown "
-				"expression '%s'; use %s1..%s%d%s, a %s name or "
-				"$ptr(EXPR, SIZE) (%s has: ", p->spec.text, x,
-				ret ? "goret" : "goarg", ret ? "goret" : "goarg",
-				p->nargs, ret ? ", retval" : "",
-				ret ? "result" : "parameter", p->fn.name);
+				"expression '%s'; use %s%sa %s name, a field path "
+				"(NAME.FIELD) or $ptr(EXPR, SIZE) (%s has: ", p->spec.text, x,
+				range, ret ? "retval, " : "", ret ? "result" : "parameter",
+				p->fn.name);
 			print_arg_names(p);
 			fprintf(stderr, ")\n");
 			return -1;

@@ -31,6 +31,7 @@ def test_bad_probe_expression(functions, tmp_path):
                 functions], check=False)
     assert p.returncode != 0
     assert "goarg7" in p.stderr and "x, y" in p.stderr
+    assert "use goarg1..goarg2, a parameter name" in p.stderr
 
 
 def test_existing_output_needs_force(functions, tmp_path):
