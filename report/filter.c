@@ -78,6 +78,8 @@ struct slot {
 enum where { W_NONE = 0, W_EVENT = 1, W_ENTRY = 2 };
 #define SF_F32 1              /* value is the bits of a float32 */
 #define SF_F64 2              /* value is the bits of a float64 */
+#define SF_SLICE 4            /* value is a slice's element bytes
+				 (GTR_TYPE_SLICE): only its length is used */
 
 struct res {
 	int16_t idx;          /* value index */
@@ -734,7 +736,7 @@ static bool parse_operand(struct parser *p, struct operand *o, const char *what)
 				if (!parse_field(p, o))
 					return false;
 				if (o->ty == TY_INT) {
-					fail_at(p, p->tok.pos, "len() takes a string field; '%.*s' is an integer",
+					fail_at(p, p->tok.pos, "len() takes a string or slice field; '%.*s' is an integer",
 						(int)p->tok.len, p->s + p->tok.pos);
 					return false;
 				}
@@ -1194,10 +1196,14 @@ static int arg_index(const struct gtr_probe *pr, const char *name)
 	return -1;
 }
 
-static uint8_t float_flags(const struct gtr_probe *pr, int i)
+/* SF_* of argument i of probe pr: how its value is read. */
+static uint8_t value_flags(const struct gtr_probe *pr, int i)
 {
-	if (!pr || i < 0 || (uint32_t)i >= pr->nargs || i >= GTR_MAX_ARGS ||
-	    pr->args[i].type != GTR_TYPE_FLOAT)
+	if (!pr || i < 0 || (uint32_t)i >= pr->nargs || i >= GTR_MAX_ARGS)
+		return 0;
+	if (pr->args[i].type == GTR_TYPE_SLICE)
+		return SF_SLICE;
+	if (pr->args[i].type != GTR_TYPE_FLOAT)
 		return 0;
 	return pr->args[i].size == 4 ? SF_F32 : SF_F64;
 }
@@ -1221,29 +1227,29 @@ static struct res resolve_slot(const struct filter *f, uint32_t s, enum gtr_kind
 		r.idx = (int16_t)(sl->n - 1);
 		if (kind == GTR_KIND_ENTRY) {
 			r.where = W_EVENT;
-			r.flg = float_flags(pr, r.idx);
+			r.flg = value_flags(pr, r.idx);
 		} else {
 			r.where = W_ENTRY;
-			r.flg = float_flags(epr, r.idx);
+			r.flg = value_flags(epr, r.idx);
 		}
 		break;
 	case SP_RET:
 		if (kind == GTR_KIND_RETURN) {
 			r.idx = (int16_t)(sl->n - 1);
 			r.where = W_EVENT;
-			r.flg = float_flags(pr, r.idx);
+			r.flg = value_flags(pr, r.idx);
 		}
 		break;
 	default:
 		if (pr && (i = arg_index(pr, f->pool + sl->name_off)) >= 0) {
 			r.idx = (int16_t)i;
 			r.where = W_EVENT;
-			r.flg = float_flags(pr, i);
+			r.flg = value_flags(pr, i);
 		} else if (kind == GTR_KIND_RETURN && epr &&
 			   (i = arg_index(epr, f->pool + sl->name_off)) >= 0) {
 			r.idx = (int16_t)i;
 			r.where = W_ENTRY;
-			r.flg = float_flags(epr, i);
+			r.flg = value_flags(epr, i);
 		}
 		break;
 	}
@@ -1319,6 +1325,46 @@ static void check_operand(const struct filter *f, const struct operand *a,
 	}
 }
 
+/*
+ * A slice (GTR_TYPE_SLICE) is recorded as its first elements' bytes: no
+ * value to compare or search, only its length. Fails when operand `a`
+ * (not len()) is a slice in every probe that has it.
+ */
+static void check_not_slice(const struct filter *f, const struct operand *a,
+			    const struct gtr_probe *const *probes, size_t nprobes,
+			    struct filter_error *err)
+{
+	if (err->msg[0] || a->src != SRC_ARG || a->len_of)
+		return;
+	const struct slot *sl = &f->slots[a->slot];
+	const char *tname = NULL;
+	size_t have = 0, slices = 0;
+	for (size_t k = 0; k < nprobes; k++) {
+		const struct gtr_probe *pr = probes[k];
+		if (slot_type(f, a->slot, pr) < 0)
+			continue;
+		const int i = sl->space == SP_NAME ? arg_index(pr, f->pool + sl->name_off)
+						   : (int)sl->n - 1;
+		have++;
+		if (pr->args[i].type != GTR_TYPE_SLICE)
+			continue;
+		slices++;
+		if (!tname && pr->args[i].type_name && pr->args[i].type_name[0])
+			tname = pr->args[i].type_name;
+	}
+	if (!have || slices < have)
+		return;
+	const int n = (int)(a->len > 64 ? 64 : a->len);
+	const char *name = f->expr + a->pos;
+	err->column = a->pos + 1;
+	if (tname)
+		snprintf(err->msg, sizeof(err->msg),
+			 "%.*s is a slice (%.64s): only len(%.*s) applies", n, name, tname, n, name);
+	else
+		snprintf(err->msg, sizeof(err->msg),
+			 "%.*s is a slice: only len(%.*s) applies", n, name, n, name);
+}
+
 int filter_check(const struct filter *f,
 		 const struct gtr_probe *const *probes, size_t nprobes,
 		 FILE *warn, struct filter_error *err)
@@ -1326,8 +1372,16 @@ int filter_check(const struct filter *f,
 	memset(err, 0, sizeof(*err));
 	if (!nprobes)
 		return 0;
+	if (f->field_only)
+		check_not_slice(f, &f->field, probes, nprobes, err);
 	for (uint32_t i = 0; i < f->nnodes && !err->msg[0]; i++) {
 		const struct node *n = &f->nodes[i];
+		/* a slice's operand comes first: its message says what applies */
+		check_not_slice(f, &n->l, probes, nprobes, err);
+		if (n->op == N_CMP)
+			check_not_slice(f, &n->r, probes, nprobes, err);
+		if (err->msg[0])
+			break;
 		switch (n->op) {
 		case N_CMP:
 			if (!n->l.len_of)
@@ -1551,6 +1605,23 @@ static void load(const struct filter *f, const struct ctx *c,
 			return;
 		}
 		load_value(&src->vals[r.idx], r.flg, v);
+		if (r.flg & SF_SLICE) {
+			/* a slice has no value here, only its length: its
+			 * element count, from full_len (bytes when the element
+			 * size is known, else elements) */
+			const struct gtr_probe *pr = r.where == W_EVENT ? e->probe
+								       : e->entry_probe;
+			const uint32_t size = pr && (uint32_t)r.idx < pr->nargs
+						      ? pr->args[r.idx].size : 0;
+			if (!o->len_of || v->t != V_STR) {
+				v->t = V_MISSING;
+				return;
+			}
+			v->t = V_INT;
+			v->i = size ? src->vals[r.idx].v.s.full_len / size
+				    : src->vals[r.idx].v.s.full_len;
+			return;
+		}
 		break;
 	}
 	default:

@@ -440,6 +440,31 @@ void output_text_value(struct buf *b, const struct gtr_value *v,
 	}
 }
 
+/*
+ * A value as %s and CSV show it: as text (output_text_value()), except
+ * that strings, []byte and interfaces are their bytes escaped, without
+ * quotes, then "...(len=N)" when cut; `prec` >= 0 limits the bytes of a
+ * string shown. Slices print as in text ("[1 2 3](len=3)"), never as the
+ * bytes of their elements.
+ */
+static void bare_value(struct buf *b, const struct gtr_value *v,
+		       const struct gtr_arg *arg, int prec)
+{
+	if (v->kind != GTR_VAL_STR || arg_is(arg, GTR_TYPE_SLICE)) {
+		output_text_value(b, v, arg);
+		return;
+	}
+	uint32_t n = v->v.s.len;
+	if (prec >= 0 && (uint32_t)prec < n)
+		n = (uint32_t)prec;
+	output_text_bytes(b, v->v.s.data, n, false);
+	if (str_truncated(v)) {
+		buf_puts(b, "...(len=");
+		buf_u64(b, v->v.s.full_len);
+		buf_putc(b, ')');
+	}
+}
+
 /* A parameter name worth showing: known and not the blank identifier. */
 static bool name_known(const char *name)
 {
@@ -549,6 +574,41 @@ static void pad_since(struct buf *b, size_t start, int width, bool left)
 	b->len += n;
 }
 
+/*
+ * %d of an unsigned value above INT64_MAX (no C type prints it signed):
+ * laid out as C lays out %d of a positive number, so flags '+' and ' '
+ * give its sign, '-' and '0' its padding, precision its least digits.
+ */
+static void put_big_unsigned(struct buf *b, const char *flags, int width, int prec,
+			     uint64_t u)
+{
+	char digits[24];
+	const int n = snprintf(digits, sizeof(digits), "%" PRIu64, u);
+	const char sign = strchr(flags, '+') ? '+' : strchr(flags, ' ') ? ' ' : 0;
+	const int zeros = prec > n ? prec - n : 0;
+	const int body = (sign ? 1 : 0) + zeros + n;
+	const int pad = width > body ? width - body : 0;
+
+	if (strchr(flags, '-')) {
+		if (sign)
+			buf_putc(b, sign);
+		buf_pad(b, '0', zeros);
+		buf_add(b, digits, (size_t)n);
+		buf_pad(b, ' ', pad);
+	} else if (strchr(flags, '0') && prec < 0) {
+		if (sign)
+			buf_putc(b, sign);
+		buf_pad(b, '0', pad);
+		buf_add(b, digits, (size_t)n);
+	} else {
+		buf_pad(b, ' ', pad);
+		if (sign)
+			buf_putc(b, sign);
+		buf_pad(b, '0', zeros);
+		buf_add(b, digits, (size_t)n);
+	}
+}
+
 /* One conversion of a format string, applied to one value. */
 static void format_one(struct buf *b, const char *flags, int width, int prec,
 		       char conv, const struct gtr_value *v,
@@ -572,9 +632,12 @@ static void format_one(struct buf *b, const char *flags, int width, int prec,
 		const struct intval iv = int_for_verb(v, arg, sgn);
 		if (!iv.ok)
 			break; /* shown as %s would */
-		if (sgn && iv.neg) {
+		if (sgn && (iv.neg || iv.u <= INT64_MAX)) {
+			/* %lld, so that the '+' and ' ' flags apply as in C */
 			snprintf(spec, sizeof(spec), "%%%s%slld", flags, wp);
 			buf_printf(b, spec, (long long)(int64_t)iv.u);
+		} else if (sgn) {
+			put_big_unsigned(b, flags, width, prec, iv.u);
 		} else {
 			snprintf(spec, sizeof(spec), "%%%s%sll%c", flags, wp, sgn ? 'u' : conv);
 			buf_printf(b, spec, (unsigned long long)iv.u);
@@ -608,19 +671,7 @@ static void format_one(struct buf *b, const char *flags, int width, int prec,
 	/* %s, and any verb that does not fit the value: the value as text,
 	 * strings without quotes; precision limits the bytes of a string shown,
 	 * width pads the result */
-	if (v->kind == GTR_VAL_STR) {
-		uint32_t n = v->v.s.len;
-		if (prec >= 0 && (uint32_t)prec < n)
-			n = (uint32_t)prec;
-		output_text_bytes(b, v->v.s.data, n, false);
-		if (str_truncated(v)) {
-			buf_puts(b, "...(len=");
-			buf_u64(b, v->v.s.full_len);
-			buf_putc(b, ')');
-		}
-	} else {
-		output_text_value(b, v, arg);
-	}
+	bare_value(b, v, arg, prec);
 	pad_since(b, start, width, left);
 }
 
@@ -980,12 +1031,16 @@ static void wall_clock(char out[32], uint64_t real)
 		 (unsigned)(real % 1000000000 / 1000));
 }
 
-/* Time columns, pid, tid, comm and function: the trace.py line prefix. */
+/*
+ * Time columns, pid, tid, comm and function: the trace.py line prefix.
+ * `ev` gives the time, pid, tid and probe id: e->ev, or a call's entry in
+ * the call view (e->real_ns is always the time of e->ev).
+ */
 static void text_prefix(const struct output *o, struct buf *b,
 			const struct report_event *e, const struct gtr_probe *p,
-			uint64_t ts)
+			const struct gtr_event *ev)
 {
-	const struct gtr_event *ev = e->ev;
+	const uint64_t ts = ev->ts_ns;
 	char tmp[32];
 	size_t start;
 
@@ -1039,7 +1094,7 @@ static void text_event(struct output *o, struct buf *b, const struct report_even
 	const struct gtr_event *ev = e->ev;
 	char tmp[24];
 
-	text_prefix(o, b, e, e->probe, ev->ts_ns);
+	text_prefix(o, b, e, e->probe, ev);
 	if (ev->kind == GTR_KIND_RETURN) {
 		/* the values stay last, where trace.py has them */
 		buf_puts(b, "<- (");
@@ -1065,7 +1120,8 @@ static void text_call(struct output *o, struct buf *b, const struct report_event
 {
 	const struct gtr_probe *p = eprobe ? eprobe : e->probe;
 
-	text_prefix(o, b, e, p, entry ? entry->ts_ns : e->ev->ts_ns);
+	/* time, pid, tid and goroutine of the entry (comm: e->comm) */
+	text_prefix(o, b, e, p, entry ? entry : e->ev);
 	put_padded(b, latency, 12);
 	buf_putc(b, ' ');
 	if (entry)
@@ -1171,14 +1227,15 @@ static void json_values(struct buf *b, const char *arr, const char *obj,
 	buf_putc(b, '}');
 }
 
-/* {"ts_ns":..,"pid":..,"tid":..,"goid":..,"comm":..,"func":.. */
+/*
+ * {"ts_ns":..,"pid":..,"tid":..,"goid":..,"comm":..,"func":.. of `ev`:
+ * e->ev, or a call's entry in the call view; comm is e->comm.
+ */
 static void json_head(struct buf *b, const struct report_event *e,
-		      const struct gtr_probe *p, uint64_t ts)
+		      const struct gtr_probe *p, const struct gtr_event *ev)
 {
-	const struct gtr_event *ev = e->ev;
-
 	buf_puts(b, "{\"ts_ns\":");
-	buf_u64(b, ts);
+	buf_u64(b, ev->ts_ns);
 	buf_puts(b, ",\"pid\":");
 	buf_u64(b, ev->pid);
 	buf_puts(b, ",\"tid\":");
@@ -1198,7 +1255,7 @@ static void jsonl_event(const struct output *o, struct buf *b, const struct repo
 {
 	const struct gtr_event *ev = e->ev;
 
-	json_head(b, e, e->probe, ev->ts_ns);
+	json_head(b, e, e->probe, ev);
 	buf_puts(b, ev->kind == GTR_KIND_RETURN ? ",\"kind\":\"return\"" : ",\"kind\":\"entry\"");
 	buf_puts(b, ",\"probe\":");
 	buf_u64(b, ev->probe_id);
@@ -1226,7 +1283,8 @@ static void json_call(const struct output *o, struct buf *b, const struct report
 {
 	const struct gtr_probe *p = eprobe ? eprobe : e->probe;
 
-	json_head(b, e, p, entry ? entry->ts_ns : e->ev->ts_ns);
+	/* every field of the entry (comm: e->comm, see json_head) */
+	json_head(b, e, p, entry ? entry : e->ev);
 	buf_puts(b, ",\"kind\":\"call\",\"probe\":");
 	buf_u64(b, entry ? entry->probe_id : e->ev->probe_id);
 	buf_puts(b, ",\"status\":\"");
@@ -1308,18 +1366,8 @@ static void csv_event(struct output *o, struct buf *b, const struct report_event
 		buf_putc(b, ',');
 		if (i >= ev->nvals || i >= GTR_MAX_ARGS)
 			continue;
-		const struct gtr_value *v = &ev->vals[i];
 		buf_reset(&o->cell);
-		if (v->kind == GTR_VAL_STR) {
-			output_text_bytes(&o->cell, v->v.s.data, v->v.s.len, false);
-			if (str_truncated(v)) {
-				buf_puts(&o->cell, "...(len=");
-				buf_u64(&o->cell, v->v.s.full_len);
-				buf_putc(&o->cell, ')');
-			}
-		} else {
-			output_text_value(&o->cell, v, arg_at(p, i));
-		}
+		bare_value(&o->cell, &ev->vals[i], arg_at(p, i), -1);
 		output_csv_field(b, o->cell.data ? o->cell.data : "", o->cell.len);
 	}
 	if (ev->nvals > o->o.csv_values)

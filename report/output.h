@@ -135,8 +135,9 @@ void output_frame(const struct output *o, struct buf *b, uint32_t pid, uint64_t 
 
 /*
  * Appends value `v` as text; `arg` (NULL when unknown) tells pointers
- * (0x hex), floats (bits) and interfaces (type names, unquoted) apart from
- * plain words and strings.
+ * (0x hex), floats (bits), interfaces (type names, unquoted) and slices
+ * ("[1 2 3](len=3)", from their element bytes) apart from plain words and
+ * strings. CSV cells and %s use the same forms (strings unquoted).
  */
 void output_text_value(struct buf *b, const struct gtr_value *v,
 		       const struct gtr_arg *arg);

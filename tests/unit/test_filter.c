@@ -888,7 +888,7 @@ Test(filter, error_messages_v2)
 	bad("contains(\"x\", \"x\")", 10, "contains() takes a string field first");
 	bad("glob(func, \"a\"", 15, "expected ')'");
 	bad("contains(comm, \"x\") == 1", 21, "expected '&&', '||' or end of filter");
-	bad("len(pid) == 1", 5, "len() takes a string field");
+	bad("len(pid) == 1", 5, "len() takes a string or slice field");
 	bad("len(1) == 1", 5, "a field in len()");
 	bad("len(comm == 1", 10, "')' to close len(");
 	bad("foo(comm) == 1", 1, "unknown function 'foo'");
@@ -969,4 +969,165 @@ Test(filter, interfaces_compare_as_strings)
 	cr_assert(f);
 	cr_expect_eq(filter_check(f, probes, 1, NULL, &err), 0);
 	filter_free(f);
+}
+
+/* ------------------------------------------------------------ slices */
+
+/*
+ * main.process(n int, xs []int, ys []T): a slice is recorded as its first
+ * elements' bytes (GTR_TYPE_SLICE, size = one element; full_len = length x
+ * size, or the length itself when the element size is unknown).
+ */
+static struct gtr_probe probe_sl;
+/* xs = [1 2 3]: three 8-byte elements, captured whole */
+static const uint8_t xs3[24] = { 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0,
+				 3, 0, 0, 0, 0, 0, 0, 0 };
+
+static void ev_slice(uint32_t xs_captured, uint64_t xs_full, uint64_t ys_len)
+{
+	memset(&probe_sl, 0, sizeof(probe_sl));
+	probe_sl.id = 5;
+	probe_sl.func = (char *)"main.process";
+	probe_sl.fmt = (char *)"";
+	set_arg(&probe_sl, 0, "n", GTR_TYPE_INT, 8);
+	set_arg(&probe_sl, 1, "xs", GTR_TYPE_SLICE, 8);
+	probe_sl.args[1].type_name = (char *)"[]int";
+	set_arg(&probe_sl, 2, "ys", GTR_TYPE_SLICE, 0);  /* element size unknown */
+	probe_sl.args[2].type_name = (char *)"[]main.T";
+	memset(&ev, 0, sizeof(ev));
+	ev.probe_id = 5;
+	ev.nvals = 3;
+	ev.vals[0].kind = GTR_VAL_INT;
+	ev.vals[0].v.i = 3;
+	ev.vals[1].kind = GTR_VAL_STR;
+	ev.vals[1].v.s.data = xs3;
+	ev.vals[1].v.s.len = xs_captured;
+	ev.vals[1].v.s.full_len = xs_full;
+	ev.vals[2].kind = GTR_VAL_STR;
+	ev.vals[2].v.s.data = NULL;
+	ev.vals[2].v.s.len = 0;
+	ev.vals[2].v.s.full_len = ys_len;
+	rev.probe = &probe_sl;
+	rev.entry = NULL;
+	rev.entry_probe = NULL;
+}
+
+/* Compiles `expr` and checks it against probe_sl: must fail at `column`
+ * with `msg`. */
+static void bad_check(const char *expr, unsigned column, const char *msg)
+{
+	const struct gtr_probe *ps[] = { &probe_sl };
+	struct filter_error err;
+	struct filter *f = filter_compile(expr, &err);
+
+	cr_assert(f, "'%s' rejected: %s", expr, err.msg);
+	cr_expect_eq(filter_check(f, ps, 1, NULL, &err), -1, "'%s' passed the check", expr);
+	cr_expect_eq(err.column, column, "'%s': column %u, expected %u", expr, err.column, column);
+	cr_expect(strstr(err.msg, msg), "'%s': message '%s' lacks '%s'", expr, err.msg, msg);
+	filter_free(f);
+}
+
+Test(filter, slices_have_only_a_length)
+{
+	ev_slice(24, 24, 2);
+	/* len(): the element count, also when only some were captured */
+	cr_expect(m("len(xs) == 3"));
+	cr_expect(m("len(goarg2) == 3 && len(ys) == 2"));
+	cr_expect(!m("len(xs) > 3"));
+	ev_slice(16, 80, 0);
+	cr_expect(m("len(xs) == 10"));
+	cr_expect(m("len(ys) == 0"));
+
+	/* never their element bytes: a slice's value is missing at run time
+	 * (a probe described after the check, say) */
+	cr_expect(!m("contains(xs, \"\\x01\")"));
+	cr_expect(!m("startswith(xs, \"\\x01\") || endswith(xs, \"\") || glob(xs, \"*\")"));
+	cr_expect(!m("xs =~ \"\" || xs == 3 || xs != 3 || xs in (\"\\x01\")"));
+	cr_expect(!m("xs == \"\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x02\\x00\\x00\\x00\\x00\\x00\\x00\\x00\""));
+	cr_expect(m("!(xs == 3) && n == 3"));
+
+	/* and a type error when checked against the probes */
+	bad_check("xs == 3", 1, "xs is a slice ([]int): only len(xs) applies");
+	bad_check("n == 3 && 3 < goarg3", 15, "goarg3 is a slice ([]main.T): only len(goarg3) applies");
+	bad_check("contains(xs, \"\\x01\")", 10, "xs is a slice ([]int): only len(xs) applies");
+	bad_check("endswith(ys, \"a\")", 10, "ys is a slice ([]main.T): only len(ys) applies");
+	bad_check("xs =~ \"a\"", 1, "xs is a slice");
+	bad_check("xs !~ \"a\"", 1, "xs is a slice");
+	bad_check("xs in (1, 2)", 1, "xs is a slice");
+	bad_check("n == ys", 6, "ys is a slice ([]main.T)");
+
+	const struct gtr_probe *ps[] = { &probe_sl, &probe_add };
+	struct filter_error err;
+	struct filter *f = filter_compile("len(xs) >= 1 && len(ys) < 5 && n > 0", &err);
+	cr_assert(f);
+	cr_expect_eq(filter_check(f, ps, 2, NULL, &err), 0, "%s", err.msg);
+	filter_free(f);
+
+	/* a field that is a slice in one probe and not in another: fine (false
+	 * on the slices) */
+	f = filter_compile("goarg2 == 3", &err);
+	cr_assert(f);
+	cr_expect_eq(filter_check(f, ps, 2, NULL, &err), 0, "%s", err.msg);
+	filter_free(f);
+	static struct gtr_probe other;
+	memset(&other, 0, sizeof(other));
+	other.id = 6;
+	other.func = (char *)"main.other";
+	other.fmt = (char *)"";
+	set_arg(&other, 0, "xs", GTR_TYPE_INT, 8);
+	const struct gtr_probe *mixed[] = { &probe_sl, &other };
+	f = filter_compile("xs == 3", &err);
+	cr_assert(f);
+	cr_expect_eq(filter_check(f, mixed, 2, NULL, &err), 0, "%s", err.msg);
+	filter_free(f);
+}
+
+Test(filter, slices_as_fields_and_on_returns)
+{
+	const struct gtr_probe *ps[] = { &probe_sl };
+	struct filter_error err;
+	struct filter_value v;
+	struct filter *f;
+
+	ev_slice(24, 24, 7);
+	f = filter_compile_field("len(xs)", &err);
+	cr_assert(f);
+	cr_expect_eq(filter_check(f, ps, 1, NULL, &err), 0);
+	cr_expect(filter_field(f, &rev, &v) && v.kind == FV_INT && v.i == 3);
+	filter_free(f);
+	f = filter_compile_field("len(ys)", &err);
+	cr_assert(f);
+	cr_expect(filter_field(f, &rev, &v) && v.kind == FV_INT && v.i == 7);
+	filter_free(f);
+	/* stats --by xs: a slice has no value to group by */
+	f = filter_compile_field("xs", &err);
+	cr_assert(f);
+	cr_expect_eq(filter_check(f, ps, 1, NULL, &err), -1);
+	cr_expect_eq(err.column, 1);
+	cr_expect(strstr(err.msg, "xs is a slice ([]int): only len(xs) applies"), "%s", err.msg);
+	cr_expect(!filter_field(f, &rev, &v), "a slice's value is missing");
+	filter_free(f);
+
+	/* a return sees its entry's slice: length only */
+	static struct gtr_event entry;
+	static struct gtr_probe rp;
+	entry = ev;
+	memset(&rp, 0, sizeof(rp));
+	rp.id = 15;
+	rp.kind = GTR_KIND_RETURN;
+	rp.func = (char *)"main.process";
+	rp.fmt = (char *)"";
+	set_arg(&rp, 0, "~r0", GTR_TYPE_INT, 8);
+	memset(&ev, 0, sizeof(ev));
+	ev.probe_id = 15;
+	ev.kind = GTR_KIND_RETURN;
+	ev.nvals = 1;
+	ev.vals[0].kind = GTR_VAL_INT;
+	ev.vals[0].v.i = 9;
+	rev.probe = &rp;
+	rev.entry = &entry;
+	rev.entry_probe = &probe_sl;
+	cr_expect(m("len(xs) == 3 && len(goarg2) == 3 && len(ys) == 7 && retval == 9"));
+	cr_expect(!m("contains(xs, \"\\x01\")"));
+	cr_expect(!m("goarg2 == 1"));
 }

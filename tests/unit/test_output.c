@@ -6,6 +6,7 @@
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -862,4 +863,179 @@ Test(output, json_return_latency)
 	cr_expect_str_eq(json(), "{\"ts_ns\":123456789,\"pid\":4242,\"tid\":4243,\"goid\":17,\"comm\":\"app\","
 			 "\"func\":\"main.add\",\"kind\":\"return\",\"probe\":3,\"latency_ns\":77,"
 			 "\"goargs\":[5],\"args\":{\"~r0\":5}}\n");
+}
+
+/* ------------------------------------------------------------ slices */
+
+/* xs []int (8-byte elements) = [1 -2 300], captured whole */
+static const uint8_t slice3[24] = {
+	1, 0, 0, 0, 0, 0, 0, 0,
+	0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0x2c, 0x01, 0, 0, 0, 0, 0, 0,
+};
+
+static void slice_arg(uint32_t i, const char *name, const char *type_name, uint32_t esize)
+{
+	arg(i, name, GTR_TYPE_SLICE, esize);
+	probe.args[i].type_name = (char *)type_name;
+}
+
+/* CSV shows every value as text does (strings unquoted): never a slice's
+ * raw element bytes */
+Test(output, csv_values_are_rendered_as_in_text)
+{
+	const struct output_opts co = { .format = OUTPUT_CSV, .csv_values = 9 };
+	struct output *o = output_new(&co);
+
+	slice_arg(0, "xs", "[]int", 8);
+	vstr(0, (const char *)slice3, 24, 24);
+	slice_arg(1, "empty", "[]int", 8);
+	vstr(1, "", 0, 0);
+	slice_arg(2, "cut", "[]int", 8);
+	vstr(2, (const char *)slice3, 16, 80);          /* 2 of 10 elements captured */
+	slice_arg(3, "ss", "[]string", 16);
+	vstr(3, "", 0, 32);                             /* elements not shown */
+	arg(4, "e", GTR_TYPE_IFACE, 16);
+	probe.args[4].type_name = (char *)"error";
+	vstr(4, "*errors.errorString", 19, 19);
+	arg(5, "bs", GTR_TYPE_BYTES, 24);
+	vstr(5, "a\x01,", 3, 7);
+	arg(6, "f", GTR_TYPE_FLOAT, 8);
+	vdbl(6, 0.1);
+	arg(7, "ok", GTR_TYPE_BOOL, 1);
+	vbool(7, true);
+	arg(8, "x", GTR_TYPE_FLOAT, 8);
+	vnone(8);
+	cr_expect_str_eq(text(), "4242    4243    app             main.add         "
+			 "xs=[1 -2 300](len=3) empty=[](len=0) cut=[1 -2 ...](len=10) ss=[...](len=2) "
+			 "e=*errors.errorString bs=\"a\\x01,\"...(len=7) f=0.1 ok=true x=<unavailable>\n");
+	cr_expect_str_eq(put(o), "123456789,4242,4243,17,app,main.add,entry,,"
+			 "[1 -2 300](len=3),[](len=0),[1 -2 ...](len=10),[...](len=2),"
+			 "*errors.errorString,\"a\\x01,...(len=7)\",0.1,true,<unavailable>\r\n");
+	output_free(o);
+
+	/* format strings: %s and %v of a slice, and verbs that do not fit it */
+	FMT("%s|%v|%d|%x|%f|%.1s|%8s|", "[1 -2 300](len=3)|[](len=0)|[1 -2 ...](len=10)|"
+	    "[...](len=2)|*errors.errorString|a...(len=7)|     0.1|");
+	/* the exported single-value renderer */
+	buf_reset(&b);
+	output_text_value(&b, &ev.vals[0], &probe.args[0]);
+	cr_expect_str_eq(buf_cstr(&b), "[1 -2 300](len=3)");
+}
+
+/* ------------------------------------------------------------ call view context */
+
+/* A call's row shows its entry's time, pid, tid and goroutine (the return
+ * may run on another thread), in text and JSON Lines alike. */
+Test(output, call_rows_take_context_from_the_entry)
+{
+	const struct output_opts to = { .format = OUTPUT_TEXT, .calls = true, .time_rel = true };
+	const struct output_opts jo = { .format = OUTPUT_JSONL, .calls = true };
+	static struct gtr_probe rp;
+	static struct gtr_event entry;
+	struct output *o;
+
+	arg(0, "a", GTR_TYPE_INT, 8);
+	vint(0, 7);
+	entry = ev;
+	entry.ts_ns = 1000;
+	entry.tid = 4250;
+	entry.cpu = 1;
+	rp = probe;
+	rp.id = 4;
+	rp.kind = GTR_KIND_RETURN;
+	rp.args[0].name = (char *)"~r0";
+	ev.kind = GTR_KIND_RETURN;
+	ev.probe_id = 4;
+	ev.ts_ns = 3500;
+	ev.tid = 4243;
+	ev.cpu = 2;
+	rev.t0_ns = 0;
+	rev.probe = &rp;
+	rev.entry = &entry;
+	rev.entry_probe = &probe;
+	rev.latency_ns = 2500;
+	o = output_new(&to);
+	cr_expect_str_eq(put(o), "0.000001   4242    4250    app             main.add         2.500us      a=7 -> ~r0=7\n");
+	output_free(o);
+	o = output_new(&jo);
+	cr_expect_str_eq(put(o),
+		"{\"ts_ns\":1000,\"pid\":4242,\"tid\":4250,\"goid\":17,\"comm\":\"app\",\"func\":\"main.add\","
+		"\"kind\":\"call\",\"probe\":3,\"status\":\"returned\",\"latency_ns\":2500,\"goargs\":[7],"
+		"\"args\":{\"a\":7},\"goret\":[7],\"rets\":{\"~r0\":7}}\n");
+	output_free(o);
+
+	/* an entry whose probe the file does not describe: its own id */
+	rev.entry_probe = NULL;
+	rev.probe = NULL;
+	o = output_new(&to);
+	cr_expect_str_eq(put(o), "0.000001   4242    4250    app             probe#3          2.500us      7 -> 7\n");
+	output_free(o);
+}
+
+/* ------------------------------------------------------------ printf flags */
+
+/* Our conversion `f` of the current values against C's snprintf of `c`. */
+#define FMT_C(f, c, ...)                                                   \
+	do {                                                               \
+		char want_[128];                                           \
+		const char *c_ = (c); /* not a literal: C's own flags, \
+					 warnings and all */              \
+		snprintf(want_, sizeof(want_), c_, __VA_ARGS__);           \
+		cr_expect_str_eq(fmt(f), want_, "format '%s'", f);         \
+	} while (0)
+
+Test(output, format_flags_as_c)
+{
+	arg(0, "n", GTR_TYPE_INT, 8);
+	arg(1, "m", GTR_TYPE_INT, 8);
+	arg(2, "z", GTR_TYPE_INT, 8);
+	arg(3, "k", GTR_TYPE_INT, 8);
+	vint(0, 5);
+	vint(1, -5);
+	vint(2, 0);
+	vint(3, 5);
+	FMT_C("%+d|", "%+lld|", 5LL);
+	FMT_C("%+d %+d %+d %+d", "%+lld %+lld %+lld %+lld", 5LL, -5LL, 0LL, 5LL);
+	FMT_C("% d % d % d % d", "% lld % lld % lld % lld", 5LL, -5LL, 0LL, 5LL);
+	FMT_C("%+i|%+5d|%-+5d|%+05d", "%+lli|%+5lld|%-+5lld|%+05lld", 5LL, -5LL, 0LL, 5LL);
+	FMT_C("[% 05d] [%+.3d] [%+ d] [%+.0d]", "[% 05lld] [%+.3lld] [%+ lld] [%+.0lld]", 5LL, -5LL, 0LL, 5LL);
+	FMT_C("[%+.0d] [% .0d] [%-+4d] [% -4d]", "[%+.0lld] [% .0lld] [%-+4lld] [% -4lld]", 5LL, -5LL, 0LL, 5LL);
+	/* '+' and ' ' do not apply to unsigned conversions; '#' does */
+	vint(0, 255);
+	vint(1, 8);
+	vint(2, 0);
+	vint(3, 255);
+	FMT_C("%+u|% x|%+X|% o", "%+llu|% llx|%+llX|% llo", 255ULL, 8ULL, 0ULL, 255ULL);
+	FMT_C("%#x|%#X|%#o|%#o", "%#llx|%#llX|%#llo|%#llo", 255ULL, 8ULL, 0ULL, 255ULL);
+	FMT_C("%#8x|%#-8o|%#010x|%#.3o", "%#8llx|%#-8llo|%#010llx|%#.3llo", 255ULL, 8ULL, 0ULL, 255ULL);
+	/* an unsigned or bool value under %d: signed layout, '+' included */
+	arg(0, "u", GTR_TYPE_UINT, 8);
+	arg(1, "ok", GTR_TYPE_BOOL, 1);
+	vuint(0, 7);
+	vbool(1, true);
+	ev.nvals = 2;
+	FMT_C("%+d % d", "%+lld % lld", 7LL, 1LL);
+	vuint(0, UINT64_MAX);
+	ev.nvals = 1;
+	FMT("%+d|", "+18446744073709551615|");
+	FMT("% d|", " 18446744073709551615|");
+	FMT("%d|", "18446744073709551615|");
+	FMT("[%+24d]", "[   +18446744073709551615]");
+	FMT("[%-+23d]", "[+18446744073709551615  ]");
+	FMT("[%+024d]", "[+00018446744073709551615]");
+	FMT("[%+.22d]", "[+0018446744073709551615]");
+	FMT("[%+025.22d]", "[  +0018446744073709551615]");
+	/* floats: flags as C has them */
+	arg(0, "f", GTR_TYPE_FLOAT, 8);
+	arg(1, "g", GTR_TYPE_FLOAT, 8);
+	arg(2, "h", GTR_TYPE_FLOAT, 8);
+	arg(3, "i", GTR_TYPE_FLOAT, 8);
+	vdbl(0, 1.5);
+	vdbl(1, 1.5);
+	vdbl(2, -2.0);
+	vdbl(3, -2.0);
+	FMT_C("%+e|% f|%+g|% g", "%+e|% f|%+g|% g", 1.5, 1.5, -2.0, -2.0);
+	FMT_C("%#.0f|%#.0e|%#g|%+010.2f", "%#.0f|%#.0e|%#g|%+010.2f", 1.5, 1.5, -2.0, -2.0);
+	FMT_C("% .3E|%+F|%#G|% 010.1e", "% .3E|%+F|%#G|% 010.1e", 1.5, 1.5, -2.0, -2.0);
 }
