@@ -1407,8 +1407,10 @@ int filter_check(const struct filter *f,
 		for (size_t k = 0; k < nprobes; k++)
 			have += slot_type(f, s, probes[k]) >= 0;
 		if (!have)
-			fprintf(warn, "gotrace-report: warning: no probe in the file so far has %s; comparisons with it are false\n",
-				slot_name(f, s, what, sizeof(what)));
+			fprintf(warn, "gotrace-report: warning: no probe in the file so far has %s; %s\n",
+				slot_name(f, s, what, sizeof(what)),
+				f->field_only ? "every event falls in its \"-\" group"
+					      : "comparisons with it are false");
 	}
 	return 0;
 }

@@ -355,3 +355,9 @@ def test_cut_file_says_cut_and_damage_says_what_is_missing(calls, tmp_path):
     assert got < total
     assert ("%d of the %d events gotrace-record wrote were in damaged blocks" % (total - got, total)) \
         in p.stderr
+
+
+def test_by_unknown_field_warns_in_its_own_words(calls):
+    p = report(["stats", "--by", "nosuch", calls])
+    assert "named 'nosuch'; every event falls in its \"-\" group" in p.stderr
+    assert "comparisons" not in p.stderr
