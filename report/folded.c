@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Folded stacks (report/folded.h): a hash of paths of interned names to
- * summed values; lines are built and sorted only when written.
+ * summed values; lines are built and sorted only when written. Self times
+ * are computed here, from one array per goroutine of the time of the
+ * calls returned below each of its open calls.
  */
 #include "folded.h"
+
+#include "output.h"
+#include "pair.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,6 +22,17 @@ struct fent {
 	bool used;
 };
 
+/* A goroutine with returned callees whose caller has not returned yet. */
+struct fgor {
+	uint32_t pid;
+	bool used;
+	uint64_t key;             /* goid, or tid | 1 << 63 (as report/pair.c) */
+	uint64_t *child;          /* child[d]: latency of the calls returned at
+				     depth d + 1 since the call at depth d began */
+	uint32_t top;             /* child[d] is 0 for every d >= top */
+	uint32_t cap;
+};
+
 struct folded {
 	struct fent *tab;
 	uint32_t cap, count, max;
@@ -27,6 +43,15 @@ struct folded {
 	uint32_t nnames, cap_names;
 	uint32_t *nix;            /* hash of names: id + 1, 0 empty */
 	uint32_t nix_cap;
+	struct fgor *gors;        /* open addressing, backward-shift deletion */
+	uint32_t gcap, gcount;
+	uint64_t *spare;          /* a freed child array, reused */
+	uint32_t spare_cap;
+	uint32_t *fold_ids;       /* pairing fid -> name id + 1 */
+	uint32_t nfold_ids;
+	uint32_t *scratch;        /* path being built */
+	uint32_t cap_scratch;
+	struct buf tmp;
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -59,6 +84,13 @@ void folded_free(struct folded *f)
 		free(f->names[i]);
 	free(f->names);
 	free(f->nix);
+	for (uint32_t i = 0; i < f->gcap; i++)
+		free(f->gors[i].child);
+	free(f->gors);
+	free(f->spare);
+	free(f->fold_ids);
+	free(f->scratch);
+	buf_free(&f->tmp);
 	free(f);
 }
 
@@ -164,6 +196,172 @@ void folded_add(struct folded *f, const uint32_t *fids, uint32_t n, uint64_t val
 				   .n = n, .used = true };
 	f->npath += n;
 	f->count++;
+}
+
+/* ------------------------------------------------------------ self time */
+
+static uint32_t ghash(uint32_t pid, uint64_t key)
+{
+	const uint64_t h = key * 0x9e3779b97f4a7c15ull ^ (uint64_t)pid * 0xc2b2ae3d27d4eb4full;
+
+	return (uint32_t)(h >> 32);
+}
+
+static void gor_rehash(struct folded *f, uint32_t cap)
+{
+	struct fgor *t = xrealloc(NULL, cap * sizeof(*t));
+
+	memset(t, 0, cap * sizeof(*t));
+	for (uint32_t i = 0; i < f->gcap; i++) {
+		if (!f->gors[i].used)
+			continue;
+		uint32_t h = ghash(f->gors[i].pid, f->gors[i].key) & (cap - 1);
+		while (t[h].used)
+			h = (h + 1) & (cap - 1);
+		t[h] = f->gors[i];
+	}
+	free(f->gors);
+	f->gors = t;
+	f->gcap = cap;
+}
+
+/* The slot of goroutine (pid, key): its own, or the empty one it would take. */
+static uint32_t gor_slot(const struct folded *f, uint32_t pid, uint64_t key)
+{
+	uint32_t h = ghash(pid, key) & (f->gcap - 1);
+
+	while (f->gors[h].used && !(f->gors[h].pid == pid && f->gors[h].key == key))
+		h = (h + 1) & (f->gcap - 1);
+	return h;
+}
+
+/* Forgets the goroutine in slot i (its callers have all returned). */
+static void gor_del(struct folded *f, uint32_t i)
+{
+	const uint32_t mask = f->gcap - 1;
+
+	if (!f->spare || f->gors[i].cap > f->spare_cap) {
+		free(f->spare);
+		f->spare = f->gors[i].child;
+		f->spare_cap = f->gors[i].cap;
+	} else {
+		free(f->gors[i].child);
+	}
+	for (uint32_t j = (i + 1) & mask; f->gors[j].used; j = (j + 1) & mask) {
+		const uint32_t h = ghash(f->gors[j].pid, f->gors[j].key) & mask;
+		/* the entry at j stays when its home h lies cyclically in (i, j] */
+		if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
+			continue;
+		f->gors[i] = f->gors[j];
+		i = j;
+	}
+	memset(&f->gors[i], 0, sizeof(f->gors[i]));
+	f->gcount--;
+}
+
+uint64_t folded_self(struct folded *f, const struct report_event *e)
+{
+	const struct gtr_event *ev = e->ev;
+
+	if (!e->entry || !ev || ev->kind != GTR_KIND_RETURN)
+		return 0;
+	const uint64_t key = ev->goid ? ev->goid : (uint64_t)ev->tid | 1ull << 63;
+	const uint32_t d = e->depth;
+	uint64_t children = 0;
+	uint32_t i = 0;
+	struct fgor *g = NULL;
+
+	if (f->gcount) {
+		i = gor_slot(f, ev->pid, key);
+		if (f->gors[i].used)
+			g = &f->gors[i];
+	}
+	if (g) {
+		/* its callees, and those of the calls it closed over (deeper) */
+		for (uint32_t k = d; k < g->top; k++) {
+			children += g->child[k];
+			g->child[k] = 0;
+		}
+		if (g->top > d)
+			g->top = d;
+	}
+	const uint64_t self = e->latency_ns > children ? e->latency_ns - children : 0;
+
+	if (!d) {
+		/* the outermost call returned: nothing left to account */
+		if (g)
+			gor_del(f, i);
+		return self;
+	}
+	if (!g) {
+		if ((f->gcount + 1) * 2 > f->gcap)
+			gor_rehash(f, f->gcap ? f->gcap * 2 : 64);
+		i = gor_slot(f, ev->pid, key);
+		g = &f->gors[i];
+		*g = (struct fgor){ .pid = ev->pid, .key = key, .used = true };
+		if (f->spare) {
+			g->child = f->spare;
+			g->cap = f->spare_cap;
+			f->spare = NULL;
+		}
+		f->gcount++;
+	}
+	if (d > g->cap) {
+		const uint32_t cap = d * 2 > 16 ? d * 2 : 16;
+		g->child = xrealloc(g->child, cap * sizeof(*g->child));
+		g->cap = cap;
+	}
+	for (uint32_t k = g->top; k < d; k++)
+		g->child[k] = 0;
+	if (g->top < d)
+		g->top = d;
+	g->child[d - 1] += e->latency_ns;
+	return self;
+}
+
+void folded_call(struct folded *f, struct pairer *p, const struct output *o,
+		 const struct report_event *e, bool count)
+{
+	uint32_t n;
+	uint64_t pair_self;
+	const uint32_t *fids = pair_last_stack(p, &n, &pair_self);
+
+	if (!fids || !e->entry)
+		return;
+	const uint64_t self = folded_self(f, e);
+	if (!count)
+		return;
+	const struct gtr_event *se = e->entry->stack && e->entry->nstack ? e->entry :
+				     e->ev->stack && e->ev->nstack ? e->ev : NULL;
+	if (se)
+		n = se->nstack < GTR_MAX_STACK ? se->nstack : GTR_MAX_STACK;
+	if (n > f->cap_scratch) {
+		f->cap_scratch = n * 2;
+		f->scratch = xrealloc(f->scratch, f->cap_scratch * sizeof(*f->scratch));
+	}
+	uint32_t *path = f->scratch;
+	for (uint32_t i = 0; i < n; i++) {
+		if (se) {
+			const uint32_t k = n - 1 - i;  /* innermost first in the file */
+			buf_reset(&f->tmp);
+			output_frame(o, &f->tmp, se->pid, se->stack[k], k, false, true);
+			path[i] = folded_intern(f, f->tmp.data ? f->tmp.data : "", f->tmp.len);
+			continue;
+		}
+		const uint32_t fid = fids[i];
+		if (fid >= f->nfold_ids) {
+			const uint32_t m = pair_nfuncs(p) > fid ? pair_nfuncs(p) : fid + 1;
+			f->fold_ids = xrealloc(f->fold_ids, m * sizeof(*f->fold_ids));
+			memset(f->fold_ids + f->nfold_ids, 0, (m - f->nfold_ids) * sizeof(*f->fold_ids));
+			f->nfold_ids = m;
+		}
+		if (!f->fold_ids[fid]) {
+			const char *name = pair_func_name(p, fid);
+			f->fold_ids[fid] = folded_intern(f, name, strlen(name)) + 1;
+		}
+		path[i] = f->fold_ids[fid] - 1;
+	}
+	folded_add(f, path, n, self);
 }
 
 uint64_t folded_dropped(const struct folded *f)

@@ -3,20 +3,24 @@
  * folded: call stacks in Brendan Gregg's folded format for flame graphs
  * (`func;callee;callee2 VALUE` per line), VALUE being the self time in ns
  * summed over every call with that stack (spec/OUTPUT.md, "Folded
- * stacks"). The caller builds each path from frame names: the recorded
- * stack of a call, or the entry/return nesting per goroutine
- * (report/pair.h).
+ * stacks"). folded_call() does it all for one paired return: its self
+ * time and its path (the recorded stack of the call, or the entry/return
+ * nesting per goroutine, report/pair.h); folded_intern() and folded_add()
+ * are the building blocks.
  */
 #ifndef REPORT_FOLDED_H
 #define REPORT_FOLDED_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include <stddef.h>
-
 #include "buf.h"
+#include "event.h"
 
 struct folded;
+struct pairer;
+struct output;
 
 /* Creates an empty set of stacks holding at most `max_stacks` (0: 1M). */
 struct folded *folded_new(uint32_t max_stacks);
@@ -32,6 +36,30 @@ void folded_add(struct folded *f, const uint32_t *ids, uint32_t n, uint64_t valu
 
 /* Stacks not kept because max_stacks was reached. */
 uint64_t folded_dropped(const struct folded *f);
+
+/*
+ * The self time of the paired return `e` (after pair_event(); e->entry set,
+ * e->depth its depth in its goroutine, e->latency_ns): its latency minus
+ * that of its paired callees, a callee being a paired call made directly
+ * by it or under calls it closed over (unwound by a recovered panic: they
+ * do not count, so the calls they made are its own callees). Must see
+ * every paired return, counted or not, in file order: it keeps per
+ * goroutine the time of the calls returned below each open call. 0 and no
+ * effect for an event that is not a paired return.
+ */
+uint64_t folded_self(struct folded *f, const struct report_event *e);
+
+/*
+ * Feeds event `e` right after pair_event(p, e), whatever the filters say
+ * (only paired returns matter; others are ignored): accounts its time with
+ * folded_self() and, when `count` (it passed the filters and the time
+ * window), adds its self time to its stack: the recorded user stack, the
+ * entry's else the return's, root first, each frame named by output_frame()
+ * of `o` (NULL: addresses), else the functions of its open calls
+ * (pair_last_stack()).
+ */
+void folded_call(struct folded *f, struct pairer *p, const struct output *o,
+		 const struct report_event *e, bool count);
 
 /* Appends all stacks, sorted, one line each (';' in a name written ','). */
 void folded_write(const struct folded *f, struct buf *b);

@@ -336,9 +336,6 @@ struct run {
 	struct exit_rec *exits;    /* process exits, by pid then time */
 	uint32_t nexits;
 	uint64_t open_end, exited_end; /* calls open at the end: still open, exited */
-	uint32_t *fold_ids;        /* pairing fid -> folded name id + 1 */
-	uint32_t nfold_ids;
-	uint32_t *fold_path;       /* scratch */
 	struct buf tmp;            /* scratch */
 };
 
@@ -454,55 +451,6 @@ static void put_open(void *arg, const struct report_event *e, uint64_t end_ns)
 static const char *symbolize(void *ctx, uint32_t pid, uint64_t addr, uint64_t *off)
 {
 	return gtr_reader_symbolize(ctx, pid, addr, off);
-}
-
-/* Folded stacks: the path of a paired return, from its recorded stack
- * (root first) when it has one, else from the pairing nesting. */
-static void fold_call(struct run *run, const struct report_event *e)
-{
-	uint32_t n;
-	uint64_t self;
-	const uint32_t *fids = pair_last_stack(run->pair, &n, &self);
-	const struct gtr_event *se = e->entry && e->entry->stack && e->entry->nstack ? e->entry :
-				     e->ev->stack && e->ev->nstack ? e->ev : NULL;
-
-	if (!fids)
-		return;
-	if (se)
-		n = se->nstack < GTR_MAX_STACK ? se->nstack : GTR_MAX_STACK;
-	uint32_t *path = realloc(run->fold_path, (n + 1) * sizeof(*path));
-	if (!path) {
-		fprintf(stderr, PROG ": out of memory (folded stacks)\n");
-		exit(EXIT_READ);
-	}
-	run->fold_path = path;
-	for (uint32_t i = 0; i < n; i++) {
-		if (se) {
-			const uint32_t k = n - 1 - i;  /* innermost first in the file */
-			buf_reset(&run->tmp);
-			output_frame(run->out, &run->tmp, se->pid, se->stack[k], k, false, true);
-			path[i] = folded_intern(run->folded, run->tmp.data, run->tmp.len);
-			continue;
-		}
-		const uint32_t fid = fids[i];
-		if (fid >= run->nfold_ids) {
-			const uint32_t m = pair_nfuncs(run->pair) > fid ? pair_nfuncs(run->pair) : fid + 1;
-			uint32_t *ids = realloc(run->fold_ids, m * sizeof(*ids));
-			if (!ids) {
-				fprintf(stderr, PROG ": out of memory (folded stacks)\n");
-				exit(EXIT_READ);
-			}
-			memset(ids + run->nfold_ids, 0, (m - run->nfold_ids) * sizeof(*ids));
-			run->fold_ids = ids;
-			run->nfold_ids = m;
-		}
-		if (!run->fold_ids[fid]) {
-			const char *name = pair_func_name(run->pair, fid);
-			run->fold_ids[fid] = folded_intern(run->folded, name, strlen(name)) + 1;
-		}
-		path[i] = run->fold_ids[fid] - 1;
-	}
-	folded_add(run->folded, path, n, self);
 }
 
 /* Resolves --since/--until once the first event (the start) is known. */
@@ -745,7 +693,12 @@ static int run_pass(struct env *env)
 		}
 		if (run.stop)
 			break;
-		if (!keep(&run, &e))
+		const bool kept = keep(&run, &e);
+		/* every paired return, kept or not: its time is its caller's
+		 * callee time */
+		if (run.folded)
+			folded_call(run.folded, run.pair, run.out, &e, kept);
+		if (!kept)
 			continue;
 		/* --calls --count counts calls: an entry that will have a
 		 * return (or end unfinished) is counted then */
@@ -757,9 +710,7 @@ static int run_pass(struct env *env)
 				run.stop = true;
 		} else if (run.stats) {
 			stats_event(run.stats, &e);
-		} else if (run.folded) {
-			fold_call(&run, &e);
-		} else {
+		} else if (!run.folded) {	/* folded: folded_call() above */
 			run.records += (uint64_t)output_put(run.out, &run.buf, &e);
 			if (env->limit && run.records >= env->limit)
 				run.stop = true;
@@ -781,10 +732,11 @@ static int run_pass(struct env *env)
 	}
 	if (env->count)
 		buf_printf(&run.buf, "%" PRIu64 "\n", run.matched);
-	else if (run.stats)
+	else if (run.stats) {
+		stats_set_window(run.stats, run.t0, run.last_ts, run.since, run.until);
 		stats_write(run.stats, &run.buf, run.last_ts > run.t0 ? run.last_ts - run.t0 : 0,
 			    env->hist);
-	else if (run.folded)
+	} else if (run.folded)
 		folded_write(run.folded, &run.buf);
 	else
 		output_end(run.out, &run.buf);
@@ -846,8 +798,6 @@ static int run_pass(struct env *env)
 out:
 	free(probes);
 	free(run.exits);
-	free(run.fold_ids);
-	free(run.fold_path);
 	buf_free(&run.tmp);
 	buf_free(&run.buf);
 	output_free(run.out);

@@ -9,6 +9,7 @@
 #define REPORT_STATS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "buf.h"
@@ -34,10 +35,37 @@ void stats_event(struct stats *s, const struct report_event *e);
 uint64_t stats_dropped(const struct stats *s);
 
 /*
+ * The time window the events were selected from, for the rates: `first_ns`
+ * and `last_ns` the file's first and last event times, `since_ns` and
+ * `until_ns` the bounds of --since / --until (same clock; INT64_MIN and
+ * INT64_MAX when not given). Rates are then computed over
+ * stats_window_span() of these, and stats_write()'s `span_ns` is ignored.
+ */
+void stats_set_window(struct stats *s, uint64_t first_ns, uint64_t last_ns,
+		      int64_t since_ns, int64_t until_ns);
+
+/* The span of [since_ns, until_ns] clamped to [first_ns, last_ns]; 0 when
+ * empty. */
+uint64_t stats_window_span(uint64_t first_ns, uint64_t last_ns, int64_t since_ns,
+			   int64_t until_ns);
+
+/*
  * Appends the table and, when `hist`, a log2 latency histogram per group.
- * `span_ns` is the time the rates are computed over (first to last event).
+ * `span_ns` is the time the rates are computed over (first to last event)
+ * unless stats_set_window() was called. Columns are padded by display width
+ * (stats_text_width()); a --by value wider than STATS_KEY_COLS columns is cut
+ * with an ellipsis in the table (the histogram titles show it whole).
  */
 void stats_write(struct stats *s, struct buf *b, uint64_t span_ns, bool hist);
+
+#define STATS_KEY_COLS 40
+
+/*
+ * Columns that UTF-8 text s[0, n) takes on a terminal, whatever the locale:
+ * 2 per East Asian wide or fullwidth character, 0 per combining mark or
+ * zero-width character, 1 per other character and per invalid byte.
+ */
+int stats_text_width(const char *s, size_t n);
 
 /*
  * Appends a bcc-style log2 histogram (`unit : count distribution`, star
