@@ -55,6 +55,14 @@ struct {
 	__type(value, struct rate_state);
 } rates SEC(".maps");
 
+/* Processes whose exit gotrace-record wants to know of: tgid -> 1. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u8);
+} watched SEC(".maps");
+
 /* Per-CPU scratch record; a hit is assembled here, then copied out. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -444,5 +452,33 @@ int gotrace_probe(struct pt_regs *regs)
 		if (d)
 			*d += 1;
 	}
+	return 0;
+}
+
+/*
+ * The exit of a watched process, when its last thread exits: a struct
+ * gt_exit record with the exact time and exit code. signal->live counts
+ * the live threads and is decremented before this tracepoint fires
+ * (kernel/exit.c, do_exit()); deleting the map entry first makes sure
+ * that only one of several threads exiting at once reports it.
+ */
+SEC("tp/sched/sched_process_exit")
+int gotrace_exit(void *ctx)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct gt_exit x = {};
+
+	if (!bpf_map_lookup_elem(&watched, &tgid))
+		return 0;
+	if (BPF_CORE_READ(task, signal, live.counter) != 0)
+		return 0;
+	if (bpf_map_delete_elem(&watched, &tgid))
+		return 0;
+	x.type = GT_REC_EXIT;
+	x.pid = tgid;
+	x.ts_ns = bpf_ktime_get_ns();
+	x.code = BPF_CORE_READ(task, exit_code);
+	bpf_ringbuf_output(&events, &x, sizeof(x), BPF_RB_FORCE_WAKEUP);
 	return 0;
 }

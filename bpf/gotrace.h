@@ -123,7 +123,20 @@ struct gt_plan {
 #define GT_P_STACK 1       /* capture the user stack */
 
 /* Ring buffer record types. */
-enum gt_rec { GT_REC_EVENT = 1 };
+enum gt_rec { GT_REC_EVENT = 1, GT_REC_EXIT = 2 };
+
+/*
+ * A watched process ended (its last thread exited), from the
+ * sched_process_exit tracepoint. `code` is the kernel's task exit_code:
+ * exit status << 8, or the terminating signal in the low 7 bits.
+ */
+struct gt_exit {
+	__u32 type;        /* GT_REC_EXIT */
+	__u32 pid;         /* the process (thread group) id */
+	__u64 ts_ns;       /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u32 code;
+	__u32 pad;
+};
 
 /*
  * One probe hit as it leaves the kernel: header, GT_MAX_FETCH 64-bit

@@ -193,12 +193,15 @@ struct gtr_clock_sample {
 };
 
 /* A process seen by the recorder (exec, exit and name). */
+#define GTR_EXIT_UNKNOWN INT32_MIN  /* gtr_process.exit_code not known */
+
 struct gtr_process {
 	uint64_t ts_ns;      /* CLOCK_MONOTONIC */
 	uint32_t pid;
 	uint32_t binary_id;  /* its executable, UINT32_MAX when not traced */
 	const char *comm;
-	int32_t exit_code;   /* valid when `exited` */
+	int32_t exit_code;   /* when `exited`: exit status 0..255, -signal when
+				killed by one, GTR_EXIT_UNKNOWN when not known */
 	bool exited;
 };
 

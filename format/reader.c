@@ -1269,10 +1269,13 @@ static const struct map_field process_fields[] = {
 
 static int parse_process(struct gtr_reader *r, struct gcr *c)
 {
-	struct process_in v = { .p = { .binary_id = UINT32_MAX } };
+	struct process_in v = { .p = { .binary_id = UINT32_MAX,
+				       .exit_code = GTR_EXIT_UNKNOWN } };
 
 	if (DECODE_MAP(r, c, process_fields, &v, NULL, NULL) || c->p != c->end)
 		goto bad;
+	if (!v.p.exited)
+		v.p.exit_code = 0;
 	if (r->nprocs >= GTR_MAX_PROCESSES) {
 		r->overflow.processes++;
 		free(v.comm);

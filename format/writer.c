@@ -903,7 +903,8 @@ int gtr_writer_process(struct gtr_writer *w, const struct gtr_process *p)
 		return w->failed;
 	const bool bin = p->binary_id != UINT32_MAX;
 	e->len = 0;
-	e_map(e, 3 + bin + 2 * p->exited);
+	const bool code = p->exited && p->exit_code != GTR_EXIT_UNKNOWN;
+	e_map(e, 3 + bin + p->exited + code);
 	e_text(e, "ts_ns");
 	e_uint(e, p->ts_ns);
 	e_text(e, "pid");
@@ -917,6 +918,8 @@ int gtr_writer_process(struct gtr_writer *w, const struct gtr_process *p)
 	if (p->exited) {
 		e_text(e, "exited");
 		e_bool(e, true);
+	}
+	if (code) {
 		e_text(e, "exit_code");
 		e_int(e, p->exit_code);
 	}

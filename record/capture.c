@@ -30,6 +30,9 @@ struct capture {
 	uint64_t *percpu;      /* scratch for reading per-CPU drop counters */
 	capture_fn fn;
 	void *ctx;
+	capture_exit_fn exit_fn;
+	int no_exit;                 /* loaded without the exit tracepoint */
+	struct bpf_link *exit_link;  /* sched_process_exit, when attached */
 };
 
 static int verbose_libbpf;
@@ -88,6 +91,14 @@ static int on_record(void *ctx, void *data, size_t size)
 {
 	struct capture *c = ctx;
 
+	if (size >= sizeof(struct gt_exit) &&
+	    ((const struct gt_exit *)data)->type == GT_REC_EXIT) {
+		const struct gt_exit *x = data;
+
+		if (c->exit_fn)
+			c->exit_fn(x->pid, x->ts_ns, x->code, c->ctx);
+		return 0;
+	}
 	if (size < GT_EVENT_HDR_SIZE)
 		return 0;
 	return c->fn((const struct gt_event *)data, size, c->ctx);
@@ -124,6 +135,8 @@ again:
 	if (c->multi)
 		bpf_program__set_expected_attach_type(c->skel->progs.gotrace_probe,
 						      GT_TRACE_UPROBE_MULTI);
+	if (c->no_exit)
+		bpf_program__set_autoload(c->skel->progs.gotrace_exit, false);
 	bpf_map__set_max_entries(c->skel->maps.plans, c->nplans);
 	bpf_map__set_max_entries(c->skel->maps.drops, c->nplans);
 	bpf_map__set_max_entries(c->skel->maps.suppressed, c->nplans);
@@ -139,12 +152,21 @@ again:
 		c->skel->rodata->wakeup_every = every;
 	}
 	e = gotrace_bpf__load(c->skel);
+	if (e && !c->no_exit) {
+		/* The exit tracepoint is a refinement (exits are polled for
+		 * too): load without it rather than fail. */
+		gotrace_bpf__destroy(c->skel);
+		c->skel = NULL;
+		c->no_exit = 1;
+		goto again;
+	}
 	if (e && c->multi) {
 		/* The kernel may know the link but refuse the program type:
 		 * fall back to one perf-event uprobe per site. */
 		gotrace_bpf__destroy(c->skel);
 		c->skel = NULL;
 		c->multi = 0;
+		c->no_exit = 0;
 		goto again;
 	}
 	if (e) {
@@ -354,12 +376,41 @@ uint32_t capture_nlinks(const struct capture *c)
 	return c->nuprobes;
 }
 
+int capture_on_exit(struct capture *c, capture_exit_fn fn)
+{
+	struct bpf_link *l;
+
+	if (c->no_exit)
+		return -ENOTSUP;
+	if (!c->exit_link) {
+		l = bpf_program__attach(c->skel->progs.gotrace_exit);
+		if (!l)
+			return -errno;
+		c->exit_link = l;
+	}
+	c->exit_fn = fn;
+	return 0;
+}
+
+int capture_watch_exit(struct capture *c, uint32_t pid)
+{
+	const uint8_t one = 1;
+
+	if (!c->exit_link)
+		return -ENOTSUP;
+	if (bpf_map__update_elem(c->skel->maps.watched, &pid, sizeof(pid), &one,
+				 sizeof(one), BPF_ANY))
+		return -errno;
+	return 0;
+}
+
 void capture_close(struct capture *c)
 {
 	uint32_t i;
 
 	if (!c)
 		return;
+	bpf_link__destroy(c->exit_link);
 	for (i = 0; i < c->nlinks; i++)
 		bpf_link__destroy(c->links[i]);
 	free(c->links);

@@ -331,6 +331,7 @@ static int process_seen(struct recorder *r, uint32_t pid, uint64_t ts,
 	r->procs[i].mapped = 0;
 	r->procs[i].bias = 0;
 	memcpy(r->procs[i].comm, comm, 16);
+	capture_watch_exit(r->cap, pid);   /* best effort: else polled */
 	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
 	proc.binary_id = binary_of(path);
 	if (proc.binary_id == UINT32_MAX)
@@ -399,6 +400,31 @@ static void process_bias(struct recorder *r, int slot, const struct probe *p,
 }
 
 /*
+ * capture_on_exit(): a process seen before ended; its exit is recorded at
+ * the time the kernel saw its last thread exit, with its status (spec
+ * FORMAT.md: exit status, or -signal).
+ */
+static void on_exit_seen(uint32_t pid, uint64_t ts_ns, uint32_t code, void *ctx)
+{
+	struct recorder *r = ctx;
+
+	for (int i = 0; i < r->nprocs; i++) {
+		if (r->procs[i].pid != pid)
+			continue;
+		const struct gtr_process proc = {
+			.ts_ns = ts_ns, .pid = pid, .comm = r->procs[i].comm,
+			.binary_id = UINT32_MAX, .exited = true,
+			.exit_code = (code & 0x7f) ? -(int32_t)(code & 0x7f)
+						   : (int32_t)((code >> 8) & 0xff),
+		};
+		gtr_writer_process(r->w, &proc);
+		r->procs[i] = r->procs[--r->nprocs];
+		r->last_pid = 0;
+		return;
+	}
+}
+
+/*
  * Once a second and at the end: records the exit of processes seen
  * before, so a reused PID starts afresh (its mappings are written again).
  * `reaped` is the command gotrace-record ran, if it exited with `code`.
@@ -413,8 +439,10 @@ static void processes_check(struct recorder *r, uint64_t now, pid_t reaped,
 			.ts_ns = now, .pid = r->procs[i].pid,
 			.comm = r->procs[i].comm, .binary_id = UINT32_MAX,
 			.exited = true,
-			/* the command's status is known; others' is not */
-			.exit_code = (pid_t)r->procs[i].pid == reaped ? code : -1,
+			/* the command's status is known; others' is not
+			 * (their exit, when the tracepoint saw it, was
+			 * recorded by on_exit()) */
+			.exit_code = (pid_t)r->procs[i].pid == reaped ? code : GTR_EXIT_UNKNOWN,
 		};
 
 		if (!kill(r->procs[i].pid, 0) || errno != ESRCH)
@@ -1133,6 +1161,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gotrace-record: %s\n", err);
 		goto out;
 	}
+	/* exact exit times; without the tracepoint, exits are polled for */
+	if (capture_on_exit(rec.cap, on_exit_seen) && env.verbose)
+		fprintf(stderr, "gotrace-record: no sched_process_exit tracepoint: process exits are noticed within a second\n");
 	if (env.cmd) {
 		child = spawn_stopped(env.cmd, &go_fd);
 		if (child < 0) {
@@ -1154,6 +1185,12 @@ int main(int argc, char **argv)
 	}
 	if (stop_signal)
 		goto drain;
+	/* the targets known now are watched from the start, so that an exit
+	 * before the recorder reads their first event is seen too */
+	for (int t = 0; t < env.npids; t++)
+		capture_watch_exit(rec.cap, (uint32_t)env.pids[t]);
+	if (child > 0)
+		capture_watch_exit(rec.cap, (uint32_t)child);
 
 	status_on = status_enabled();
 	if (!env.quiet)
@@ -1267,7 +1304,7 @@ drain:
 	record_drops(&rec);
 	processes_check(&rec, clock_ns(CLOCK_MONOTONIC), cmd_pid,
 			WIFEXITED(status) ? WEXITSTATUS(status)
-			: WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1);
+			: WIFSIGNALED(status) ? -WTERMSIG(status) : GTR_EXIT_UNKNOWN);
 	ret = 0;
 out:
 	capture_close(rec.cap);

@@ -394,7 +394,10 @@ static void print_json(FILE *f, const char *path, struct gtr_reader *r,
 		jtext(f, &k2, "comm", p->comm);
 		jbool(f, &k2, "exited", p->exited);
 		jkey(f, &k2, "exit_code");
-		fprintf(f, "%" PRId32 "}", p->exited ? p->exit_code : 0);
+		if (p->exited && p->exit_code == GTR_EXIT_UNKNOWN)
+			fputs("null}", f);
+		else
+			fprintf(f, "%" PRId32 "}", p->exited ? p->exit_code : 0);
 	}
 	fputc(']', f);
 

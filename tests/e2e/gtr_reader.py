@@ -244,7 +244,7 @@ class GtrReader:
             self.processes.append({"ts_ns": _uint(p.get("ts_ns", 0)), "pid": _u32(p.get("pid", 0)),
                                    "binary_id": _u32(p["binary_id"]) if "binary_id" in p else None,
                                    "comm": _text(p.get("comm", "")), "exited": exited,
-                                   "exit_code": p.get("exit_code", 0) if exited else 0})
+                                   "exit_code": p.get("exit_code") if exited else 0})
         else:
             self.skipped += 1
 

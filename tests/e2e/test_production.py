@@ -336,3 +336,41 @@ def test_process_that_execs_itself(gobuild, tmp_path):
     info = json.loads(report(["info", "--json", trace]).stdout)
     starts = {m["start"] for m in info["mappings"] if m["binary_id"] == 0}
     assert len(starts) == 2
+
+
+def test_exit_time_and_status_of_a_traced_process(gobuild, tmp_path, procs, loop_bin):
+    """A -p target's end is recorded when its last thread exits (the
+    sched_process_exit tracepoint), with its status; one killed by a
+    signal gets -signal (spec/FORMAT.md, process)."""
+    exe = gobuild("tests/fixtures/exits/main.go", "exits")
+    target = procs([exe, "3"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert target.p.stdout.readline().startswith("ready")
+    trace = str(tmp_path / "t.gtr")
+    rec = procs([RECORD, "-o", trace, "-p", str(target.pid), "main.work"],
+                stderr=subprocess.PIPE, text=True)
+    attached(rec)
+    target.p.stdin.write("go\n")
+    target.p.stdin.flush()
+    assert target.p.wait(20) == 3
+    assert rec.p.wait(20) == 0       # "the traced processes exited"
+    evs = events(trace)
+    assert [e["goargs"][0] for e in evs] == [0, 1, 2, 3, 4]
+    info = json.loads(report(["info", "--json", trace]).stdout)
+    ends = [p for p in info["processes"] if p["exited"]]
+    assert len(ends) == 1 and ends[0]["pid"] == target.pid
+    assert ends[0]["exit_code"] == 3
+    # after its last call it slept 10 + 50 ms before exiting
+    assert ends[0]["ts_ns"] - evs[-1]["ts_ns"] >= 60_000_000
+
+    loop = start_loop(procs, loop_bin)
+    trace = str(tmp_path / "k.gtr")
+    rec = procs([RECORD, "-o", trace, "-p", str(loop.pid), "main.add"],
+                stderr=subprocess.PIPE, text=True)
+    attached(rec)
+    assert wait_for(lambda: len(events(trace)) > 0)
+    loop.p.kill()
+    loop.p.wait()
+    assert rec.p.wait(20) == 0
+    info = json.loads(report(["info", "--json", trace]).stdout)
+    ends = [p for p in info["processes"] if p["exited"]]
+    assert [(p["pid"], p["exit_code"]) for p in ends] == [(loop.pid, -9)]

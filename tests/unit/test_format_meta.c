@@ -100,6 +100,11 @@ Test(meta, symbols_mappings_symbolize)
 	const struct gtr_process pe = { .ts_ns = 3, .pid = 10, .binary_id = UINT32_MAX,
 					.comm = "pie", .exited = true, .exit_code = -11 };
 	cr_assert_eq(gtr_writer_process(w, &pe), 0);
+	/* an exit whose status is not known: no exit_code in the file */
+	const struct gtr_process pu = { .ts_ns = 4, .pid = 11, .binary_id = UINT32_MAX,
+					.comm = "gone", .exited = true,
+					.exit_code = GTR_EXIT_UNKNOWN };
+	cr_assert_eq(gtr_writer_process(w, &pu), 0);
 	close_w(w);
 	free(s);
 	free(names);
@@ -130,7 +135,10 @@ Test(meta, symbols_mappings_symbolize)
 	cr_assert_str_eq(gtr_reader_mapping_at(r, 2)->path, "/pie");
 	cr_assert_eq(gtr_reader_mapping_at(r, 2)->binary_id, UINT32_MAX);
 	cr_assert_eq(gtr_reader_mapping_at(r, 1)->vaddr, 0x1000);
-	cr_assert_eq(gtr_reader_nprocesses(r), 2);
+	cr_assert_eq(gtr_reader_nprocesses(r), 3);
+	cr_assert(gtr_reader_process_at(r, 2)->exited);
+	cr_assert_eq(gtr_reader_process_at(r, 2)->exit_code, GTR_EXIT_UNKNOWN);
+	cr_assert_eq(gtr_reader_process_at(r, 0)->exit_code, 0);
 	cr_assert(gtr_reader_process_at(r, 1)->exited);
 	cr_assert_eq(gtr_reader_process_at(r, 1)->exit_code, -11);
 	cr_assert_eq(gtr_reader_process_at(r, 0)->binary_id, 2);
