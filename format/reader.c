@@ -31,6 +31,10 @@
 #define WINDOW_INITIAL (1u << 20)
 #define WINDOW_MAX (2 * (GTR_BLOCK_HDR_LEN + GTR_MAX_BLOCK))
 #define DIRECT_PROBES 1024 /* probe ids below this are found by index */
+/* Bytes past a frame's declared size given to zstd as room: its fast
+ * loops need some; a frame that writes into them is reported as one that
+ * does not match its declared size. */
+#define ZSTD_SLACK 64
 /*
  * Checksum work allowed when resynchronising, beyond 16 times the file
  * offset reached (spec "Limits"): bounds the time crafted input can cost.
@@ -75,6 +79,7 @@ enum { PF_IDLE, PF_QUEUED, PF_DONE };
 struct prefetch {
 	bool on;                /* gtr_reader_set_prefetch(); default on */
 	bool started, quit, failed;
+	unsigned owner;         /* fork_gen when the thread started */
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -933,7 +938,10 @@ static void *prefetch_main(void *arg)
 		if (pf->quit)
 			break;
 		pthread_mutex_unlock(&pf->mu);
-		const size_t got = ZSTD_decompressDCtx(pf->dctx, pf->out, pf->out_cap,
+		/* capacity: from the declared size only, so that zstd's
+		 * verdict on a frame never depends on the buffer's history */
+		const size_t got = ZSTD_decompressDCtx(pf->dctx, pf->out,
+						       pf->content_size + ZSTD_SLACK,
 						       pf->in, pf->in_len);
 		pthread_mutex_lock(&pf->mu);
 		pf->result = got;
@@ -944,10 +952,40 @@ static void *prefetch_main(void *arg)
 	return NULL;
 }
 
+/* Forks this process went through as a child (pthread_atfork()): a
+ * prefetch thread started at another count is not in this process. */
+static volatile unsigned fork_gen;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void fork_child(void)
+{
+	fork_gen++;
+}
+
+static void fork_watch(void)
+{
+	pthread_atfork(NULL, NULL, fork_child);
+}
+
+/*
+ * In a child forked while the thread ran, the thread is gone: forget it
+ * and the frame it held, and decompress in line from then on.
+ */
+static void prefetch_forked(struct prefetch *pf)
+{
+	if (pf->started && pf->owner != fork_gen) {
+		pf->started = false;   /* not joined, not destroyed: not ours */
+		pf->pending = false;
+		pf->failed = true;
+		pf->state = PF_IDLE;
+	}
+}
+
 /* Waits until the thread is done with the frame handed over, if any, and
  * takes ownership of the buffers back. */
 static void prefetch_wait(struct prefetch *pf)
 {
+	prefetch_forked(pf);
 	if (!pf->pending)
 		return;
 	pthread_mutex_lock(&pf->mu);
@@ -961,6 +999,7 @@ static void prefetch_wait(struct prefetch *pf)
 /* Stops the thread and frees what it used. */
 static void prefetch_stop(struct prefetch *pf)
 {
+	prefetch_forked(pf);
 	if (pf->started) {
 		pthread_mutex_lock(&pf->mu);
 		pf->quit = true;
@@ -983,9 +1022,9 @@ static void prefetch_stop(struct prefetch *pf)
 
 /*
  * Hands the block that follows the current position to the thread when it
- * is a whole event frame already in the window or readable now. Consumes
- * nothing and changes no state the caller sees (an error it meets is met
- * again, and reported, when the block is read for real).
+ * is a whole event frame already in the input window. Reads nothing and
+ * changes nothing the caller sees: a block not yet read is decompressed in
+ * line when it is reached, with whatever error reading it gives then.
  */
 static void prefetch_next(struct gtr_reader *r)
 {
@@ -993,23 +1032,18 @@ static void prefetch_next(struct gtr_reader *r)
 	char why[128];
 	size_t csize;
 
+	prefetch_forked(pf);
 	if (!pf->on || pf->failed || pf->pending)
 		return;
-	char err[sizeof(r->err)];
-	memcpy(err, r->err, sizeof(err));
-	ssize_t a = win_fill(r, GTR_BLOCK_HDR_LEN);
+	const size_t have = r->len - r->pos;
 	const uint8_t *h = r->buf + r->pos;
-	if (a < GTR_BLOCK_HDR_LEN || memcmp(h, GTR_BLOCK_MAGIC, 4) ||
+	if (have < GTR_BLOCK_HDR_LEN || memcmp(h, GTR_BLOCK_MAGIC, 4) ||
 	    gtr_get_le32(h + 4) != GTR_BLOCK_EVENTS)
-		goto out;
+		return;
 	const uint32_t len = gtr_get_le32(h + 8);
-	if (len > GTR_MAX_BLOCK)
-		goto out;
-	a = win_fill(r, GTR_BLOCK_HDR_LEN + (size_t)len);
-	h = r->buf + r->pos;
-	if (a < (ssize_t)(GTR_BLOCK_HDR_LEN + (size_t)len) ||
+	if (len > GTR_MAX_BLOCK || have < GTR_BLOCK_HDR_LEN + (size_t)len ||
 	    zframe_check(h + GTR_BLOCK_HDR_LEN, len, &csize, why, sizeof(why)))
-		goto out;
+		return;
 	if (!pf->started) {
 		if (!pf->dctx && !(pf->dctx = ZSTD_createDCtx()))
 			goto fail;
@@ -1024,10 +1058,13 @@ static void prefetch_next(struct gtr_reader *r)
 			pthread_mutex_destroy(&pf->mu);
 			goto fail;
 		}
+		pthread_once(&fork_once, fork_watch);
 		pf->started = true;
+		pf->owner = fork_gen;
 	}
-	if (reserve(&pf->in, &pf->in_cap, len) || reserve(&pf->out, &pf->out_cap, csize))
-		goto out;
+	if (reserve(&pf->in, &pf->in_cap, len) ||
+	    reserve(&pf->out, &pf->out_cap, csize + ZSTD_SLACK))
+		return;
 	memcpy(pf->in, h + GTR_BLOCK_HDR_LEN, len);
 	pf->in_len = len;
 	pf->off = r->buf_off + r->pos;
@@ -1037,11 +1074,9 @@ static void prefetch_next(struct gtr_reader *r)
 	pthread_cond_broadcast(&pf->cv);
 	pthread_mutex_unlock(&pf->mu);
 	pf->pending = true;
-	goto out;
+	return;
 fail:
 	pf->failed = true;      /* no thread: decompress in line */
-out:
-	memcpy(r->err, err, sizeof(err));
 }
 
 /*
@@ -1084,11 +1119,13 @@ static const uint8_t *unzstd(struct gtr_reader *r, const struct block *b,
 		return d;
 	if (zframe_check(b->payload, b->len, &csize, why, whylen))
 		return NULL;
-	if (reserve(&r->dbuf, &r->dcap, csize)) {
+	if (reserve(&r->dbuf, &r->dcap, csize + ZSTD_SLACK)) {
 		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}
-	const size_t got = ZSTD_decompressDCtx(r->dctx, r->dbuf, r->dcap, b->payload, b->len);
+	/* capacity: from the declared size (see prefetch_main()) */
+	const size_t got = ZSTD_decompressDCtx(r->dctx, r->dbuf, csize + ZSTD_SLACK,
+					       b->payload, b->len);
 	if (ZSTD_isError(got) || got != csize) {
 		snprintf(why, whylen, "zstd: %s",
 			 ZSTD_isError(got) ? ZSTD_getErrorName(got) : "size mismatch");

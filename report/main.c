@@ -518,7 +518,8 @@ static int run_pass(struct env *env)
 	struct run run = { .env = env, .since = INT64_MIN, .until = INT64_MAX };
 	struct filter_error ferr;
 	const struct gtr_probe **probes = NULL;
-	uint32_t np = 0, last_id = UINT32_MAX;
+	uint32_t np = 0, last_id = 0;
+	bool have_last = false;     /* last_id/last_probe hold a lookup */
 	const struct gtr_probe *last_probe = NULL;
 	static struct gtr_event ev;
 	struct gtr_drop drop;
@@ -652,12 +653,13 @@ static int run_pass(struct env *env)
 		if (gtr_reader_nprobes(run.r) != np) {
 			if (refresh_probes(&run, &probes, &np))
 				goto out;
-			last_id = UINT32_MAX;
+			have_last = false;
 		}
-		if (ev.probe_id != last_id) {
+		if (!have_last || ev.probe_id != last_id) {
 			/* probes are never redefined: only a new one changes this */
 			last_probe = gtr_reader_probe(run.r, ev.probe_id);
 			last_id = ev.probe_id;
+			have_last = true;
 		}
 		if (!run.have_t0) {
 			run.have_t0 = true;

@@ -25,7 +25,7 @@ def gen(tmp_path_factory):
             if f.endswith(".o")]
     subprocess.run(["gcc", "-O2", "-std=gnu11", "-D_GNU_SOURCE", "-I" + os.path.join(ROOT, "format"),
                     "-o", out, os.path.join(ROOT, "tests/bench/report_gen.c"), *objs,
-                    "-lcbor", "-lzstd"], check=True)
+                    "-lcbor", "-lzstd", "-pthread"], check=True)
     return out
 
 

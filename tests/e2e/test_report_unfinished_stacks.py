@@ -148,6 +148,18 @@ int main(int argc, char **argv)
 	ck(gtr_writer_task(w, 100, 101, "app"), "task");
 	ck(gtr_writer_task(w, 200, 200, "worker"), "task");
 
+	if (!strcmp(argv[1], "maxid")) {
+		/* probe id 2^32-1 is as valid as any: events of it around a
+		 * probe described mid-file */
+		probe(UINT32_MAX, GTR_KIND_ENTRY, "main.max", 1, n1, tint, ti);
+		begin(T0, UINT32_MAX, GTR_KIND_ENTRY, 100, 100, 1); vint(42); emit(NULL, 0);
+		begin(T0 + US, 1, GTR_KIND_ENTRY, 100, 100, 1); vint(1); emit(NULL, 0);
+		probe(7, GTR_KIND_ENTRY, "main.seven", 1, n1, tint, ti);
+		begin(T0 + 2 * US, UINT32_MAX, GTR_KIND_ENTRY, 100, 100, 1); vint(42); emit(NULL, 0);
+		begin(T0 + 3 * US, 1, GTR_KIND_ENTRY, 100, 100, 1); vint(1); emit(NULL, 0);
+		ck(gtr_writer_close(w, err, sizeof(err)), "close");
+		return 0;
+	}
 	if (!strcmp(argv[1], "header")) {
 		gtr_writer_flush(w);
 		if (truncate(argv[2], 16))
@@ -193,7 +205,7 @@ def gen(tmp_path_factory):
     fdir = os.path.join(ROOT, "build", "format")
     objs = [os.path.join(fdir, f) for f in sorted(os.listdir(fdir)) if f.endswith(".o")]
     subprocess.run(["gcc", "-O1", "-std=gnu11", "-D_GNU_SOURCE", "-I" + os.path.join(ROOT, "format"),
-                    "-o", out, str(src), *objs, "-lcbor", "-lzstd"], check=True)
+                    "-o", out, str(src), *objs, "-lcbor", "-lzstd", "-pthread"], check=True)
 
     def make(mode):
         path = str(d / (mode + ".gtr"))
@@ -575,3 +587,10 @@ def test_real_kill_9_warns(tmp_path, procs, gobuild):
     p = report([trace])
     assert p.returncode == 0 and len(p.stdout.splitlines()) > 20
     assert "%s was not closed by gotrace-record (killed or crashed)" % trace in p.stderr
+
+
+def test_largest_probe_id(gen):
+    path = gen("maxid")
+    assert [l.split()[3:] for l in body([path])] == [
+        ["main.max", "n=42"], ["main.safe", "n=1"], ["main.max", "n=42"], ["main.safe", "n=1"]]
+    assert report(["--count", "-f", "n == 42", path]).stdout == "2\n"

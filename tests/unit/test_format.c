@@ -5,6 +5,7 @@
  * byte and damage anywhere.
  */
 #include <criterion/criterion.h>
+#include <sys/wait.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -847,6 +848,48 @@ Test(format, prefetch_on_and_off_agree)
 			  "cut at %zu", len);
 	}
 	free(b);
+}
+
+/*
+ * A child forked while a frame is being decompressed ahead has no prefetch
+ * thread: it reads on, in line, to the same items.
+ */
+Test(format, prefetch_survives_fork)
+{
+	const char *full = tpath("full.gtr");
+	char err[512];
+	struct gtr_event ev;
+	struct gtr_drop d;
+	uint64_t before = 0, total = 0;
+
+	write_test_file(full, 8, 7);
+	struct gtr_reader *r = gtr_reader_open(full, err, sizeof(err));
+	cr_assert_not_null(r, "%s", err);
+	while (gtr_reader_next(r, &ev, &d) > 0)
+		total++;
+	gtr_reader_close(r);
+
+	r = gtr_reader_open(full, err, sizeof(err));
+	cr_assert_not_null(r, "%s", err);
+	for (int i = 0; i < 10; i++, before++)   /* into the second frame */
+		cr_assert_gt(gtr_reader_next(r, &ev, &d), 0);
+	const pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		uint64_t n = before;
+		alarm(10);
+		while (gtr_reader_next(r, &ev, &d) > 0)
+			n++;
+		_exit(n == total && !gtr_reader_damage(r) ? 0 : 1);
+	}
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
+	uint64_t n = before;
+	while (gtr_reader_next(r, &ev, &d) > 0)
+		n++;
+	cr_assert_eq(n, total);
+	gtr_reader_close(r);
 }
 
 Test(format, garbage_between_blocks)
