@@ -698,7 +698,7 @@ static bool is_predicate_name(const struct parser *p)
 	       tok_is(p, "endswith") || tok_is(p, "glob");
 }
 
-/* operand = field | literal | "len" "(" field ")" */
+/* operand = field | literal | "len" "(" field ")" | "cap" "(" name ")" */
 static bool parse_operand(struct parser *p, struct operand *o, const char *what)
 {
 	const struct token *t = &p->tok;
@@ -751,11 +751,38 @@ static bool parse_operand(struct parser *p, struct operand *o, const char *what)
 					return false;
 				return true;
 			}
+			if (tok_is(p, "cap")) {
+				/* the capacity gotrace-record keeps of a slice
+				 * parameter, as the value named "cap(NAME)" */
+				const uint32_t start = t->pos;
+				char name[128];
+				advance(p);
+				if (!expect(p, T_LPAREN, "'('"))
+					return false;
+				if (p->tok.t != T_IDENT || lparen_follows(p) ||
+				    p->tok.len > sizeof(name) - 6) {
+					fail_expected(p, "a slice parameter's name in cap()");
+					return false;
+				}
+				const int n = snprintf(name, sizeof(name), "cap(%.*s)",
+						       (int)p->tok.len, p->s + p->tok.pos);
+				o->src = SRC_ARG;
+				o->ty = TY_ANY;
+				o->slot = slot_for(p->f, SP_NAME, 0, name, (uint32_t)n);
+				advance(p);
+				if (p->failed)
+					return false;
+				o->pos = start;
+				o->len = p->tok.pos + 1 - start;
+				if (!expect(p, T_RPAREN, "')' to close cap("))
+					return false;
+				return true;
+			}
 			if (is_predicate_name(p))
 				fail_at(p, t->pos, "%.*s() is a condition, not a value: use it alone, e.g. %.*s(comm, \"x\") && ...",
 					(int)t->len, p->s + t->pos, (int)t->len, p->s + t->pos);
 			else
-				fail_at(p, t->pos, "unknown function '%.*s' (known: len contains startswith endswith glob)",
+				fail_at(p, t->pos, "unknown function '%.*s' (known: len cap contains startswith endswith glob)",
 					(int)t->len, p->s + t->pos);
 			return false;
 		}

@@ -269,13 +269,17 @@ static enum elem_kind slice_elem_kind(const struct gtr_arg *a)
 
 	if (!a || !a->size || a->size > 8)
 		return EK_NONE;
-	if (!strncmp(t, "int", 3) || !strcmp(t, "rune"))
+	/* Go's predeclared types are the only unqualified names */
+	if (!strcmp(t, "int") || !strcmp(t, "int8") || !strcmp(t, "int16") ||
+	    !strcmp(t, "int32") || !strcmp(t, "int64") || !strcmp(t, "rune"))
 		return EK_INT;
-	if (!strncmp(t, "uint", 4) || !strcmp(t, "byte"))
+	if (!strcmp(t, "uint") || !strcmp(t, "uint8") || !strcmp(t, "uint16") ||
+	    !strcmp(t, "uint32") || !strcmp(t, "uint64") || !strcmp(t, "uintptr") ||
+	    !strcmp(t, "byte"))
 		return EK_UINT;
 	if (!strcmp(t, "bool"))
 		return EK_BOOL;
-	if (!strncmp(t, "float", 5))
+	if (!strcmp(t, "float32") || !strcmp(t, "float64"))
 		return EK_FLOAT;
 	if (*t == '*' || !strncmp(t, "map[", 4) || !strncmp(t, "chan ", 5) ||
 	    !strncmp(t, "func(", 5) || !strcmp(t, "unsafe.Pointer"))

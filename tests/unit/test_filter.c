@@ -1131,3 +1131,37 @@ Test(filter, slices_as_fields_and_on_returns)
 	cr_expect(!m("contains(xs, \"\\x01\")"));
 	cr_expect(!m("goarg2 == 1"));
 }
+
+Test(filter, cap_reads_the_recorded_capacity)
+{
+	static struct gtr_probe ps;
+	static struct gtr_event e;
+	struct report_event re = { .ev = &e, .probe = &ps, .comm = "" };
+
+	memset(&ps, 0, sizeof(ps));
+	ps.id = 9;
+	ps.func = (char *)"main.take";
+	set_arg(&ps, 0, "xs", GTR_TYPE_SLICE, 8);
+	ps.args[0].type_name = (char *)"[]int";
+	set_arg(&ps, 1, "cap(xs)", GTR_TYPE_INT, 8);
+	e.probe_id = 9;
+	e.nvals = 2;
+	e.vals[0].kind = GTR_VAL_STR;
+	e.vals[0].v.s.data = (const uint8_t *)"\1\0\0\0\0\0\0\0";
+	e.vals[0].v.s.len = 8;
+	e.vals[0].v.s.full_len = 8;
+	e.vals[1].kind = GTR_VAL_INT;
+	e.vals[1].v.i = 4;
+	struct filter_error err;
+	struct filter *f = filter_compile("cap(xs) == 4 && len(xs) == 1", &err);
+	cr_assert(f, "%s", err.msg);
+	const struct gtr_probe *pl[] = { &ps };
+	cr_assert_eq(filter_check(f, pl, 1, NULL, &err), 0, "%s", err.msg);
+	cr_expect(filter_match(f, &re));
+	filter_free(f);
+	f = filter_compile("cap(xs) > 4", &err);
+	cr_expect(!filter_match(f, &re));
+	filter_free(f);
+	bad("cap(1) > 2", 5, "a slice parameter's name in cap()");
+	bad("cap(xs", 7, "')' to close cap(");
+}
