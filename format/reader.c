@@ -1650,6 +1650,19 @@ static void add_loss(struct gtr_reader *r, const struct gtr_drop *d)
 		l->last_ns = d->ts_ns;
 }
 
+/* Gives ev the stack record that came before it, if one did. */
+static inline void take_stack(struct gtr_reader *r, struct gtr_event *ev)
+{
+	if (r->stack_pending) {
+		ev->nstack = r->nstack;
+		ev->stack = r->stack;
+		r->stack_pending = false;
+	} else {
+		ev->nstack = 0;
+		ev->stack = NULL;
+	}
+}
+
 /*
  * The common record, read without the general decoder: a delta event
  * record (types 6, 7) of a probe id below 24 whose timestamp and values are
@@ -1729,14 +1742,7 @@ static inline int decode_delta_fast(struct gtr_reader *r, struct gtr_event *ev)
 		st->vals[i] = raw;
 	}
 	st->nvals = ev->nvals;
-	if (r->stack_pending) {
-		ev->nstack = r->nstack;
-		ev->stack = r->stack;
-		r->stack_pending = false;
-	} else {
-		ev->nstack = 0;
-		ev->stack = NULL;
-	}
+	take_stack(r, ev);
 	return 1;
 }
 
@@ -1844,14 +1850,7 @@ static int decode_record(struct gtr_reader *r, struct gtr_event *ev,
 		}
 		if (st)
 			st->nvals = ev->nvals;
-		if (r->stack_pending) {
-			ev->nstack = r->nstack;
-			ev->stack = r->stack;
-			r->stack_pending = false;
-		} else {
-			ev->nstack = 0;
-			ev->stack = NULL;
-		}
+		take_stack(r, ev);
 		return GTR_ITEM_EVENT;
 	bad_event:
 		snprintf(r->why, sizeof(r->why), "malformed event record");
