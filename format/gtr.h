@@ -328,7 +328,8 @@ enum gtr_item {
 };
 
 /*
- * gtr_reader_open() opens `path` ("-" is not accepted) and reads its header.
+ * gtr_reader_open() opens `path` ("-" or NULL: standard input, read without
+ * seeking) and reads its header.
  * Returns NULL with a message in err[errlen] that names the file and, where
  * it applies, the byte offset and what to do.
  */

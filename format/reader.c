@@ -2019,18 +2019,19 @@ struct gtr_reader *gtr_reader_open(const char *path, char *err, size_t errlen)
 	struct stat st;
 	struct block b;
 
-	if (!path || !strcmp(path, "-")) {
-		snprintf(err, errlen, "reading a trace from standard input ('-') is not supported; give the path of a .gtr file");
-		return NULL;
-	}
+	const bool in = !path || !strcmp(path, "-");
+
 	r = calloc(1, sizeof(*r));
-	if (!r || !(r->path = strdup(path))) {
+	if (!r || !(r->path = strdup(in ? "standard input" : path))) {
 		free(r);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	path = r->path;
 	r->host.hostname = r->host.kernel = r->host.machine = r->host.recorder = empty_str;
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* standard input reads as a file does, but without seeking: no
+	 * frame index (gtr_reader_seek_ts()) */
+	r->fd = in ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0) : open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
 		rmsg(r, "cannot open %s: %s", path, strerror(errno));
 		goto fail;

@@ -512,7 +512,7 @@ static void print_text(FILE *f, const char *path, struct gtr_reader *r,
 
 	gtr_reader_version(r, &maj, &min);
 	const struct gtr_host *h = gtr_reader_host(r);
-	fprintf(f, "file:        %s\n", path);
+	fprintf(f, "file:        %s\n", strcmp(path, "-") ? path : "standard input");
 	fprintf(f, "format:      %u.%u\n", maj, min);
 	fprintf(f, "host:        %s (%s %s), recorded by %s\n", h->hostname[0] ? h->hostname : "?",
 		h->kernel[0] ? h->kernel : "?", h->machine[0] ? h->machine : "?",

@@ -41,7 +41,8 @@ const char *argp_program_version = "gotrace-report " GOTRACE_VERSION;
 
 struct env {
 	bool stats;                /* the stats command */
-	const char *path;
+	const char *path;          /* "-": standard input */
+	const char *name;          /* the path, as messages name it */
 	const char *filters[MAX_FILTERS];
 	int nfilters;
 	enum output_format format;
@@ -239,6 +240,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!env->path)
 			argp_error(state, "no trace file given");
+		env->name = strcmp(env->path, "-") ? env->path : "standard input";
 		if (env->calls && env->format != OUTPUT_TEXT && env->format != OUTPUT_JSONL)
 			argp_error(state, "--calls works with --format text or jsonl (chrome shows calls already)");
 		if ((env->time_rel || env->time_wall) && env->format != OUTPUT_TEXT)
@@ -462,7 +464,7 @@ static int resolve_window(struct run *run)
 	if (run->env->since) {
 		if (!rtime_to_mono(&run->since_t, h, run->t0, &v)) {
 			fprintf(stderr, PROG ": --since %s: %s has no wall-clock anchor; use +DURATION\n",
-				run->env->since, run->env->path);
+				run->env->since, run->env->name);
 			return -1;
 		}
 		run->since = v;
@@ -470,7 +472,7 @@ static int resolve_window(struct run *run)
 	if (run->env->until) {
 		if (!rtime_to_mono(&run->until_t, h, run->t0, &v)) {
 			fprintf(stderr, PROG ": --until %s: %s has no wall-clock anchor; use +DURATION\n",
-				run->env->until, run->env->path);
+				run->env->until, run->env->name);
 			return -1;
 		}
 		run->until = v;
@@ -590,7 +592,7 @@ static int run_pass(struct env *env)
 	}
 	if (env->time_wall && !gtr_reader_host(run.r)->start_realtime_ns) {
 		fprintf(stderr, PROG ": -T: %s has no wall-clock anchor (host start_realtime_ns); use -t\n",
-			env->path);
+			env->name);
 		goto out;
 	}
 	ret = EXIT_READ;
@@ -635,7 +637,7 @@ static int run_pass(struct env *env)
 			write_out(&run.buf);
 			fflush(stdout);
 			const char *msg = gtr_reader_error(run.r);
-			fprintf(stderr, PROG ": %s: %s\n", env->path,
+			fprintf(stderr, PROG ": %s: %s\n", env->name,
 				msg && msg[0] ? msg : strerror(-item));
 			goto out;
 		}
@@ -749,14 +751,14 @@ static int run_pass(struct env *env)
 
 	if (lost)
 		fprintf(stderr, PROG ": warning: %" PRIu64 " event(s) were lost while recording %s (the recorder could not keep up)\n",
-			lost, env->path);
+			lost, env->name);
 	if (suppressed)
 		fprintf(stderr, PROG ": note: %" PRIu64 " event(s) were suppressed by the recorder's --rate-limit in %s\n",
-			suppressed, env->path);
+			suppressed, env->name);
 	if (gtr_reader_damage(run.r)) {
 		const char *msg = gtr_reader_error(run.r);
 		fprintf(stderr, PROG ": warning: skipped %" PRIu64 " damaged block(s) of %s%s%s\n",
-			gtr_reader_damage(run.r), env->path, msg && msg[0] ? "; last: " : "",
+			gtr_reader_damage(run.r), env->name, msg && msg[0] ? "; last: " : "",
 			msg ? msg : "");
 		const struct gtr_summary *sum = gtr_reader_summary(run.r);
 		if (at_end && sum->present && sum->events > nevents)
@@ -768,14 +770,14 @@ static int run_pass(struct env *env)
 	if (at_end && !gtr_reader_summary(run.r)->present && !nevents && !np && !lost &&
 	    !suppressed && !host->start_mono_ns && !(host->recorder && host->recorder[0]))
 		fprintf(stderr, PROG ": warning: %s holds nothing but the file header: gotrace-record "
-			"was stopped (killed or crashed) before it wrote anything\n", env->path);
+			"was stopped (killed or crashed) before it wrote anything\n", env->name);
 	else if (gtr_reader_truncated(run.r))
 		fprintf(stderr, PROG ": warning: %s ends in the middle of a block: the recording was "
 			"interrupted or the file was cut short (an incomplete copy?); events up to the "
-			"last complete frame were read\n", env->path);
+			"last complete frame were read\n", env->name);
 	else if (at_end && !gtr_reader_summary(run.r)->present)
 		fprintf(stderr, PROG ": warning: %s was not closed by gotrace-record (killed or crashed); "
-			"read up to its last complete frame\n", env->path);
+			"read up to its last complete frame\n", env->name);
 	struct pair_counts pc;
 	pair_counts(run.pair, &pc);
 	if (at_end && !env->count && (pc.unpaired_returns || pc.abandoned || pc.open || pc.dropped))

@@ -361,3 +361,20 @@ def test_by_unknown_field_warns_in_its_own_words(calls):
     p = report(["stats", "--by", "nosuch", calls])
     assert "named 'nosuch'; every event falls in its \"-\" group" in p.stderr
     assert "comparisons" not in p.stderr
+
+
+def test_standard_input(calls):
+    data = open(calls, "rb").read()
+    for args in ([], ["stats"], ["--format", "jsonl", "--calls"], ["--count", "-f", "a == 4"]):
+        sub, rest = (args[:1], args[1:]) if args[:1] == ["stats"] else ([], args)
+        piped = subprocess.run([REPORT, *sub, *rest, "-"], input=data, capture_output=True,
+                               check=True)
+        direct = subprocess.run([REPORT, *sub, *rest, calls], capture_output=True, check=True)
+        assert piped.stdout == direct.stdout, args
+    info = subprocess.run([REPORT, "info", "-"], input=data, capture_output=True, check=True)
+    assert info.stdout.startswith(b"file:        standard input\n")
+    cut = subprocess.run([REPORT, "--count", "-"], input=data[:-1], capture_output=True,
+                         check=True)
+    assert b"standard input ends in the middle of a block" in cut.stderr
+    bad = subprocess.run([REPORT, "-"], input=b"hello", capture_output=True)
+    assert bad.returncode == 1 and b"standard input: not a gotrace trace" in bad.stderr

@@ -542,9 +542,55 @@ Test(format, not_a_trace)
 	cr_assert(strstr(err, "cannot open"), "%s", err);
 	cr_assert(strstr(err, "No such file"), "%s", err);
 
+	/* "-" is standard input, named so in messages */
+	int devnull = open("/dev/null", O_RDONLY);
+	cr_assert_geq(devnull, 0);
+	cr_assert_eq(dup2(devnull, STDIN_FILENO), STDIN_FILENO);
+	close(devnull);
 	cr_assert_null(gtr_reader_open("-", err, sizeof(err)));
+	cr_assert(strstr(err, "standard input: empty file"), "%s", err);
 	cr_assert_null(gtr_reader_open(tdir, err, sizeof(err)));
 	cr_assert(strstr(err, "directory"), "%s", err);
+}
+
+/* A trace on standard input (a pipe: no seeking) reads as the file does. */
+Test(format, standard_input)
+{
+	const char *full = tpath("full.gtr");
+	char err[512];
+	struct gtr_event ev;
+	struct gtr_drop d;
+	uint64_t want = 0, got = 0;
+	size_t n;
+	int fds[2];
+
+	write_test_file(full, 3, 5);
+	uint8_t *b = slurp(full, &n);
+	struct gtr_reader *r = gtr_reader_open(full, err, sizeof(err));
+	cr_assert_not_null(r, "%s", err);
+	while (gtr_reader_next(r, &ev, &d) > 0)
+		want++;
+	gtr_reader_close(r);
+	cr_assert_eq(pipe(fds), 0);
+	const pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		close(fds[0]);
+		_exit(write(fds[1], b, n) == (ssize_t)n ? 0 : 1);
+	}
+	close(fds[1]);
+	cr_assert_eq(dup2(fds[0], STDIN_FILENO), STDIN_FILENO);
+	close(fds[0]);
+	r = gtr_reader_open("-", err, sizeof(err));
+	cr_assert_not_null(r, "%s", err);
+	while (gtr_reader_next(r, &ev, &d) > 0)
+		got++;
+	cr_assert_eq(got, want);
+	cr_assert_eq(gtr_reader_damage(r), 0, "%s", gtr_reader_error(r));
+	cr_assert(gtr_reader_summary(r)->present);
+	gtr_reader_close(r);
+	waitpid(pid, NULL, 0);
+	free(b);
 }
 
 Test(format, newer_major_version)
