@@ -133,7 +133,7 @@ def test_values_bytes_ptr_strings_and_spilled_arguments(gobuild, tmp_path):
     ts = evs["main.takeStrings"]["args"]
     assert ts["empty"] == ""
     assert ts["long"] == {"str": "x" * 100, "len": 1000, "truncated": True}
-    assert ts["bad"] == "\u00ff\u00febad" or ts["bad"].endswith("bad")
+    assert ts["bad"] == "\u00ff\u00febad"         # invalid bytes -> \u00XX
     # 11 ints: 9 in registers, j and k spill to the stack.
     assert evs["main.many"]["goargs"] == list(range(1, 12))
 

@@ -3,6 +3,8 @@ calls of processes that exited, recorded stacks (-U), interface arguments,
 files the recorder did not close, and option errors. On synthetic files
 written with libgtr's writer (a generator embedded below) and on real
 recordings of a Go program that panics, recovers and calls runtime.Goexit."""
+import csv
+import io
 import json
 import os
 import signal
@@ -148,6 +150,28 @@ int main(int argc, char **argv)
 	ck(gtr_writer_task(w, 100, 101, "app"), "task");
 	ck(gtr_writer_task(w, 200, 200, "worker"), "task");
 
+	if (!strcmp(argv[1], "edge")) {
+		/* values a consumer must get exactly: CSV and JSON specials,
+		 * a non-UTF-8 byte, 64-bit extremes */
+		static const char *const en[] = { "s", "u", "i" };
+		static const char *const etn[] = { "string", "uint64", "int64" };
+		static const enum gtr_type et[] = { GTR_TYPE_STRING, GTR_TYPE_UINT, GTR_TYPE_INT };
+		probe(8, GTR_KIND_ENTRY, "main.edge", 3, en, etn, et);
+		begin(T0, 8, GTR_KIND_ENTRY, 100, 100, 1);
+		vstr("a,b\"c\nd\xff\\e");
+		ev.vals[ev.nvals].kind = GTR_VAL_UINT;
+		ev.vals[ev.nvals++].v.u = UINT64_MAX;
+		vint(INT64_MIN);
+		emit(NULL, 0);
+		begin(T0 + US, 8, GTR_KIND_ENTRY, 100, 100, 1);
+		vstr("plain");
+		ev.vals[ev.nvals].kind = GTR_VAL_UINT;
+		ev.vals[ev.nvals++].v.u = (1ull << 53) + 1;
+		vint(INT64_MAX);
+		emit(NULL, 0);
+		ck(gtr_writer_close(w, err, sizeof(err)), "close");
+		return 0;
+	}
 	if (!strcmp(argv[1], "maxid")) {
 		/* probe id 2^32-1 is as valid as any: events of it around a
 		 * probe described mid-file */
@@ -594,3 +618,28 @@ def test_largest_probe_id(gen):
     assert [l.split()[3:] for l in body([path])] == [
         ["main.max", "n=42"], ["main.safe", "n=1"], ["main.max", "n=42"], ["main.safe", "n=1"]]
     assert report(["--count", "-f", "n == 42", path]).stdout == "2\n"
+
+
+def test_consumers_read_exact_values(gen):
+    """CSV through Python's csv module and JSON Lines through its json
+    module: quotes, commas, newlines, a non-UTF-8 byte and 64-bit extremes
+    come back exactly as spec/OUTPUT.md describes them."""
+    path = gen("edge")
+    raw = subprocess.run([REPORT, "--format", "csv", "-f", "func == \"main.edge\"", path],
+                         capture_output=True, check=True).stdout
+    raw.decode("utf-8")                            # valid UTF-8 throughout
+    rows = list(csv.DictReader(io.StringIO(raw.decode(), newline="")))
+    assert len(rows) == 2
+    # text escaping (newline, backslash, the invalid byte), then RFC 4180 quoting
+    assert rows[0]["v1"] == 'a,b"c\\nd\\xff\\\\e'
+    assert rows[0]["v2"] == "18446744073709551615" and rows[0]["v3"] == "-9223372036854775808"
+    assert rows[1]["v1"] == "plain" and rows[1]["v2"] == str((1 << 53) + 1)
+    assert b'"a,b""c' in raw                         # the field was quoted, its quote doubled
+
+    out = report(["--format", "jsonl", "-f", "func == \"main.edge\"", path]).stdout
+    evs = [json.loads(l) for l in out.splitlines()]
+    assert evs[0]["args"]["s"] == 'a,b"c\nd\u00ff\\e'   # invalid byte -> \u00ff
+    assert evs[0]["args"]["u"] == 18446744073709551615     # exact, not a float
+    assert evs[0]["args"]["i"] == -9223372036854775808
+    assert evs[1]["args"]["u"] == (1 << 53) + 1
+    assert '"u":9007199254740993' in out
