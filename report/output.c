@@ -1478,26 +1478,52 @@ static void chrome_event(struct output *o, struct buf *b, const struct report_ev
 	buf_puts(b, "}}");
 }
 
+static int track_cmp(const void *a, const void *b)
+{
+	const struct track *x = *(const struct track *const *)a, *y = *(const struct track *const *)b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/*
+ * Metadata: a name per goroutine track, and one per process, from the
+ * thread name of its lowest goroutine (goroutine 1 runs main.main).
+ */
 static void chrome_end(struct output *o, struct buf *b)
 {
-	for (uint32_t i = 0; i < o->tracks_cap; i++) {
-		const struct track *t = &o->tracks[i];
-		char name[64];
-		if (!t->used)
-			continue;
+	const struct track **v = calloc(o->tracks_cap + 1, sizeof(*v));
+	uint32_t n = 0;
+	char name[64];
+
+	if (!v) {
+		fprintf(stderr, "gotrace-report: out of memory (chrome track names)\n");
+		exit(1);
+	}
+	for (uint32_t i = 0; i < o->tracks_cap; i++)
+		if (o->tracks[i].used)
+			v[n++] = &o->tracks[i];
+	qsort(v, n, sizeof(*v), track_cmp);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct track *t = v[i];
+
 		buf_puts(b, o->chrome_any ? ",\n" : "\n");
 		o->chrome_any = true;
+		if (i == 0 || v[i - 1]->pid != t->pid) {
+			buf_printf(b, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"args\":{\"name\":",
+				   t->pid);
+			snprintf(name, sizeof(name), "%s %u", t->comm, t->pid);
+			put_json_str(b, name);
+			buf_puts(b, "}},\n");
+		}
 		buf_printf(b, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%llu,\"args\":{\"name\":",
 			   t->pid, (unsigned long long)t->tid);
 		snprintf(name, sizeof(name), "goroutine %llu", (unsigned long long)t->tid);
 		put_json_str(b, name);
-		buf_puts(b, "}},\n");
-		buf_printf(b, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%llu,\"args\":{\"name\":",
-			   t->pid, (unsigned long long)t->tid);
-		snprintf(name, sizeof(name), "%s %u", t->comm, t->pid);
-		put_json_str(b, name);
 		buf_puts(b, "}}");
 	}
+	free(v);
 	buf_puts(b, "\n]}\n");
 }
 

@@ -136,10 +136,14 @@ def check_chrome(doc):
     assert isinstance(doc["traceEvents"], list)
     tracks = {}
     names = set()
+    process_names = {}
     for e in doc["traceEvents"]:
         assert {"name", "ph", "pid", "tid"} <= set(e), e
         if e["ph"] == "M":
             names.add((e["pid"], e["tid"], e["name"]))
+            if e["name"] == "process_name":
+                assert e["pid"] not in process_names, "two names for process %d" % e["pid"]
+                process_names[e["pid"]] = e["args"]["name"]
             continue
         assert isinstance(e["ts"], (int, float))
         if e["ph"] == "X":
@@ -159,6 +163,7 @@ def check_chrome(doc):
                     "overlapping slices on track %s: %s and %s" % (key, top, e)
             stack.append(e)
         assert (key[0], key[1], "thread_name") in names
+        assert key[0] in process_names
     return [e for t in tracks.values() for e in t]
 
 
