@@ -10,6 +10,7 @@
  * overflow the stack.
  */
 #include "filter.h"
+#include "width.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <ctype.h>
@@ -2057,23 +2058,29 @@ bool filter_field(struct filter *f, const struct report_event *e,
 void filter_error_print(FILE *out, const char *prefix, const char *expr,
 			const struct filter_error *err)
 {
+	filter_error_print_as(out, prefix, "filter", expr, err);
+}
+
+void filter_error_print_as(FILE *out, const char *prefix, const char *what,
+			   const char *expr, const struct filter_error *err)
+{
 	const size_t n = strlen(expr);
 
 	if (!err->column) {
-		fprintf(out, "%sbad filter: %s\n", prefix, err->msg);
+		fprintf(out, "%sbad %s: %s\n", prefix, what, err->msg);
 		return;
 	}
-	fprintf(out, "%sbad filter: %s at column %u\n  ", prefix, err->msg, err->column);
+	fprintf(out, "%sbad %s: %s at column %u\n  ", prefix, what, err->msg, err->column);
 	for (size_t i = 0; i < n; i++) {
 		const unsigned char c = (unsigned char)expr[i];
 		fputc(c < 0x20 || c == 0x7f ? ' ' : c, out);
 	}
 	fputs("\n  ", out);
-	/* one space per character before the column: UTF-8 continuation
-	 * bytes take no column on a terminal */
-	for (size_t i = 0; i + 1 < err->column && i < n; i++)
-		if (((unsigned char)expr[i] & 0xc0) != 0x80)
-			fputc(' ', out);
+	/* as many spaces as the text before the column takes on a terminal
+	 * (a wide character two, a combining mark none) */
+	const size_t before = err->column - 1 < n ? err->column - 1 : n;
+	for (int w = text_width(expr, before); w > 0; w--)
+		fputc(' ', out);
 	for (size_t i = n; i + 1 < err->column; i++)
 		fputc(' ', out);
 	fputs("^\n", out);

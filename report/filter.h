@@ -103,10 +103,13 @@ void filter_free(struct filter *f);
  *   <prefix>bad filter: <msg> at column <n>
  *     <expr>
  *     <spaces>^
- * `prefix` is e.g. "gotrace-report: ".
+ * `prefix` is e.g. "gotrace-report: ". filter_error_print_as() names what
+ * was bad instead of "filter" (e.g. "--by field").
  */
 void filter_error_print(FILE *out, const char *prefix, const char *expr,
 			const struct filter_error *err);
+void filter_error_print_as(FILE *out, const char *prefix, const char *what,
+			   const char *expr, const struct filter_error *err);
 
 /*
  * Shell-style glob match of bytes s[0, n) against NUL-terminated `pat`:

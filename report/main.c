@@ -542,7 +542,7 @@ static int run_pass(struct env *env)
 	if (env->by) {
 		run.by = filter_compile_field(env->by, &ferr);
 		if (!run.by) {
-			fprintf(stderr, PROG ": bad --by field: %s at column %u\n", ferr.msg, ferr.column);
+			filter_error_print_as(stderr, PROG ": ", "--by field", env->by, &ferr);
 			goto out;
 		}
 	}
@@ -587,7 +587,7 @@ static int run_pass(struct env *env)
 		}
 	}
 	if (run.by && filter_check(run.by, probes, np, stderr, &ferr)) {
-		fprintf(stderr, PROG ": bad --by field: %s\n", ferr.msg);
+		filter_error_print_as(stderr, PROG ": ", "--by field", env->by, &ferr);
 		goto out;
 	}
 	if (env->time_wall && !gtr_reader_host(run.r)->start_realtime_ns) {

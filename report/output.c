@@ -3,6 +3,7 @@
  * Text and JSON Lines rendering of events (spec/OUTPUT.md).
  */
 #include "output.h"
+#include "width.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -484,14 +485,11 @@ static const struct gtr_arg *arg_at(const struct gtr_probe *p, uint32_t i)
 static void put_padded(struct buf *b, const char *s, int width)
 {
 	const size_t start = b->len;
-	int cols = 0;
 
 	output_text_bytes(b, (const uint8_t *)s, strlen(s), false);
-	for (size_t i = start; i < b->len; i++)
-		cols += ((unsigned char)b->data[i] & 0xc0) != 0x80;
-	buf_pad(b, ' ', width - cols);
+	/* by display width: a wide character takes two columns */
+	buf_pad(b, ' ', width - text_width(b->data + start, b->len - start));
 }
-
 
 /* Text for a plain integer verb: the value as a 64-bit integer, signed. */
 struct intval {

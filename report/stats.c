@@ -5,6 +5,7 @@
  * log-linear histogram of nanoseconds for percentiles.
  */
 #include "stats.h"
+#include "width.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,141 +295,6 @@ static int group_cmp(const void *a, const void *b)
 
 /* ------------------------------------------------------------ columns */
 
-struct range {
-	uint32_t lo, hi;
-};
-
-/* Combining marks and zero-width characters (main blocks; sorted). */
-static const struct range zero_width[] = {
-	{ 0x0300, 0x036f }, { 0x0483, 0x0489 }, { 0x0591, 0x05bd }, { 0x05bf, 0x05bf },
-	{ 0x05c1, 0x05c2 }, { 0x05c4, 0x05c5 }, { 0x05c7, 0x05c7 }, { 0x0610, 0x061a },
-	{ 0x064b, 0x065f }, { 0x0670, 0x0670 }, { 0x06d6, 0x06dc }, { 0x06df, 0x06e4 },
-	{ 0x06e7, 0x06e8 }, { 0x06ea, 0x06ed }, { 0x0711, 0x0711 }, { 0x0730, 0x074a },
-	{ 0x07a6, 0x07b0 }, { 0x07eb, 0x07f3 }, { 0x0816, 0x082d }, { 0x0859, 0x085b },
-	{ 0x08d3, 0x08e1 }, { 0x08e3, 0x0902 }, { 0x093a, 0x093a }, { 0x093c, 0x093c },
-	{ 0x0941, 0x0948 }, { 0x094d, 0x094d }, { 0x0951, 0x0957 }, { 0x0962, 0x0963 },
-	{ 0x0981, 0x0981 }, { 0x09bc, 0x09bc }, { 0x09c1, 0x09c4 }, { 0x09cd, 0x09cd },
-	{ 0x0a01, 0x0a02 }, { 0x0a3c, 0x0a3c }, { 0x0a41, 0x0a51 }, { 0x0a70, 0x0a71 },
-	{ 0x0a81, 0x0a82 }, { 0x0abc, 0x0abc }, { 0x0ac1, 0x0ac8 }, { 0x0acd, 0x0acd },
-	{ 0x0b01, 0x0b01 }, { 0x0b3c, 0x0b3c }, { 0x0b3f, 0x0b3f }, { 0x0b41, 0x0b44 },
-	{ 0x0b4d, 0x0b4d }, { 0x0bc0, 0x0bc0 }, { 0x0bcd, 0x0bcd }, { 0x0c3e, 0x0c40 },
-	{ 0x0c46, 0x0c56 }, { 0x0cbc, 0x0cbc }, { 0x0ccc, 0x0ccd }, { 0x0d41, 0x0d44 },
-	{ 0x0d4d, 0x0d4d }, { 0x0dca, 0x0dca }, { 0x0dd2, 0x0dd6 }, { 0x0e31, 0x0e31 },
-	{ 0x0e34, 0x0e3a }, { 0x0e47, 0x0e4e }, { 0x0eb1, 0x0eb1 }, { 0x0eb4, 0x0ebc },
-	{ 0x0ec8, 0x0ecd }, { 0x0f18, 0x0f19 }, { 0x0f35, 0x0f35 }, { 0x0f37, 0x0f37 },
-	{ 0x0f39, 0x0f39 }, { 0x0f71, 0x0f7e }, { 0x0f80, 0x0f84 }, { 0x0f86, 0x0f87 },
-	{ 0x0f8d, 0x0fbc }, { 0x102d, 0x1030 }, { 0x1032, 0x1037 }, { 0x1039, 0x103a },
-	{ 0x1160, 0x11ff }, { 0x135d, 0x135f }, { 0x1712, 0x1714 }, { 0x17b4, 0x17b5 },
-	{ 0x17b7, 0x17bd }, { 0x17c6, 0x17c6 }, { 0x17c9, 0x17d3 }, { 0x180b, 0x180f },
-	{ 0x1ab0, 0x1aff }, { 0x1dc0, 0x1dff }, { 0x200b, 0x200f }, { 0x2060, 0x2064 },
-	{ 0x20d0, 0x20ff }, { 0x2cef, 0x2cf1 }, { 0x2de0, 0x2dff }, { 0x302a, 0x302d },
-	{ 0x3099, 0x309a }, { 0xa66f, 0xa672 }, { 0xa674, 0xa67d }, { 0xa69e, 0xa69f },
-	{ 0xa6f0, 0xa6f1 }, { 0xa8e0, 0xa8f1 }, { 0xfe00, 0xfe0f }, { 0xfe20, 0xfe2f },
-	{ 0x1d167, 0x1d169 }, { 0x1d17b, 0x1d182 }, { 0x1d185, 0x1d18b },
-	{ 0x1d1aa, 0x1d1ad }, { 0xe0001, 0xe0001 }, { 0xe0020, 0xe007f },
-	{ 0xe0100, 0xe01ef },
-};
-
-/* East Asian Wide and Fullwidth characters (sorted). */
-static const struct range wide[] = {
-	{ 0x1100, 0x115f }, { 0x231a, 0x231b }, { 0x2329, 0x232a }, { 0x23e9, 0x23ec },
-	{ 0x23f0, 0x23f0 }, { 0x23f3, 0x23f3 }, { 0x25fd, 0x25fe }, { 0x2614, 0x2615 },
-	{ 0x2648, 0x2653 }, { 0x267f, 0x267f }, { 0x2693, 0x2693 }, { 0x26a1, 0x26a1 },
-	{ 0x26aa, 0x26ab }, { 0x26bd, 0x26be }, { 0x26c4, 0x26c5 }, { 0x26ce, 0x26ce },
-	{ 0x26d4, 0x26d4 }, { 0x26ea, 0x26ea }, { 0x26f2, 0x26f3 }, { 0x26f5, 0x26f5 },
-	{ 0x26fa, 0x26fa }, { 0x26fd, 0x26fd }, { 0x2705, 0x2705 }, { 0x270a, 0x270b },
-	{ 0x2728, 0x2728 }, { 0x274c, 0x274c }, { 0x274e, 0x274e }, { 0x2753, 0x2755 },
-	{ 0x2757, 0x2757 }, { 0x2795, 0x2797 }, { 0x27b0, 0x27b0 }, { 0x27bf, 0x27bf },
-	{ 0x2b1b, 0x2b1c }, { 0x2b50, 0x2b50 }, { 0x2b55, 0x2b55 }, { 0x2e80, 0x303e },
-	{ 0x3041, 0x33ff }, { 0x3400, 0x4dbf }, { 0x4e00, 0x9fff }, { 0xa000, 0xa4cf },
-	{ 0xa960, 0xa97f }, { 0xac00, 0xd7a3 }, { 0xf900, 0xfaff }, { 0xfe10, 0xfe19 },
-	{ 0xfe30, 0xfe6f }, { 0xff00, 0xff60 }, { 0xffe0, 0xffe6 }, { 0x16fe0, 0x16fe4 },
-	{ 0x17000, 0x18cff }, { 0x1b000, 0x1b2ff }, { 0x1f004, 0x1f004 }, { 0x1f0cf, 0x1f0cf },
-	{ 0x1f18e, 0x1f18e }, { 0x1f191, 0x1f19a }, { 0x1f200, 0x1f202 }, { 0x1f210, 0x1f23b },
-	{ 0x1f240, 0x1f248 }, { 0x1f250, 0x1f251 }, { 0x1f260, 0x1f265 }, { 0x1f300, 0x1f64f },
-	{ 0x1f680, 0x1f6ff }, { 0x1f7e0, 0x1f7eb }, { 0x1f90c, 0x1f9ff }, { 0x1fa70, 0x1faff },
-	{ 0x20000, 0x2fffd }, { 0x30000, 0x3fffd },
-};
-
-static bool in_ranges(const struct range *r, size_t n, uint32_t cp)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		const size_t mid = lo + (hi - lo) / 2;
-		if (cp > r[mid].hi)
-			lo = mid + 1;
-		else if (cp < r[mid].lo)
-			hi = mid;
-		else
-			return true;
-	}
-	return false;
-}
-
-static int cp_width(uint32_t cp)
-{
-	if (cp < 0x300)
-		return 1;
-	if (in_ranges(zero_width, sizeof(zero_width) / sizeof(zero_width[0]), cp))
-		return 0;
-	if (in_ranges(wide, sizeof(wide) / sizeof(wide[0]), cp))
-		return 2;
-	return 1;
-}
-
-/* Bytes (1-4) of the character at s[0] (n > 0), its columns in *w; an
- * invalid UTF-8 byte is one byte of one column. */
-static size_t char_at(const char *s, size_t n, int *w)
-{
-	const uint8_t c = (uint8_t)s[0];
-	size_t len;
-	uint32_t cp;
-
-	if (c < 0x80) {
-		*w = 1;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2; cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3; cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4; cp = c & 0x07;
-	} else {
-		*w = 1;
-		return 1;
-	}
-	if (len > n) {
-		*w = 1;
-		return 1;
-	}
-	for (size_t i = 1; i < len; i++) {
-		const uint8_t d = (uint8_t)s[i];
-		if ((d & 0xc0) != 0x80) {
-			*w = 1;
-			return 1;
-		}
-		cp = cp << 6 | (d & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff))) {
-		*w = 1;
-		return 1;
-	}
-	*w = cp_width(cp);
-	return len;
-}
-
-int stats_text_width(const char *s, size_t n)
-{
-	int cols = 0, w;
-
-	for (size_t i = 0; i < n;) {
-		i += char_at(s + i, n - i, &w);
-		cols += w;
-	}
-	return cols;
-}
 
 /*
  * Bytes of s[0, n) that fit in `max` columns when a cut text ends with an
@@ -446,7 +312,7 @@ static size_t cut_at(const char *s, size_t n, int max, int *cols)
 			k = s[i + 1] == 'x' && i + 3 < n ? 4 : 2;
 			w = (int)k;
 		} else {
-			k = char_at(s + i, n - i, &w);
+			k = text_char(s + i, n - i, &w);
 		}
 		if (c + w > max - 1)
 			break;
@@ -465,7 +331,7 @@ static size_t cut_at(const char *s, size_t n, int max, int *cols)
 static void put_cell_max(struct buf *b, const char *s, int width, bool left, int max)
 {
 	const size_t len = strlen(s);
-	int cols = stats_text_width(s, len);
+	int cols = text_width(s, len);
 	size_t n = len;
 	bool cut = false;
 
@@ -554,7 +420,7 @@ void stats_write(struct stats *s, struct buf *b, uint64_t span_ns, bool hist)
 	struct buf t = BUF_INIT;
 	uint32_t n = 0;
 	char t1[24], t2[24];
-	int fw = 4, bw = s->by ? stats_text_width(s->by_name, strlen(s->by_name)) : 0;
+	int fw = 4, bw = s->by ? text_width(s->by_name, strlen(s->by_name)) : 0;
 
 	if (s->have_span)
 		span_ns = s->span_ns;
@@ -563,11 +429,11 @@ void stats_write(struct stats *s, struct buf *b, uint64_t span_ns, bool hist)
 			struct group *g = s->tab[i];
 			gs[n++] = g;
 			const char *fn = func_text(&t, g);
-			const int l = stats_text_width(fn, strlen(fn));
+			const int l = text_width(fn, strlen(fn));
 			if (l > fw)
 				fw = l;
 			const char *v = g->key + strlen(g->key) + 1;
-			const int bl = stats_text_width(v, strlen(v));
+			const int bl = text_width(v, strlen(v));
 			if (s->by && bl > bw)
 				bw = bl;
 		}

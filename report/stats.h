@@ -53,19 +53,12 @@ uint64_t stats_window_span(uint64_t first_ns, uint64_t last_ns, int64_t since_ns
  * Appends the table and, when `hist`, a log2 latency histogram per group.
  * `span_ns` is the time the rates are computed over (first to last event)
  * unless stats_set_window() was called. Columns are padded by display width
- * (stats_text_width()); a --by value wider than STATS_KEY_COLS columns is cut
+ * (text_width(), report/width.h); a --by value wider than STATS_KEY_COLS columns is cut
  * with an ellipsis in the table (the histogram titles show it whole).
  */
 void stats_write(struct stats *s, struct buf *b, uint64_t span_ns, bool hist);
 
 #define STATS_KEY_COLS 40
-
-/*
- * Columns that UTF-8 text s[0, n) takes on a terminal, whatever the locale:
- * 2 per East Asian wide or fullwidth character, 0 per combining mark or
- * zero-width character, 1 per other character and per invalid byte.
- */
-int stats_text_width(const char *s, size_t n);
 
 /*
  * Appends a bcc-style log2 histogram (`unit : count distribution`, star

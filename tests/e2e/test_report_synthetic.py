@@ -374,3 +374,12 @@ def test_standard_input(calls):
     assert b"standard input ends in the middle of a block" in cut.stderr
     bad = subprocess.run([REPORT, "-"], input=b"hello", capture_output=True)
     assert bad.returncode == 1 and b"standard input: not a gotrace trace" in bad.stderr
+
+
+def test_by_errors_point_at_the_problem(calls):
+    p = report(["stats", "--by", "len(", calls], check=False)
+    assert p.returncode == 2
+    assert p.stderr.splitlines() == [
+        "gotrace-report: bad --by field: expected a field in len() after '(' at column 5",
+        "  len(",
+        "      ^"]

@@ -605,6 +605,19 @@ Test(filter, error_print_layout)
 			 "  comm == \"é\" @\n"
 			 "              ^\n");
 	free(out);
+
+	/* and a wide character takes two columns on a terminal */
+	out = NULL;
+	o = open_memstream(&out, &len);
+	expr = "comm == \"日本\" @";
+	cr_assert_null(filter_compile(expr, &err));
+	filter_error_print(o, "", expr, &err);
+	fclose(o);
+	cr_expect_str_eq(out,
+			 "bad filter: unexpected character '@' at column 18\n"
+			 "  comm == \"日本\" @\n"
+			 "                 ^\n");
+	free(out);
 }
 
 Test(filter, expr_is_kept)

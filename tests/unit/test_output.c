@@ -263,6 +263,9 @@ Test(output, text_comm_is_escaped_and_padded)
 	cr_expect_str_eq(text(), "4242    4243    a\\tb            main.add         \n");
 	rev.comm = "caf\xc3\xa9";
 	cr_expect_str_eq(text(), "4242    4243    caf\xc3\xa9            main.add         \n");
+	/* a wide character takes two columns: 日本 is padded to 15 like café */
+	rev.comm = "\xe6\x97\xa5\xe6\x9c\xac";
+	cr_expect_str_eq(text(), "4242    4243    \xe6\x97\xa5\xe6\x9c\xac            main.add         \n");
 }
 
 /* ------------------------------------------------------------ format strings */
@@ -845,8 +848,8 @@ Test(output, chrome)
 		"{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"gotrace-report\"},\"traceEvents\":[\n"
 		"{\"name\":\"main.add\",\"cat\":\"call\",\"ph\":\"X\",\"ts\":0.500,\"dur\":2.500,\"pid\":4242,\"tid\":17,"
 		"\"args\":{\"goid\":17,\"goargs\":[1],\"args\":{\"a\":1},\"goret\":[1],\"rets\":{\"a\":1}}},\n"
-		"{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":4242,\"tid\":17,\"args\":{\"name\":\"goroutine 17\"}},\n"
-		"{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":4242,\"tid\":17,\"args\":{\"name\":\"app 4242\"}}\n"
+		"{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":4242,\"tid\":0,\"args\":{\"name\":\"app 4242\"}},\n"
+		"{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":4242,\"tid\":17,\"args\":{\"name\":\"goroutine 17\"}}\n"
 		"]}\n");
 	output_free(o);
 }

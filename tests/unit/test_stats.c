@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "width.h"
 
 static struct gtr_probe probe;
 static struct gtr_event ev;
@@ -95,20 +96,20 @@ Test(stats, rate_uses_the_time_window)
 
 Test(stats, text_width)
 {
-	cr_expect_eq(stats_text_width("abc", 3), 3);
-	cr_expect_eq(stats_text_width("h\xc3\xa9llo", 6), 5);            /* é */
-	cr_expect_eq(stats_text_width("\xe6\x97\xa5\xe6\x9c\xac", 6), 4); /* 日本 */
-	cr_expect_eq(stats_text_width("e\xcc\x81", 3), 1);                /* e + U+0301 */
-	cr_expect_eq(stats_text_width("\xef\xbc\xa1", 3), 2);             /* fullwidth A */
-	cr_expect_eq(stats_text_width("\xf0\x9f\x98\x80", 4), 2);         /* emoji */
-	cr_expect_eq(stats_text_width("\xff" "a", 2), 2);                 /* invalid byte */
-	cr_expect_eq(stats_text_width("\xe2\x80\xa6", 3), 1);             /* … */
+	cr_expect_eq(text_width("abc", 3), 3);
+	cr_expect_eq(text_width("h\xc3\xa9llo", 6), 5);            /* é */
+	cr_expect_eq(text_width("\xe6\x97\xa5\xe6\x9c\xac", 6), 4); /* 日本 */
+	cr_expect_eq(text_width("e\xcc\x81", 3), 1);                /* e + U+0301 */
+	cr_expect_eq(text_width("\xef\xbc\xa1", 3), 2);             /* fullwidth A */
+	cr_expect_eq(text_width("\xf0\x9f\x98\x80", 4), 2);         /* emoji */
+	cr_expect_eq(text_width("\xff" "a", 2), 2);                 /* invalid byte */
+	cr_expect_eq(text_width("\xe2\x80\xa6", 3), 1);             /* … */
 }
 
 /* Display width of the line l[0, n). */
 static int line_cols(const char *l, size_t n)
 {
-	return stats_text_width(l, n);
+	return text_width(l, n);
 }
 
 /* The columns where "CALLS" and each row's count end line up, whatever
