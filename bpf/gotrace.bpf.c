@@ -55,9 +55,14 @@ struct {
 	__type(value, struct rate_state);
 } rates SEC(".maps");
 
-/* Processes whose exit gotrace-record wants to know of: tgid -> 1. */
+/*
+ * Processes whose exit gotrace-record wants to know of: tgid -> 1. A
+ * process is put here by its first probe hit (and the targets named on
+ * the command line by gotrace-record), and taken out by its exit; LRU, so
+ * that it never fills up (a process pushed out is noticed by polling).
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
 	__type(value, __u8);
@@ -381,6 +386,9 @@ static __always_inline int rate_allows(const struct gt_plan *plan, __u32 slot,
 
 /* Records a CPU sends before it wakes the recorder (a power of two). */
 const volatile __u32 wakeup_every = 1024;
+/* 1: the exit tracepoint is loaded; probe hits put their process in
+ * `watched`. */
+const volatile __u32 watch_exits = 0;
 
 /*
  * Wakes the recorder once every wakeup_every records of this CPU: a
@@ -412,6 +420,15 @@ int gotrace_probe(struct pt_regs *regs)
 		return 0;
 
 	id = bpf_get_current_pid_tgid();
+	if (watch_exits && ev->watched_tgid != (__u32)(id >> 32)) {
+		/* once per process and CPU in a row: a hash update costs
+		 * more than the check */
+		__u32 tgid = id >> 32;
+		__u8 one = 1;
+
+		bpf_map_update_elem(&watched, &tgid, &one, BPF_NOEXIST);
+		ev->watched_tgid = tgid;
+	}
 	ev->type = GT_REC_EVENT;
 	ev->probe_id = plan->probe_id;
 	ev->ts_ns = bpf_ktime_get_ns();
@@ -460,8 +477,13 @@ int gotrace_probe(struct pt_regs *regs)
  * gt_exit record with the exact time and exit code. signal->live counts
  * the live threads and is decremented before this tracepoint fires
  * (kernel/exit.c, do_exit()); deleting the map entry first makes sure
- * that only one of several threads exiting at once reports it.
+ * that only one of several threads exiting at once reports it. The code
+ * is the process's as wait() reports it: the group exit code when the
+ * whole group was told to exit (exit_group(), a fatal signal), else the
+ * last thread's own (kernel/exit.c, wait_task_zombie()).
  */
+#define GT_SIGNAL_GROUP_EXIT 0x00000004   /* include/linux/sched/signal.h */
+
 SEC("tp/sched/sched_process_exit")
 int gotrace_exit(void *ctx)
 {
@@ -478,7 +500,10 @@ int gotrace_exit(void *ctx)
 	x.type = GT_REC_EXIT;
 	x.pid = tgid;
 	x.ts_ns = bpf_ktime_get_ns();
-	x.code = BPF_CORE_READ(task, exit_code);
+	x.code = BPF_CORE_READ(task, signal, flags) & GT_SIGNAL_GROUP_EXIT
+			 ? BPF_CORE_READ(task, signal, group_exit_code)
+			 : BPF_CORE_READ(task, exit_code);
+	bpf_get_current_comm(&x.comm, sizeof(x.comm));
 	bpf_ringbuf_output(&events, &x, sizeof(x), BPF_RB_FORCE_WAKEUP);
 	return 0;
 }

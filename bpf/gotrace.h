@@ -136,6 +136,7 @@ struct gt_exit {
 	__u64 ts_ns;       /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
 	__u32 code;
 	__u32 pad;
+	char comm[16];     /* of its last thread */
 };
 
 /*
@@ -163,6 +164,8 @@ struct gt_event {
 	__u8 data[GT_TAIL_MAX + GT_STR_MAX + 2];
 	__u32 since_wakeup; /* BPF side only (per-CPU scratch): records since
 			       the recorder was last woken; never sent */
+	__u32 watched_tgid; /* BPF side only: the process this CPU last put
+			       in the `watched` map */
 };
 
 #define GT_EVENT_HDR_SIZE ((unsigned long)&((struct gt_event *)0)->slots)

@@ -95,8 +95,12 @@ static int on_record(void *ctx, void *data, size_t size)
 	    ((const struct gt_exit *)data)->type == GT_REC_EXIT) {
 		const struct gt_exit *x = data;
 
+		char comm[sizeof(x->comm) + 1];
+
+		memcpy(comm, x->comm, sizeof(x->comm));
+		comm[sizeof(x->comm)] = '\0';
 		if (c->exit_fn)
-			c->exit_fn(x->pid, x->ts_ns, x->code, c->ctx);
+			c->exit_fn(x->pid, x->ts_ns, x->code, comm, c->ctx);
 		return 0;
 	}
 	if (size < GT_EVENT_HDR_SIZE)
@@ -151,6 +155,7 @@ again:
 			every *= 2;
 		c->skel->rodata->wakeup_every = every;
 	}
+	c->skel->rodata->watch_exits = !c->no_exit;
 	e = gotrace_bpf__load(c->skel);
 	if (e && !c->no_exit) {
 		/* The exit tracepoint is a refinement (exits are polled for
@@ -390,6 +395,11 @@ int capture_on_exit(struct capture *c, capture_exit_fn fn)
 	}
 	c->exit_fn = fn;
 	return 0;
+}
+
+int capture_consume(struct capture *c)
+{
+	return ring_buffer__consume(c->rb);
 }
 
 int capture_watch_exit(struct capture *c, uint32_t pid)

@@ -80,15 +80,21 @@ uint64_t capture_suppressed(struct capture *c, uint32_t slot);
 uint32_t capture_nlinks(const struct capture *c);
 
 /*
- * Exits of watched processes: fn(pid, ts_ns, code, ctx) is called from
- * capture_poll() when the last thread of a process given to
- * capture_watch_exit() exits; ts_ns is CLOCK_MONOTONIC, code the kernel's
- * exit_code (status << 8, or the signal in the low 7 bits). Returns 0, or
- * -errno when the kernel refused the sched_process_exit tracepoint (the
- * caller then notices exits by polling).
+ * Exits of watched processes: fn(pid, ts_ns, code, comm, ctx) is called
+ * from capture_poll() when the last thread of a process exits that hit a
+ * probe or was given to capture_watch_exit(); ts_ns is CLOCK_MONOTONIC,
+ * code the exit code as wait() gives it (status << 8, or the signal in the
+ * low 7 bits), comm its last thread's name. Returns 0, or -errno when the
+ * kernel refused the sched_process_exit tracepoint (the caller then
+ * notices exits by polling).
  */
-typedef void (*capture_exit_fn)(uint32_t pid, uint64_t ts_ns, uint32_t code, void *ctx);
+typedef void (*capture_exit_fn)(uint32_t pid, uint64_t ts_ns, uint32_t code,
+				const char *comm, void *ctx);
 int capture_on_exit(struct capture *c, capture_exit_fn fn);
+
+/* Reads what the ring buffer holds now, without waiting: the number of
+ * records, or -errno. */
+int capture_consume(struct capture *c);
 
 /* Asks to be told of the exit of process `pid`. 0, or -errno (the table
  * of 16384 watched processes is full, or no exit tracepoint). */

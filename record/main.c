@@ -331,7 +331,6 @@ static int process_seen(struct recorder *r, uint32_t pid, uint64_t ts,
 	r->procs[i].mapped = 0;
 	r->procs[i].bias = 0;
 	memcpy(r->procs[i].comm, comm, 16);
-	capture_watch_exit(r->cap, pid);   /* best effort: else polled */
 	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
 	proc.binary_id = binary_of(path);
 	if (proc.binary_id == UINT32_MAX)
@@ -404,24 +403,30 @@ static void process_bias(struct recorder *r, int slot, const struct probe *p,
  * the time the kernel saw its last thread exit, with its status (spec
  * FORMAT.md: exit status, or -signal).
  */
-static void on_exit_seen(uint32_t pid, uint64_t ts_ns, uint32_t code, void *ctx)
+static void on_exit_seen(uint32_t pid, uint64_t ts_ns, uint32_t code,
+			 const char *comm, void *ctx)
 {
 	struct recorder *r = ctx;
+	struct gtr_process proc = {
+		.ts_ns = ts_ns, .pid = pid, .comm = comm,
+		.binary_id = UINT32_MAX, .exited = true,
+		.exit_code = (code & 0x7f) ? -(int32_t)(code & 0x7f)
+					   : (int32_t)((code >> 8) & 0xff),
+	};
 
+	if (!r->w || r->werr)
+		return;
 	for (int i = 0; i < r->nprocs; i++) {
 		if (r->procs[i].pid != pid)
 			continue;
-		const struct gtr_process proc = {
-			.ts_ns = ts_ns, .pid = pid, .comm = r->procs[i].comm,
-			.binary_id = UINT32_MAX, .exited = true,
-			.exit_code = (code & 0x7f) ? -(int32_t)(code & 0x7f)
-						   : (int32_t)((code >> 8) & 0xff),
-		};
-		gtr_writer_process(r->w, &proc);
+		proc.comm = r->procs[i].comm;
 		r->procs[i] = r->procs[--r->nprocs];
 		r->last_pid = 0;
-		return;
+		break;
 	}
+	/* also a process this file has not seen (after a rotation): the
+	 * kernel reports only processes that hit a probe or were named */
+	gtr_writer_process(r->w, &proc);
 }
 
 /*
@@ -434,6 +439,13 @@ static void processes_check(struct recorder *r, uint64_t now, pid_t reaped,
 {
 	int i;
 
+	for (i = 0; i < r->nprocs; i++)
+		if (kill(r->procs[i].pid, 0) && errno == ESRCH)
+			break;
+	if (i < r->nprocs)
+		/* the exact exit of a process is in the ring buffer before it
+		 * can be reaped: read it (on_exit_seen()) before guessing */
+		capture_consume(r->cap);
 	for (i = 0; i < r->nprocs; i++) {
 		struct gtr_process proc = {
 			.ts_ns = now, .pid = r->procs[i].pid,
@@ -441,7 +453,7 @@ static void processes_check(struct recorder *r, uint64_t now, pid_t reaped,
 			.exited = true,
 			/* the command's status is known; others' is not
 			 * (their exit, when the tracepoint saw it, was
-			 * recorded by on_exit()) */
+			 * recorded by on_exit_seen()) */
 			.exit_code = (pid_t)r->procs[i].pid == reaped ? code : GTR_EXIT_UNKNOWN,
 		};
 

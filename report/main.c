@@ -144,7 +144,7 @@ static int parse_u64(const char *arg, uint64_t *v)
 
 	errno = 0;
 	const unsigned long long u = strtoull(arg, &end, 10);
-	if (errno || end == arg || *end || arg[0] == '-' || arg[0] == '+')
+	if (errno || end == arg || *end || arg[0] < '0' || arg[0] > '9')
 		return -1;
 	*v = u;
 	return 0;
@@ -623,7 +623,7 @@ static int run_pass(struct env *env)
 
 	if (env->progress >= 0 && (env->progress > 0 || isatty(2))) {
 		struct stat st;
-		if (!stat(env->path, &st) && (env->progress > 0 || (uint64_t)st.st_size >= PROGRESS_MIN_BYTES) &&
+		if (strcmp(env->path, "-") && !stat(env->path, &st) && (env->progress > 0 || (uint64_t)st.st_size >= PROGRESS_MIN_BYTES) &&
 		    st.st_size > 0) {
 			prog.on = true;
 			prog.size = (uint64_t)st.st_size;

@@ -273,6 +273,8 @@ def test_processes_that_come_and_go_are_recorded(functions, tmp_path, procs):
     seen = {p["pid"] for p in info["processes"] if not p["exited"]}
     gone = {p["pid"] for p in info["processes"] if p["exited"]}
     assert set(pids) == seen == gone
+    # each exit seen by the kernel, with its status (they exit 0)
+    assert [p["exit_code"] for p in info["processes"] if p["exited"]] == [0, 0, 0]
     assert {m["pid"] for m in info["mappings"]} == set(pids)
 
 
@@ -374,3 +376,18 @@ def test_exit_time_and_status_of_a_traced_process(gobuild, tmp_path, procs, loop
     info = json.loads(report(["info", "--json", trace]).stdout)
     ends = [p for p in info["processes"] if p["exited"]]
     assert [(p["pid"], p["exit_code"]) for p in ends] == [(loop.pid, -9)]
+
+    # a target that never hit a probe (so not in the file's processes, as
+    # after a rotation) still has its end recorded
+    idle = procs([exe, "0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert idle.p.stdout.readline().startswith("ready")
+    trace = str(tmp_path / "i.gtr")
+    rec = procs([RECORD, "-o", trace, "-p", str(idle.pid), "main.work"],
+                stderr=subprocess.PIPE, text=True)
+    attached(rec)
+    idle.p.send_signal(signal.SIGTERM)
+    idle.p.wait()
+    assert rec.p.wait(20) == 0
+    info = json.loads(report(["info", "--json", trace]).stdout)
+    assert [(p["pid"], p["comm"], p["exit_code"]) for p in info["processes"]] == \
+        [(idle.pid, "exits", -15)]

@@ -319,7 +319,7 @@ def test_limit_is_refused_where_it_cannot_apply(calls):
         p = report([*args, calls], check=False)
         assert p.returncode == 2, args
         assert "--limit counts printed events and calls" in p.stderr, p.stderr
-    for bad in ("-1", "abc", "0", "+3"):
+    for bad in ("-1", "abc", "0", "+3", " -1", " 5"):
         p = report(["--limit", bad, calls], check=False)
         assert p.returncode == 2
         assert "invalid --limit '%s': expected an integer from 1" % bad in p.stderr
