@@ -484,8 +484,16 @@ int gotrace_probe(struct pt_regs *regs)
  */
 #define GT_SIGNAL_GROUP_EXIT 0x00000004   /* include/linux/sched/signal.h */
 
-SEC("tp/sched/sched_process_exit")
-int gotrace_exit(void *ctx)
+/*
+ * The body shared by the three ways of attaching to sched_process_exit.
+ * It reads only the current task (the one exiting) through CO-RE, never
+ * the tracepoint's arguments, so it holds for both layouts of the
+ * tracepoint: (struct task_struct *p) before Linux 6.16 and
+ * (struct task_struct *p, bool group_dead) since (include/trace/events/
+ * sched.h); signal->live is 0 after the last thread's atomic_dec_and_test()
+ * in do_exit() on both, which is what group_dead says.
+ */
+static __always_inline int on_process_exit(void)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
@@ -506,4 +514,25 @@ int gotrace_exit(void *ctx)
 	bpf_get_current_comm(&x.comm, sizeof(x.comm));
 	bpf_ringbuf_output(&events, &x, sizeof(x), BPF_RB_FORCE_WAKEUP);
 	return 0;
+}
+
+/* BTF-typed tracepoint: found through the kernel's BTF, needs no tracefs. */
+SEC("tp_btf/sched_process_exit")
+int gotrace_exit_btf(void *ctx)
+{
+	return on_process_exit();
+}
+
+/* Raw tracepoint: found by name, needs no tracefs (Linux 4.17+). */
+SEC("raw_tp/sched_process_exit")
+int gotrace_exit_raw(void *ctx)
+{
+	return on_process_exit();
+}
+
+/* Classic tracepoint: its id is read from tracefs, which must be mounted. */
+SEC("tp/sched/sched_process_exit")
+int gotrace_exit_tp(void *ctx)
+{
+	return on_process_exit();
 }

@@ -31,9 +31,14 @@ struct capture {
 	capture_fn fn;
 	void *ctx;
 	capture_exit_fn exit_fn;
-	int no_exit;                 /* loaded without the exit tracepoint */
+	int exit_level;              /* EXIT_* programs loaded: 0 all, 1 no tp_btf, 2 none */
 	struct bpf_link *exit_link;  /* sched_process_exit, when attached */
+	const char *exit_via;        /* how it is attached: "tp_btf", "raw_tp", "tp" */
 };
+
+/* How far the exit programs were given up on at load: tp_btf needs BTF of
+ * the tracepoint (Linux 5.5), raw_tp and tp load on any kernel here. */
+enum { EXIT_ALL, EXIT_NO_BTF, EXIT_NONE };
 
 static int verbose_libbpf;
 
@@ -139,8 +144,12 @@ again:
 	if (c->multi)
 		bpf_program__set_expected_attach_type(c->skel->progs.gotrace_probe,
 						      GT_TRACE_UPROBE_MULTI);
-	if (c->no_exit)
-		bpf_program__set_autoload(c->skel->progs.gotrace_exit, false);
+	if (c->exit_level >= EXIT_NO_BTF)
+		bpf_program__set_autoload(c->skel->progs.gotrace_exit_btf, false);
+	if (c->exit_level >= EXIT_NONE) {
+		bpf_program__set_autoload(c->skel->progs.gotrace_exit_raw, false);
+		bpf_program__set_autoload(c->skel->progs.gotrace_exit_tp, false);
+	}
 	bpf_map__set_max_entries(c->skel->maps.plans, c->nplans);
 	bpf_map__set_max_entries(c->skel->maps.drops, c->nplans);
 	bpf_map__set_max_entries(c->skel->maps.suppressed, c->nplans);
@@ -155,14 +164,14 @@ again:
 			every *= 2;
 		c->skel->rodata->wakeup_every = every;
 	}
-	c->skel->rodata->watch_exits = !c->no_exit;
+	c->skel->rodata->watch_exits = c->exit_level != EXIT_NONE;
 	e = gotrace_bpf__load(c->skel);
-	if (e && !c->no_exit) {
-		/* The exit tracepoint is a refinement (exits are polled for
-		 * too): load without it rather than fail. */
+	if (e && c->exit_level != EXIT_NONE) {
+		/* The exit programs are a refinement (exits are polled for
+		 * too): load without them rather than fail. */
 		gotrace_bpf__destroy(c->skel);
 		c->skel = NULL;
-		c->no_exit = 1;
+		c->exit_level++;
 		goto again;
 	}
 	if (e && c->multi) {
@@ -171,7 +180,7 @@ again:
 		gotrace_bpf__destroy(c->skel);
 		c->skel = NULL;
 		c->multi = 0;
-		c->no_exit = 0;
+		c->exit_level = EXIT_ALL;
 		goto again;
 	}
 	if (e) {
@@ -383,18 +392,38 @@ uint32_t capture_nlinks(const struct capture *c)
 
 int capture_on_exit(struct capture *c, capture_exit_fn fn)
 {
-	struct bpf_link *l;
+	const struct {
+		const char *via;
+		struct bpf_program *prog;
+		int loaded;
+	} ways[] = {
+		/* no tracefs needed for the first two */
+		{ "tp_btf", c->skel->progs.gotrace_exit_btf, c->exit_level < EXIT_NO_BTF },
+		{ "raw_tp", c->skel->progs.gotrace_exit_raw, c->exit_level < EXIT_NONE },
+		{ "tp", c->skel->progs.gotrace_exit_tp, c->exit_level < EXIT_NONE },
+	};
+	const char *only = getenv("GOTRACE_EXIT_VIA");
+	int e = -ENOTSUP;
+	size_t i;
 
-	if (c->no_exit)
-		return -ENOTSUP;
-	if (!c->exit_link) {
-		l = bpf_program__attach(c->skel->progs.gotrace_exit);
-		if (!l)
-			return -errno;
-		c->exit_link = l;
+	for (i = 0; !c->exit_link && i < sizeof(ways) / sizeof(ways[0]); i++) {
+		if (!ways[i].loaded || (only && strcmp(only, ways[i].via)))
+			continue;
+		c->exit_link = bpf_program__attach(ways[i].prog);
+		if (!c->exit_link)
+			e = -errno;
+		else
+			c->exit_via = ways[i].via;
 	}
+	if (!c->exit_link)
+		return e;
 	c->exit_fn = fn;
 	return 0;
+}
+
+const char *capture_exit_via(const struct capture *c)
+{
+	return c->exit_via;
 }
 
 int capture_consume(struct capture *c)

@@ -84,13 +84,20 @@ uint32_t capture_nlinks(const struct capture *c);
  * from capture_poll() when the last thread of a process exits that hit a
  * probe or was given to capture_watch_exit(); ts_ns is CLOCK_MONOTONIC,
  * code the exit code as wait() gives it (status << 8, or the signal in the
- * low 7 bits), comm its last thread's name. Returns 0, or -errno when the
- * kernel refused the sched_process_exit tracepoint (the caller then
- * notices exits by polling).
+ * low 7 bits), comm its last thread's name. The sched_process_exit
+ * tracepoint is attached as a BTF-typed tracepoint, else a raw one (neither
+ * needs tracefs), else a classic one (tracefs mounted); GOTRACE_EXIT_VIA
+ * ("tp_btf", "raw_tp", "tp") allows only one of them, for tests. Returns 0,
+ * or -errno when the kernel refused all three (the caller then notices
+ * exits by polling).
  */
 typedef void (*capture_exit_fn)(uint32_t pid, uint64_t ts_ns, uint32_t code,
 				const char *comm, void *ctx);
 int capture_on_exit(struct capture *c, capture_exit_fn fn);
+
+/* How the exit tracepoint is attached: "tp_btf", "raw_tp" or "tp"; NULL
+ * when it is not (exits are polled for). */
+const char *capture_exit_via(const struct capture *c);
 
 /* Reads what the ring buffer holds now, without waiting: the number of
  * records, or -errno. */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "gobin_int.h"
+#include "gofacts.h"
 
 uint64_t gobin_rd(const struct gobin *b, const uint8_t *p, int size)
 {
@@ -505,17 +506,22 @@ bool gobin_is_pie(const struct gobin *b) { return b->pie; }
 bool gobin_is_stripped(const struct gobin *b) { return b->stripped; }
 bool gobin_has_dwarf(const struct gobin *b) { return b->has_dwarf; }
 
+/* The facts' name for the binary's architecture. */
+static enum gofact_arch fact_arch(const struct gobin *b)
+{
+	switch (b->arch) {
+	case GOBIN_AMD64: return GOFACT_AMD64;
+	case GOBIN_ARM64: return GOFACT_ARM64;
+	case GOBIN_386: return GOFACT_386;
+	default: return GOFACT_OTHER;
+	}
+}
+
 bool gobin_regabi(const struct gobin *b)
 {
 	const int minor = b->go_minor ? b->go_minor : b->pcln_minor;
 
-	if (b->compiler != GOBIN_GC)
-		return false;
-	if (b->arch == GOBIN_AMD64)
-		return minor >= 17;
-	if (b->arch == GOBIN_ARM64)
-		return minor >= 18;
-	return false;
+	return b->compiler == GOBIN_GC && gofact_regabi(minor, fact_arch(b));
 }
 
 void gobin_describe(const struct gobin *b, struct gtr_binary *out)
@@ -1094,22 +1100,8 @@ int gobin_goid_offset(const struct gobin *b)
 	if (b->compiler == GOBIN_GC && b->has_dwarf)
 		off = gobin_dwarf_goid_offset(mb);
 	minor = b->go_minor;
-	/*
-	 * runtime/runtime2.go: stack(2w) stackguard0/1 _panic _defer m
-	 * sched(gobuf 7w) syscallsp syscallpc stktopsp param atomicstatus(4)
-	 * stackLock(4) goid: 152 on 64-bit from Go 1.9 through 1.22
-	 * (checked against DWARF of go1.19 amd64 and 386); Go 1.23 added
-	 * syscallbp: 160. Later versions: unknown until checked.
-	 */
-	if (off < 0 && b->compiler == GOBIN_GC && minor) {
-		const int w = b->ptrsize;
-
-		/* 18 words + 2 uint32 before goid; 386: 80 (DWARF of go1.19) */
-		if (minor >= 9 && minor <= 22)
-			off = 18 * w + 8;
-		else if (minor >= 23 && minor <= 24)
-			off = 19 * w + 8;
-	}
+	if (off < 0 && b->compiler == GOBIN_GC && minor)
+		off = gofact_goid_offset(minor, fact_arch(b), b->ptrsize);
 	mb->goid_off = off;
 	return off;
 }

@@ -1068,7 +1068,7 @@ int main(int argc, char **argv)
 	char err[1024], hostname[256], exe_path[64];
 	char *dflt_path = NULL, *dflt_attach = NULL;
 	uint64_t start, last_flush, last_events = 0, written = 0;
-	int i, rargc = argc, go_fd = -1, status = 0, ret = 1, status_on;
+	int i, e, rargc = argc, go_fd = -1, status = 0, ret = 1, status_on;
 	unsigned file_no = 0;
 	const char *why = NULL;
 	int released = 0;        /* the command was let run */
@@ -1173,9 +1173,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gotrace-record: %s\n", err);
 		goto out;
 	}
-	/* exact exit times; without the tracepoint, exits are polled for */
-	if (capture_on_exit(rec.cap, on_exit_seen) && env.verbose)
-		fprintf(stderr, "gotrace-record: no sched_process_exit tracepoint: process exits are noticed within a second\n");
+	/* exact exit times and statuses; without the tracepoint, exits are
+	 * polled for and their status is unknown */
+	e = capture_on_exit(rec.cap, on_exit_seen);
+	if (e)
+		fprintf(stderr, "gotrace-record: cannot attach to the sched_process_exit tracepoint (tp_btf, raw_tp, tp: %s): process exits are polled for, noticed within a second and recorded without their status\n",
+			strerror(-e));
+	else if (env.verbose)
+		fprintf(stderr, "gotrace-record: process exits from the sched_process_exit tracepoint, attached as %s\n",
+			capture_exit_via(rec.cap));
 	if (env.cmd) {
 		child = spawn_stopped(env.cmd, &go_fd);
 		if (child < 0) {

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "gobin_int.h"
+#include "gofacts.h"
 
 struct pcln {
 	const uint8_t *d;
@@ -232,23 +233,48 @@ static bool pcln_validate(const struct gobin *b, const struct pcln *p)
 	return endpc > prev;
 }
 
-static uint64_t text_start_fallback(struct gobin *b)
+/*
+ * runtime.text as the moduledata holds it, or 0. Go 1.26 writes moduledata
+ * in a section of its own, .go.module (cmd/link/internal/ld/symtab.go);
+ * its first word points at the pclntab header, which tells that it is the
+ * right one, and `text` is word GOFACT_MODULEDATA_TEXT_WORD.
+ */
+static uint64_t moduledata_text(const struct gobin *b, const struct pcln *p)
+{
+	const size_t ps = (size_t)p->ps, need = (GOFACT_MODULEDATA_TEXT_WORD + 1) * ps;
+	const uint8_t *md;
+	GElf_Shdr sh;
+
+	if (!gobin_section(b, ".go.module", false, &sh) || sh.sh_size < need)
+		return 0;
+	md = gobin_at_vaddr(b, sh.sh_addr, need);
+	if (!md || gobin_at_vaddr(b, gobin_rd(b, md, (int)ps), 8) != p->d)
+		return 0;
+	return gobin_rd(b, md + GOFACT_MODULEDATA_TEXT_WORD * ps, (int)ps);
+}
+
+static uint64_t text_start_fallback(struct gobin *b, const struct pcln *p)
 {
 	GElf_Shdr sh;
 	uint64_t v;
 
-	if (gobin_section(b, ".text", false, &sh) && sh.sh_addr) {
-		snprintf(b->note, sizeof(b->note),
-			 "pclntab textStart is 0; took .text start %#llx",
-			 (unsigned long long)sh.sh_addr);
-		return sh.sh_addr;
-	}
+	v = moduledata_text(b, p);
+	if (v)
+		return v;
+	/* Each guess below is wrong where C code precedes runtime.text
+	 * (cgo, external linking): a note says which was taken. */
 	v = gobin_symbol(b, "runtime.text");
 	if (v) {
 		snprintf(b->note, sizeof(b->note),
-			 "pclntab textStart is 0; took runtime.text %#llx",
+			 "pclntab textStart is 0 and no moduledata; took runtime.text %#llx",
 			 (unsigned long long)v);
 		return v;
+	}
+	if (gobin_section(b, ".text", false, &sh) && sh.sh_addr) {
+		snprintf(b->note, sizeof(b->note),
+			 "pclntab textStart is 0, no moduledata, no runtime.text; took .text start %#llx",
+			 (unsigned long long)sh.sh_addr);
+		return sh.sh_addr;
 	}
 	for (int i = 0; i < b->nsegs; i++) {
 		if (b->segs[i].flags & PF_X) {
@@ -271,7 +297,7 @@ static int pcln_load(struct gobin *b, const struct pcln *p)
 	if (p->u32tab) {
 		text = p->text_start;
 		if (!text)
-			text = text_start_fallback(b);
+			text = text_start_fallback(b, p);
 	}
 	v = calloc((size_t)p->nfunc, sizeof(*v));
 	b->argsz = calloc((size_t)p->nfunc, sizeof(*b->argsz));
@@ -306,12 +332,7 @@ static int pcln_load(struct gobin *b, const struct pcln *p)
 	}
 	b->funcs = v;
 	b->nfuncs = out;
-	switch (p->magic) {
-	case 0xfffffffb: b->pcln_minor = 2; break;
-	case 0xfffffffa: b->pcln_minor = 16; break;
-	case 0xfffffff0: b->pcln_minor = 18; break;
-	default: b->pcln_minor = 20; break;
-	}
+	b->pcln_minor = gofact_pclntab_minor(p->magic);
 	return 0;
 }
 

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Facts about Go that move between releases, kept as data in one place
+ * (gofacts.c), each with its source in the Go tree. Everything in record/
+ * that depends on a Go version asks here; nothing else keys on go_minor.
+ * tests/unit/test_gofacts.c re-derives the rows from DWARF of every
+ * toolchain at hand.
+ */
+#ifndef GOTRACE_GOFACTS_H
+#define GOTRACE_GOFACTS_H
+
+#include <stdint.h>
+
+/* Architectures as the facts distinguish them. */
+enum gofact_arch { GOFACT_AMD64, GOFACT_ARM64, GOFACT_386, GOFACT_OTHER };
+
+/*
+ * Word index of `text` (runtime.text) in runtime.moduledata: pcHeader,
+ * six slices of 3 words (funcnametab, cutab, filetab, pctab, pclntable,
+ * ftab), findfunctab, minpc, maxpc, then text. Go 1.16 to 1.27,
+ * src/runtime/symtab.go (moduledata).
+ */
+#define GOFACT_MODULEDATA_TEXT_WORD 22
+
+/*
+ * Byte offset of goid in runtime.g for Go 1.`minor` on `arch` with
+ * pointers of `ptrsize` bytes, from the table of gofacts.c; -1 when the
+ * table has no row for that version (a release newer than the table, or
+ * older than Go 1.9). Source: src/runtime/runtime2.go of each version.
+ */
+int gofact_goid_offset(int minor, enum gofact_arch arch, int ptrsize);
+
+/* The newest Go minor version the goid table has a row for. */
+int gofact_goid_newest(void);
+
+/*
+ * Whether gc of Go 1.`minor` passes Go function arguments in registers
+ * (ABIInternal) on `arch`: amd64 from Go 1.17, arm64 from 1.18, never on
+ * 386. Source: src/cmd/compile/abi-internal.md, and the Go 1.17 and 1.18
+ * release notes.
+ */
+int gofact_regabi(int minor, enum gofact_arch arch);
+
+/*
+ * Oldest Go minor version that writes a pclntab with this header magic
+ * (src/debug/gosym/pclntab.go: go12magic, go116magic, go118magic,
+ * go120magic): 2, 16, 18 or 20; 0 for an unknown magic.
+ */
+int gofact_pclntab_minor(uint32_t magic);
+
+#endif
