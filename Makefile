@@ -84,11 +84,20 @@ $(B)/tests/%: tests/unit/%.c $(RECORD_OBJS) $(REPORT_OBJS) $(FORMAT_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) -lcriterion $(LDLIBS_RECORD) $(LDLIBS_REPORT)
 
+# Go builds of the tests and the demo keep their cache, and a toolchain
+# fetched through GOTOOLCHAIN, under build/.
+GOENV := GOPATH=$(CURDIR)/$(B)/gopath GOCACHE=$(CURDIR)/$(B)/gocache
+
+# test_gobin builds its fixtures with each Go toolchain of tests/toolchains.
 unit: $(UNIT_BINS)
-	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t --jobs 1 --short-filename; done
+	@set -e; for t in $(filter-out $(B)/tests/test_gobin,$(UNIT_BINS)); do \
+	  echo "== $$t"; $$t --jobs 1 --short-filename; done
+	@set -e; for tc in $$(tests/gocmd names); do \
+	  go=$$($(GOENV) tests/gocmd $$tc); echo "== $(B)/tests/test_gobin with $$tc ($$go)"; \
+	  $(GOENV) GOTRACE_GO="$$go" $(B)/tests/test_gobin --jobs 1 --short-filename; done
 
 e2e: all
-	$(PYTHON) -m pytest -v -rs tests/e2e
+	$(PYTHON) -m pytest -v -rs -p no:cacheprovider tests/e2e
 
 # ---- fuzzing the reader (libFuzzer, ASan, UBSan); new inputs go to
 # build/fuzz/new, never into the repository's corpus

@@ -5,8 +5,11 @@ set -e
 top=$(pwd)
 B=build/demo
 mkdir -p "$B"
-export GOCACHE="$top/build/gocache" GOPATH="$top/build/gopath" GO111MODULE=off
-go build -o "$B/functions" examples/functions/main.go
+export GOCACHE="$top/build/gocache" GOPATH="$top/build/gopath"
+# The newest Go toolchain of tests/toolchains that works here.
+go=$(tests/gocmd newest)
+echo "building examples/functions with $($go env GOVERSION)"
+(cd examples/functions && $go build -o "$top/$B/functions" main.go)
 PATH="$top:$PATH"
 cd "$B"
 run() {

@@ -742,17 +742,38 @@ static int probe_prepare(struct probe *p, uint32_t id,
 		/* No DWARF: raw words in the function's convention. Results of
 		 * the register ABI come back in the argument registers. */
 		if (ret && gobin_func_abi(b->gb, &p->fn) != GOBIN_ABI_INTERNAL) {
-			fprintf(stderr, "gotrace-record: probe '%s': results of "
-				"%s are on the stack after its arguments, and "
-				"without DWARF their place is unknown; use a "
-				"binary with DWARF\n", p->spec.text, p->fn.name);
-			return -1;
+			/* ABI0: results follow the arguments on the stack,
+			 * and without DWARF it is unknown where one ends:
+			 * the return probe gives latency without values. */
+			if (p->spec.nexprs > 0) {
+				fprintf(stderr, "gotrace-record: probe '%s': "
+					"results of %s are on the stack after "
+					"its arguments, and without DWARF their "
+					"place is unknown; drop the values to "
+					"record its returns (latency only), or "
+					"use a binary with DWARF\n",
+					p->spec.text, p->fn.name);
+				return -1;
+			}
+			/* said for a function named alone; a glob would
+			 * say it for each of thousands */
+			if (gobin_func_args_size(b->gb, &p->fn) != 0 &&
+			    !strpbrk(p->spec.func, "*?"))
+				fprintf(stderr, "gotrace-record: probe '%s': "
+					"results of %s are on the stack after "
+					"its arguments, and without DWARF their "
+					"place is unknown: its returns are "
+					"recorded without values (latency only)\n",
+					p->spec.text, p->fn.name);
+			n = 0;
+			goto located;
 		}
 		n = gobin_func_raw_args(b->gb, &p->fn, p->args,
 					p->spec.nexprs > 6 ? p->spec.nexprs : 6);
 		if (n < 0)
 			n = 0;
 	}
+located:
 	p->nargs = n;
 
 	memset(&p->meta, 0, sizeof(p->meta));

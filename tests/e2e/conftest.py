@@ -31,17 +31,92 @@ def can_trace():
     _need(os.path.exists("/sys/kernel/btf/vmlinux"), "kernel without BTF")
     _need(os.path.exists(RECORD) and os.path.exists(REPORT),
           "gotrace-record/gotrace-report not built (run make)")
-    _need(shutil.which("go") is not None, "go toolchain missing (make deps)")
+
+
+class Toolchain:
+    """One Go toolchain of the test matrix (tests/toolchains), named by the
+    version it must report: its go command is an absolute path and its
+    environment pins the version (GOTOOLCHAIN), so PATH never decides which
+    Go builds."""
+
+    def __init__(self, name, version, argv):
+        self.name, self.version = name, version
+        self.minor = int(version.split(".")[1])
+        self.env = {}
+        while argv and argv[0] in ("env",) or argv and "=" in argv[0]:
+            if argv[0] != "env":
+                k, _, v = argv[0].partition("=")
+                self.env[k] = v
+            argv = argv[1:]
+        self.go = argv[0]
+
+    def environ(self, **extra):
+        e = dict(os.environ, GOCACHE=os.path.join(ROOT, "build", "gocache"),
+                 GOPATH=os.path.join(ROOT, "build", "gopath"),
+                 CGO_ENABLED="0", **self.env)
+        e.pop("GOROOT", None)
+        e.update(extra)
+        return e
+
+    def run(self, *args, **kw):
+        """Runs `go ARGS` of this toolchain; returns its stdout lines."""
+        p = subprocess.run([self.go, *args], capture_output=True, text=True,
+                           check=True, env=self.environ(**kw), cwd=ROOT)
+        return p.stdout.splitlines()
+
+    def check(self):
+        """Why this toolchain cannot be used here, or None."""
+        if not os.path.exists(self.go):
+            return "%s: %s is missing (make deps)" % (self.name, self.go)
+        try:
+            got = self.run("env", "GOVERSION")[0].strip()
+        except (subprocess.CalledProcessError, IndexError) as e:
+            return "%s: `go env GOVERSION` failed: %s" % (
+                self.name, getattr(e, "stderr", e))
+        if got != self.version and not got.startswith(self.version + "."):
+            return "%s: %s reports %s" % (self.name, self.go, got)
+        return None
+
+
+def _toolchains():
+    out = []
+    with open(os.path.join(ROOT, "tests", "toolchains")) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                name, version, cmd = line.rstrip("\n").split("\t")
+                out.append(Toolchain(name, version, cmd.split()))
+    return out
+
+
+# GOTRACE_TOOLCHAINS=go1.26,go1.19 narrows the matrix for a quick local
+# run; with CI=true all of them must be there.
+TOOLCHAINS = _toolchains()
+_WANTED = [t for t in TOOLCHAINS
+           if not os.environ.get("GOTRACE_TOOLCHAINS") or IN_CI
+           or t.name in os.environ["GOTRACE_TOOLCHAINS"].split(",")]
+
+
+@pytest.fixture(scope="session", params=_WANTED, ids=[t.name for t in _WANTED])
+def toolchain(request):
+    """The Go toolchain a test builds with; every test that builds a Go
+    program runs once per toolchain of the matrix."""
+    t = request.param
+    why = t.check()
+    _need(why is None, why or "")
+    return t
+
+
+# Fixtures that are packages (a directory with assembly) build inside this
+# module; single files build on their own.
+FIXTURE_MODULE = os.path.join(ROOT, "tests", "fixtures")
 
 
 @pytest.fixture(scope="session")
-def gobuild(tmp_path_factory):
-    """Returns build(src, name, *flags) -> path of a Go binary built from a
-    single-file program under the repository."""
-    out = tmp_path_factory.mktemp("gobin")
-    env = dict(os.environ, GOCACHE=os.path.join(ROOT, "build", "gocache"),
-               GOPATH=os.path.join(ROOT, "build", "gopath"), GO111MODULE="off",
-               CGO_ENABLED="0")
+def gobuild(toolchain, tmp_path_factory):
+    """Returns build(src, name, *flags) -> path of a Go binary built by
+    `toolchain` from a single-file program (or a package directory) under
+    the repository."""
+    out = tmp_path_factory.mktemp("gobin-" + toolchain.name)
     cache = {}
 
     def build(src, name, *flags, goarch=None, cgo=False):
@@ -49,16 +124,18 @@ def gobuild(tmp_path_factory):
         if key in cache:
             return cache[key]
         path = str(out / name)
-        e = dict(env)
+        extra = {}
         if goarch:
-            e["GOARCH"] = goarch
+            extra["GOARCH"] = goarch
         if cgo:
-            e["CGO_ENABLED"] = "1"
-        # A directory (a package with assembly) is built by relative path.
-        target = "./" + src if os.path.isdir(os.path.join(ROOT, src)) \
-            else os.path.join(ROOT, src)
-        subprocess.run(["go", "build", "-o", path, *flags, target],
-                       check=True, env=e, cwd=ROOT)
+            extra["CGO_ENABLED"] = "1"
+        full = os.path.join(ROOT, src)
+        if os.path.isdir(full):
+            cwd, target = full, "."
+        else:
+            cwd, target = os.path.dirname(full), os.path.basename(full)
+        subprocess.run([toolchain.go, "build", "-o", path, *flags, target],
+                       check=True, env=toolchain.environ(**extra), cwd=cwd)
         cache[key] = path
         return path
 

@@ -9,20 +9,17 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, _need, record
+from conftest import ROOT, TOOLCHAINS, _need, record
 
 GOBIN_SRC = ("tests/fixtures/gobin/args.go",)
+# Reads binaries of the Debian packages (built by Go 1.19) with Go's tools.
+DEBIAN_GO = TOOLCHAINS[0]
 
 
-def go_lines(*args):
-    p = subprocess.run(["go", *args], capture_output=True, text=True, check=True,
-                       env=dict(os.environ, GO111MODULE="off"))
-    return p.stdout.splitlines()
-
-
-def go_version_m(path):
-    """`go version -m`: version, main path and build settings."""
-    lines = go_lines("version", "-m", path)
+def go_version_m(path, tc):
+    """`go version -m` of toolchain tc: version, main path and build
+    settings."""
+    lines = tc.run("version", "-m", path)
     info = {"version": lines[0].split(": ", 1)[1].strip(), "path": "", "build": {}}
     for line in lines[1:]:
         f = line.strip("\n").split("\t")
@@ -34,10 +31,11 @@ def go_version_m(path):
     return info
 
 
-def nm_main(path):
-    """Text symbols of package main as `go tool nm` lists them, by name."""
+def nm_main(path, tc):
+    """Text symbols of package main as `go tool nm` of toolchain tc lists
+    them, by name."""
     out = {}
-    for line in go_lines("tool", "nm", path):
+    for line in tc.run("tool", "nm", path):
         f = line.split()
         if len(f) == 3 and f[1] in "Tt" and f[2].startswith("main.") \
                 and "[go.shape." not in f[2]:
@@ -66,12 +64,12 @@ def test_list_text_example(functions):
     assert "runtime.main" not in out
 
 
-def test_list_json_example(functions):
+def test_list_json_example(functions, toolchain):
     doc, fn = listing_json(functions, "main.*")
     b = doc["binary"]
     assert b["compiler"] == "gc" and b["arch"] == "x86-64"
     assert b["abi"] == "ABIInternal" and b["dwarf"] is True
-    assert b["go_version"] == go_version_m(functions)["version"]
+    assert b["go_version"] == go_version_m(functions, toolchain)["version"]
     assert b["build_settings"]["GOARCH"] == "amd64"
     assert doc["matched"] == len(doc["functions"]) > 4
     add = fn["main.add"]
@@ -80,20 +78,20 @@ def test_list_json_example(functions):
     assert all(p["capture"] for p in add["params"])
     assert [r["locations"] for r in add["results"]] == [["RAX"]]
     # entries are those of the symbol table
-    nm = nm_main(functions)
+    nm = nm_main(functions, toolchain)
     for name, f in fn.items():
         assert f["entry"] == nm[name], name
 
 
-def test_list_stripped_pie_matches_nm(gobuild):
+def test_list_stripped_pie_matches_nm(gobuild, toolchain):
     full = gobuild(GOBIN_SRC[0], "args_piefull", "-buildmode=pie")
     stripped = gobuild(GOBIN_SRC[0], "args_piestripped", "-buildmode=pie",
                        "-ldflags=-s -w")
     doc, fn = listing_json(stripped, "main.*")
     b = doc["binary"]
     assert b["pie"] is True and b["stripped"] is True and b["dwarf"] is False
-    assert b["go_version"] == go_version_m(stripped)["version"]
-    nm = nm_main(full)
+    assert b["go_version"] == go_version_m(stripped, toolchain)["version"]
+    nm = nm_main(full, toolchain)
     assert set(fn) == set(nm)
     for name, f in fn.items():
         assert f["signature"] is None and f["params"] is None
@@ -144,7 +142,7 @@ def test_list_arm64_cross_build(gobuild):
 ])
 def test_list_debian_stripped_programs(path, func):
     _need(os.path.exists(path), path + " not installed (make deps installs it)")
-    want = go_version_m(path)
+    want = go_version_m(path, DEBIAN_GO)
     doc, fn = listing_json(path, func)
     b = doc["binary"]
     assert b["stripped"] is True and b["dwarf"] is False

@@ -7,6 +7,8 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 from conftest import RECORD, record, report, wait_for
 
 
@@ -391,3 +393,65 @@ def test_exit_time_and_status_of_a_traced_process(gobuild, tmp_path, procs, loop
     info = json.loads(report(["info", "--json", trace]).stdout)
     assert [(p["pid"], p["comm"], p["exit_code"]) for p in info["processes"]] == \
         [(idle.pid, "exits", -15)]
+
+
+# Shell run by unshare -m: a private mount namespace in which tracefs is
+# unmounted (and, for "tp", mounted again), so that the host's mounts
+# neither help nor change.
+NO_TRACEFS = ("for m in $(awk '$3 == \"tracefs\" {print $2}' /proc/self/mounts | sort -r); "
+              "do umount -l \"$m\"; done; "
+              "if grep -q ' tracefs ' /proc/self/mounts; then echo 'tracefs still mounted' >&2; exit 99; fi; ")
+
+
+@pytest.mark.parametrize("via", ["tp_btf", "raw_tp", "tp", "poll"])
+def test_exit_statuses_without_tracefs(gobuild, tmp_path, procs, via):
+    """Exit statuses 0, 3, -9 and -15 of every process of a binary are
+    recorded with tracefs unmounted: the exit tracepoint attaches as a
+    BTF-typed or a raw tracepoint, which need no tracefs; a classic
+    tracepoint needs it mounted; when none attaches, exits are polled for,
+    said so on stderr, and recorded without a status."""
+    exe = gobuild("tests/fixtures/exits/main.go", "exits")
+    trace = str(tmp_path / "x.gtr")
+    shell = NO_TRACEFS
+    if via == "tp":
+        shell += "mount -t tracefs nodev /sys/kernel/tracing || exit 98; "
+    shell += 'exec "$@"'
+    env = dict(os.environ, GOTRACE_EXIT_VIA="none" if via == "poll" else via)
+    targets = {}
+    for code in (0, 3, 9, 15):
+        t = procs([exe, str(code if code < 9 else 0)], stdin=subprocess.PIPE,
+                  stdout=subprocess.PIPE, text=True)
+        assert t.p.stdout.readline().startswith("ready")
+        targets[code] = t
+    pids = [a for t in targets.values() for a in ("-p", str(t.pid))]
+    rec = procs(["unshare", "-m", "sh", "-c", shell, "sh", RECORD, "-v", "-o", trace,
+                 *pids, "main.work"], stderr=subprocess.PIPE, text=True, env=env)
+    said = []
+    while not said or "attached" not in said[-1]:
+        line = rec.p.stderr.readline()
+        assert line, "recorder ended early: %s" % "".join(said)
+        said.append(line)
+    said = "".join(said)
+    if via == "poll":
+        assert "process exits are polled for" in said and "without their status" in said
+    else:
+        assert "sched_process_exit tracepoint, attached as %s\n" % via in said
+    for code, t in targets.items():
+        if code in (9, 15):
+            t.p.send_signal(code)
+        else:
+            t.p.stdin.write("go\n")
+            t.p.stdin.flush()
+    want = {t.pid: (code if code < 9 else -code) for code, t in targets.items()}
+    for code, t in targets.items():
+        assert t.p.wait(20) == want[t.pid]
+    # the recorder ends once its targets have ended
+    assert rec.p.wait(20) == 0
+    info = json.loads(report(["info", "--json", trace]).stdout)
+    ends = {p["pid"]: p.get("exit_code") for p in info["processes"] if p["exited"]}
+    if via == "poll":
+        assert ends == {pid: None for pid in want}
+    else:
+        assert ends == want
+    evs = events(trace)
+    assert sorted(e["goargs"][0] for e in evs) == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]

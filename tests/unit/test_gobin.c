@@ -10,7 +10,9 @@
  * location computed from DWARF types and from user signatures against the
  * DWARF location at the function's entry, and Debian's stripped age and
  * caddy. Run from the repository root (or set GOTRACE_SRC to it):
- * `make unit`; GOTRACE_KEEP_FIXTURES=1 keeps the built fixtures.
+ * `make unit` runs it once per Go toolchain of tests/toolchains, naming
+ * the go command in GOTRACE_GO (e.g. "env GOTOOLCHAIN=go1.27.3
+ * /usr/local/go/bin/go"); GOTRACE_KEEP_FIXTURES=1 keeps the built fixtures.
  */
 #include <criterion/criterion.h>
 #include <criterion/hooks.h>
@@ -48,6 +50,14 @@ static const char *fix(const char *name)
 	k = (k + 1) % 4;
 	snprintf(path[k], sizeof(path[k]), "%s/%s", fixdir(), name);
 	return path[k];
+}
+
+/* The go command of the toolchain under test (GOTRACE_GO). */
+static const char *gocmd(void)
+{
+	const char *g = getenv("GOTRACE_GO");
+
+	return g && *g ? g : "false GOTRACE_GO-is-not-set";
 }
 
 static bool exists(const char *p)
@@ -141,10 +151,9 @@ ReportHook(PRE_ALL)(struct criterion_test_set *set)
 		snprintf(genfile, sizeof(genfile), "%s", rel);
 	for (size_t i = 0; i < sizeof(gc) / sizeof(gc[0]); i++) {
 		snprintf(cmd, sizeof(cmd),
-			 "cd %s && env HOME=%s GOCACHE=/tmp/gotrace-gocache "
-			 "GOPATH=%s/gopath GO111MODULE=off CGO_ENABLED=0 %s "
-			 "go build %s -o %s/%s %s %s 2>&1",
-			 dir, dir, dir, gc[i].env, gc[i].flags, dir, gc[i].out,
+			 "cd %s && env CGO_ENABLED=0 %s "
+			 "%s build %s -o %s/%s %s %s 2>&1",
+			 dir, gc[i].env, gocmd(), gc[i].flags, dir, gc[i].out,
 			 srcfile, genfile);
 		if (run(cmd, NULL, 0) != 0)
 			fprintf(stderr, "test_gobin: failed: %s\n", cmd);
@@ -152,7 +161,7 @@ ReportHook(PRE_ALL)(struct criterion_test_set *set)
 	snprintf(cmd, sizeof(cmd), "cd %s && gccgo -g -O1 -o %s/args_gccgo %s 2>&1",
 		 dir, dir, srcfile);
 	if (run(cmd, NULL, 0) != 0)
-		fprintf(stderr, "test_gobin: gccgo build failed (skipping gccgo)\n");
+		fprintf(stderr, "test_gobin: gccgo build failed\n");
 	/* separate debug files: by .gnu_debuglink, and by GNU build id */
 	snprintf(cmd, sizeof(cmd),
 		 "cd %s && objcopy --only-keep-debug args args.debug && "
@@ -189,7 +198,7 @@ static struct gobin *open_fixture(const char *name)
 	struct gobin *b;
 
 	if (!exists(fix(name)))
-		cr_skip_test("fixture %s was not built", name);
+		cr_assert_fail("fixture %s was not built (see the build errors above)", name);
 	b = gobin_open(fix(name), err, sizeof(err));
 	cr_assert_not_null(b, "gobin_open(%s): %s", name, err);
 	return b;
@@ -201,7 +210,10 @@ static void toolchain_version(char *out, size_t len)
 {
 	char buf[256];
 
-	cr_assert_eq(run("go version 2>/dev/null", buf, sizeof(buf)), 0);
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "%s version 2>/dev/null", gocmd());
+	cr_assert_eq(run(cmd, buf, sizeof(buf)), 0);
 	/* "go version go1.19.8 linux/amd64" */
 	cr_assert_eq(sscanf(buf, "go version %255s", out), 1);
 	(void)len;
@@ -265,7 +277,7 @@ static int nm_main(const char *path, struct nm_sym *out, int max)
 	FILE *f;
 	int n = 0;
 
-	snprintf(cmd, sizeof(cmd), "go tool nm '%s'", path);
+	snprintf(cmd, sizeof(cmd), "%s tool nm '%s'", gocmd(), path);
 	f = popen(cmd, "r");
 	cr_assert_not_null(f);
 	while (fgets(line, sizeof(line), f) && n < max) {
@@ -423,7 +435,7 @@ Test(gobin, caddy)
 	char *p;
 
 	if (!exists("/usr/bin/caddy"))
-		cr_skip_test("/usr/bin/caddy not installed");
+		cr_assert_fail("/usr/bin/caddy not installed (make deps)");
 	b = gobin_open("/usr/bin/caddy", err, sizeof(err));
 	cr_assert_not_null(b, "%s", err);
 	cr_expect_eq(gobin_func_find(b, "net/http.(*conn).serve", &f), 0);
@@ -431,7 +443,7 @@ Test(gobin, caddy)
 	cr_expect(gobin_is_stripped(b));
 	cr_expect_gt(gobin_func_count(b), 10000);
 	/* `go version FILE` prints "FILE: go1.19.8" */
-	snprintf(cmd, sizeof(cmd), "go version /usr/bin/caddy 2>/dev/null");
+	snprintf(cmd, sizeof(cmd), "%s version /usr/bin/caddy 2>/dev/null", gocmd());
 	cr_assert_eq(run(cmd, want, sizeof(want)), 0);
 	p = strstr(want, ": ");
 	cr_assert_not_null(p);
@@ -814,7 +826,7 @@ Test(gobin, locations_match_dwarf_gccgo)
 	struct gobin *b;
 
 	if (!exists(fix("args_gccgo")))
-		cr_skip_test("gccgo fixture not built");
+		cr_assert_fail("gccgo fixture not built (see the build errors above)");
 	b = open_fixture("args_gccgo");
 	cr_expect_eq(gobin_compiler(b), GOBIN_GCCGO);
 	cr_expect(!gobin_regabi(b));
@@ -975,8 +987,8 @@ Test(gobin, asm_functions_are_abi0)
 		if (k < 2) {
 			char cmd[1024], out[64];
 
-			snprintf(cmd, sizeof(cmd), "go tool nm '%s' | awk '$3 == "
-				 "\"runtime.schedinit\" { print $1 }'", fix("args"));
+			snprintf(cmd, sizeof(cmd), "%s tool nm '%s' | awk '$3 == "
+				 "\"runtime.schedinit\" { print $1 }'", gocmd(), fix("args"));
 			cr_assert_eq(run(cmd, out, sizeof(out)), 0);
 			cr_expect_eq(f.entry, strtoull(out, NULL, 16), "%s", names[k]);
 		}
@@ -1355,9 +1367,8 @@ static void check_against_gosym(const char *path)
 	cr_assert_not_null(b, "%s", err);
 	fv.v = calloc(gobin_func_count(b) + 1, sizeof(*fv.v));
 	gobin_func_each(b, NULL, collect_cb, &fv);
-	snprintf(cmd, sizeof(cmd), "cd '%s/tests/fixtures/gobin' && env GO111MODULE=off "
-		 "GOCACHE=/tmp/gotrace-gocache go run gosym.go '%s'",
-		 src ? src : ".", path);
+	snprintf(cmd, sizeof(cmd), "cd '%s/tests/fixtures/gobin' && %s run gosym.go '%s'",
+		 src ? src : ".", gocmd(), path);
 	f = popen(cmd, "r");
 	cr_assert_not_null(f);
 	while (fgets(line, sizeof(line), f)) {
@@ -1395,7 +1406,7 @@ Test(gobin, funcs_match_debug_gosym)
 
 	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
 		if (!exists(fix(names[k])))
-			cr_skip_test("fixture %s was not built", names[k]);
+			cr_assert_fail("fixture %s was not built", names[k]);
 		check_against_gosym(fix(names[k]));
 	}
 }
@@ -1413,14 +1424,14 @@ static void check_debian_program(const char *path, const char *func)
 	if (!exists(path) && getenv("CI") && !strcmp(getenv("CI"), "true"))
 		cr_assert_fail("%s not installed (make deps installs it)", path);
 	if (!exists(path))
-		cr_skip_test("%s not installed (make deps)", path);
+		cr_assert_fail("%s not installed (make deps)", path);
 	b = gobin_open(path, err, sizeof(err));
 	cr_assert_not_null(b, "%s", err);
 	cr_expect(gobin_is_stripped(b), "%s", path);
 	cr_expect_not(gobin_has_dwarf(b), "%s", path);
 	cr_expect_eq(gobin_func_find(b, func, &f), 0, "%s: %s", path, func);
 	/* `go version -m FILE`: "FILE: go1.19.8", "\tpath\tP", "\tbuild\tK=V" */
-	snprintf(cmd, sizeof(cmd), "go version -m '%s'", path);
+	snprintf(cmd, sizeof(cmd), "%s version -m '%s'", gocmd(), path);
 	cr_assert_eq(run(cmd, out, sizeof(out)), 0);
 	cr_assert_eq(sscanf(strstr(out, ": ") + 2, "%63s", want), 1);
 	cr_expect_str_eq(gobin_go_version(b), want, "%s", path);
