@@ -233,26 +233,92 @@ static bool pcln_validate(const struct gobin *b, const struct pcln *p)
 	return endpc > prev;
 }
 
-/*
- * runtime.text as the moduledata holds it, or 0. Go 1.26 writes moduledata
- * in a section of its own, .go.module (cmd/link/internal/ld/symtab.go);
- * its first word points at the pclntab header, which tells that it is the
- * right one, and `text` is word GOFACT_MODULEDATA_TEXT_WORD.
- */
-static uint64_t moduledata_text(const struct gobin *b, const struct pcln *p)
+/* Link-time address of the file bytes at d (in a PT_LOAD), or 0. */
+static uint64_t file_vaddr(const struct gobin *b, const uint8_t *d)
 {
-	const size_t ps = (size_t)p->ps, need = (GOFACT_MODULEDATA_TEXT_WORD + 1) * ps;
-	const uint8_t *md;
-	GElf_Shdr sh;
+	const size_t off = (size_t)(d - b->map);
 
-	if (!gobin_section(b, ".go.module", false, &sh) || sh.sh_size < need)
-		return 0;
-	md = gobin_at_vaddr(b, sh.sh_addr, need);
-	if (!md || gobin_at_vaddr(b, gobin_rd(b, md, (int)ps), 8) != p->d)
-		return 0;
-	return gobin_rd(b, md + GOFACT_MODULEDATA_TEXT_WORD * ps, (int)ps);
+	for (int i = 0; i < b->nsegs; i++)
+		if (off >= b->segs[i].offset &&
+		    off - b->segs[i].offset < b->segs[i].filesz)
+			return b->segs[i].vaddr + (off - b->segs[i].offset);
+	return 0;
 }
 
+/*
+ * runtime.text from the candidate moduledata at md (need bytes), or 0
+ * when md is not the moduledata of the pclntab p. runtime.moduledata
+ * (src/runtime/symtab.go, Go 1.16-1.27) begins pcHeader, funcnametab
+ * (slice), ..., then minpc, maxpc and text at words 20, 21 and
+ * GOFACT_MODULEDATA_TEXT_WORD: pcHeader must be the table's address,
+ * funcnametab's data its name table, and minpc and maxpc the first
+ * function's entry and the last one's end counted from text.
+ */
+static uint64_t moduledata_check(const struct gobin *b, const struct pcln *p,
+				 uint64_t pcln_va, const uint8_t *md)
+{
+	const int ps = p->ps;
+	uint64_t text, first, end;
+
+	if (gobin_rd(b, md, ps) != pcln_va ||
+	    gobin_rd(b, md + ps, ps) != pcln_va + (uint64_t)(p->nametab - p->d))
+		return 0;
+	text = gobin_rd(b, md + GOFACT_MODULEDATA_TEXT_WORD * ps, ps);
+	pcln_ent(b, p, 0, &first, NULL);
+	pcln_ent(b, p, p->nfunc, &end, NULL);
+	if (!text || gobin_rd(b, md + 20 * ps, ps) != text + first ||
+	    gobin_rd(b, md + 21 * ps, ps) != text + end)
+		return 0;
+	return text;
+}
+
+/*
+ * runtime.text as the moduledata holds it, or 0. Go 1.26 writes
+ * moduledata in a section of its own, .go.module
+ * (cmd/link/internal/ld/data.go); without section headers it is
+ * searched for in the writable segments (Segdata, where the linker puts
+ * it) by its first word, the pclntab's address. Values the dynamic
+ * linker would write (RELA relocations of an externally linked PIE) are
+ * not in the file: such a moduledata is not found.
+ */
+static uint64_t moduledata_text(struct gobin *b, const struct pcln *p)
+{
+	const size_t ps = (size_t)p->ps, need = (GOFACT_MODULEDATA_TEXT_WORD + 1) * ps;
+	const uint64_t pcln_va = file_vaddr(b, p->d);
+	const uint8_t *md;
+	uint64_t text;
+	GElf_Shdr sh;
+
+	if (!pcln_va)
+		return 0;
+	if (gobin_section(b, ".go.module", false, &sh) && sh.sh_size >= need &&
+	    (md = gobin_at_vaddr(b, sh.sh_addr, need)) != NULL &&
+	    (text = moduledata_check(b, p, pcln_va, md)) != 0)
+		return text;
+	for (int i = 0; i < b->nsegs; i++) {
+		const struct gobin_seg *s = &b->segs[i];
+		const uint8_t *d = b->map + s->offset;
+
+		if (!(s->flags & PF_W) || s->filesz < need)
+			continue;
+		for (size_t o = 0; o + need <= s->filesz; o += ps) {
+			if (gobin_rd(b, d + o, (int)ps) != pcln_va)
+				continue;
+			text = moduledata_check(b, p, pcln_va, d + o);
+			if (text) {
+				snprintf(b->note, sizeof(b->note),
+					 "pclntab textStart is 0; took runtime.text "
+					 "%#llx from the moduledata found at %#llx",
+					 (unsigned long long)text,
+					 (unsigned long long)(s->vaddr + o));
+				return text;
+			}
+		}
+	}
+	return 0;
+}
+
+/* runtime.text when the pclntab header does not hold it (Go 1.26+). */
 static uint64_t text_start_fallback(struct gobin *b, const struct pcln *p)
 {
 	GElf_Shdr sh;
