@@ -297,25 +297,56 @@ __noinline int fetch_one(struct pt_regs *regs, struct gt_event *ev,
 }
 
 /*
+ * Whether the kernel's user stack walk adds the caller's return address
+ * ([SP]) at a uprobe on push %rbp or endbr64, as Linux 6.10 and later do
+ * (arch/x86/events/core.c, is_uprobe_at_func_entry()): 0 not known yet,
+ * 1 yes, 2 no. Set from userspace by the kernel version, and corrected by
+ * the first hit that tells.
+ */
+__u32 kernel_adds_entry_caller = 0;
+
+/*
  * User stack by frame pointers into the start of ev->data; returns its
  * bytes. At a probe before the frame is set up (after the entry's stack
  * check, or at a RET) the caller's return address is at [SP], not yet
  * behind a frame pointer, so a walk from RBP skips the caller: put it back
- * as the second frame.
+ * as the second frame, unless the kernel put it there itself (a probe on
+ * push %rbp, GT_P_AT_PUSH_BP). Which of the two happened shows when [SP]
+ * and [RBP+8] differ: the kernel's second frame is one of them.
  */
 static __always_inline __u32 read_stack(struct pt_regs *regs,
+					const struct gt_plan *plan,
 					struct gt_event *ev)
 {
-	__u64 *frames = (__u64 *)ev->data, ret = 0;
+	__u64 *frames = (__u64 *)ev->data, ret = 0, up = 0;
 	long n;
 
 	n = bpf_get_stack(regs, &frames[1], (GT_MAX_STACK - 1) * 8,
 			  BPF_F_USER_STACK);
 	if (n < 8)
 		return 0;
-	frames[0] = frames[1];   /* the probed instruction */
 	if (bpf_probe_read_user(&ret, sizeof(ret), (void *)regs->sp))
 		ret = 0;
+	if (plan->flags & GT_P_AT_PUSH_BP) {
+		if (n >= 16 && ret &&
+		    !bpf_probe_read_user(&up, sizeof(up), (void *)(regs->bp + 8)) &&
+		    up != ret)
+			kernel_adds_entry_caller = frames[2] == ret ? 1 : 2;
+		if (kernel_adds_entry_caller == 1) {
+			/* frames[1..] is the whole stack: move it down */
+			n /= 8;
+			if (n > GT_MAX_STACK - 1)
+				n = GT_MAX_STACK - 1;
+			for (int i = 0; i < GT_MAX_STACK - 1; i++) {
+				if (i >= n)
+					break;
+				frames[i] = frames[i + 1];
+			}
+			ev->nstack = n;
+			return n * 8;
+		}
+	}
+	frames[0] = frames[1];   /* the probed instruction */
 	frames[1] = ret;
 	n = n / 8 + 1;
 	if (n > GT_MAX_STACK)
@@ -442,7 +473,7 @@ int gotrace_probe(struct pt_regs *regs)
 	ev->site = cookie >> 32;
 	ev->ip = regs->ip;
 	if (plan->flags & GT_P_STACK)
-		dlen = read_stack(regs, ev);
+		dlen = read_stack(regs, plan, ev);
 
 	for (i = 0; i < GT_MAX_FETCH; i++) {
 		if (i >= plan->nfetch)

@@ -121,6 +121,7 @@ struct gt_plan {
 
 /* Flags of a plan. */
 #define GT_P_STACK 1       /* capture the user stack */
+#define GT_P_AT_PUSH_BP 2  /* the probed instruction is push %rbp or endbr64 */
 
 /* Ring buffer record types. */
 enum gt_rec { GT_REC_EVENT = 1, GT_REC_EXIT = 2 };

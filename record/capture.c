@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <bpf/btf.h>
@@ -92,6 +93,23 @@ static int multi_supported(void)
 	return ok;
 }
 
+/*
+ * What the BPF side assumes until a hit tells (gotrace.bpf.c,
+ * kernel_adds_entry_caller): 1 when the running kernel is Linux 6.10 or
+ * later, whose x86 user stack walk adds the caller at a uprobe on push
+ * %rbp (commit "perf,x86: avoid missing caller address in stack traces
+ * captured in uprobe"), else 2.
+ */
+static uint32_t kernel_adds_entry_caller(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return 0;
+	return major > 6 || (major == 6 && minor >= 10) ? 1 : 2;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct capture *c = ctx;
@@ -165,6 +183,7 @@ again:
 		c->skel->rodata->wakeup_every = every;
 	}
 	c->skel->rodata->watch_exits = c->exit_level != EXIT_NONE;
+	c->skel->bss->kernel_adds_entry_caller = kernel_adds_entry_caller();
 	e = gotrace_bpf__load(c->skel);
 	if (e && c->exit_level != EXIT_NONE) {
 		/* The exit programs are a refinement (exits are polled for

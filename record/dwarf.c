@@ -446,6 +446,21 @@ static struct gobin_type *type_of(struct tbuild *tb, Dwarf_Die *in, int depth)
 	return t;
 }
 
+/*
+ * Whether v[0..n) has a result named `name`. gc of Go 1.26 and 1.27 writes
+ * a named result that a deferred closure captures (and recover() sets)
+ * twice, as two identical DW_TAG_formal_parameter entries with
+ * DW_AT_variable_parameter 1; Go 1.19 writes it once. A name is unique
+ * among a Go function's results, so the second is the same result.
+ */
+static bool result_named(const struct gobin_param *v, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i].result && !strcmp(v[i].name, name))
+			return true;
+	return false;
+}
+
 /* ------------------------------------------------------------ params */
 
 void gobin_params_free(struct gobin_param *p, int n, struct gobin_type *ret)
@@ -494,6 +509,9 @@ int gobin_dwarf_params(struct gobin *b, const char *name, uint64_t entry,
 		} else {
 			continue;
 		}
+		if (result && pname && *pname && strcmp(pname, "_") &&
+		    result_named(v, n, pname))
+			continue;
 		nv = realloc(v, (size_t)(n + 1) * sizeof(*v));
 		if (!nv)
 			goto oom;

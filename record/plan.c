@@ -563,6 +563,13 @@ static int probe_sites(struct probe *p)
 				"probed\n", p->spec.text, p->fn.name);
 			return -EPERM;
 		}
+		/* The kernel's user stack walk itself adds the caller at a
+		 * uprobe on these (Linux 6.10, arch/x86/events/core.c
+		 * is_uprobe_at_func_entry()): the BPF side must know. */
+		if (code && bits == 64 && skip < len && (code[skip] == 0x55 ||
+		    (len - skip >= 4 &&
+		     !memcmp(code + skip, "\xf3\x0f\x1e\xfa", 4))))
+			p->plan.flags |= GT_P_AT_PUSH_BP;
 		free(code);
 		p->sites[0] = p->fn.file_offset + skip;
 		p->nsites = 1;
