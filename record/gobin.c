@@ -568,6 +568,27 @@ int gobin_func_find(const struct gobin *b, const char *name,
 	return -ENOENT;
 }
 
+/*
+ * The end of the bracketed type arguments of a generic instance's name
+ * ("main.(*Box[go.shape.string]).Put" -> ").Put", "main.F[...]" -> ""),
+ * with *open at their '['; NULL when the name has none. The first '['
+ * opens them: package paths and identifiers hold none.
+ */
+static const char *type_args_end(const char *name, const char **open)
+{
+	const char *p = strchr(name, '[');
+	int depth = 0;
+
+	*open = p;
+	for (; p && *p; p++) {
+		if (*p == '[')
+			depth++;
+		else if (*p == ']' && --depth == 0)
+			return p + 1;
+	}
+	return NULL;
+}
+
 int gobin_func_find_all(const struct gobin *b, const char *name,
 			struct gobin_func *out, int max)
 {
@@ -923,13 +944,84 @@ static enum gtr_type gtr_type_of(const struct gobin_type *t)
 	}
 }
 
+/*
+ * Whether the generic instance `f` is a method of a generic type (its
+ * receiver a parameter of the instance): "pkg.(*T[...]).M" or
+ * "pkg.T[...].M", not a function "pkg.F[...]" nor a closure, go/defer
+ * wrapper or method value inside one ("pkg.F[...].func1", "...-fm").
+ */
+static bool generic_method(const struct gobin_func *f)
+{
+	const char *open, *end = type_args_end(f->name, &open);
+	const char *m;
+	size_t ln;
+
+	if (!end)
+		return false;
+	if (end[0] == ')' && end[1] == '.' && open - f->name >= 2 &&
+	    memchr(f->name, '(', (size_t)(open - f->name)))
+		m = end + 2;            /* pkg.(*T[...]).M */
+	else if (end[0] == '.')
+		m = end + 1;            /* pkg.T[...].M */
+	else
+		return false;
+	ln = strlen(m);
+	if (!ln || strpbrk(m, ".-"))
+		return false;
+	for (const char *pre = "func\0gowrap\0deferwrap\0"; *pre;
+	     pre += strlen(pre) + 1) {
+		const size_t pl = strlen(pre);
+
+		if (ln > pl && !strncmp(m, pre, pl) &&
+		    strspn(m + pl, "0123456789") == ln - pl)
+			return false;   /* a closure of a generic function */
+	}
+	return true;
+}
+
+/*
+ * Index where gc passes the dictionary of the generic instance `f` among
+ * its parameters: after the receiver for a method of a Go version whose
+ * gc puts it there (gofacts.c), else first.
+ */
+static int dict_index(const struct gobin *b, const struct gobin_func *f)
+{
+	const int minor = b->go_minor ? b->go_minor : b->pcln_minor;
+
+	return generic_method(f) &&
+	       gofact_dict_position(minor) == GOFACT_DICT_AFTER_RECEIVER;
+}
+
 int gobin_params_to_args(const struct gobin *b, const struct gobin_func *f,
 			 const struct gobin_param *p, int np,
 			 const struct gobin_type *cret, bool results,
 			 struct gobin_arg *args, int max)
 {
-	const int n = gobin_abi_assign(b, gobin_func_abi(b, f), p, np, cret,
-				       results, args, max);
+	struct gobin_param *moved = NULL;
+	int n, d = -1, want;
+
+	/* The dictionary where this Go passes it, however the caller (DWARF,
+	 * add_dict, a user's signature) ordered the parameters. */
+	for (int i = 0; i < np && !results && b->compiler == GOBIN_GC; i++)
+		if (!p[i].result && !strcmp(p[i].name, ".dict"))
+			d = i;
+	want = d >= 0 ? dict_index(b, f) : -1;
+	if (d >= 0 && want != d && want < np && !p[want].result) {
+		moved = malloc((size_t)np * sizeof(*moved));
+		if (!moved)
+			return -ENOMEM;
+		memcpy(moved, p, (size_t)np * sizeof(*moved));
+		if (want < d)
+			memmove(moved + want + 1, moved + want,
+				(size_t)(d - want) * sizeof(*moved));
+		else
+			memmove(moved + d, moved + d + 1,
+				(size_t)(want - d) * sizeof(*moved));
+		moved[want] = p[d];
+		p = moved;
+	}
+	n = gobin_abi_assign(b, gobin_func_abi(b, f), p, np, cret, results,
+			     args, max);
 
 	/* names and types, in the same order abi.c wrote them */
 	for (int i = 0, k = 0; i < np && k < n; i++) {
@@ -945,6 +1037,7 @@ int gobin_params_to_args(const struct gobin *b, const struct gobin_func *f,
 				!strcmp(p[i].type->name, "any") ? 2 : 1;
 		k++;
 	}
+	free(moved);
 	return n;
 }
 
@@ -954,19 +1047,24 @@ bool gobin_func_generic(const struct gobin_func *f)
 }
 
 /*
- * A generic function's instance takes its dictionary as a hidden first
- * argument, before even the receiver (Go src/cmd/compile/internal/
- * noder/stencil.go, "dictionary"); Go 1.18-1.19 DWARF leaves it out.
- * Prepends it to p[np] when missing; returns the new count or -ENOMEM.
+ * A generic function's instance takes its dictionary as a hidden argument:
+ * first, or after the receiver of a method (gofacts.c, where
+ * gobin_params_to_args puts it). DWARF of Go 1.18-1.26 lists it only
+ * when the optimiser tracked it (cmd/compile/internal/dwarfgen/dwarf.go,
+ * createDwarfVars, skips other names starting with '.'); Go 1.27 lists
+ * every parameter. Prepends it to p[np] when missing; returns the new
+ * count or -ENOMEM.
  */
 static int add_dict(const struct gobin *b, const struct gobin_func *f,
 		    struct gobin_param **p, int np)
 {
 	struct gobin_param *v;
 
-	if (b->compiler != GOBIN_GC || !gobin_func_generic(f) ||
-	    (np > 0 && !strcmp((*p)[0].name, ".dict")))
+	if (b->compiler != GOBIN_GC || !gobin_func_generic(f))
 		return np;
+	for (int i = 0; i < np; i++)
+		if (!strcmp((*p)[i].name, ".dict"))
+			return np;
 	v = realloc(*p, (size_t)(np + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;

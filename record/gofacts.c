@@ -61,3 +61,35 @@ int gofact_pclntab_minor(uint32_t magic)
 	default: return 0;
 	}
 }
+
+/*
+ * The dictionary of a generic method's instance, relative to the
+ * receiver. Versions before the first row have no generics.
+ */
+static const struct dict_row {
+	int from, to;       /* Go minor versions, inclusive */
+	enum gofact_dict pos;
+	const char *source;
+} dict_rows[] = {
+	{ 18, 19, GOFACT_DICT_FIRST,
+	  "go1.18-go1.19 src/cmd/compile/internal/noder/stencil.go "
+	  "(genericSubst): \"We add the dictionary as the first parameter "
+	  "... (make the receiver be the next parameter after the "
+	  "dictionary)\"" },
+	{ 20, 27, GOFACT_DICT_AFTER_RECEIVER,
+	  "go1.20 src/cmd/compile/internal/noder/reader.go (shapeSig, unified "
+	  "IR, the default front end from go1.20): the receiver stays the "
+	  "receiver, the dictionary is the first ordinary parameter; "
+	  "unchanged in go1.26, go1.27" },
+};
+
+enum gofact_dict gofact_dict_position(int minor)
+{
+	const size_t n = sizeof(dict_rows) / sizeof(dict_rows[0]);
+
+	for (size_t i = 0; i < n; i++)
+		if (minor >= dict_rows[i].from && minor <= dict_rows[i].to)
+			return dict_rows[i].pos;
+	return minor > dict_rows[n - 1].to ? dict_rows[n - 1].pos :
+	       dict_rows[0].pos;
+}

@@ -48,4 +48,19 @@ int gofact_regabi(int minor, enum gofact_arch arch);
  */
 int gofact_pclntab_minor(uint32_t magic);
 
+/* Where gc passes the dictionary of a generic method's instance. */
+enum gofact_dict {
+	GOFACT_DICT_FIRST,          /* before the receiver */
+	GOFACT_DICT_AFTER_RECEIVER, /* right after the receiver */
+};
+
+/*
+ * Where gc of Go 1.`minor` passes the hidden dictionary parameter of an
+ * instance of a generic type's method, from the table of gofacts.c
+ * (before the receiver in Go 1.18-1.19, after it from Go 1.20); an
+ * instance of a generic function takes it first in every version. A
+ * release newer than the table takes its newest row.
+ */
+enum gofact_dict gofact_dict_position(int minor);
+
 #endif
