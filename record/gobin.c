@@ -589,11 +589,42 @@ static const char *type_args_end(const char *name, const char **open)
 	return NULL;
 }
 
+/*
+ * Whether `name` with its type arguments written "[...]" (the form Go's
+ * tracebacks print, src/runtime/traceback.go funcNamePiecesForPrint, and
+ * the name Go 1.18-1.20 linkers put in pclntab) is `pattern`, itself
+ * such a name: "main.(*Box[...]).Put" names "main.(*Box[go.shape.string]).Put"
+ * of Go 1.21+ binaries, whose pclntab keeps the whole name.
+ */
+static bool elided_name_is(const char *name, const char *pattern)
+{
+	const char *open, *end = type_args_end(name, &open);
+	const size_t head = open ? (size_t)(open - name) : 0;
+
+	return end && !strncmp(name, pattern, head) &&
+	       !strncmp(pattern + head, "[...]", 5) &&
+	       !strcmp(pattern + head + 5, end);
+}
+
 int gobin_func_find_all(const struct gobin *b, const char *name,
 			struct gobin_func *out, int max)
 {
 	size_t lo = 0, hi = b->nfuncs, i;
 	int n = 0, nreal = 0;
+
+	if (strstr(name, "[...]") && gobin_func_find(b, name, NULL) != 0) {
+		/* every instance of a generic function whose pclntab name
+		 * spells its type arguments (Go 1.21+) */
+		for (i = 0; i < b->nfuncs; i++) {
+			if (!elided_name_is(b->funcs[i].name, name) ||
+			    (b->fflags && (b->fflags[i] & GOBIN_FF_WRAPPER)))
+				continue;
+			if (n < max)
+				out[n] = b->funcs[i];
+			n++;
+		}
+		return n;
+	}
 
 	while (lo < hi) {
 		const size_t mid = lo + (hi - lo) / 2;

@@ -392,8 +392,21 @@ struct list_ctx {
 	FILE *out;
 	struct jw w;
 	size_t matched;
+	/* what a probe on the glob taken as a name means (every instance of
+	 * "main.Map[...]", whatever pclntab calls them) */
+	struct gobin_func *named;
+	int nnamed;
 	struct gobin_arg p[LIST_MAX_ARGS], r[LIST_MAX_ARGS];
 };
+
+/* Whether f is one of the functions the glob names exactly. */
+static bool is_named(const struct list_ctx *c, const struct gobin_func *f)
+{
+	for (int i = 0; i < c->nnamed; i++)
+		if (c->named[i].entry == f->entry)
+			return true;
+	return false;
+}
 
 static void args_json(struct list_ctx *c, const char *key,
 		      const struct gobin_arg *a, int n, bool params)
@@ -441,7 +454,7 @@ static int list_one(const struct gobin_func *f, void *vctx)
 	char sig[1024];
 
 	if (c->glob && fnmatch(c->glob, f->name, 0) != 0 &&
-	    strcmp(c->glob, f->name) != 0)
+	    strcmp(c->glob, f->name) != 0 && !is_named(c, f))
 		return 0;
 	c->matched++;
 	if (gobin_has_dwarf(b)) {
@@ -522,6 +535,18 @@ int gotrace_list(const char *binary, const char *debuginfo, const char *glob,
 	}
 	c->b = b;
 	c->glob = glob && *glob ? glob : NULL;
+	c->nnamed = c->glob ? gobin_func_find_all(b, c->glob, NULL, 0) : 0;
+	if (c->nnamed > 0) {
+		c->named = calloc((size_t)c->nnamed, sizeof(*c->named));
+		if (!c->named) {
+			fprintf(stderr, "gotrace-record: cannot list %s: out of "
+				"memory\n", binary);
+			free(c);
+			gobin_close(b);
+			return 1;
+		}
+		gobin_func_find_all(b, c->glob, c->named, c->nnamed);
+	}
 	c->json = json;
 	c->out = out;
 	c->w.f = out;
@@ -559,6 +584,7 @@ int gotrace_list(const char *binary, const char *debuginfo, const char *glob,
 			"pattern for the shell)");
 		rc = 1;
 	}
+	free(c->named);
 	free(c);
 	gobin_close(b);
 	return rc;
