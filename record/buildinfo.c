@@ -9,6 +9,7 @@
  * from offset 32. Else (Go 1.13-1.17): two pointers at 16 and 16+ptrsize to
  * Go string headers {data, len} of the version and the modinfo.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,8 +130,10 @@ int gobin_buildinfo_load(struct gobin *b)
 	if (gobin_section(b, ".go.buildinfo", false, &sh) &&
 	    sh.sh_type != SHT_NOBITS && sh.sh_offset < b->size &&
 	    sh.sh_size <= b->size - sh.sh_offset &&
-	    parse_buildinfo(b, b->map + sh.sh_offset, sh.sh_size))
+	    parse_buildinfo(b, b->map + sh.sh_offset, sh.sh_size)) {
+		snprintf(b->version_source, sizeof(b->version_source), "buildinfo");
 		return 0;
+	}
 	/* Section headers gone: the header is 16-byte aligned in data. */
 	for (int pass = 0; pass < 2; pass++) {
 		for (int i = 0; i < b->nsegs; i++) {
@@ -146,9 +149,67 @@ int gobin_buildinfo_load(struct gobin *b)
 
 				if (d[0] != 0xff || memcmp(d, bi_magic, BI_MAGIC_LEN))
 					continue;
-				if (parse_buildinfo(b, d, s->filesz - o))
+				if (parse_buildinfo(b, d, s->filesz - o)) {
+					snprintf(b->version_source,
+						 sizeof(b->version_source), "buildinfo");
 					return 0;
+				}
 			}
+		}
+	}
+	return -ENOENT;
+}
+
+/*
+ * Whether s[0..len) is a Go release version as runtime.Version() gives it:
+ * "go1.N", "go1.N.M", "go1.NrcK" or "go1.NbetaK", possibly followed by
+ * " X:experiment,..." (src/cmd/dist/build.go, findgoversion).
+ */
+static bool release_version(const uint8_t *s, uint64_t len)
+{
+	uint64_t i = 4;
+
+	if (len < 5 || len > 63 || memcmp(s, "go1.", 4) || !isdigit(s[4]))
+		return false;
+	while (i < len && (isdigit(s[i]) || s[i] == '.' ||
+			   (s[i] >= 'a' && s[i] <= 'z')))
+		i++;
+	if (i < len && s[i] != ' ')
+		return false;
+	for (; i < len; i++)
+		if (s[i] < 0x20 || s[i] >= 0x7f)
+			return false;
+	return true;
+}
+
+int gobin_runtime_version_load(struct gobin *b)
+{
+	const int ps = b->ptrsize;
+
+	/* runtime.buildVersion is a string variable set by the linker
+	 * (src/runtime/extern.go, var buildVersion = sys.TheVersion): its
+	 * header (pointer, length) lies in a writable segment and points at
+	 * the version's bytes. Those bytes may be packed with other short
+	 * strings, so the header, not the text, tells where it ends. */
+	for (int i = 0; i < b->nsegs; i++) {
+		const struct gobin_seg *sg = &b->segs[i];
+
+		if (!(sg->flags & PF_W) || !sg->filesz)
+			continue;
+		for (uint64_t o = (ps - (sg->vaddr % ps)) % ps;
+		     o + 2 * (uint64_t)ps <= sg->filesz; o += ps) {
+			const uint8_t *h = b->map + sg->offset + o, *t;
+			const uint64_t len = gobin_rd(b, h + ps, ps);
+
+			if (len < 5 || len > 63)
+				continue;
+			t = gobin_at_vaddr(b, gobin_rd(b, h, ps), len);
+			if (!t || t[0] != 'g' || !release_version(t, len))
+				continue;
+			set_version(b, t, len);
+			snprintf(b->version_source, sizeof(b->version_source),
+				 "runtime.buildVersion");
+			return 0;
 		}
 	}
 	return -ENOENT;

@@ -18,6 +18,7 @@
 
 #include "gobin_int.h"
 #include "gofacts.h"
+#include "insn.h"
 
 uint64_t gobin_rd(const struct gobin *b, const uint8_t *p, int size)
 {
@@ -440,6 +441,8 @@ struct gobin *gobin_open(const char *path, char *err, size_t errlen)
 	gobin_modinfo_parse(b);
 
 	r = gobin_pclntab_load(b, err, errlen);
+	if (r == 0 && !b->go_version[0])
+		gobin_runtime_version_load(b);
 	if (r == -ENOENT && detect_gccgo(b)) {
 		b->compiler = GOBIN_GCCGO;
 		if (gccgo_load(b) != 0) {
@@ -1218,6 +1221,34 @@ int gobin_func_raw_args(const struct gobin *b, const struct gobin_func *f,
 	return raw_args(b, gobin_func_abi(b, f), args, n);
 }
 
+int gobin_goid_offset_derived(const struct gobin *b)
+{
+	static const char *const print[] = { "runtime.printint", "runtime.printuint" };
+	uint64_t at[2] = { 0, 0 };
+	struct gobin_func f;
+	const uint8_t *code;
+
+	if (b->compiler != GOBIN_GC || b->arch != GOBIN_AMD64 ||
+	    gobin_func_find(b, "runtime.goroutineheader", &f) ||
+	    f.end <= f.entry || f.end - f.entry > 1 << 16)
+		return -1;
+	for (int k = 0; k < 2; k++) {
+		struct gobin_func pf;
+
+		if (!gobin_func_find(b, print[k], &pf))
+			at[k] = pf.entry;
+	}
+	code = gobin_at_vaddr(b, f.entry, f.end - f.entry);
+	if (!code)
+		return -1;
+	{
+		const int off = go_goid_offset_from_code(code, f.end - f.entry,
+				f.entry, at, 2, gobin_regabi(b));
+
+		return off > 0 ? off : -1;
+	}
+}
+
 int gobin_goid_offset(const struct gobin *b)
 {
 	struct gobin *mb = (struct gobin *)b;
@@ -1226,11 +1257,35 @@ int gobin_goid_offset(const struct gobin *b)
 
 	if (b->goid_off != -2)
 		return b->goid_off;
-	if (b->compiler == GOBIN_GC && b->has_dwarf)
+	mb->goid_source = "";
+	if (b->compiler == GOBIN_GC && b->has_dwarf) {
 		off = gobin_dwarf_goid_offset(mb);
+		if (off >= 0)
+			mb->goid_source = "DWARF";
+	}
 	minor = b->go_minor;
-	if (off < 0 && b->compiler == GOBIN_GC && minor)
+	if (off < 0 && b->compiler == GOBIN_GC && minor) {
 		off = gofact_goid_offset(minor, fact_arch(b), b->ptrsize);
+		if (off >= 0)
+			mb->goid_source = "table";
+	}
+	/* a Go release newer than the table, or no version string */
+	if (off < 0 && b->compiler == GOBIN_GC) {
+		off = gobin_goid_offset_derived(b);
+		if (off >= 0)
+			mb->goid_source = "derived";
+	}
 	mb->goid_off = off;
 	return off;
+}
+
+const char *gobin_goid_source(const struct gobin *b)
+{
+	gobin_goid_offset(b);
+	return b->goid_source;
+}
+
+const char *gobin_version_source(const struct gobin *b)
+{
+	return b->version_source;
 }

@@ -172,10 +172,25 @@ int gobin_func_args(const struct gobin *b, const struct gobin_func *f,
 int gobin_raw_args(const struct gobin *b, struct gobin_arg *args, int n);
 
 /*
- * Byte offset of `goid` in runtime.g (from DWARF, else a per-Go-version
- * table), or -1 when unknown.
+ * Byte offset of `goid` in runtime.g: from DWARF, else the per-Go-version
+ * table (gofacts.c), else derived from the code of the binary's runtime
+ * (gobin_goid_offset_derived()); -1 when none of them knows.
  */
 int gobin_goid_offset(const struct gobin *b);
+
+/* Where gobin_goid_offset() came from: "DWARF", "table", "derived", or ""
+ * when it is unknown. */
+const char *gobin_goid_source(const struct gobin *b);
+
+/*
+ * The goid offset that runtime.goroutineheader's code reads (amd64 gc
+ * binaries, stripped or not; insn.h go_goid_offset_from_code()), or -1.
+ */
+int gobin_goid_offset_derived(const struct gobin *b);
+
+/* Where the Go version came from: "buildinfo", "runtime.buildVersion",
+ * or "" when it is unknown. */
+const char *gobin_version_source(const struct gobin *b);
 
 /* ------------------------------------------------ additions (gobin.c) */
 

@@ -57,6 +57,7 @@ struct gobin {
 	int pcln_minor;       /* oldest Go the pclntab magic allows: 2, 16, 18, 20 */
 
 	char go_version[64];
+	char version_source[32]; /* "buildinfo", "runtime.buildVersion", "" */
 	char build_id[128];
 	char go_build_id[256];
 	char note[256];       /* how something was found, for diagnostics */
@@ -93,6 +94,7 @@ struct gobin {
 	struct gobin_pc_ix *dwpcs;
 	size_t ndwpcs;
 	int goid_off;         /* cached; -2 = not computed */
+	const char *goid_source; /* where goid_off came from (gobin_goid_source) */
 	/* runtime type address -> name, from DW_AT_go_runtime_type */
 	struct gobin_rtype *rtypes;
 	size_t nrtypes;
@@ -125,6 +127,13 @@ int gobin_pclntab_load(struct gobin *b, char *err, size_t errlen);
 
 /* buildinfo.c: fills b->go_version (and b->go_minor). 0 or -ENOENT. */
 int gobin_buildinfo_load(struct gobin *b);
+
+/*
+ * buildinfo.c: fills b->go_version (and b->go_minor) from the runtime's
+ * own version string, runtime.buildVersion, for binaries whose release
+ * build dropped .go.buildinfo; sets b->version_source. 0 or -ENOENT.
+ */
+int gobin_runtime_version_load(struct gobin *b);
 
 /* buildinfo.c: fills b->build_id and b->go_build_id from ELF notes. */
 void gobin_notes_load(struct gobin *b);

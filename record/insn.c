@@ -145,3 +145,84 @@ bool go_insn_uprobe_ok(const uint8_t *code, size_t len, int bits)
 		return in.meta.branch_type != ZYDIS_BRANCH_TYPE_FAR;
 	}
 }
+
+int go_goid_offset_from_code(const uint8_t *code, size_t len, uint64_t entry,
+			     const uint64_t *print, int nprint, int regabi)
+{
+	enum { MAXI = 2048 };
+	static ZydisDecodedInstruction ins[MAXI];
+	static ZydisDecodedOperand ops[MAXI][2];
+	ZydisDecodedOperand all[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecoder dec;
+	size_t off = 0;
+	int n = 0, call = -1;
+
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+					   ZYDIS_STACK_WIDTH_64)))
+		return -EINVAL;
+	/* up to the first call of runtime.printint or printuint */
+	while (off < len && n < MAXI && call < 0) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code + off,
+				len - off, &ins[n], all)))
+			return -EINVAL;
+		ops[n][0] = all[0];
+		ops[n][1] = all[1];
+		if (ins[n].mnemonic == ZYDIS_MNEMONIC_CALL &&
+		    all[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+		    all[0].imm.is_relative) {
+			const uint64_t to = entry + off + ins[n].length +
+					    (uint64_t)all[0].imm.value.s;
+
+			for (int k = 0; k < nprint; k++)
+				if (print[k] && to == print[k])
+					call = n;
+		}
+		off += ins[n].length;
+		n++;
+	}
+	if (call < 0)
+		return -ENOENT;
+	{
+		/* What flows into the argument: RAX (register ABI) or the
+		 * stack slot [RSP+0] (ABI0), traced back through moves
+		 * between registers and RSP-relative spill slots. */
+		ZydisRegister reg = regabi ? ZYDIS_REGISTER_RAX : ZYDIS_REGISTER_NONE;
+		int64_t slot = 0;
+
+		for (int i = call - 1; i >= 0 && i >= call - 48; i--) {
+			const ZydisDecodedOperand *d = &ops[i][0], *s = &ops[i][1];
+
+			if (ins[i].mnemonic != ZYDIS_MNEMONIC_MOV ||
+			    ins[i].operand_width != 64)
+				continue;
+			if (reg != ZYDIS_REGISTER_NONE &&
+			    d->type == ZYDIS_OPERAND_TYPE_REGISTER && d->reg.value == reg) {
+				if (s->type == ZYDIS_OPERAND_TYPE_REGISTER) {
+					reg = s->reg.value;
+					continue;
+				}
+				if (s->type != ZYDIS_OPERAND_TYPE_MEMORY ||
+				    s->mem.index != ZYDIS_REGISTER_NONE)
+					return -ENOENT;
+				if (s->mem.base == ZYDIS_REGISTER_RSP) {
+					reg = ZYDIS_REGISTER_NONE;
+					slot = s->mem.disp.value;
+					continue;
+				}
+				if (s->mem.base == ZYDIS_REGISTER_RBP ||
+				    s->mem.base == ZYDIS_REGISTER_RIP ||
+				    s->mem.disp.value < 64 || s->mem.disp.value >= 512)
+					return -ENOENT;
+				return (int)s->mem.disp.value;
+			}
+			if (reg == ZYDIS_REGISTER_NONE &&
+			    d->type == ZYDIS_OPERAND_TYPE_MEMORY &&
+			    d->mem.base == ZYDIS_REGISTER_RSP &&
+			    d->mem.index == ZYDIS_REGISTER_NONE &&
+			    d->mem.disp.value == slot &&
+			    s->type == ZYDIS_OPERAND_TYPE_REGISTER)
+				reg = s->reg.value;
+		}
+	}
+	return -ENOENT;
+}

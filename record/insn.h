@@ -57,4 +57,18 @@ int go_ret_offsets(const uint8_t *code, size_t len, uint32_t *offs, int max);
  */
 bool go_insn_uprobe_ok(const uint8_t *code, size_t len, int bits);
 
+/*
+ * The offset of goid in runtime.g as the code of runtime.goroutineheader
+ * reads it (code[len] from its entry at address `entry`, amd64): it
+ * prints "goroutine ", gp.goid first of all (src/runtime/traceback.go,
+ * Go 1.16 to 1.27), so the argument of its first call of one of
+ * print[nprint] (the addresses of runtime.printint and printuint) is
+ * traced back, through register moves and stack spills, to a load
+ * [gp+offset]. The argument is RAX with `regabi`, else [RSP]. Returns the
+ * offset (64 to 511 bytes), -ENOENT when the code does not show it, or
+ * -EINVAL when it cannot be decoded. Not reentrant.
+ */
+int go_goid_offset_from_code(const uint8_t *code, size_t len, uint64_t entry,
+			     const uint64_t *print, int nprint, int regabi);
+
 #endif /* GOTRACE_INSN_H */

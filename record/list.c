@@ -3,7 +3,11 @@
  * gotrace-record --list: the facts of a Go binary and its functions.
  *
  * JSON document (--json), one object:
- *   "binary": { "path", "compiler" ("gc"|"gccgo"), "go_version", "arch"
+ *   "binary": { "path", "compiler" ("gc"|"gccgo"), "go_version",
+ *     "go_version_source" ("buildinfo"|"runtime.buildVersion"|""),
+ *     "goid" { "offset" (bytes in runtime.g, or null when unknown),
+ *     "source" ("DWARF"|"table"|"derived"|""), "derived" (what the
+ *     runtime's code reads, or null) }, "arch"
  *     ("x86-64"|"aarch64"|"i386"), "abi" ("ABIInternal"|"ABI0"|"C"),
  *     "pie", "stripped", "dwarf" (bools), "debuginfo" (path of a separate
  *     debug file or null), "build_id", "go_build_id", "main_path",
@@ -202,7 +206,18 @@ static void facts_text(const struct gobin *b, FILE *out)
 
 	gobin_describe(b, &d);
 	fprintf(out, "binary       %s\n", d.path);
-	fprintf(out, "compiler     %s %s\n", d.compiler, or_dash(d.go_version));
+	fprintf(out, "compiler     %s %s", d.compiler, or_dash(d.go_version));
+	if (gobin_version_source(b)[0])
+		fprintf(out, " (from %s)", gobin_version_source(b));
+	fputc('\n', out);
+	if (gobin_compiler(b) == GOBIN_GC) {
+		if (gobin_goid_offset(b) >= 0)
+			fprintf(out, "goid         at runtime.g+%d (from %s)\n",
+				gobin_goid_offset(b), gobin_goid_source(b));
+		else
+			fprintf(out, "goid         unknown: goroutine ids are not "
+				"recorded and calls are paired by thread\n");
+	}
 	fprintf(out, "arch         %s, %s calling convention\n", d.arch, d.abi);
 	fprintf(out, "pie          %s\n", d.pie ? "yes" : "no");
 	fprintf(out, "stripped     %s\n", d.stripped ? "yes (no symbol table)" : "no");
@@ -243,6 +258,19 @@ static void facts_json(const struct gobin *b, struct jw *w)
 	jw_str(w, "path", d.path);
 	jw_str(w, "compiler", d.compiler);
 	jw_str(w, "go_version", d.go_version);
+	jw_str(w, "go_version_source", gobin_version_source(b));
+	jw_key(w, "goid");
+	jw_open(w, '{');
+	if (gobin_goid_offset(b) >= 0)
+		jw_u64(w, "offset", (uint64_t)gobin_goid_offset(b));
+	else
+		jw_null(w, "offset");
+	jw_str(w, "source", gobin_goid_source(b));
+	if (gobin_goid_offset_derived(b) >= 0)
+		jw_u64(w, "derived", (uint64_t)gobin_goid_offset_derived(b));
+	else
+		jw_null(w, "derived");
+	jw_close(w, '}');
 	jw_str(w, "arch", d.arch);
 	jw_str(w, "abi", d.abi);
 	jw_bool(w, "pie", d.pie);

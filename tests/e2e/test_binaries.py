@@ -165,3 +165,21 @@ def test_list_errors(functions):
     p = listing(functions, "main.ad", check=False)
     assert p.returncode == 1
     assert "main.ad" in p.stderr and "did you mean: main.add" in p.stderr
+
+
+def test_goid_offset_sources_agree(gobuild, toolchain):
+    """Each toolchain's runtime.g: the goid offset from DWARF, from the
+    table of Go versions (stripped) and from the runtime's own code agree,
+    and --list says which one it took; -ldflags=-buildid= and a stripped
+    build keep the Go version, from .go.buildinfo."""
+    full = gobuild(GOBIN_SRC[0], "args_goid")
+    stripped = gobuild(GOBIN_SRC[0], "args_goid_s", "-ldflags=-s -w")
+    g = listing_json(full, "main.main")[0]["binary"]["goid"]
+    assert g["source"] == "DWARF" and g["offset"] == g["derived"]
+    bs = listing_json(stripped, "main.main")[0]["binary"]
+    assert bs["goid"] == {"offset": g["offset"], "source": "table",
+                          "derived": g["offset"]}
+    assert bs["go_version_source"] == "buildinfo"
+    assert bs["go_version"].startswith(toolchain.version)
+    text = listing(stripped, "main.main").stdout
+    assert "goid         at runtime.g+%d (from table)\n" % g["offset"] in text
