@@ -93,3 +93,14 @@ enum gofact_dict gofact_dict_position(int minor)
 	return minor > dict_rows[n - 1].to ? dict_rows[n - 1].pos :
 	       dict_rows[0].pos;
 }
+
+int gofact_funcid_wrapper(int minor)
+{
+	if (minor >= 25 && minor <= 27)
+		return 23;
+	if (minor >= 23)
+		return minor <= 24 ? 22 : 0;
+	if (minor >= 18)
+		return 21;
+	return 0;
+}

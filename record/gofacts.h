@@ -3,8 +3,8 @@
  * Facts about Go that move between releases, kept as data in one place
  * (gofacts.c), each with its source in the Go tree. Everything in record/
  * that depends on a Go version asks here; nothing else keys on go_minor.
- * tests/unit/test_gofacts.c re-derives the rows from DWARF of every
- * toolchain at hand.
+ * tests/unit/test_gobin.c and tests/e2e check the rows against DWARF and
+ * the binaries of every toolchain of tests/toolchains.
  */
 #ifndef GOTRACE_GOFACTS_H
 #define GOTRACE_GOFACTS_H
@@ -62,5 +62,14 @@ enum gofact_dict {
  * release newer than the table takes its newest row.
  */
 enum gofact_dict gofact_dict_position(int minor);
+
+/*
+ * The _func.funcID of generated wrappers (abi.FuncIDWrapper, the last of
+ * the enumeration) in pclntabs of Go 1.`minor`: 21 in Go 1.18-1.22, 22
+ * from 1.23 (FuncID_corostart), 23 from 1.25 (FuncID_runCleanups); 0 when
+ * unknown. Source: src/internal/abi/symtab.go (src/runtime/symtab.go
+ * before Go 1.21), checked on the binaries of each toolchain.
+ */
+int gofact_funcid_wrapper(int minor);
 
 #endif

@@ -172,9 +172,16 @@ static uint8_t pcln_flag(const struct gobin *b, const struct pcln *p,
 		return 0;
 	if (p->functab[funcoff + at] & (1 << 2))
 		ff |= GOBIN_FF_ASM;
-	if (p->functab[funcoff + at - 1] == 21)
-		ff |= GOBIN_FF_WRAPPER;
 	return ff;
+}
+
+/* The _func.funcID byte (just before flag), or 0. */
+static uint8_t pcln_funcid(const struct pcln *p, uint64_t funcoff)
+{
+	const size_t at = p->magic == 0xfffffff0 ? 36 : 40;
+	const size_t avail = p->len - (size_t)(p->functab - p->d);
+
+	return funcoff < avail && avail - funcoff > at ? p->functab[funcoff + at] : 0;
 }
 
 /* A symbol name: printable ASCII or valid UTF-8, no control bytes. */
@@ -358,6 +365,7 @@ static int pcln_load(struct gobin *b, const struct pcln *p)
 {
 	uint64_t text = 0;
 	struct gobin_func *v;
+	uint8_t *fids = NULL, wrapper = 0;  /* _func.funcID per funcs[i] */
 	size_t out = 0;
 
 	if (p->u32tab) {
@@ -373,8 +381,10 @@ static int pcln_load(struct gobin *b, const struct pcln *p)
 	}
 	if (p->u32tab) {
 		b->fflags = calloc((size_t)p->nfunc, 1);
-		if (!b->fflags) {
+		fids = calloc((size_t)p->nfunc, 1);
+		if (!b->fflags || !fids) {
 			free(v);
+			free(fids);
 			return -ENOMEM;
 		}
 	}
@@ -387,8 +397,12 @@ static int pcln_load(struct gobin *b, const struct pcln *p)
 		name = pcln_name(b, p, off, &fentry);
 		if (!name)
 			continue;
-		if (b->fflags)
+		if (b->fflags) {
 			b->fflags[out] = pcln_flag(b, p, off);
+			fids[out] = pcln_funcid(p, off);
+			if (!strcmp(name, "runtime.deferreturn"))
+				wrapper = fids[out];
+		}
 		b->argsz[out] = pcln_args(b, p, off);
 		v[out++] = (struct gobin_func){
 			.name = name,
@@ -399,6 +413,14 @@ static int pcln_load(struct gobin *b, const struct pcln *p)
 	b->funcs = v;
 	b->nfuncs = out;
 	b->pcln_minor = gofact_pclntab_minor(p->magic);
+	/* FuncIDWrapper moves as runtime functions get ids of their own:
+	 * runtime.deferreturn carries it, else the table says */
+	if (fids && !wrapper)
+		wrapper = gofact_funcid_wrapper(b->go_minor ? b->go_minor : b->pcln_minor);
+	for (size_t i = 0; fids && wrapper && i < out; i++)
+		if (fids[i] == wrapper)
+			b->fflags[i] |= GOBIN_FF_WRAPPER;
+	free(fids);
 	return 0;
 }
 
