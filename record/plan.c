@@ -169,28 +169,35 @@ static void print_arg_names(const struct probe *p)
 }
 
 /*
- * Bytes of one element of a slice type "[]T" for the element types whose
- * size the name tells (Go's sizes on 64-bit; pointers, maps, chans and
- * funcs are a word); 0 when unknown (then only length and capacity).
+ * Bytes of one element of a slice type "[]T" for Go's predeclared element
+ * types, in a binary whose words (the slice's pointer) are `word` bytes:
+ * int, uint, uintptr, pointers, maps, chans and funcs are a word, a string
+ * two (Go spec, "Size and alignment guarantees"; cmd/compile/internal/
+ * types/size.go); 0 when unknown (then only length and capacity).
  */
-static uint32_t slice_elem_size(const char *type_name)
+static uint32_t slice_elem_size(const char *type_name, uint32_t word)
 {
+	/* word-sized types take the binary's pointer size (4 on i386) */
 	static const struct { const char *t; uint32_t n; } sizes[] = {
-		{ "int", 8 }, { "uint", 8 }, { "int64", 8 }, { "uint64", 8 },
-		{ "uintptr", 8 }, { "float64", 8 }, { "complex64", 8 },
+		{ "int", 0 }, { "uint", 0 }, { "uintptr", 0 },
+		{ "int64", 8 }, { "uint64", 8 },
+		{ "float64", 8 }, { "complex64", 8 },
 		{ "int32", 4 }, { "uint32", 4 }, { "float32", 4 }, { "rune", 4 },
 		{ "int16", 2 }, { "uint16", 2 }, { "int8", 1 }, { "uint8", 1 },
-		{ "bool", 1 }, { "string", 16 }, { "complex128", 16 },
+		{ "bool", 1 }, { "string", 1 }, { "complex128", 16 },
 	};
 	const char *t = type_name + 2;
 	size_t i;
 
+	if (word != 4 && word != 8)
+		return 0;
 	if (*t == '*' || !strncmp(t, "map[", 4) || !strncmp(t, "chan ", 5) ||
 	    !strncmp(t, "func(", 5) || !strcmp(t, "unsafe.Pointer"))
-		return 8;
+		return word;
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 		if (!strcmp(t, sizes[i].t))
-			return sizes[i].n;
+			return !strcmp(t, "string") ? 2 * word :
+			       sizes[i].n ? sizes[i].n : word;
 	return 0;
 }
 
@@ -244,7 +251,7 @@ static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a)
 			return;
 		f->op = GT_OP_STRING;
 		if (a->type == GTR_TYPE_SLICE) {
-			f->mem_size = slice_elem_size(a->type_name);
+			f->mem_size = slice_elem_size(a->type_name, a->pieces[0].size);
 			if (!f->mem_size)
 				f->mem_size = UINT32_MAX;   /* length only */
 		}
@@ -643,6 +650,20 @@ static void plan_goid(struct probe *p)
 
 	p->plan.goid_off = gobin_goid_offset(gb);
 	p->plan.goid_mode = GT_GOID_NONE;
+	if (gobin_compiler(gb) == GOBIN_GC && !p->bin->goid_said &&
+	    (p->plan.goid_off < 0 || gobin_arch(gb) != GOBIN_AMD64)) {
+		/* said once per binary: events get goroutine id 0, and the
+		 * report pairs their calls by thread */
+		p->bin->goid_said = true;
+		fprintf(stderr, "gotrace-record: %s: goroutine ids are not "
+			"recorded (%s); events get goid 0 and calls are paired "
+			"by thread\n", p->bin->path,
+			gobin_arch(gb) != GOBIN_AMD64
+				? "read on x86-64 only"
+				: "the offset of goid in runtime.g is unknown: "
+				  "no DWARF, a Go version the table does not "
+				  "know, and not found in the runtime's code");
+	}
 	if (p->plan.goid_off < 0 || gobin_compiler(gb) != GOBIN_GC ||
 	    gobin_arch(gb) != GOBIN_AMD64)
 		return;
@@ -810,7 +831,8 @@ located:
 		p->meta.args[i].type_name = p->args[i].type_name;
 		p->meta.args[i].type = p->args[i].type;
 		p->meta.args[i].size = p->args[i].type == GTR_TYPE_SLICE
-			? slice_elem_size(p->args[i].type_name) : p->args[i].size;
+			? slice_elem_size(p->args[i].type_name,
+					  p->args[i].pieces[0].size) : p->args[i].size;
 	}
 	add_cap_values(p);
 	for (i = 0; i < p->spec.nexprs; i++) {

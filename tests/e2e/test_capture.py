@@ -332,3 +332,17 @@ def test_signature_that_contradicts_dwarf_is_refused(gobuild, tmp_path):
     record(["-q", "-o", trace, "main.takePoint(p.X, $ptr(p, 16))", "--", exe])
     e = jsonl(trace)[0]["args"]
     assert e["p.X"] == 3 and len(e["$ptr(p, 16)"]) == 16
+
+
+@pytest.mark.parametrize("goarch", ["amd64", "386"])
+def test_slice_elements_by_the_binarys_word_size(gobuild, tmp_path, goarch):
+    """[]int and []uintptr have elements of the binary's word (4 bytes on
+    i386), []int64 of 8 whatever the word: each element is read whole."""
+    exe = gobuild("tests/fixtures/slices/main.go", "slices-" + goarch, goarch=goarch)
+    trace = str(tmp_path / "s.gtr")
+    p = record(["-q", "-o", trace, "main.f", "--", exe])
+    assert p.stdout == "8\n"
+    ev = jsonl(trace)[0]
+    assert ev["args"]["xs"] == [1, 2, 3]
+    assert ev["args"]["bs"] == [-1, 1 << 40]
+    assert ev["args"]["ps"] == [7]
