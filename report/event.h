@@ -30,6 +30,10 @@ struct report_event {
 	uint32_t depth;                /* calls open below this one in its goroutine */
 	bool tracked;                  /* an entry kept open until its return (its
 				        * function has a return probe) */
+	bool lost;                     /* shown alone with status `lost`: events of
+				        * its function were lost or suppressed
+				        * where its other half may lie, so it is
+				        * not paired (report/pair.h, "Losses") */
 };
 
 #endif /* REPORT_EVENT_H */

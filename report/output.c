@@ -1062,7 +1062,8 @@ static void text_event(struct output *o, struct buf *b, const struct report_even
 	if (ev->kind == GTR_KIND_RETURN) {
 		/* the values stay last, where trace.py has them */
 		buf_puts(b, "<- (");
-		buf_puts(b, e->entry ? rtime_fmt_duration(tmp, e->latency_ns) : "no entry");
+		buf_puts(b, e->entry ? rtime_fmt_duration(tmp, e->latency_ns)
+			    : e->lost ? "lost" : "no entry");
 		buf_puts(b, ev->nvals ? ") " : ")");
 		put_values(o, b, e->probe, ev);
 	} else {
@@ -1530,7 +1531,8 @@ int output_put(struct output *o, struct buf *b, const struct report_event *e)
 				     ev, e->entry->ts_ns, true, e->latency_ns, NULL, NULL);
 		else if (ret)
 			chrome_event(o, b, e, e->probe, NULL, ev, ev->ts_ns, false, 0,
-				     "return without entry", NULL);
+				     e->lost ? NULL : "return without entry",
+				     e->lost ? "lost" : NULL);
 		else if (!e->tracked)
 			chrome_event(o, b, e, e->probe, ev, NULL, ev->ts_ns, false, 0, NULL, NULL);
 		else
@@ -1551,14 +1553,16 @@ int output_put(struct output *o, struct buf *b, const struct report_event *e)
 		return 0;
 	if (o->o.format == OUTPUT_JSONL) {
 		if (ret)
-			json_call(o, b, e, e->entry, e->entry_probe, ev, e->entry ? "returned" : "no_entry");
+			json_call(o, b, e, e->entry, e->entry_probe, ev,
+				  e->entry ? "returned" : e->lost ? "lost" : "no_entry");
 		else
 			json_call(o, b, e, ev, e->probe, NULL, "no_return_probe");
 		return 1;
 	}
 	if (ret)
 		text_call(o, b, e, e->entry, e->entry_probe, ev,
-			  e->entry ? rtime_fmt_duration(tmp, e->latency_ns) : "?", true);
+			  e->entry ? rtime_fmt_duration(tmp, e->latency_ns) : e->lost ? "lost" : "?",
+			  true);
 	else
 		text_call(o, b, e, ev, e->probe, NULL, "-", false);
 	return 1;

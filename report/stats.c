@@ -28,6 +28,7 @@ struct group {
 	__int128 iv;               /* FV_INT, FV_UINT */
 	double dv;                 /* FV_DBL */
 	uint64_t entries, returns, nlat;
+	uint64_t lost;             /* returns shown alone as lost: no latency */
 	uint64_t min, max;
 	unsigned __int128 sum;
 	uint64_t *lin;             /* NBUCKETS, allocated with the first latency */
@@ -209,6 +210,8 @@ void stats_event(struct stats *s, const struct report_event *e)
 		return;
 	}
 	g->returns++;
+	if (e->lost)
+		g->lost++;
 	if (!e->entry)
 		return;
 	const uint64_t ns = e->latency_ns;
@@ -419,6 +422,7 @@ void stats_write(struct stats *s, struct buf *b, uint64_t span_ns, bool hist)
 	struct group **gs = xcalloc(s->count + 1, sizeof(*gs));
 	struct buf t = BUF_INIT;
 	uint32_t n = 0;
+	bool lost = false;         /* the LOST column: only when some group has one */
 	char t1[24], t2[24];
 	int fw = 4, bw = s->by ? text_width(s->by_name, strlen(s->by_name)) : 0;
 
@@ -428,6 +432,7 @@ void stats_write(struct stats *s, struct buf *b, uint64_t span_ns, bool hist)
 		if (s->tab[i]) {
 			struct group *g = s->tab[i];
 			gs[n++] = g;
+			lost |= g->lost > 0;
 			const char *fn = func_text(&t, g);
 			const int l = text_width(fn, strlen(fn));
 			if (l > fw)
@@ -451,7 +456,8 @@ void stats_write(struct stats *s, struct buf *b, uint64_t span_ns, bool hist)
 		buf_putc(b, ' ');
 		put_cell_max(b, s->by_name, bw, true, STATS_KEY_COLS);
 	}
-	buf_puts(b, "      CALLS      RATE/s        P50        P90        P99        MAX\n");
+	buf_puts(b, lost ? "      CALLS       LOST      RATE/s        P50        P90        P99        MAX\n"
+			 : "      CALLS      RATE/s        P50        P90        P99        MAX\n");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct group *g = gs[i];
 		put_cell(b, func_text(&t, g), fw, true);
@@ -462,6 +468,11 @@ void stats_write(struct stats *s, struct buf *b, uint64_t span_ns, bool hist)
 		snprintf(t1, sizeof(t1), "%llu", (unsigned long long)calls_of(g));
 		buf_putc(b, ' ');
 		put_cell(b, t1, 10, false);
+		if (lost) {
+			snprintf(t1, sizeof(t1), "%llu", (unsigned long long)g->lost);
+			buf_putc(b, ' ');
+			put_cell(b, t1, 10, false);
+		}
 		if (span_ns)
 			snprintf(t1, sizeof(t1), "%.1f", (double)calls_of(g) * 1e9 / (double)span_ns);
 		else

@@ -51,6 +51,9 @@ uint64_t stats_window_span(uint64_t first_ns, uint64_t last_ns, int64_t since_ns
 
 /*
  * Appends the table and, when `hist`, a log2 latency histogram per group.
+ * When some group has returns shown as `lost` (e->lost: not paired because
+ * events of the function were lost around them), a LOST column after
+ * CALLS counts them; they have no latency.
  * `span_ns` is the time the rates are computed over (first to last event)
  * unless stats_set_window() was called. Columns are padded by display width
  * (text_width(), report/width.h); a --by value wider than STATS_KEY_COLS columns is cut

@@ -221,3 +221,74 @@ Test(stats, by_column_fits_short_values)
 	stats_free(s);
 	filter_free(by);
 }
+
+/* A return of main.greet at `ts` on goroutine `goid`: paired with
+ * latency `lat`, or shown alone as lost (lat 0). */
+static void greet_ret(struct stats *s, uint64_t ts, uint64_t lat, uint64_t goid)
+{
+	static struct gtr_event entry;
+	struct report_event e = { .ev = &ev, .probe = &probe, .comm = "app" };
+
+	memset(&ev, 0, sizeof(ev));
+	ev.ts_ns = ts;
+	ev.probe_id = 2;
+	ev.kind = GTR_KIND_RETURN;
+	ev.pid = 10;
+	ev.tid = 10;
+	ev.goid = goid;
+	memset(&entry, 0, sizeof(entry));
+	entry.ts_ns = ts - lat;
+	entry.probe_id = 1;
+	entry.kind = GTR_KIND_ENTRY;
+	entry.goid = goid;
+	if (lat) {
+		e.entry = &entry;
+		e.entry_probe = &probe;
+		e.latency_ns = lat;
+	} else {
+		e.lost = true;
+	}
+	stats_event(s, &e);
+}
+
+/*
+ * Returns shown as lost (their pair met a loss span) have no latency and
+ * are counted in a LOST column, which only appears when there are some;
+ * the percentiles come from the pairs that stand.
+ */
+Test(stats, lost_returns_are_counted_apart)
+{
+	struct stats *s = stats_new(NULL, NULL, 0);
+	struct buf b = BUF_INIT;
+
+	for (int i = 0; i < 4; i++) {
+		greet(s, 1000 + 100 * (uint64_t)i, "a", 0);
+		greet_ret(s, 1050 + 100 * (uint64_t)i, i == 2 ? 0 : 10 + (uint64_t)i, 1);
+	}
+	stats_write(s, &b, 0, true);
+	cr_expect_str_eq(buf_cstr(&b),
+		"FUNC            CALLS       LOST      RATE/s        P50        P90        P99        MAX\n"
+		"main.greet          4          1           -       11ns       13ns       13ns       13ns\n"
+		"\n"
+		"main.greet: 3 calls returned, latency min 10ns avg 11ns max 13ns\n"
+		"     usecs               : count    distribution\n"
+		"         0 -> 1          : 3        |****************************************|\n");
+	buf_free(&b);
+	stats_free(s);
+
+	/* with --by: each group its own count; 0 where none was lost */
+	struct filter_error err;
+	struct filter *by = filter_compile_field("goid", &err);
+	cr_assert(by);
+	s = stats_new(by, "goid", 0);
+	greet_ret(s, 1100, 100, 7);
+	greet_ret(s, 2100, 0, 8);
+	stats_write(s, &b, 0, false);
+	cr_expect_str_eq(buf_cstr(&b),
+		"FUNC       goid      CALLS       LOST      RATE/s        P50        P90        P99        MAX\n"
+		"main.greet 7             1          0           -      100ns      100ns      100ns      100ns\n"
+		"main.greet 8             1          1           -          -          -          -          -\n");
+	buf_free(&b);
+	stats_free(s);
+	filter_free(by);
+}
