@@ -32,7 +32,7 @@ UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 
 DEPS_STAMP := $(B)/.deps-ok
 
-.PHONY: all deps test unit e2e demo bench fuzz fuzz-short install clean
+.PHONY: all deps test unit e2e demo bench fuzz fuzz-short install clean support-table
 
 all: gotrace-record gotrace-report
 
@@ -97,7 +97,11 @@ unit: $(UNIT_BINS)
 	  $(GOENV) GOTRACE_GO="$$go" $(B)/tests/test_gobin --jobs 1 --short-filename; done
 
 e2e: all
-	$(PYTHON) -m pytest -v -rs -p no:cacheprovider tests/e2e
+	$(PYTHON) -m pytest -v -rs -p no:cacheprovider --junitxml=$(B)/e2e.xml tests/e2e
+
+# spec/SUPPORT.md from the results of the last `make e2e`
+support-table:
+	$(PYTHON) tests/support_table.py $(B)/e2e.xml > spec/SUPPORT.md
 
 # ---- fuzzing the reader (libFuzzer, ASan, UBSan); new inputs go to
 # build/fuzz/new, never into the repository's corpus

@@ -1,0 +1,115 @@
+#!/usr/bin/python3
+"""Writes spec/SUPPORT.md, the table of what gotrace does per Go version
+and architecture, from the JUnit XML of an end-to-end run (make e2e writes
+build/e2e.xml): each cell says how many of the tests of that capability
+passed for that toolchain or release binary. Nothing in it is written by
+hand.
+
+usage: tests/support_table.py build/e2e.xml > spec/SUPPORT.md
+"""
+import collections
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+# Capability -> the tests that show it (test function names, without the
+# parameters); a test may count for several.
+CAPABILITIES = [
+    ("list functions", ["test_list_", "test_list_agrees_with_an_independent_pclntab_parse",
+                        "test_release_is_the_one_described"]),
+    ("Go version", ["test_list_names_the_go_version", "test_goid_offset_sources_agree",
+                    "test_list_json_example"]),
+    ("arguments", ["test_values_bytes_ptr_strings_and_spilled_arguments",
+                   "test_bcc_example_add_42_13", "test_jsonl_keys_and_exact_values"]),
+    ("strings", ["test_string_argument_content_and_length",
+                 "test_unreadable_string_is_unavailable_and_the_next_is_intact"]),
+    ("slices", ["test_slices_length_capacity_and_first_elements",
+                "test_slice_elements_by_the_binarys_word_size"]),
+    ("structs", ["test_structs_passed_by_value_in_registers_and_on_the_stack"]),
+    ("results", ["test_return_values_and_retval", "test_calls_stats_chrome_on_real_returns"]),
+    ("goroutine ids", ["test_goid_offset_sources_agree",
+                       "test_goid_offset_from_the_table_and_from_the_runtimes_code",
+                       "test_bundling_traced_by_goroutine"]),
+    ("stack growth", ["test_recursion_with_stack_growth_counts_exactly"]),
+    ("panics", ["test_real_panic_is_unwound", "test_real_goexit_leaves_its_calls_open",
+                "test_target_is_not_disturbed"]),
+    ("stacks", ["test_real_stacks_and_interfaces", "test_folded_uses_recorded_stacks"]),
+    ("generics", ["test_every_instantiation_of_a_generic_function"]),
+    ("stripped + signature", ["test_stripped_binary_with_a_signature",
+                              "test_stripped_binary_raw_registers"]),
+    ("i386 (ABI0)", ["test_i386_stack_abi", "test_slice_elements_by_the_binarys_word_size[go1"]),
+    ("arm64 (listed)", ["test_list_arm64_cross_build"]),
+    ("assembly (ABI0)", ["test_assembly_function_is_abi0"]),
+    ("cgo", ["test_target_is_not_disturbed"]),
+    ("exits", ["test_exit_statuses_without_tracefs", "test_exit_time_and_status_of_a_traced_process"]),
+]
+
+
+def column(params):
+    """The toolchain or release a test ran with, from its parameters."""
+    m = re.search(r"(go1\.\d+)", params)
+    if m:
+        return "gc " + m.group(1) + " (built here)"
+    m = re.search(r"esbuild-([\d.]+)", params)
+    if m:
+        return "%s (esbuild %s, stripped)" % (RELEASE_GO.get(m.group(1), "?"), m.group(1))
+    return None
+
+
+def _release_go():
+    """esbuild version -> Go version, from the release test's table."""
+    import os
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "e2e"))
+    from test_release_binaries import RELEASES
+    return {r.esbuild: r.go for r in RELEASES}
+
+
+RELEASE_GO = _release_go()
+
+
+def main():
+    root = ET.parse(sys.argv[1]).getroot()
+    cells = collections.defaultdict(lambda: [0, 0])   # (cap, col) -> [passed, run]
+    cols = set()
+    for tc in root.iter("testcase"):
+        name = tc.get("name", "")
+        base, _, params = name.partition("[")
+        col = column(params)
+        if not col:
+            continue
+        failed = tc.find("failure") is not None or tc.find("error") is not None
+        skipped = tc.find("skipped") is not None
+        for cap, tests in CAPABILITIES:
+            if not any(base == t or (t.endswith("_") and base.startswith(t))
+                       or (("[" in t) and name.startswith(t)) for t in tests):
+                continue
+            if cap == "i386 (ABI0)" and base == "test_slice_elements_by_the_binarys_word_size" \
+                    and "386" not in params:
+                continue
+            if skipped:
+                continue
+            cols.add(col)
+            cells[(cap, col)][1] += 1
+            if not failed:
+                cells[(cap, col)][0] += 1
+    order = sorted(cols, key=lambda c: (not c.startswith("gc"),
+                                        [int(x) for x in re.findall(r"\d+", c)[:3]]))
+    print("# What gotrace does, per Go version and architecture\n")
+    print("Written by `tests/support_table.py` from the end-to-end tests of one")
+    print("`make test` run on x86-64 (Linux 6.18): each cell is tests passed / run for")
+    print("that capability with that toolchain (`tests/toolchains`) or release binary")
+    print("(`tests/e2e/test_release_binaries.py`); `-` means no test covers it there.")
+    print("x86-64 is traced; i386 programs are traced on x86-64 hosts; arm64")
+    print("binaries are listed, not traced.\n")
+    print("| capability | " + " | ".join(order) + " |")
+    print("|---|" + "---|" * len(order))
+    for cap, _ in CAPABILITIES:
+        row = []
+        for col in order:
+            p, n = cells.get((cap, col), (0, 0))
+            row.append("-" if n == 0 else ("%d/%d" % (p, n)) + ("" if p == n else " FAIL"))
+        print("| %s | %s |" % (cap, " | ".join(row)))
+
+
+if __name__ == "__main__":
+    main()
