@@ -5,6 +5,16 @@
  * entry's values, the bytes of its strings (string pointers are stored as
  * offsets from the frame and turned back into pointers on return), then
  * the entry's recorded stack, if any.
+ *
+ * Events wait for their loss status in a FIFO of records (struct held) in
+ * chunks: the event's values, strings and stack, and for a return that
+ * closed open calls a copy of their frames (the matched entry first, then
+ * those it closed over, as they lay in the goroutine's stack) and the
+ * functions of the calls open below it. A record is decided when it is
+ * released: by then every drop record that may concern it has been fed
+ * (pair_drop() adds its span to its function's set of loss intervals), so
+ * one binary search per call decides. Entries, and events of functions
+ * pairing does not track, go out as soon as nothing older is held.
  */
 #include "pair.h"
 
@@ -13,6 +23,62 @@
 #include <string.h>
 
 #define NO_FID UINT32_MAX
+#define MAX_SPANS 32              /* loss intervals kept per function */
+#define HOLD_MAX (60ull * 1000000000) /* what drop spans may stretch hold_ns to */
+#define CHUNK (64u << 10)         /* bytes of a chunk of held records */
+#define NPREV 4096                /* (probe, cpu) whose last drop is kept */
+
+/* Disjoint closed intervals [lo, hi] of trace time, sorted. */
+struct span {
+	uint64_t lo, hi;
+};
+
+struct spanset {
+	struct span *v;
+	uint32_t n, cap;
+};
+
+/* The last drop record of a (probe, cpu), for spans without since_ns. */
+struct prev_drop {
+	uint32_t probe, cpu;
+	uint64_t ts_ns;
+	bool used;
+};
+
+enum held_kind {
+	H_PASS,                   /* nothing to decide: an entry, an event of
+				     a function pairing does not track */
+	H_UNPAIRED,               /* a return with no open call of its function */
+	H_PAIRED,                 /* a return that closed open calls */
+};
+
+/*
+ * A held event. Followed by: struct gtr_value vals[nvals] (string data as
+ * offsets from the record), their bytes, uint64_t stack[nstack], the
+ * frames (H_PAIRED), uint32_t frame offsets[nframes] (from the first
+ * frame) and uint32_t fids[nfids].
+ */
+struct held {
+	uint32_t size;            /* bytes, header included, multiple of 8 */
+	uint8_t kind;             /* enum held_kind */
+	bool tracked;
+	uint32_t fid;             /* the event's function; NO_FID unknown */
+	uint32_t depth;
+	uint64_t ts_ns, goid;
+	uint32_t probe_id, pid, tid, cpu;
+	enum gtr_kind ekind;
+	uint32_t nvals, nstack, stack_off;
+	uint32_t frames_off, nframes, offs_off, fids_off, nfids;
+	uint64_t self_ns;
+	const struct gtr_probe *probe;
+	char comm[GTR_COMM_LEN + 1];
+};
+
+struct chunk {
+	struct chunk *next;
+	uint32_t cap, head, tail;
+	uint64_t data[];          /* cap bytes, 8-aligned */
+};
 
 struct frame {
 	uint64_t ts_ns;
@@ -64,13 +130,30 @@ struct pairer {
 
 	struct gtr_event entry;   /* the last paired entry, rebuilt */
 	struct gtr_event uentry;  /* an unwound or open entry, rebuilt */
-	uint32_t unw_gor;         /* the last return's goroutine, */
-	uint32_t unw_lo, unw_hi;  /* and the frames it closed over */
-	uint64_t unw_end;         /* its ts_ns */
-	uint32_t *stack;          /* pair_last_stack() */
-	uint32_t stack_n, cap_stack;
-	uint64_t last_self;
-	bool last_ok;
+	struct gtr_event rel;     /* the last released event, rebuilt */
+
+	/* held events, oldest first */
+	struct chunk *qhead, *qtail, *spare;
+	uint64_t held_bytes;      /* chunks in the queue */
+	bool popped;              /* the head record was released: drop it next */
+	bool force, finished;
+
+	/* the last released record (pair_last_stack, pair_foreach_unwound) */
+	const struct held *cur;
+	bool cur_lost;            /* it is a return shown alone as lost */
+	bool last_ok;             /* it is a paired return */
+
+	/* losses */
+	struct spanset *spans;    /* per fid */
+	uint32_t nspans;
+	struct spanset all;       /* of every function */
+	uint64_t *judged;         /* per fid (nspans): 1 + latest return
+				     released as not lost, 0 none */
+	uint64_t judged_any;
+	struct prev_drop *prev;   /* NPREV, open addressing */
+	uint32_t nprev;
+	uint64_t max_seen;        /* latest ts_ns fed */
+	uint64_t longest;         /* longest drop span with a known since_ns */
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -99,6 +182,10 @@ struct pairer *pair_new(const struct pair_limits *lim)
 		p->lim.max_bytes = 256ull << 20;
 	if (!p->lim.keep_str)
 		p->lim.keep_str = 256;
+	if (!p->lim.hold_ns)
+		p->lim.hold_ns = 2000000000ull;
+	if (!p->lim.hold_bytes)
+		p->lim.hold_bytes = 64ull << 20;
 	return p;
 }
 
@@ -112,11 +199,22 @@ void pair_free(struct pairer *p)
 	}
 	for (uint32_t i = 0; i < p->nfuncs; i++)
 		free(p->funcs[i]);
+	for (uint32_t i = 0; i < p->nspans; i++)
+		free(p->spans[i].v);
+	while (p->qhead) {
+		struct chunk *c = p->qhead;
+		p->qhead = c->next;
+		free(c);
+	}
+	free(p->spare);
+	free(p->spans);
+	free(p->all.v);
+	free(p->judged);
+	free(p->prev);
 	free(p->funcs);
 	free(p->gors);
 	free(p->gix);
 	free(p->pmap);
-	free(p->stack);
 	free(p);
 }
 
@@ -353,8 +451,8 @@ static bool push(struct pairer *p, struct gor *g, const struct report_event *e,
 	return true;
 }
 
-/* Rebuilds the entry event of frame `f` of goroutine `g` into *out. */
-static void rebuild(const struct gor *g, const struct frame *f, uint32_t probe_id,
+/* Rebuilds the entry event of frame `f` of goroutine (pid, goid) into *out. */
+static void rebuild(uint32_t pid, uint64_t goid, const struct frame *f, uint32_t probe_id,
 		    struct gtr_event *out)
 {
 	const struct gtr_value *vals = (const struct gtr_value *)(f + 1);
@@ -362,9 +460,9 @@ static void rebuild(const struct gor *g, const struct frame *f, uint32_t probe_i
 	out->ts_ns = f->ts_ns;
 	out->probe_id = probe_id;
 	out->kind = GTR_KIND_ENTRY;
-	out->pid = g->pid;
+	out->pid = pid;
 	out->tid = f->tid;
-	out->goid = g->goid;
+	out->goid = goid;
 	out->cpu = f->cpu;
 	out->nvals = f->nvals;
 	out->nstack = f->nstack;
@@ -377,38 +475,336 @@ static void rebuild(const struct gor *g, const struct frame *f, uint32_t probe_i
 	}
 }
 
-void pair_event(struct pairer *p, struct report_event *e)
+/* ------------------------------------------------------------ losses */
+
+/* The first interval of `s` that ends at or after `lo` (s->n: none). */
+static uint32_t spans_find(const struct spanset *s, uint64_t lo)
+{
+	uint32_t a = 0, b = s->n;
+
+	while (a < b) {
+		const uint32_t m = a + (b - a) / 2;
+		if (s->v[m].hi < lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/* Whether some interval of `s` meets [lo, hi]. */
+static bool spans_hit(const struct spanset *s, uint64_t lo, uint64_t hi)
+{
+	const uint32_t a = spans_find(s, lo);
+
+	return a < s->n && s->v[a].lo <= hi;
+}
+
+/* Adds [lo, hi] to `s`, merged with the intervals it meets. Beyond
+ * MAX_SPANS the two oldest become one (covering the gap between them). */
+static void spans_add(struct spanset *s, uint64_t lo, uint64_t hi)
+{
+	const uint32_t a = spans_find(s, lo);
+	uint32_t j = a;
+	while (j < s->n && s->v[j].lo <= hi) {
+		if (s->v[j].lo < lo)
+			lo = s->v[j].lo;
+		if (s->v[j].hi > hi)
+			hi = s->v[j].hi;
+		j++;
+	}
+	if (j == a) {             /* meets none: insert at a */
+		if (s->n == s->cap) {
+			s->cap = s->cap ? s->cap * 2 : 4;
+			s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
+		}
+		memmove(s->v + a + 1, s->v + a, (s->n - a) * sizeof(*s->v));
+		s->n++;
+	} else if (j > a + 1) {   /* [a, j) become one */
+		memmove(s->v + a + 1, s->v + j, (s->n - j) * sizeof(*s->v));
+		s->n -= j - a - 1;
+	}
+	s->v[a] = (struct span){ lo, hi };
+	if (s->n > MAX_SPANS) {
+		s->v[0].hi = s->v[1].hi;
+		memmove(s->v + 1, s->v + 2, (s->n - 2) * sizeof(*s->v));
+		s->n--;
+	}
+}
+
+/* Makes the per-function arrays hold `fid`. */
+static void fid_room(struct pairer *p, uint32_t fid)
+{
+	if (fid < p->nspans)
+		return;
+	const uint32_t n = fid + 1 > p->nfuncs ? fid + 1 : p->nfuncs;
+	p->spans = xrealloc(p->spans, n * sizeof(*p->spans));
+	memset(p->spans + p->nspans, 0, (n - p->nspans) * sizeof(*p->spans));
+	p->judged = xrealloc(p->judged, n * sizeof(*p->judged));
+	memset(p->judged + p->nspans, 0, (n - p->nspans) * sizeof(*p->judged));
+	p->nspans = n;
+}
+
+/* Whether function `fid` (or every function) lost events in [lo, hi]. */
+static bool lost_in(const struct pairer *p, uint32_t fid, uint64_t lo, uint64_t hi)
+{
+	if (spans_hit(&p->all, lo, hi))
+		return true;
+	return fid < p->nspans && spans_hit(&p->spans[fid], lo, hi);
+}
+
+/* A return of `fid` at `ts` was released as not lost. */
+static void judge(struct pairer *p, uint32_t fid, uint64_t ts)
+{
+	const uint64_t t = ts < UINT64_MAX ? ts + 1 : ts;
+
+	if (fid == NO_FID)
+		return;
+	fid_room(p, fid);
+	if (t > p->judged[fid])
+		p->judged[fid] = t;
+	if (t > p->judged_any)
+		p->judged_any = t;
+}
+
+static struct prev_drop *prev_slot(struct pairer *p, uint32_t probe, uint32_t cpu, bool add)
+{
+	if (!p->prev) {
+		p->prev = xrealloc(NULL, NPREV * sizeof(*p->prev));
+		memset(p->prev, 0, NPREV * sizeof(*p->prev));
+	}
+	uint32_t h = (probe * 2654435761u ^ cpu * 0x9e3779b9u) & (NPREV - 1);
+	while (p->prev[h].used && (p->prev[h].probe != probe || p->prev[h].cpu != cpu))
+		h = (h + 1) & (NPREV - 1);
+	if (p->prev[h].used)
+		return &p->prev[h];
+	if (!add || p->nprev >= NPREV * 3 / 4)
+		return NULL;          /* full: later spans reach back to the start */
+	p->prev[h] = (struct prev_drop){ .probe = probe, .cpu = cpu, .used = true };
+	p->nprev++;
+	return &p->prev[h];
+}
+
+void pair_drop(struct pairer *p, const struct gtr_drop *d)
+{
+	const uint64_t hi = d->ts_ns;
+	uint64_t lo = d->since_ns;
+
+	if (hi > p->max_seen)
+		p->max_seen = hi;
+	if (lo && lo <= hi) {
+		if (hi - lo > p->longest)
+			p->longest = hi - lo;
+	} else {
+		/* unknown start: since the previous record of this (probe,
+		 * cpu), else since the start of the trace */
+		const struct prev_drop *pv = prev_slot(p, d->probe_id, d->cpu, false);
+		lo = pv && pv->ts_ns <= hi ? pv->ts_ns : 0;
+	}
+	struct prev_drop *pv = prev_slot(p, d->probe_id, d->cpu, true);
+	if (pv)
+		pv->ts_ns = hi;
+	if (!d->count)
+		return;
+	const struct probe_ent *pe = d->probe_id == UINT32_MAX ? NULL : pmap_slot(p, d->probe_id);
+	if (pe && pe->used) {
+		if (!pe->has_ret)
+			return;           /* not paired: nothing to decide */
+		fid_room(p, pe->fid);
+		if (p->judged[pe->fid] && lo < p->judged[pe->fid])
+			p->cnt.late++;
+		spans_add(&p->spans[pe->fid], lo, hi);
+	} else {
+		if (p->judged_any && lo < p->judged_any)
+			p->cnt.late++;
+		spans_add(&p->all, lo, hi);
+	}
+}
+
+/* ------------------------------------------------------------ held events */
+
+static size_t al8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* The oldest held record, NULL when none. */
+static struct held *q_head(struct pairer *p)
+{
+	struct chunk *c = p->qhead;
+
+	/* an empty chunk before others (a record too big for it followed) */
+	while (c && c->head == c->tail && c != p->qtail) {
+		p->qhead = c->next;
+		p->held_bytes -= c->cap;
+		free(c);
+		c = p->qhead;
+	}
+	return c && c->head < c->tail ? (struct held *)((uint8_t *)c->data + c->head) : NULL;
+}
+
+static void q_pop(struct pairer *p)
+{
+	const struct held *h = q_head(p);
+	struct chunk *c = p->qhead;
+
+	if (!h)
+		return;
+	c->head += h->size;
+	p->cnt.held--;
+	if (c->head < c->tail)
+		return;
+	if (c == p->qtail) {      /* empty: reuse it */
+		c->head = c->tail = 0;
+		return;
+	}
+	p->qhead = c->next;
+	p->held_bytes -= c->cap;
+	if (!p->spare && c->cap == CHUNK)
+		p->spare = c;
+	else
+		free(c);
+}
+
+static struct held *q_alloc(struct pairer *p, size_t size)
+{
+	struct chunk *c = p->qtail;
+
+	if (!c || c->tail + size > c->cap) {
+		const size_t cap = size > CHUNK ? size : CHUNK;
+		if (c && c == p->qhead && c->head == c->tail && c->cap >= size) {
+			c->head = c->tail = 0;   /* the only chunk, empty */
+		} else {
+			if (p->spare && cap == CHUNK) {
+				c = p->spare;
+				p->spare = NULL;
+			} else {
+				c = xrealloc(NULL, sizeof(*c) + cap);
+				c->cap = (uint32_t)cap;
+			}
+			c->next = NULL;
+			c->head = c->tail = 0;
+			if (p->qtail)
+				p->qtail->next = c;
+			else
+				p->qhead = c;
+			p->qtail = c;
+			p->held_bytes += c->cap;
+		}
+	}
+	struct held *h = (struct held *)((uint8_t *)c->data + c->tail);
+	c->tail += (uint32_t)size;
+	p->cnt.held++;
+	return h;
+}
+
+/*
+ * Appends a record of event `e`: its values, strings and stack, and room
+ * for `frames` bytes of frames, `nframes` frame offsets and `nfids` fids.
+ */
+static struct held *hold(struct pairer *p, const struct report_event *e, enum held_kind kind,
+			 uint32_t fid, uint32_t depth, size_t frames, uint32_t nframes,
+			 uint32_t nfids)
+{
+	const struct gtr_event *ev = e->ev;
+	const uint32_t nv = ev->nvals < GTR_MAX_ARGS ? ev->nvals : GTR_MAX_ARGS;
+	const uint32_t nst = ev->stack && ev->nstack ?
+		(ev->nstack < GTR_MAX_STACK ? ev->nstack : GTR_MAX_STACK) : 0;
+	size_t size = sizeof(struct held) + nv * sizeof(struct gtr_value);
+
+	for (uint32_t i = 0; i < nv; i++)
+		if (ev->vals[i].kind == GTR_VAL_STR)
+			size += ev->vals[i].v.s.len;
+	size = al8(size);
+	const size_t stack_off = size;
+	size += (size_t)nst * sizeof(uint64_t);
+	const size_t frames_off = size;
+	size += al8(frames);
+	const size_t offs_off = size;
+	size += (size_t)nframes * sizeof(uint32_t);
+	const size_t fids_off = size;
+	size += (size_t)nfids * sizeof(uint32_t);
+	size = al8(size);
+
+	struct held *h = q_alloc(p, size);
+	uint8_t *base = (uint8_t *)h;
+	struct gtr_value *vals = (struct gtr_value *)(h + 1);
+	size_t off = sizeof(struct held) + nv * sizeof(struct gtr_value);
+
+	memset(h, 0, sizeof(*h));
+	h->size = (uint32_t)size;
+	h->kind = (uint8_t)kind;
+	h->fid = fid;
+	h->depth = depth;
+	h->ts_ns = ev->ts_ns;
+	h->goid = ev->goid;
+	h->probe_id = ev->probe_id;
+	h->pid = ev->pid;
+	h->tid = ev->tid;
+	h->cpu = ev->cpu;
+	h->ekind = ev->kind;
+	h->nvals = nv;
+	h->nstack = nst;
+	h->stack_off = (uint32_t)stack_off;
+	h->frames_off = (uint32_t)frames_off;
+	h->nframes = nframes;
+	h->offs_off = (uint32_t)offs_off;
+	h->fids_off = (uint32_t)fids_off;
+	h->nfids = nfids;
+	h->probe = e->probe;
+	if (e->comm)
+		strncpy(h->comm, e->comm, GTR_COMM_LEN);
+	for (uint32_t i = 0; i < nv; i++) {
+		vals[i] = ev->vals[i];
+		if (vals[i].kind != GTR_VAL_STR)
+			continue;
+		if (vals[i].v.s.len)
+			memcpy(base + off, vals[i].v.s.data, vals[i].v.s.len);
+		vals[i].v.s.data = (const uint8_t *)(uintptr_t)off;
+		off += vals[i].v.s.len;
+	}
+	if (nst)
+		memcpy(base + stack_off, ev->stack, nst * sizeof(uint64_t));
+	return h;
+}
+
+/* Forgets the record released last. */
+static void settle(struct pairer *p)
+{
+	if (p->popped)
+		q_pop(p);
+	p->popped = false;
+	p->cur = NULL;
+	p->cur_lost = false;
+	p->last_ok = false;
+}
+
+void pair_push(struct pairer *p, const struct report_event *e)
 {
 	const struct gtr_event *ev = e->ev;
 	const struct probe_ent *pe = pmap_slot(p, ev->probe_id);
 	const uint64_t key = ev->goid ? ev->goid : (uint64_t)ev->tid | 1ull << 63;
 
-	p->last_ok = false;
-	p->unw_lo = p->unw_hi = 0;
-	e->entry = NULL;
-	e->entry_probe = NULL;
-	e->latency_ns = 0;
-	e->depth = 0;
-	e->tracked = false;
+	settle(p);
+	if (ev->ts_ns > p->max_seen)
+		p->max_seen = ev->ts_ns;
 	if (!pe || !pe->used || !pe->has_ret) {
 		const struct gor *g = gor_get(p, ev->pid, key, false);
-		e->depth = g ? g->depth : 0;
-		if (ev->kind == GTR_KIND_RETURN)
-			p->cnt.unpaired_returns++;
+		hold(p, e, H_PASS, pe && pe->used ? pe->fid : NO_FID, g ? g->depth : 0, 0, 0, 0);
 		return;
 	}
 	if (ev->kind == GTR_KIND_ENTRY) {
 		struct gor *g = gor_get(p, ev->pid, key, true);
-		if (!g) {
-			p->cnt.dropped++;
-			return;
+		uint32_t depth = 0;
+		bool tracked = false;
+		if (g) {
+			g->goid = ev->goid;
+			depth = g->depth;
+			tracked = push(p, g, e, pe->fid);
 		}
-		g->goid = ev->goid;
-		e->depth = g->depth;
-		if (!push(p, g, e, pe->fid))
+		if (!tracked)
 			p->cnt.dropped++;
-		else
-			e->tracked = true;
+		hold(p, e, H_PASS, pe->fid, depth, 0, 0, 0)->tracked = tracked;
 		return;
 	}
 
@@ -421,65 +817,196 @@ void pair_event(struct pairer *p, struct report_event *e)
 		k--;
 	}
 	if (!k) {
-		p->cnt.unpaired_returns++;
-		e->depth = g ? g->depth : 0;
+		hold(p, e, H_UNPAIRED, pe->fid, g ? g->depth : 0, 0, 0, 0);
 		return;
 	}
 	k--;
+	/* the matched entry and the calls it closes over (unwound), as they
+	 * lie in the goroutine's stack; the functions open down to it */
+	const uint32_t nframes = g->depth - k;
+	const size_t fbytes = g->used - g->offs[k];
+	struct held *h = hold(p, e, H_PAIRED, pe->fid, k, fbytes, nframes, k + 1);
+	uint8_t *base = (uint8_t *)h;
+	uint32_t *offs = (uint32_t *)(base + h->offs_off);
+	uint32_t *fids = (uint32_t *)(base + h->fids_off);
 	const struct frame *f = (const struct frame *)(g->mem + g->offs[k]);
-	rebuild(g, f, f->probe ? f->probe->id : ev->probe_id, &p->entry);
-	e->entry = &p->entry;
-	e->entry_probe = f->probe;
-	e->latency_ns = ev->ts_ns >= f->ts_ns ? ev->ts_ns - f->ts_ns : 0;
-	e->depth = k;
+	const uint64_t latency = ev->ts_ns >= f->ts_ns ? ev->ts_ns - f->ts_ns : 0;
 
-	/* the stack of this call, for folded output */
-	if (k + 1 > p->cap_stack) {
-		p->cap_stack = (k + 1) * 2;
-		p->stack = xrealloc(p->stack, p->cap_stack * sizeof(*p->stack));
-	}
+	memcpy(base + h->frames_off, g->mem + g->offs[k], fbytes);
+	for (uint32_t j = 0; j < nframes; j++)
+		offs[j] = g->offs[k + j] - g->offs[k];
 	for (uint32_t i = 0; i <= k; i++)
-		p->stack[i] = ((const struct frame *)(g->mem + g->offs[i]))->fid;
-	p->stack_n = k + 1;
-	p->last_self = e->latency_ns > f->child_ns ? e->latency_ns - f->child_ns : 0;
-	p->last_ok = true;
+		fids[i] = ((const struct frame *)(g->mem + g->offs[i]))->fid;
+	h->self_ns = latency > f->child_ns ? latency - f->child_ns : 0;
 
-	p->cnt.paired++;
-	/* calls above it were closed over: a (recovered) panic unwound them;
-	 * their frames stay readable until the next event */
-	p->unw_gor = (uint32_t)(g - p->gors);
-	p->unw_lo = k + 1;
-	p->unw_hi = g->depth;
-	p->unw_end = ev->ts_ns;
-	p->cnt.abandoned += g->depth - k - 1;
 	p->cnt.open -= g->depth - k;
 	g->depth = k;
 	g->used = g->offs[k];
 	if (k > 0)
-		((struct frame *)(g->mem + g->offs[k - 1]))->child_ns += e->latency_ns;
+		((struct frame *)(g->mem + g->offs[k - 1]))->child_ns += latency;
+}
+
+/* Whether held record `h` may be released now. */
+static bool ripe(const struct pairer *p, const struct held *h)
+{
+	if (h->kind == H_PASS || p->force || p->finished)
+		return true;
+	uint64_t hold_ns = p->longest < HOLD_MAX / 2 ? 2 * p->longest : HOLD_MAX;
+	if (hold_ns < p->lim.hold_ns)
+		hold_ns = p->lim.hold_ns;
+	return p->max_seen >= hold_ns && p->max_seen - hold_ns >= h->ts_ns;
+}
+
+static const struct frame *frame_at(const struct held *h, uint32_t j)
+{
+	const uint8_t *base = (const uint8_t *)h;
+	const uint32_t *offs = (const uint32_t *)(base + h->offs_off);
+
+	return (const struct frame *)(base + h->frames_off + offs[j]);
+}
+
+bool pair_next(struct pairer *p, struct report_event *out)
+{
+	settle(p);
+	const struct held *h = q_head(p);
+	if (!h)
+		return false;
+	if (!ripe(p, h)) {
+		if (p->held_bytes <= p->lim.hold_bytes)
+			return false;
+		p->cnt.early++;
+	}
+	p->popped = true;
+	p->cur = h;
+
+	/* the event, from the record */
+	const uint8_t *base = (const uint8_t *)h;
+	const struct gtr_value *vals = (const struct gtr_value *)(h + 1);
+	struct gtr_event *ev = &p->rel;
+	ev->ts_ns = h->ts_ns;
+	ev->probe_id = h->probe_id;
+	ev->kind = h->ekind;
+	ev->pid = h->pid;
+	ev->tid = h->tid;
+	ev->goid = h->goid;
+	ev->cpu = h->cpu;
+	ev->nvals = h->nvals;
+	for (uint32_t i = 0; i < h->nvals; i++) {
+		ev->vals[i] = vals[i];
+		if (vals[i].kind == GTR_VAL_STR)
+			ev->vals[i].v.s.data = base + (uintptr_t)vals[i].v.s.data;
+	}
+	ev->nstack = h->nstack;
+	ev->stack = h->nstack ? (const uint64_t *)(base + h->stack_off) : NULL;
+	*out = (struct report_event){
+		.ev = ev, .probe = h->probe, .comm = h->comm, .depth = h->depth,
+		.tracked = h->tracked,
+	};
+
+	switch (h->kind) {
+	case H_PASS:
+		if (h->ekind == GTR_KIND_RETURN)
+			p->cnt.unpaired_returns++;
+		break;
+	case H_UNPAIRED:
+		/* its entry may be among events lost before it */
+		if (lost_in(p, h->fid, 0, h->ts_ns)) {
+			out->lost = true;
+			p->cnt.lost_returns++;
+		} else {
+			p->cnt.unpaired_returns++;
+			judge(p, h->fid, h->ts_ns);
+		}
+		break;
+	case H_PAIRED: {
+		const struct frame *f = frame_at(h, 0);
+		/* calls it closed over: unwound, or their return was lost */
+		for (uint32_t j = 1; j < h->nframes; j++) {
+			const struct frame *u = frame_at(h, j);
+			if (lost_in(p, u->fid, u->ts_ns, h->ts_ns)) {
+				p->cnt.lost_entries++;
+			} else {
+				p->cnt.abandoned++;
+				judge(p, u->fid, h->ts_ns);
+			}
+		}
+		if (lost_in(p, h->fid, f->ts_ns, h->ts_ns)) {
+			/* the entry may be another call's: each half alone */
+			out->lost = true;
+			p->cur_lost = true;
+			p->cnt.lost_returns++;
+			p->cnt.lost_entries++;
+			break;
+		}
+		rebuild(h->pid, h->goid, f, f->probe ? f->probe->id : h->probe_id, &p->entry);
+		out->entry = &p->entry;
+		out->entry_probe = f->probe;
+		out->latency_ns = h->ts_ns >= f->ts_ns ? h->ts_ns - f->ts_ns : 0;
+		p->last_ok = true;
+		p->cnt.paired++;
+		judge(p, h->fid, h->ts_ns);
+		break;
+	}
+	}
+	return true;
+}
+
+void pair_event(struct pairer *p, struct report_event *e)
+{
+	struct report_event out;
+
+	pair_push(p, e);
+	p->force = true;
+	pair_next(p, &out);
+	p->force = false;
+	/* the caller's event stays its own */
+	e->entry = out.entry;
+	e->entry_probe = out.entry_probe;
+	e->latency_ns = out.latency_ns;
+	e->depth = out.depth;
+	e->tracked = out.tracked;
+	e->lost = out.lost;
+}
+
+void pair_finish(struct pairer *p)
+{
+	if (p->finished)
+		return;
+	p->finished = true;
+	for (uint32_t i = 0; i < p->ngors; i++) {
+		const struct gor *g = &p->gors[i];
+		for (uint32_t k = 0; k < g->depth; k++) {
+			const struct frame *f = (const struct frame *)(g->mem + g->offs[k]);
+			if (lost_in(p, f->fid, f->ts_ns, UINT64_MAX)) {
+				p->cnt.lost_entries++;
+				p->cnt.lost_open++;
+			}
+		}
+	}
 }
 
 const uint32_t *pair_last_stack(struct pairer *p, uint32_t *n, uint64_t *self_ns)
 {
-	if (!p->last_ok)
+	if (!p->last_ok || !p->cur)
 		return NULL;
-	*n = p->stack_n;
-	*self_ns = p->last_self;
-	return p->stack;
+	*n = p->cur->nfids;
+	*self_ns = p->cur->self_ns;
+	return (const uint32_t *)((const uint8_t *)p->cur + p->cur->fids_off);
 }
 
-/* Calls `cb` for frame k of goroutine g, rebuilt into p->uentry. */
-static void frame_cb(struct pairer *p, const struct gor *g, uint32_t k, uint64_t end_ns,
+/* Calls `cb` for frame `f` at `depth`, rebuilt into p->uentry. */
+static void frame_cb(struct pairer *p, uint32_t pid, uint64_t goid, const struct frame *f,
+		     uint32_t depth, uint64_t end_ns, bool lost,
 		     void (*cb)(void *arg, const struct report_event *e, uint64_t end_ns),
 		     void *arg)
 {
-	const struct frame *f = (const struct frame *)(g->mem + g->offs[k]);
-	rebuild(g, f, f->probe ? f->probe->id : 0, &p->uentry);
+	rebuild(pid, goid, f, f->probe ? f->probe->id : 0, &p->uentry);
 	struct report_event e = {
 		.ev = &p->uentry,
 		.probe = f->probe,
 		.comm = f->comm,
-		.depth = k,
+		.depth = depth,
+		.lost = lost,
 	};
 	cb(arg, &e, end_ns);
 }
@@ -489,12 +1016,24 @@ uint32_t pair_foreach_unwound(struct pairer *p,
 					 uint64_t end_ns),
 			      void *arg)
 {
-	if (p->unw_hi <= p->unw_lo || p->unw_gor >= p->ngors)
+	const struct held *h = p->cur;
+	uint32_t n = 0;
+
+	if (!h || h->kind != H_PAIRED)
 		return 0;
-	const struct gor *g = &p->gors[p->unw_gor];
-	for (uint32_t k = p->unw_hi; k-- > p->unw_lo;)
-		frame_cb(p, g, k, p->unw_end, cb, arg);
-	return p->unw_hi - p->unw_lo;
+	for (uint32_t j = h->nframes; j-- > 1;) {
+		const struct frame *u = frame_at(h, j);
+		const bool lost = lost_in(p, u->fid, u->ts_ns, h->ts_ns);
+		frame_cb(p, h->pid, h->goid, u, h->depth + j, lost ? u->ts_ns : h->ts_ns, lost,
+			 cb, arg);
+		n++;
+	}
+	if (p->cur_lost) {
+		const struct frame *f = frame_at(h, 0);
+		frame_cb(p, h->pid, h->goid, f, h->depth, f->ts_ns, true, cb, arg);
+		n++;
+	}
+	return n;
 }
 
 void pair_foreach_open(struct pairer *p,
@@ -503,8 +1042,11 @@ void pair_foreach_open(struct pairer *p,
 {
 	for (uint32_t i = 0; i < p->ngors; i++) {
 		const struct gor *g = &p->gors[i];
-		for (uint32_t k = 0; k < g->depth; k++)
-			frame_cb(p, g, k, 0, cb, arg);
+		for (uint32_t k = 0; k < g->depth; k++) {
+			const struct frame *f = (const struct frame *)(g->mem + g->offs[k]);
+			frame_cb(p, g->pid, g->goid, f, k, 0,
+				 lost_in(p, f->fid, f->ts_ns, UINT64_MAX), cb, arg);
+		}
 	}
 }
 

@@ -442,3 +442,567 @@ Test(pair, stats_by_integer_sorts_numerically)
 	filter_free(by);
 	pair_free(p);
 }
+
+/* ------------------------------------------------------------ losses */
+
+/*
+ * Loss-aware pairing. Events go in with pair_push() and drop records with
+ * pair_drop(); what pair_next() releases is written down as tokens:
+ *   e100        an entry at ts 100
+ *   r150<100    a return at 150 paired with the entry at 100
+ *   r150!       a return at 150 shown alone as lost
+ *   r150?       a return at 150 without entry (not lost)
+ *   l100        an entry at 100 shown alone as lost (pair_foreach_unwound)
+ *   u110        an entry at 110 closed over by that return (unwound)
+ */
+struct tape {
+	char s[2048];
+	char prev[48], last[48];  /* the last two tokens */
+	uint64_t max_latency;
+	int released;
+};
+
+static void tape_put(struct tape *t, const char *tok)
+{
+	if (t->s[0])
+		strncat(t->s, " ", sizeof(t->s) - strlen(t->s) - 1);
+	strncat(t->s, tok, sizeof(t->s) - strlen(t->s) - 1);
+	memcpy(t->prev, t->last, sizeof(t->prev));
+	snprintf(t->last, sizeof(t->last), "%s", tok);
+}
+
+static void tape_alone(void *arg, const struct report_event *e, uint64_t end_ns)
+{
+	char tok[48];
+
+	snprintf(tok, sizeof(tok), "%c%llu", e->lost ? 'l' : 'u',
+		 (unsigned long long)e->ev->ts_ns);
+	cr_expect(e->lost ? end_ns == e->ev->ts_ns : end_ns > e->ev->ts_ns,
+		  "a lost call ends where it began, an unwound one at the outer return");
+	tape_put(arg, tok);
+}
+
+/* Releases what pair_next() gives, onto the tape; returns how many. */
+static int drain(struct pairer *p, struct tape *t)
+{
+	struct report_event e;
+	char tok[48];
+	int n = 0;
+
+	while (pair_next(p, &e)) {
+		const struct gtr_event *ev = e.ev;
+		if (ev->kind == GTR_KIND_RETURN)
+			pair_foreach_unwound(p, tape_alone, t);
+		if (ev->kind == GTR_KIND_ENTRY)
+			snprintf(tok, sizeof(tok), "e%llu", (unsigned long long)ev->ts_ns);
+		else if (e.entry)
+			snprintf(tok, sizeof(tok), "r%llu<%llu", (unsigned long long)ev->ts_ns,
+				 (unsigned long long)e.entry->ts_ns);
+		else
+			snprintf(tok, sizeof(tok), "r%llu%c", (unsigned long long)ev->ts_ns,
+				 e.lost ? '!' : '?');
+		cr_expect(!(e.entry && e.lost), "a lost return has no entry");
+		/* the return carries its own value: the call it belongs to */
+		if (e.entry) {
+			cr_expect_eq(e.entry->vals[0].v.i, ev->vals[0].v.i,
+				     "r%llu paired with another call's entry",
+				     (unsigned long long)ev->ts_ns);
+			if (e.latency_ns > t->max_latency)
+				t->max_latency = e.latency_ns;
+		}
+		tape_put(t, tok);
+		n++;
+		t->released++;
+	}
+	return n;
+}
+
+/* Pushes an event of probe `probe` at `ts` on goroutine `goid`; `call`
+ * names the call it belongs to (its entry and return carry it). */
+static void put(struct pairer *p, uint32_t probe, uint64_t ts, uint64_t goid, int64_t call)
+{
+	struct report_event e = { .ev = &ev, .probe = &probes[probe - 1], .comm = "app" };
+
+	memset(&ev, 0, sizeof(ev));
+	ev.ts_ns = ts;
+	ev.probe_id = probe;
+	ev.kind = probes[probe - 1].kind;
+	ev.pid = 10;
+	ev.tid = 11;
+	ev.goid = goid;
+	ev.cpu = 0;
+	ev.nvals = 1;
+	ev.vals[0].kind = GTR_VAL_INT;
+	ev.vals[0].v.i = call;
+	pair_push(p, &e);
+	memset(&ev, 0xa5, sizeof(ev));      /* the caller's event is gone */
+}
+
+static void lose(struct pairer *p, uint32_t probe, uint32_t cpu, uint64_t since, uint64_t ts,
+		 uint64_t count)
+{
+	const struct gtr_drop d = {
+		.ts_ns = ts, .probe_id = probe, .count = count, .cpu = cpu, .since_ns = since,
+	};
+	pair_drop(p, &d);
+}
+
+static struct pairer *lossy(uint64_t hold_ns)
+{
+	const struct pair_limits lim = { .hold_ns = hold_ns };
+	struct pairer *p = pair_new(&lim);
+
+	pair_probes(p, pp, 6);
+	return p;
+}
+
+/*
+ * The reported bug: f(2)'s return and f(3)'s entry are lost; without the
+ * drop records f(3)'s return closes f(2)'s entry (a latency of 150, f(2)'s
+ * arguments with f(3)'s result). With them both halves stand alone.
+ */
+Test(pair, loss_in_the_middle_of_calls_splits_the_pair)
+{
+	struct pairer *p = lossy(1000);
+	struct tape t = { 0 };
+	struct pair_counts c;
+
+	put(p, 1, 100, 1, 1);
+	put(p, 2, 150, 1, 1);
+	put(p, 1, 300, 1, 2);
+	/* lost: f(2) returns at 350, f(3) enters at 400 */
+	put(p, 2, 450, 1, 3);
+	drain(p, &t);
+	cr_expect_str_eq(t.s, "e100", "returns wait for the drop records");
+	/* noticed later, at 500, for the span since 320 */
+	lose(p, 2, 0, 320, 500, 1);
+	lose(p, 1, 0, 320, 500, 1);
+	put(p, 1, 5000, 1, 4);
+	put(p, 2, 5050, 1, 4);
+	drain(p, &t);
+	cr_expect_str_eq(t.s, "e100 r150<100 e300 l300 r450! e5000");
+	pair_finish(p);
+	drain(p, &t);
+	cr_expect_str_eq(t.s, "e100 r150<100 e300 l300 r450! e5000 r5050<5000");
+	cr_expect_eq(t.max_latency, 50, "never longer than a real call");
+	pair_counts(p, &c);
+	cr_expect_eq(c.paired, 2);
+	cr_expect_eq(c.lost_returns, 1);
+	cr_expect_eq(c.lost_entries, 1);
+	cr_expect_eq(c.unpaired_returns, 0);
+	cr_expect_eq(c.late, 0);
+	cr_expect_eq(c.held, 0);
+	pair_free(p);
+
+	/* the same events without drop records: the wrong pair, as before */
+	p = lossy(1000);
+	memset(&t, 0, sizeof(t));
+	put(p, 1, 300, 1, 2);
+	put(p, 2, 450, 1, 3);
+	pair_finish(p);
+	struct report_event e;
+	cr_assert(pair_next(p, &e) && pair_next(p, &e));
+	cr_expect(e.entry && e.latency_ns == 150 && !e.lost);
+	pair_free(p);
+}
+
+/* A span meets a call when it starts at or before its return and ends at
+ * or after its entry: the bounds count. */
+Test(pair, losses_before_and_after_a_call_leave_it_paired)
+{
+	static const struct {
+		uint64_t since, ts;
+		const char *tape;
+	} cases[] = {
+		{ 10, 99, "e100 r150<100" },      /* ends before the entry */
+		{ 10, 100, "e100 l100 r150!" },   /* ends at the entry */
+		{ 120, 130, "e100 l100 r150!" },  /* inside */
+		{ 10, 1000, "e100 l100 r150!" },  /* around */
+		{ 150, 200, "e100 l100 r150!" },  /* starts at the return */
+		{ 151, 200, "e100 r150<100" },    /* starts after it */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pairer *p = lossy(1000);
+		struct tape t = { 0 };
+		put(p, 1, 100, 1, 1);
+		put(p, 2, 150, 1, 1);
+		lose(p, 1, 3, cases[i].since, cases[i].ts, 2);
+		pair_finish(p);
+		drain(p, &t);
+		cr_expect_str_eq(t.s, cases[i].tape, "span [%llu, %llu]",
+				 (unsigned long long)cases[i].since, (unsigned long long)cases[i].ts);
+		pair_free(p);
+	}
+}
+
+/* since_ns 0: the span reaches back to the previous drop record of the
+ * same probe and cpu, else to the start of the trace. */
+Test(pair, unknown_since_reaches_back_to_the_previous_record)
+{
+	struct pairer *p = lossy(100000);
+	struct tape t = { 0 };
+
+	put(p, 1, 100, 1, 1);
+	put(p, 2, 150, 1, 1);
+	lose(p, 2, 0, 900, 1000, 1);       /* [900, 1000] */
+	put(p, 1, 1500, 1, 2);
+	put(p, 2, 1600, 1, 2);
+	lose(p, 2, 0, 0, 3000, 1);         /* [1000, 3000]: f(2) */
+	lose(p, 2, 1, 0, 800, 0);          /* cpu 1, nothing lost: only its time */
+	put(p, 1, 3500, 1, 3);
+	put(p, 2, 3600, 1, 3);
+	lose(p, 2, 1, 0, 4000, 1);         /* [800, 4000]: f(3), not f(1) */
+	put(p, 1, 4500, 1, 4);
+	put(p, 2, 4600, 1, 4);
+	pair_finish(p);
+	drain(p, &t);
+	cr_expect_str_eq(t.s, "e100 r150<100 e1500 l1500 r1600! e3500 l3500 r3600! e4500 r4600<4500");
+	pair_free(p);
+
+	/* a first record without since_ns: back to the start */
+	p = lossy(100000);
+	memset(&t, 0, sizeof(t));
+	put(p, 1, 100, 1, 1);
+	put(p, 2, 150, 1, 1);
+	lose(p, 1, 2, 0, 5000, 1);
+	pair_finish(p);
+	drain(p, &t);
+	cr_expect_str_eq(t.s, "e100 l100 r150!");
+	pair_free(p);
+}
+
+/* Losses are per function, not per goroutine: a loss of f's return probe
+ * makes every call of f across it unsure, on any goroutine; g is not
+ * concerned; a drop record of no known probe concerns every function. */
+Test(pair, losses_concern_every_goroutine_of_the_function)
+{
+	struct pairer *p = lossy(1000);
+	struct tape t = { 0 };
+	struct pair_counts c;
+
+	put(p, 1, 100, 2, 21);             /* goroutine 2: f before the loss */
+	put(p, 2, 200, 2, 21);
+	put(p, 1, 250, 1, 11);             /* goroutine 1: f across it */
+	put(p, 3, 300, 3, 31);             /* goroutine 3: g across it */
+	put(p, 2, 350, 1, 11);
+	put(p, 1, 380, 2, 22);             /* goroutine 2: f across its end */
+	put(p, 4, 400, 3, 31);
+	put(p, 2, 500, 2, 22);
+	lose(p, 2, 0, 300, 390, 4);
+	put(p, 1, 600, 1, 12);             /* goroutine 1: f after it */
+	put(p, 2, 610, 1, 12);
+	put(p, 3, 650, 3, 32);             /* g across an unknown probe's loss */
+	put(p, 4, 660, 3, 32);
+	lose(p, UINT32_MAX, GTR_CPU_UNKNOWN, 640, 700, 1);
+	put(p, 3, 900, 3, 33);
+	put(p, 4, 910, 3, 33);
+	lose(p, 5, 0, 890, 920, 1);        /* h has no return probe: not paired */
+	pair_finish(p);
+	drain(p, &t);
+	cr_expect_str_eq(t.s, "e100 r200<100 e250 e300 l250 r350! e380 r400<300 l380 r500! "
+			 "e600 r610<600 e650 l650 r660! e900 r910<900");
+	pair_counts(p, &c);
+	cr_expect(c.paired == 4 && c.lost_returns == 3 && c.lost_entries == 3);
+	pair_free(p);
+}
+
+/* Calls closed over by an outer return are unwound unless their function
+ * lost events meanwhile (their return may be among them); calls open at
+ * the end likewise; a return without entry is lost after a loss of its
+ * function (its entry may be among them). */
+Test(pair, unwound_open_and_unpaired_calls_across_losses)
+{
+	struct pairer *p = lossy(1000);
+	struct tape t = { 0 };
+	struct pair_counts c;
+	struct seen s = { 0 };
+
+	put(p, 2, 50, 1, 0);               /* no entry, no loss before it */
+	put(p, 1, 100, 1, 1);              /* f */
+	put(p, 3, 110, 1, 2);              /*   g: its return is lost */
+	put(p, 3, 120, 1, 3);              /*     g: unwound (a panic) */
+	lose(p, 4, 0, 112, 118, 1);
+	put(p, 2, 200, 1, 1);              /* f returns over both */
+	put(p, 4, 300, 2, 0);              /* g without entry, after g's loss */
+	put(p, 1, 1000, 1, 4);             /* f, open at the end, across a loss */
+	put(p, 3, 1010, 1, 5);             /* g, open at the end */
+	lose(p, 2, 0, 1100, 1200, 1);
+	pair_finish(p);
+	drain(p, &t);
+	cr_expect_str_eq(t.s, "r50? e100 e110 e120 u120 l110 r200<100 r300! e1000 e1010");
+	pair_counts(p, &c);
+	cr_expect_eq(c.paired, 1);
+	cr_expect_eq(c.abandoned, 1);
+	cr_expect_eq(c.unpaired_returns, 1);
+	cr_expect_eq(c.lost_returns, 1);
+	cr_expect_eq(c.lost_entries, 2, "g(2), and f(4) open at the end");
+	cr_expect_eq(c.lost_open, 1);
+	cr_expect_eq(c.open, 2);
+	pair_foreach_open(p, note_call, &s);
+	cr_assert_eq(s.n, 2);
+	cr_expect(s.v[0] == 4 && s.v[1] == 5);
+	pair_free(p);
+}
+
+/* Who is lost in open calls, as pair_foreach_open() tells it. */
+static void note_lost(void *arg, const struct report_event *e, uint64_t end_ns)
+{
+	(void)end_ns;
+	tape_put(arg, e->lost ? "lost" : "open");
+}
+
+Test(pair, open_calls_are_lost_when_their_function_lost_events_after_them)
+{
+	struct pairer *p = lossy(1000);
+	struct tape t = { 0 };
+
+	put(p, 1, 1000, 1, 4);
+	put(p, 3, 1010, 1, 5);
+	put(p, 1, 1020, 1, 6);
+	lose(p, 1, 0, 1015, 1200, 1);       /* f's entry probe, after f(4) */
+	pair_finish(p);
+	pair_foreach_open(p, note_lost, &t);
+	cr_expect_str_eq(t.s, "lost open lost");
+	pair_free(p);
+}
+
+/* Returns wait hold_ns of trace time (events or drop records) after them,
+ * and everything after a held return waits behind it: file order. */
+Test(pair, returns_are_held_for_hold_ns_and_released_in_file_order)
+{
+	struct pairer *p = lossy(1000);
+	struct tape t = { 0 };
+	struct pair_counts c;
+
+	put(p, 1, 100, 1, 1);
+	cr_expect_eq(drain(p, &t), 1, "an entry goes at once");
+	put(p, 2, 200, 1, 1);
+	put(p, 1, 300, 1, 2);
+	put(p, 5, 1199, 2, 0);
+	cr_expect_eq(drain(p, &t), 0);
+	pair_counts(p, &c);
+	cr_expect_eq(c.held, 3);
+	lose(p, 3, 0, 1100, 1200, 1);       /* a drop record's time counts too */
+	cr_expect_eq(drain(p, &t), 3);
+	cr_expect_str_eq(t.s, "e100 r200<100 e300 e1199");
+	put(p, 2, 1300, 1, 2);
+	put(p, 1, 2299, 1, 3);
+	cr_expect_eq(drain(p, &t), 0);
+	put(p, 1, 2300, 1, 4);
+	cr_expect_eq(drain(p, &t), 3);
+	cr_expect_str_eq(t.s, "e100 r200<100 e300 e1199 r1300<300 e2299 e2300");
+	pair_counts(p, &c);
+	cr_expect_eq(c.held, 0);
+	pair_free(p);
+}
+
+/* A drop record whose span is longer than hold_ns makes later returns
+ * wait twice that span. */
+Test(pair, long_drop_spans_lengthen_the_hold)
+{
+	struct pairer *p = lossy(1000);
+	struct tape t = { 0 };
+
+	lose(p, 5, 0, 10000, 15000, 1);     /* a 5000 ns span */
+	put(p, 1, 20000, 1, 1);
+	put(p, 2, 20100, 1, 1);
+	put(p, 5, 25000, 1, 0);
+	drain(p, &t);
+	cr_expect_str_eq(t.s, "e20000", "held 10000, not 1000");
+	lose(p, 2, 0, 20050, 29000, 1);     /* 8950 ns: now held 17900 */
+	put(p, 5, 37999, 1, 0);
+	drain(p, &t);
+	cr_expect_str_eq(t.s, "e20000");
+	put(p, 5, 38000, 1, 0);
+	drain(p, &t);
+	cr_expect_str_eq(t.s, "e20000 l20000 r20100! e25000 e37999 e38000");
+	pair_free(p);
+}
+
+/* Memory: beyond hold_bytes returns go early (counted); a drop record that
+ * comes after a call it may concern was released counts as late. */
+Test(pair, hold_bytes_bound_memory_and_late_records_are_counted)
+{
+	const struct pair_limits lim = { .hold_ns = 1000000, .hold_bytes = 256 << 10 };
+	struct pairer *p = pair_new(&lim);
+	struct tape t = { 0 };
+	struct pair_counts c;
+	int released = 0;
+
+	pair_probes(p, pp, 6);
+	/* 100000 calls of 10 ns, 1 us apart: 100 ms of trace, 1000 times
+	 * more than the hold bytes keep */
+	for (int i = 0; i < 100000; i++) {
+		put(p, 1, 1000 + (uint64_t)i * 1000, 1, i);
+		put(p, 2, 1010 + (uint64_t)i * 1000, 1, i);
+		t.s[0] = 0;
+		released += drain(p, &t);
+		pair_counts(p, &c);
+		cr_assert_leq(c.held * 64, 2 * lim.hold_bytes, "held %llu events",
+			      (unsigned long long)c.held);
+	}
+	pair_counts(p, &c);
+	cr_expect_gt(c.early, 90000);
+	cr_expect_eq(c.late, 0);
+	/* a loss in the first calls, known only now: late */
+	lose(p, 2, 0, 1500, 2500, 1);
+	pair_counts(p, &c);
+	cr_expect_eq(c.late, 1);
+	/* one in the calls still held is not late, and they are lost */
+	lose(p, 2, 0, 100000005, 100000600, 1);
+	pair_counts(p, &c);
+	cr_expect_eq(c.late, 1);
+	pair_finish(p);
+	t.s[0] = 0;
+	released += drain(p, &t);
+	cr_expect_eq(released, 200000);
+	pair_counts(p, &c);
+	cr_expect_eq(c.paired + c.lost_returns, 100000);
+	cr_expect_eq(c.lost_returns, 1);
+	cr_expect_str_eq(t.prev, "l100000000");
+	cr_expect_str_eq(t.last, "r100000010!");
+	pair_free(p);
+}
+
+/* Many loss spans: the oldest merge (more calls lost, never a wrong pair);
+ * the recent ones stay exact. */
+Test(pair, loss_spans_are_bounded)
+{
+	struct pairer *p = lossy(1000);
+	struct tape t = { 0 };
+
+	for (uint64_t i = 0; i < 100; i++)
+		lose(p, 2, 0, 10000 * i + 1000, 10000 * i + 2000, 1);
+	put(p, 1, 5000, 1, 1);             /* between the first two: merged */
+	put(p, 2, 5100, 1, 1);
+	put(p, 1, 995000, 1, 2);           /* between the last two: exact */
+	put(p, 2, 995100, 1, 2);
+	put(p, 1, 991500, 2, 3);           /* in the last but one */
+	put(p, 2, 991600, 2, 3);
+	pair_finish(p);
+	drain(p, &t);
+	cr_expect_str_eq(t.s, "e5000 l5000 r5100! e995000 r995100<995000 e991500 l991500 r991600!");
+	pair_free(p);
+}
+
+/* Folded stacks and stats count only the pairs that stand: a lost call
+ * adds no time and no latency, and stats counts it apart. */
+Test(pair, folded_and_stats_leave_lost_calls_out)
+{
+	struct pairer *p = lossy(1000);
+	struct folded *f = folded_new(0);
+	struct stats *s = stats_new(NULL, NULL, 0);
+	struct buf b = BUF_INIT;
+	struct report_event e;
+
+	put(p, 1, 1000, 1, 1);             /* f(1) */
+	put(p, 3, 1100, 1, 2);             /*   g(2): 100 */
+	put(p, 4, 1200, 1, 2);
+	put(p, 3, 1300, 1, 3);             /*   g(3): lost */
+	put(p, 4, 1400, 1, 3);
+	put(p, 2, 2000, 1, 1);             /* f(1): 1000 */
+	lose(p, 3, 0, 1250, 1350, 1);
+	pair_finish(p);
+	while (pair_next(p, &e)) {
+		folded_call(f, p, NULL, &e, true);
+		stats_event(s, &e);
+	}
+	folded_write(f, &b);
+	/* f's self time keeps the lost g(3)'s 100, as for an unwound call */
+	cr_expect_str_eq(buf_cstr(&b), "main.f 900\nmain.f;main.g 100\n");
+	buf_reset(&b);
+	stats_write(s, &b, 0, false);
+	cr_expect_str_eq(buf_cstr(&b),
+		"FUNC        CALLS       LOST      RATE/s        P50        P90        P99        MAX\n"
+		"main.g          2          1           -      100ns      100ns      100ns      100ns\n"
+		"main.f          1          0           -    1.000us    1.000us    1.000us    1.000us\n");
+	buf_free(&b);
+	stats_free(s);
+	folded_free(f);
+	pair_free(p);
+}
+
+/* pair_event() releases at once, with the losses fed so far. */
+Test(pair, pair_event_uses_the_losses_known)
+{
+	struct pairer *p = pair_new(NULL);
+	struct report_event e;
+
+	pair_probes(p, pp, 6);
+	e = feed(p, 1, 100, 1, 1);
+	lose(p, 1, 0, 120, 130, 1);
+	e = feed(p, 2, 150, 1, 1);
+	cr_expect(e.lost && !e.entry);
+	e = feed(p, 1, 200, 1, 2);
+	e = feed(p, 2, 250, 1, 2);
+	cr_expect(!e.lost && e.entry && e.latency_ns == 50);
+	pair_free(p);
+}
+
+/* Held events keep their strings and stacks whole, also events larger
+ * than a chunk of the queue, and come back intact in file order. */
+Test(pair, held_events_are_copied_whole)
+{
+	struct pairer *p = lossy(1000);
+	static uint8_t big[3][65536];
+	static const uint64_t st[] = { 0x401234, 0x401500, 0x401600 };
+	struct report_event e;
+	uint64_t ts = 100;
+
+	for (int k = 0; k < 3; k++)
+		memset(big[k], 'a' + k, sizeof(big[k]));
+	/* entries 0, 4, 8... and returns 3, 7, 11... of 3 x 64 KiB */
+#define BIG(i) ((i) % 4 == 0 || (i) % 4 == 3)
+	for (int i = 0; i < 20; i++) {
+		const uint32_t probe = i % 2 ? 2 : 1;
+		struct report_event in = { .ev = &ev, .probe = &probes[probe - 1], .comm = "worker" };
+		memset(&ev, 0, sizeof(ev));
+		ev.ts_ns = ts;
+		ev.probe_id = probe;
+		ev.kind = probes[probe - 1].kind;
+		ev.pid = 10;
+		ev.tid = 11;
+		ev.goid = 1;
+		ev.nvals = BIG(i) ? 3 : 1;
+		for (uint32_t k = 0; k < ev.nvals; k++) {
+			ev.vals[k].kind = GTR_VAL_STR;
+			ev.vals[k].v.s.data = big[k];
+			ev.vals[k].v.s.len = BIG(i) ? 65536 : 10 + (uint32_t)i;
+			ev.vals[k].v.s.full_len = 100000;
+		}
+		ev.stack = st;
+		ev.nstack = 3;
+		pair_push(p, &in);
+		memset(&ev, 0, sizeof(ev));
+		ts += 10;
+	}
+	pair_finish(p);
+	for (int i = 0; i < 20; i++) {
+		cr_assert(pair_next(p, &e), "event %d", i);
+		cr_expect_eq(e.ev->ts_ns, 100 + 10 * (uint64_t)i);
+		cr_expect_str_eq(e.comm, "worker");
+		cr_expect(e.ev->nstack == 3 && e.ev->stack[2] == 0x401600);
+		cr_expect_eq(e.ev->nvals, BIG(i) ? 3u : 1u);
+		for (uint32_t k = 0; k < e.ev->nvals; k++) {
+			const struct gtr_value *v = &e.ev->vals[k];
+			const uint32_t len = BIG(i) ? 65536 : 10 + (uint32_t)i;
+			cr_assert(v->kind == GTR_VAL_STR && v->v.s.len == len &&
+				  v->v.s.full_len == 100000);
+			cr_expect(!memcmp(v->v.s.data, big[k], len), "event %d value %u", i, k);
+		}
+		if (i % 2) {
+			/* its entry: as kept open, strings cut to --keep-string */
+			const uint32_t len = BIG(i - 1) ? 256 : 10 + (uint32_t)i - 1;
+			cr_assert(e.entry, "return %d paired", i);
+			cr_assert_eq(e.entry->nvals, BIG(i - 1) ? 3u : 1u);
+			cr_assert_eq(e.entry->vals[0].v.s.len, len);
+			cr_expect(!memcmp(e.entry->vals[0].v.s.data, big[0], len));
+			cr_expect_eq(e.entry->vals[0].v.s.full_len, 100000u);
+			cr_expect_eq(e.entry->nstack, 3u);
+		}
+	}
+	cr_expect(!pair_next(p, &e));
+#undef BIG
+	pair_free(p);
+}
