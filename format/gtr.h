@@ -121,6 +121,9 @@ struct gtr_binary {
 	char *arch;           /* "x86-64", "aarch64", "i386" */
 	char *abi;            /* "ABIInternal", "ABI0", "C" */
 	bool pie, stripped, has_dwarf;
+	char *go_version_source; /* "buildinfo", "runtime.buildVersion", "" */
+	int32_t goid_offset;  /* goid in runtime.g, bytes; -1: not recorded */
+	char *goid_source;    /* "DWARF", "table", "derived", "" */
 };
 
 /* The recording host and the clock anchor taken at start. */

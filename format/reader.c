@@ -580,6 +580,8 @@ static void free_binary(struct gtr_binary *b)
 	free_str(b->compiler);
 	free_str(b->arch);
 	free_str(b->abi);
+	free_str(b->go_version_source);
+	free_str(b->goid_source);
 	free(b);
 }
 
@@ -601,6 +603,9 @@ static const struct map_field binary_fields[] = {
 	MF("pie", MF_BOOL, struct gtr_binary, pie),
 	MF("stripped", MF_BOOL, struct gtr_binary, stripped),
 	MF("dwarf", MF_BOOL, struct gtr_binary, has_dwarf),
+	MF("go_version_source", MF_STR, struct gtr_binary, go_version_source),
+	MF("goid_offset", MF_I32, struct gtr_binary, goid_offset),
+	MF("goid_source", MF_STR, struct gtr_binary, goid_source),
 };
 
 static int parse_binary(struct gtr_reader *r, struct gcr *c)
@@ -612,6 +617,8 @@ static int parse_binary(struct gtr_reader *r, struct gcr *c)
 		return -1;
 	}
 	struct gtr_binary *b = calloc(1, sizeof(*b));
+	if (b)
+		b->goid_offset = -1;   /* absent: files of older recorders */
 	if (!b || DECODE_MAP(r, c, binary_fields, b, NULL, &seen))
 		goto bad;
 	if (!(seen & 1) || c->p != c->end)
@@ -623,6 +630,8 @@ static int parse_binary(struct gtr_reader *r, struct gcr *c)
 	fill_empty(&b->compiler);
 	fill_empty(&b->arch);
 	fill_empty(&b->abi);
+	fill_empty(&b->go_version_source);
+	fill_empty(&b->goid_source);
 	if (r->nbinaries == r->binaries_cap) {
 		const uint32_t cap = r->binaries_cap ? r->binaries_cap * 2 : 16;
 		struct gtr_binary **v = realloc(r->binaries, cap * sizeof(*v));

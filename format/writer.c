@@ -188,6 +188,16 @@ static void e_uint(struct enc *e, uint64_t v)
 		e->len += cbor_encode_uint(v, e->p + e->len, e->cap - e->len);
 }
 
+static void e_int(struct enc *e, int64_t v)
+{
+	if (!enc_reserve(e, 9))
+		return;
+	if (v >= 0)
+		e->len += cbor_encode_uint((uint64_t)v, e->p + e->len, e->cap - e->len);
+	else
+		e->len += cbor_encode_negint(~(uint64_t)v, e->p + e->len, e->cap - e->len);
+}
+
 static void e_map(struct enc *e, size_t n)
 {
 	if (enc_reserve(e, 9))
@@ -282,7 +292,7 @@ int gtr_writer_binary(struct gtr_writer *w, const struct gtr_binary *b)
 	if (gtr_map_put(&w->binaries, b->id, 0, UINT32_MAX))
 		return werr(w, -ENOMEM, "out of memory");
 	e->len = 0;
-	e_map(e, 11);
+	e_map(e, 14);
 	e_text(e, "id");
 	e_uint(e, b->id);
 	e_text(e, "path");
@@ -305,6 +315,12 @@ int gtr_writer_binary(struct gtr_writer *w, const struct gtr_binary *b)
 	e_bool(e, b->stripped);
 	e_text(e, "dwarf");
 	e_bool(e, b->has_dwarf);
+	e_text(e, "go_version_source");
+	e_text(e, b->go_version_source ? b->go_version_source : "");
+	e_text(e, "goid_offset");
+	e_int(e, b->goid_offset);
+	e_text(e, "goid_source");
+	e_text(e, b->goid_source ? b->goid_source : "");
 	return write_meta(w, GTR_BLOCK_BINARY);
 }
 
@@ -767,15 +783,6 @@ int gtr_writer_drop(struct gtr_writer *w, const struct gtr_drop *d)
 
 /* ------------------------------------------------------------- process metadata */
 
-static void e_int(struct enc *e, int64_t v)
-{
-	if (!enc_reserve(e, 9))
-		return;
-	if (v >= 0)
-		e->len += cbor_encode_uint((uint64_t)v, e->p + e->len, e->cap - e->len);
-	else
-		e->len += cbor_encode_negint(~(uint64_t)v, e->p + e->len, e->cap - e->len);
-}
 
 static int sym_cmp(const void *a, const void *b)
 {

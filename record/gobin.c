@@ -545,6 +545,10 @@ void gobin_describe(const struct gobin *b, struct gtr_binary *out)
 	out->pie = b->pie;
 	out->stripped = b->stripped;
 	out->has_dwarf = b->has_dwarf;
+	out->go_version_source = (char *)b->version_source;
+	out->goid_offset = b->compiler == GOBIN_GC && b->arch == GOBIN_AMD64
+			   ? gobin_goid_offset(b) : -1;
+	out->goid_source = out->goid_offset >= 0 ? (char *)gobin_goid_source(b) : "";
 }
 
 /* ------------------------------------------------------------ functions */

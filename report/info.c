@@ -182,6 +182,26 @@ static void jtext(FILE *f, bool *first, const char *k, const char *v)
 	jstr(f, v);
 }
 
+static void jnull(FILE *f, bool *first, const char *k)
+{
+	jkey(f, first, k);
+	fputs("null", f);
+}
+
+/* One of the words gotrace-record writes in a source field, or "?" (the
+ * file's text is never printed raw to a terminal). */
+static const char *source_word(const char *s)
+{
+	static const char *const known[] = {
+		"buildinfo", "runtime.buildVersion", "DWARF", "table", "derived",
+	};
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(s, known[i]))
+			return known[i];
+	return "?";
+}
+
 static void jbool(FILE *f, bool *first, const char *k, bool v)
 {
 	jkey(f, first, k);
@@ -302,6 +322,12 @@ static void print_json(FILE *f, const char *path, struct gtr_reader *r,
 		jbool(f, &k2, "pie", b->pie);
 		jbool(f, &k2, "stripped", b->stripped);
 		jbool(f, &k2, "dwarf", b->has_dwarf);
+		jtext(f, &k2, "go_version_source", b->go_version_source);
+		if (b->goid_offset >= 0)
+			ju64(f, &k2, "goid_offset", (uint64_t)b->goid_offset);
+		else
+			jnull(f, &k2, "goid_offset");
+		jtext(f, &k2, "goid_source", b->goid_source);
 		ju64(f, &k2, "symbols", gtr_reader_nsymbols(r, b->id));
 		fputc('}', f);
 	}
@@ -551,6 +577,13 @@ static void print_text(FILE *f, const char *path, struct gtr_reader *r,
 			bi->abi[0] ? bi->abi : "?", bi->pie ? ", PIE" : "",
 			bi->stripped ? ", stripped" : "", bi->has_dwarf ? ", DWARF" : "",
 			gtr_reader_nsymbols(r, bi->id));
+		if (bi->go_version_source[0])
+			fprintf(f, "      Go version from %s\n", source_word(bi->go_version_source));
+		if (bi->goid_offset >= 0)
+			fprintf(f, "      goroutine ids from runtime.g+%" PRId32 " (offset from %s)\n",
+				bi->goid_offset, source_word(bi->goid_source));
+		else if (!strcmp(bi->compiler, "gc"))
+			fprintf(f, "      goroutine ids not recorded (goid 0): calls are paired by thread\n");
 	}
 
 	uint32_t n;

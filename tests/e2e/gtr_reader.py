@@ -182,6 +182,10 @@ class GtrReader:
                 out[k] = _text(b.get(k, ""))
             for k in ("pie", "stripped", "dwarf"):
                 out[k] = bool(b.get(k, False))
+            out["go_version_source"] = _text(b.get("go_version_source", ""))
+            off = b.get("goid_offset", -1)
+            out["goid_offset"] = off if isinstance(off, int) and 0 <= off < 2**31 else None
+            out["goid_source"] = _text(b.get("goid_source", ""))
             self.binaries.append(out)
         elif btype == 3:
             p = _one_item(payload)

@@ -183,3 +183,19 @@ def test_goid_offset_sources_agree(gobuild, toolchain):
     assert bs["go_version"].startswith(toolchain.version)
     text = listing(stripped, "main.main").stdout
     assert "goid         at runtime.g+%d (from table)\n" % g["offset"] in text
+
+
+def test_info_says_where_goroutine_ids_came_from(gobuild, toolchain, tmp_path):
+    """The trace carries where the Go version and the goid offset came
+    from, so that `info` on another machine tells goid 0 from "unknown"."""
+    from conftest import report
+    exe = gobuild("examples/functions/main.go", "functions-s", "-ldflags=-s -w")
+    trace = str(tmp_path / "t.gtr")
+    record(["-q", "-o", trace, "main.add", "--", exe, "1"])
+    info = json.loads(report(["info", "--json", trace]).stdout)
+    b = info["binaries"][0]
+    assert b["go_version"].startswith(toolchain.version)
+    assert (b["go_version_source"], b["goid_source"]) == ("buildinfo", "table")
+    assert b["goid_offset"] == {True: 160}.get(toolchain.minor in (23, 24), 152)
+    text = report(["info", trace]).stdout
+    assert "goroutine ids from runtime.g+%d (offset from table)" % b["goid_offset"] in text
