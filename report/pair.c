@@ -133,7 +133,9 @@ struct pairer {
 	struct gtr_event rel;     /* the last released event, rebuilt */
 
 	/* held events, oldest first */
-	struct chunk *qhead, *qtail, *spare;
+	struct chunk *qhead, *qtail;
+	struct chunk *spare;      /* free chunks of CHUNK bytes, at most
+				     hold_bytes of them (the peak held) */
 	uint64_t held_bytes;      /* chunks in the queue */
 	bool popped;              /* the head record was released: drop it next */
 	bool force, finished;
@@ -185,7 +187,7 @@ struct pairer *pair_new(const struct pair_limits *lim)
 	if (!p->lim.hold_ns)
 		p->lim.hold_ns = 2000000000ull;
 	if (!p->lim.hold_bytes)
-		p->lim.hold_bytes = 64ull << 20;
+		p->lim.hold_bytes = 128ull << 20;
 	return p;
 }
 
@@ -206,7 +208,11 @@ void pair_free(struct pairer *p)
 		p->qhead = c->next;
 		free(c);
 	}
-	free(p->spare);
+	while (p->spare) {
+		struct chunk *c = p->spare;
+		p->spare = c->next;
+		free(c);
+	}
 	free(p->spans);
 	free(p->all.v);
 	free(p->judged);
@@ -660,10 +666,12 @@ static void q_pop(struct pairer *p)
 	}
 	p->qhead = c->next;
 	p->held_bytes -= c->cap;
-	if (!p->spare && c->cap == CHUNK)
+	if (c->cap == CHUNK) {    /* kept for reuse: no page faults again */
+		c->next = p->spare;
 		p->spare = c;
-	else
+	} else {
 		free(c);
+	}
 }
 
 static struct held *q_alloc(struct pairer *p, size_t size)
@@ -677,7 +685,7 @@ static struct held *q_alloc(struct pairer *p, size_t size)
 		} else {
 			if (p->spare && cap == CHUNK) {
 				c = p->spare;
-				p->spare = NULL;
+				p->spare = c->next;
 			} else {
 				c = xrealloc(NULL, sizeof(*c) + cap);
 				c->cap = (uint32_t)cap;
@@ -779,7 +787,27 @@ static void settle(struct pairer *p)
 	p->last_ok = false;
 }
 
-void pair_push(struct pairer *p, const struct report_event *e)
+/* An event with nothing to decide: final now when nothing older is held
+ * (or `now`), else held behind them. */
+static bool pass(struct pairer *p, struct report_event *e, uint32_t fid, uint32_t depth,
+		 bool tracked, bool now)
+{
+	if (now || !q_head(p)) {
+		e->entry = NULL;
+		e->entry_probe = NULL;
+		e->latency_ns = 0;
+		e->depth = depth;
+		e->tracked = tracked;
+		e->lost = false;
+		if (e->ev->kind == GTR_KIND_RETURN)
+			p->cnt.unpaired_returns++;
+		return true;
+	}
+	hold(p, e, H_PASS, fid, depth, 0, 0, 0)->tracked = tracked;
+	return false;
+}
+
+bool pair_push(struct pairer *p, struct report_event *e)
 {
 	const struct gtr_event *ev = e->ev;
 	const struct probe_ent *pe = pmap_slot(p, ev->probe_id);
@@ -790,8 +818,8 @@ void pair_push(struct pairer *p, const struct report_event *e)
 		p->max_seen = ev->ts_ns;
 	if (!pe || !pe->used || !pe->has_ret) {
 		const struct gor *g = gor_get(p, ev->pid, key, false);
-		hold(p, e, H_PASS, pe && pe->used ? pe->fid : NO_FID, g ? g->depth : 0, 0, 0, 0);
-		return;
+		return pass(p, e, pe && pe->used ? pe->fid : NO_FID, g ? g->depth : 0, false,
+			    false);
 	}
 	if (ev->kind == GTR_KIND_ENTRY) {
 		struct gor *g = gor_get(p, ev->pid, key, true);
@@ -804,8 +832,7 @@ void pair_push(struct pairer *p, const struct report_event *e)
 		}
 		if (!tracked)
 			p->cnt.dropped++;
-		hold(p, e, H_PASS, pe->fid, depth, 0, 0, 0)->tracked = tracked;
-		return;
+		return pass(p, e, pe->fid, depth, tracked, tracked && p->lim.unordered);
 	}
 
 	struct gor *g = gor_get(p, ev->pid, key, false);
@@ -818,7 +845,7 @@ void pair_push(struct pairer *p, const struct report_event *e)
 	}
 	if (!k) {
 		hold(p, e, H_UNPAIRED, pe->fid, g ? g->depth : 0, 0, 0, 0);
-		return;
+		return false;
 	}
 	k--;
 	/* the matched entry and the calls it closes over (unwound), as they
@@ -844,6 +871,7 @@ void pair_push(struct pairer *p, const struct report_event *e)
 	g->used = g->offs[k];
 	if (k > 0)
 		((struct frame *)(g->mem + g->offs[k - 1]))->child_ns += latency;
+	return false;
 }
 
 /* Whether held record `h` may be released now. */
@@ -955,7 +983,8 @@ void pair_event(struct pairer *p, struct report_event *e)
 {
 	struct report_event out;
 
-	pair_push(p, e);
+	if (pair_push(p, e))
+		return;
 	p->force = true;
 	pair_next(p, &out);
 	p->force = false;

@@ -46,7 +46,12 @@ struct pair_limits {
 	uint64_t hold_ns;         /* trace time a return is held for the drop
 				     records that may concern it (default 2 s;
 				     more when drop records show longer spans) */
-	uint64_t hold_bytes;      /* held events, all of them (default 64 MiB) */
+	uint64_t hold_bytes;      /* held events, all of them (default 128 MiB) */
+	bool unordered;           /* entries of tracked functions need not wait
+				     behind held returns (pair_push()): for
+				     views that show nothing for them (the
+				     call view, Chrome, folded) or do not
+				     need file order (stats) */
 };
 
 /* What pairing counted so far; all but `dropped`, `open` and `held` as
@@ -101,9 +106,14 @@ void pair_event(struct pairer *p, struct report_event *e);
 /*
  * Feeds one event, in file order (e->ev, e->probe and e->comm are read;
  * they need not outlive the call). Pairs it at once (the calls open per
- * goroutine change now) but its release waits, see pair_next().
+ * goroutine change now). Returns true when `e` is final already and is not
+ * held: an event with nothing to decide (an entry, an event of a function
+ * without return probe) while nothing older is held, or with `unordered`
+ * an entry of a tracked function; e->depth and e->tracked are then set,
+ * and the caller uses `e` itself (after draining pair_next(), whose events
+ * are older). Otherwise the event is held and pair_next() releases it.
  */
-void pair_push(struct pairer *p, const struct report_event *e);
+bool pair_push(struct pairer *p, struct report_event *e);
 
 /*
  * Feeds a drop record (any reason: lost or suppressed), in file order: the

@@ -482,44 +482,53 @@ static void tape_alone(void *arg, const struct report_event *e, uint64_t end_ns)
 	tape_put(arg, tok);
 }
 
-/* Releases what pair_next() gives, onto the tape; returns how many. */
-static int drain(struct pairer *p, struct tape *t)
+/* Writes down event `e` as released (after its pair_next() or at once). */
+static void tape_event(struct pairer *p, struct tape *t, struct report_event e)
 {
-	struct report_event e;
+	const struct gtr_event *ev = e.ev;
 	char tok[48];
-	int n = 0;
 
-	while (pair_next(p, &e)) {
-		const struct gtr_event *ev = e.ev;
-		if (ev->kind == GTR_KIND_RETURN)
-			pair_foreach_unwound(p, tape_alone, t);
-		if (ev->kind == GTR_KIND_ENTRY)
+	if (ev->kind == GTR_KIND_RETURN)
+		pair_foreach_unwound(p, tape_alone, t);
+	if (ev->kind == GTR_KIND_ENTRY)
 			snprintf(tok, sizeof(tok), "e%llu", (unsigned long long)ev->ts_ns);
 		else if (e.entry)
 			snprintf(tok, sizeof(tok), "r%llu<%llu", (unsigned long long)ev->ts_ns,
 				 (unsigned long long)e.entry->ts_ns);
-		else
-			snprintf(tok, sizeof(tok), "r%llu%c", (unsigned long long)ev->ts_ns,
-				 e.lost ? '!' : '?');
-		cr_expect(!(e.entry && e.lost), "a lost return has no entry");
-		/* the return carries its own value: the call it belongs to */
-		if (e.entry) {
-			cr_expect_eq(e.entry->vals[0].v.i, ev->vals[0].v.i,
-				     "r%llu paired with another call's entry",
-				     (unsigned long long)ev->ts_ns);
-			if (e.latency_ns > t->max_latency)
-				t->max_latency = e.latency_ns;
-		}
-		tape_put(t, tok);
+	else
+		snprintf(tok, sizeof(tok), "r%llu%c", (unsigned long long)ev->ts_ns,
+			 e.lost ? '!' : '?');
+	cr_expect(!(e.entry && e.lost), "a lost return has no entry");
+	/* the return carries its own value: the call it belongs to */
+	if (e.entry) {
+		cr_expect_eq(e.entry->vals[0].v.i, ev->vals[0].v.i,
+			     "r%llu paired with another call's entry",
+			     (unsigned long long)ev->ts_ns);
+		if (e.latency_ns > t->max_latency)
+			t->max_latency = e.latency_ns;
+	}
+	tape_put(t, tok);
+	t->released++;
+}
+
+/* Releases what pair_next() gives, onto the tape; returns how many. */
+static int drain(struct pairer *p, struct tape *t)
+{
+	struct report_event e;
+	int n = 0;
+
+	while (pair_next(p, &e)) {
+		tape_event(p, t, e);
 		n++;
-		t->released++;
 	}
 	return n;
 }
 
 /* Pushes an event of probe `probe` at `ts` on goroutine `goid`; `call`
- * names the call it belongs to (its entry and return carry it). */
-static void put(struct pairer *p, uint32_t probe, uint64_t ts, uint64_t goid, int64_t call)
+ * names the call it belongs to (its entry and return carry it). An event
+ * final at once goes on the tape, after what pair_next() has to give. */
+static void put(struct pairer *p, struct tape *t, uint32_t probe, uint64_t ts, uint64_t goid,
+		int64_t call)
 {
 	struct report_event e = { .ev = &ev, .probe = &probes[probe - 1], .comm = "app" };
 
@@ -534,7 +543,10 @@ static void put(struct pairer *p, uint32_t probe, uint64_t ts, uint64_t goid, in
 	ev.nvals = 1;
 	ev.vals[0].kind = GTR_VAL_INT;
 	ev.vals[0].v.i = call;
-	pair_push(p, &e);
+	if (pair_push(p, &e)) {
+		drain(p, t);
+		tape_event(p, t, e);
+	}
 	memset(&ev, 0xa5, sizeof(ev));      /* the caller's event is gone */
 }
 
@@ -567,18 +579,18 @@ Test(pair, loss_in_the_middle_of_calls_splits_the_pair)
 	struct tape t = { 0 };
 	struct pair_counts c;
 
-	put(p, 1, 100, 1, 1);
-	put(p, 2, 150, 1, 1);
-	put(p, 1, 300, 1, 2);
+	put(p, &t, 1, 100, 1, 1);
+	put(p, &t, 2, 150, 1, 1);
+	put(p, &t, 1, 300, 1, 2);
 	/* lost: f(2) returns at 350, f(3) enters at 400 */
-	put(p, 2, 450, 1, 3);
+	put(p, &t, 2, 450, 1, 3);
 	drain(p, &t);
 	cr_expect_str_eq(t.s, "e100", "returns wait for the drop records");
 	/* noticed later, at 500, for the span since 320 */
 	lose(p, 2, 0, 320, 500, 1);
 	lose(p, 1, 0, 320, 500, 1);
-	put(p, 1, 5000, 1, 4);
-	put(p, 2, 5050, 1, 4);
+	put(p, &t, 1, 5000, 1, 4);
+	put(p, &t, 2, 5050, 1, 4);
 	drain(p, &t);
 	cr_expect_str_eq(t.s, "e100 r150<100 e300 l300 r450! e5000");
 	pair_finish(p);
@@ -597,12 +609,13 @@ Test(pair, loss_in_the_middle_of_calls_splits_the_pair)
 	/* the same events without drop records: the wrong pair, as before */
 	p = lossy(1000);
 	memset(&t, 0, sizeof(t));
-	put(p, 1, 300, 1, 2);
-	put(p, 2, 450, 1, 3);
+	put(p, &t, 1, 300, 1, 2);
+	put(p, &t, 2, 450, 1, 3);
 	pair_finish(p);
 	struct report_event e;
-	cr_assert(pair_next(p, &e) && pair_next(p, &e));
+	cr_assert(pair_next(p, &e));
 	cr_expect(e.entry && e.latency_ns == 150 && !e.lost);
+	cr_expect_str_eq(t.s, "e300");
 	pair_free(p);
 }
 
@@ -625,8 +638,8 @@ Test(pair, losses_before_and_after_a_call_leave_it_paired)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct pairer *p = lossy(1000);
 		struct tape t = { 0 };
-		put(p, 1, 100, 1, 1);
-		put(p, 2, 150, 1, 1);
+		put(p, &t, 1, 100, 1, 1);
+		put(p, &t, 2, 150, 1, 1);
 		lose(p, 1, 3, cases[i].since, cases[i].ts, 2);
 		pair_finish(p);
 		drain(p, &t);
@@ -643,18 +656,18 @@ Test(pair, unknown_since_reaches_back_to_the_previous_record)
 	struct pairer *p = lossy(100000);
 	struct tape t = { 0 };
 
-	put(p, 1, 100, 1, 1);
-	put(p, 2, 150, 1, 1);
+	put(p, &t, 1, 100, 1, 1);
+	put(p, &t, 2, 150, 1, 1);
 	lose(p, 2, 0, 900, 1000, 1);       /* [900, 1000] */
-	put(p, 1, 1500, 1, 2);
-	put(p, 2, 1600, 1, 2);
+	put(p, &t, 1, 1500, 1, 2);
+	put(p, &t, 2, 1600, 1, 2);
 	lose(p, 2, 0, 0, 3000, 1);         /* [1000, 3000]: f(2) */
 	lose(p, 2, 1, 0, 800, 0);          /* cpu 1, nothing lost: only its time */
-	put(p, 1, 3500, 1, 3);
-	put(p, 2, 3600, 1, 3);
+	put(p, &t, 1, 3500, 1, 3);
+	put(p, &t, 2, 3600, 1, 3);
 	lose(p, 2, 1, 0, 4000, 1);         /* [800, 4000]: f(3), not f(1) */
-	put(p, 1, 4500, 1, 4);
-	put(p, 2, 4600, 1, 4);
+	put(p, &t, 1, 4500, 1, 4);
+	put(p, &t, 2, 4600, 1, 4);
 	pair_finish(p);
 	drain(p, &t);
 	cr_expect_str_eq(t.s, "e100 r150<100 e1500 l1500 r1600! e3500 l3500 r3600! e4500 r4600<4500");
@@ -663,8 +676,8 @@ Test(pair, unknown_since_reaches_back_to_the_previous_record)
 	/* a first record without since_ns: back to the start */
 	p = lossy(100000);
 	memset(&t, 0, sizeof(t));
-	put(p, 1, 100, 1, 1);
-	put(p, 2, 150, 1, 1);
+	put(p, &t, 1, 100, 1, 1);
+	put(p, &t, 2, 150, 1, 1);
 	lose(p, 1, 2, 0, 5000, 1);
 	pair_finish(p);
 	drain(p, &t);
@@ -681,22 +694,22 @@ Test(pair, losses_concern_every_goroutine_of_the_function)
 	struct tape t = { 0 };
 	struct pair_counts c;
 
-	put(p, 1, 100, 2, 21);             /* goroutine 2: f before the loss */
-	put(p, 2, 200, 2, 21);
-	put(p, 1, 250, 1, 11);             /* goroutine 1: f across it */
-	put(p, 3, 300, 3, 31);             /* goroutine 3: g across it */
-	put(p, 2, 350, 1, 11);
-	put(p, 1, 380, 2, 22);             /* goroutine 2: f across its end */
-	put(p, 4, 400, 3, 31);
-	put(p, 2, 500, 2, 22);
+	put(p, &t, 1, 100, 2, 21);             /* goroutine 2: f before the loss */
+	put(p, &t, 2, 200, 2, 21);
+	put(p, &t, 1, 250, 1, 11);             /* goroutine 1: f across it */
+	put(p, &t, 3, 300, 3, 31);             /* goroutine 3: g across it */
+	put(p, &t, 2, 350, 1, 11);
+	put(p, &t, 1, 380, 2, 22);             /* goroutine 2: f across its end */
+	put(p, &t, 4, 400, 3, 31);
+	put(p, &t, 2, 500, 2, 22);
 	lose(p, 2, 0, 300, 390, 4);
-	put(p, 1, 600, 1, 12);             /* goroutine 1: f after it */
-	put(p, 2, 610, 1, 12);
-	put(p, 3, 650, 3, 32);             /* g across an unknown probe's loss */
-	put(p, 4, 660, 3, 32);
+	put(p, &t, 1, 600, 1, 12);             /* goroutine 1: f after it */
+	put(p, &t, 2, 610, 1, 12);
+	put(p, &t, 3, 650, 3, 32);             /* g across an unknown probe's loss */
+	put(p, &t, 4, 660, 3, 32);
 	lose(p, UINT32_MAX, GTR_CPU_UNKNOWN, 640, 700, 1);
-	put(p, 3, 900, 3, 33);
-	put(p, 4, 910, 3, 33);
+	put(p, &t, 3, 900, 3, 33);
+	put(p, &t, 4, 910, 3, 33);
 	lose(p, 5, 0, 890, 920, 1);        /* h has no return probe: not paired */
 	pair_finish(p);
 	drain(p, &t);
@@ -718,15 +731,15 @@ Test(pair, unwound_open_and_unpaired_calls_across_losses)
 	struct pair_counts c;
 	struct seen s = { 0 };
 
-	put(p, 2, 50, 1, 0);               /* no entry, no loss before it */
-	put(p, 1, 100, 1, 1);              /* f */
-	put(p, 3, 110, 1, 2);              /*   g: its return is lost */
-	put(p, 3, 120, 1, 3);              /*     g: unwound (a panic) */
+	put(p, &t, 2, 50, 1, 0);               /* no entry, no loss before it */
+	put(p, &t, 1, 100, 1, 1);              /* f */
+	put(p, &t, 3, 110, 1, 2);              /*   g: its return is lost */
+	put(p, &t, 3, 120, 1, 3);              /*     g: unwound (a panic) */
 	lose(p, 4, 0, 112, 118, 1);
-	put(p, 2, 200, 1, 1);              /* f returns over both */
-	put(p, 4, 300, 2, 0);              /* g without entry, after g's loss */
-	put(p, 1, 1000, 1, 4);             /* f, open at the end, across a loss */
-	put(p, 3, 1010, 1, 5);             /* g, open at the end */
+	put(p, &t, 2, 200, 1, 1);              /* f returns over both */
+	put(p, &t, 4, 300, 2, 0);              /* g without entry, after g's loss */
+	put(p, &t, 1, 1000, 1, 4);             /* f, open at the end, across a loss */
+	put(p, &t, 3, 1010, 1, 5);             /* g, open at the end */
 	lose(p, 2, 0, 1100, 1200, 1);
 	pair_finish(p);
 	drain(p, &t);
@@ -757,11 +770,13 @@ Test(pair, open_calls_are_lost_when_their_function_lost_events_after_them)
 	struct pairer *p = lossy(1000);
 	struct tape t = { 0 };
 
-	put(p, 1, 1000, 1, 4);
-	put(p, 3, 1010, 1, 5);
-	put(p, 1, 1020, 1, 6);
+	put(p, &t, 1, 1000, 1, 4);
+	put(p, &t, 3, 1010, 1, 5);
+	put(p, &t, 1, 1020, 1, 6);
 	lose(p, 1, 0, 1015, 1200, 1);       /* f's entry probe, after f(4) */
 	pair_finish(p);
+	cr_expect_str_eq(t.s, "e1000 e1010 e1020");
+	memset(&t, 0, sizeof(t));
 	pair_foreach_open(p, note_lost, &t);
 	cr_expect_str_eq(t.s, "lost open lost");
 	pair_free(p);
@@ -775,21 +790,21 @@ Test(pair, returns_are_held_for_hold_ns_and_released_in_file_order)
 	struct tape t = { 0 };
 	struct pair_counts c;
 
-	put(p, 1, 100, 1, 1);
-	cr_expect_eq(drain(p, &t), 1, "an entry goes at once");
-	put(p, 2, 200, 1, 1);
-	put(p, 1, 300, 1, 2);
-	put(p, 5, 1199, 2, 0);
+	put(p, &t, 1, 100, 1, 1);
+	cr_expect_str_eq(t.s, "e100", "an entry goes at once");
+	put(p, &t, 2, 200, 1, 1);
+	put(p, &t, 1, 300, 1, 2);
+	put(p, &t, 5, 1199, 2, 0);
 	cr_expect_eq(drain(p, &t), 0);
 	pair_counts(p, &c);
 	cr_expect_eq(c.held, 3);
 	lose(p, 3, 0, 1100, 1200, 1);       /* a drop record's time counts too */
 	cr_expect_eq(drain(p, &t), 3);
 	cr_expect_str_eq(t.s, "e100 r200<100 e300 e1199");
-	put(p, 2, 1300, 1, 2);
-	put(p, 1, 2299, 1, 3);
+	put(p, &t, 2, 1300, 1, 2);
+	put(p, &t, 1, 2299, 1, 3);
 	cr_expect_eq(drain(p, &t), 0);
-	put(p, 1, 2300, 1, 4);
+	put(p, &t, 1, 2300, 1, 4);
 	cr_expect_eq(drain(p, &t), 3);
 	cr_expect_str_eq(t.s, "e100 r200<100 e300 e1199 r1300<300 e2299 e2300");
 	pair_counts(p, &c);
@@ -805,16 +820,16 @@ Test(pair, long_drop_spans_lengthen_the_hold)
 	struct tape t = { 0 };
 
 	lose(p, 5, 0, 10000, 15000, 1);     /* a 5000 ns span */
-	put(p, 1, 20000, 1, 1);
-	put(p, 2, 20100, 1, 1);
-	put(p, 5, 25000, 1, 0);
+	put(p, &t, 1, 20000, 1, 1);
+	put(p, &t, 2, 20100, 1, 1);
+	put(p, &t, 5, 25000, 1, 0);
 	drain(p, &t);
 	cr_expect_str_eq(t.s, "e20000", "held 10000, not 1000");
 	lose(p, 2, 0, 20050, 29000, 1);     /* 8950 ns: now held 17900 */
-	put(p, 5, 37999, 1, 0);
+	put(p, &t, 5, 37999, 1, 0);
 	drain(p, &t);
 	cr_expect_str_eq(t.s, "e20000");
-	put(p, 5, 38000, 1, 0);
+	put(p, &t, 5, 38000, 1, 0);
 	drain(p, &t);
 	cr_expect_str_eq(t.s, "e20000 l20000 r20100! e25000 e37999 e38000");
 	pair_free(p);
@@ -828,16 +843,14 @@ Test(pair, hold_bytes_bound_memory_and_late_records_are_counted)
 	struct pairer *p = pair_new(&lim);
 	struct tape t = { 0 };
 	struct pair_counts c;
-	int released = 0;
-
 	pair_probes(p, pp, 6);
 	/* 100000 calls of 10 ns, 1 us apart: 100 ms of trace, 1000 times
 	 * more than the hold bytes keep */
 	for (int i = 0; i < 100000; i++) {
-		put(p, 1, 1000 + (uint64_t)i * 1000, 1, i);
-		put(p, 2, 1010 + (uint64_t)i * 1000, 1, i);
+		put(p, &t, 1, 1000 + (uint64_t)i * 1000, 1, i);
+		put(p, &t, 2, 1010 + (uint64_t)i * 1000, 1, i);
 		t.s[0] = 0;
-		released += drain(p, &t);
+		drain(p, &t);
 		pair_counts(p, &c);
 		cr_assert_leq(c.held * 64, 2 * lim.hold_bytes, "held %llu events",
 			      (unsigned long long)c.held);
@@ -855,8 +868,8 @@ Test(pair, hold_bytes_bound_memory_and_late_records_are_counted)
 	cr_expect_eq(c.late, 1);
 	pair_finish(p);
 	t.s[0] = 0;
-	released += drain(p, &t);
-	cr_expect_eq(released, 200000);
+	drain(p, &t);
+	cr_expect_eq(t.released, 200000);
 	pair_counts(p, &c);
 	cr_expect_eq(c.paired + c.lost_returns, 100000);
 	cr_expect_eq(c.lost_returns, 1);
@@ -874,40 +887,66 @@ Test(pair, loss_spans_are_bounded)
 
 	for (uint64_t i = 0; i < 100; i++)
 		lose(p, 2, 0, 10000 * i + 1000, 10000 * i + 2000, 1);
-	put(p, 1, 5000, 1, 1);             /* between the first two: merged */
-	put(p, 2, 5100, 1, 1);
-	put(p, 1, 995000, 1, 2);           /* between the last two: exact */
-	put(p, 2, 995100, 1, 2);
-	put(p, 1, 991500, 2, 3);           /* in the last but one */
-	put(p, 2, 991600, 2, 3);
+	put(p, &t, 1, 5000, 1, 1);             /* between the first two: merged */
+	put(p, &t, 2, 5100, 1, 1);
+	put(p, &t, 1, 995000, 1, 2);           /* between the last two: exact */
+	put(p, &t, 2, 995100, 1, 2);
+	put(p, &t, 1, 991500, 2, 3);           /* in the last but one */
+	put(p, &t, 2, 991600, 2, 3);
 	pair_finish(p);
 	drain(p, &t);
 	cr_expect_str_eq(t.s, "e5000 l5000 r5100! e995000 r995100<995000 e991500 l991500 r991600!");
 	pair_free(p);
 }
 
-/* Folded stacks and stats count only the pairs that stand: a lost call
- * adds no time and no latency, and stats counts it apart. */
-Test(pair, folded_and_stats_leave_lost_calls_out)
+/* Feeds the events pairing releases to folded stacks and stats. */
+static void consume(struct pairer *p, struct folded *f, struct stats *s)
 {
-	struct pairer *p = lossy(1000);
-	struct folded *f = folded_new(0);
-	struct stats *s = stats_new(NULL, NULL, 0);
-	struct buf b = BUF_INIT;
 	struct report_event e;
 
-	put(p, 1, 1000, 1, 1);             /* f(1) */
-	put(p, 3, 1100, 1, 2);             /*   g(2): 100 */
-	put(p, 4, 1200, 1, 2);
-	put(p, 3, 1300, 1, 3);             /*   g(3): lost */
-	put(p, 4, 1400, 1, 3);
-	put(p, 2, 2000, 1, 1);             /* f(1): 1000 */
-	lose(p, 3, 0, 1250, 1350, 1);
-	pair_finish(p);
 	while (pair_next(p, &e)) {
 		folded_call(f, p, NULL, &e, true);
 		stats_event(s, &e);
 	}
+}
+
+/* Folded stacks and stats count only the pairs that stand: a lost call
+ * adds no time and no latency, and stats counts it apart. */
+Test(pair, folded_and_stats_leave_lost_calls_out)
+{
+	const struct pair_limits lim = { .hold_ns = 1000, .unordered = true };
+	struct pairer *p = pair_new(&lim);
+	struct folded *f = folded_new(0);
+	struct stats *s = stats_new(NULL, NULL, 0);
+	struct buf b = BUF_INIT;
+	static const struct { uint32_t probe; uint64_t ts; } evs[] = {
+		{ 1, 1000 },                   /* f(1): 1000 */
+		{ 3, 1100 }, { 4, 1200 },      /*   g(2): 100 */
+		{ 3, 1300 }, { 4, 1400 },      /*   g(3): lost */
+		{ 2, 2000 },
+	};
+
+	pair_probes(p, pp, 6);
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		struct report_event e = { .ev = &ev, .probe = &probes[evs[i].probe - 1] };
+		memset(&ev, 0, sizeof(ev));
+		ev.ts_ns = evs[i].ts;
+		ev.probe_id = evs[i].probe;
+		ev.kind = probes[evs[i].probe - 1].kind;
+		ev.pid = 10;
+		ev.tid = 11;
+		ev.goid = 1;
+		const bool now = pair_push(p, &e);
+		cr_expect_eq(now, ev.kind == GTR_KIND_ENTRY, "unordered: entries go at once");
+		consume(p, f, s);
+		if (now) {
+			folded_call(f, p, NULL, &e, true);
+			stats_event(s, &e);
+		}
+	}
+	lose(p, 3, 0, 1250, 1350, 1);
+	pair_finish(p);
+	consume(p, f, s);
 	folded_write(f, &b);
 	/* f's self time keeps the lost g(3)'s 100, as for an unwound call */
 	cr_expect_str_eq(buf_cstr(&b), "main.f 900\nmain.f;main.g 100\n");
@@ -973,12 +1012,13 @@ Test(pair, held_events_are_copied_whole)
 		}
 		ev.stack = st;
 		ev.nstack = 3;
-		pair_push(p, &in);
+		/* the first entry: nothing held yet, it goes at once */
+		cr_expect_eq(pair_push(p, &in), i == 0);
 		memset(&ev, 0, sizeof(ev));
 		ts += 10;
 	}
 	pair_finish(p);
-	for (int i = 0; i < 20; i++) {
+	for (int i = 1; i < 20; i++) {
 		cr_assert(pair_next(p, &e), "event %d", i);
 		cr_expect_eq(e.ev->ts_ns, 100 + 10 * (uint64_t)i);
 		cr_expect_str_eq(e.comm, "worker");
@@ -1004,5 +1044,34 @@ Test(pair, held_events_are_copied_whole)
 	}
 	cr_expect(!pair_next(p, &e));
 #undef BIG
+	pair_free(p);
+}
+
+/* unordered: entries of tracked functions go out at once, ahead of held
+ * returns; events of untracked functions keep their place; the verdicts
+ * are the same. */
+Test(pair, unordered_entries_go_at_once)
+{
+	const struct pair_limits lim = { .hold_ns = 1000, .unordered = true };
+	struct pairer *p = pair_new(&lim);
+	struct tape t = { 0 };
+	struct pair_counts c;
+
+	pair_probes(p, pp, 6);
+	put(p, &t, 1, 100, 1, 1);
+	put(p, &t, 2, 200, 1, 1);
+	put(p, &t, 1, 300, 1, 2);
+	put(p, &t, 5, 310, 1, 0);           /* h: no return probe, waits */
+	put(p, &t, 1, 400, 1, 3);
+	put(p, &t, 2, 500, 1, 3);
+	cr_expect_str_eq(t.s, "e100 e300 e400");
+	lose(p, 2, 0, 350, 450, 1);
+	pair_finish(p);
+	drain(p, &t);
+	cr_expect_str_eq(t.s, "e100 e300 e400 r200<100 e310 l400 r500!");
+	pair_counts(p, &c);
+	/* f(2), open at the end, lost too: f lost events after its entry */
+	cr_expect(c.paired == 1 && c.lost_returns == 1 && c.lost_entries == 2 && c.open == 1 &&
+		  c.lost_open == 1);
 	pair_free(p);
 }
