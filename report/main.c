@@ -335,6 +335,9 @@ struct run {
 	struct rtime since_t, until_t;
 	uint64_t records, matched;
 	bool stop;
+	bool werr;                 /* output could not be written */
+	bool lean;                 /* --count of events: no names, no pairing */
+	unsigned uses;             /* FILTER_USES_* of all filters */
 	struct exit_rec *exits;    /* process exits, by pid then time */
 	uint32_t nexits;
 	uint64_t open_end, exited_end; /* calls open at the end: still open, exited */
@@ -386,10 +389,11 @@ static void put_unfinished(struct run *run, const struct report_event *oe, uint6
 		run->stop = true;
 }
 
-/* pair_foreach_unwound(): a call closed over by an outer return. */
+/* pair_foreach_unwound(): a call closed over by an outer return, or the
+ * entry of a return shown alone because of losses. */
 static void put_unwound(void *arg, const struct report_event *e, uint64_t end_ns)
 {
-	put_unfinished(arg, e, end_ns, "unwound");
+	put_unfinished(arg, e, end_ns, e->lost ? "lost" : "unwound");
 }
 
 static int exit_cmp(const void *a, const void *b)
@@ -440,7 +444,9 @@ static void put_open(void *arg, const struct report_event *e, uint64_t end_ns)
 	const uint64_t exit_ns = exit_after(run, e->ev->pid, e->ev->ts_ns);
 
 	(void)end_ns;
-	if (exit_ns) {
+	if (e->lost)    /* its return may be among lost events */
+		put_unfinished(run, e, e->ev->ts_ns, "lost");
+	else if (exit_ns) {
 		run->exited_end++;
 		put_unfinished(run, e, exit_ns, "exited");
 	} else {
@@ -515,6 +521,68 @@ static int refresh_probes(struct run *run, const struct gtr_probe ***probes, uin
 	return 0;
 }
 
+/*
+ * Everything done with one event once pairing has released it (in file
+ * order, with its final pairing), or at once when it is not paired. false
+ * when output cannot be written.
+ */
+static bool emit(struct run *run, struct report_event *e)
+{
+	const struct env *env = run->env;
+	const struct gtr_event *ev = e->ev;
+	uint64_t real;
+
+	e->t0_ns = run->t0;
+	if (!run->lean || (run->uses & FILTER_USES_BINARY))
+		e->binary = binary_path(run->r, e->probe);
+	if (env->time_wall && !gtr_reader_realtime(run->r, ev->ts_ns, &real))
+		e->real_ns = real;
+	/* calls this return closed over: a recovered panic unwound them (or
+	 * it is shown alone as lost: its entry, alone too) */
+	if (ev->kind == GTR_KIND_RETURN)
+		pair_foreach_unwound(run->pair, put_unwound, run);
+	if (run->stop)
+		return true;
+	const bool kept = keep(run, e);
+	/* every paired return, kept or not: its time is its caller's
+	 * callee time */
+	if (run->folded)
+		folded_call(run->folded, run->pair, run->out, e, kept);
+	if (!kept)
+		return true;
+	/* --calls --count counts calls: an entry that will have a
+	 * return (or end unfinished) is counted then */
+	if (env->count && env->calls && ev->kind == GTR_KIND_ENTRY && e->tracked)
+		return true;
+	run->matched++;
+	if (env->count) {
+		if (env->limit && run->matched >= env->limit)
+			run->stop = true;
+	} else if (run->stats) {
+		stats_event(run->stats, e);
+	} else if (!run->folded) {	/* folded: folded_call() above */
+		run->records += (uint64_t)output_put(run->out, &run->buf, e);
+		if (env->limit && run->records >= env->limit)
+			run->stop = true;
+	}
+	if (run->buf.len >= FLUSH_AT && !write_out(&run->buf)) {
+		run->werr = true;
+		return false;
+	}
+	return true;
+}
+
+/* Emits what pairing can release now. false when output cannot be written. */
+static bool drain(struct run *run)
+{
+	struct report_event e;
+
+	while (!run->stop && pair_next(run->pair, &e))
+		if (!emit(run, &e))
+			return false;
+	return true;
+}
+
 static int run_pass(struct env *env)
 {
 	struct run run = { .env = env, .since = INT64_MIN, .until = INT64_MAX };
@@ -573,7 +641,13 @@ static int run_pass(struct env *env)
 		fprintf(stderr, PROG ": %s\n", gtr_reader_error(run.r));
 		goto out;
 	}
-	run.pair = pair_new(&env->lim);
+	/* entries of paired functions show nothing in the call view, Chrome
+	 * and folded, and stats and counts need no order: they need not wait
+	 * behind the returns pairing holds */
+	struct pair_limits lim = env->lim;
+	lim.unordered = env->stats || env->calls || env->count || env->format == OUTPUT_CHROME ||
+			env->format == OUTPUT_FOLDED;
+	run.pair = pair_new(&lim);
 	if (refresh_probes(&run, &probes, &np))
 		goto out;
 
@@ -613,6 +687,8 @@ static int run_pass(struct env *env)
 	for (uint32_t i = 0; i < np; i++)
 		any_return |= probes[i]->kind == GTR_KIND_RETURN;
 	lean = env->count && !env->stats && !env->calls;
+	run.lean = lean;
+	run.uses = uses;
 	if (env->stats)
 		run.stats = stats_new(run.by, env->by, 0);
 	else if (env->format == OUTPUT_FOLDED)
@@ -648,6 +724,10 @@ static int run_pass(struct env *env)
 				suppressed += drop.count;
 			else
 				lost += drop.count;
+			/* calls held for it may now be decided */
+			pair_drop(run.pair, &drop);
+			if (!drain(&run))
+				break;
 			continue;
 		}
 		if (item != GTR_ITEM_EVENT)
@@ -681,48 +761,26 @@ static int run_pass(struct env *env)
 				: gtr_reader_comm(run.r, ev.pid, ev.tid),
 			.t0_ns = run.t0,
 		};
-		if (!lean || (uses & FILTER_USES_BINARY))
-			e.binary = binary_path(run.r, e.probe);
-		uint64_t real;
-		if (env->time_wall && !gtr_reader_realtime(run.r, ev.ts_ns, &real))
-			e.real_ns = real;
+		/* pairing holds events until the drop records that may
+		 * concern them are read, and releases them in file order */
 		if (!lean || (uses & FILTER_USES_LATENCY) ||
 		    ((uses & FILTER_USES_VALUES) && ev.kind == GTR_KIND_RETURN) ||
 		    (uses & FILTER_USES_VALUES && any_return)) {
-			pair_event(run.pair, &e);
-			/* calls this return closed over: a recovered panic
-			 * unwound them */
-			if (ev.kind == GTR_KIND_RETURN)
-				pair_foreach_unwound(run.pair, put_unwound, &run);
+			const bool now = pair_push(run.pair, &e);
+			if (!drain(&run) || (now && !emit(&run, &e)))
+				break;
+		} else if (!emit(&run, &e)) {
+			break;
 		}
 		if (run.stop)
 			break;
-		const bool kept = keep(&run, &e);
-		/* every paired return, kept or not: its time is its caller's
-		 * callee time */
-		if (run.folded)
-			folded_call(run.folded, run.pair, run.out, &e, kept);
-		if (!kept)
-			continue;
-		/* --calls --count counts calls: an entry that will have a
-		 * return (or end unfinished) is counted then */
-		if (env->count && env->calls && ev.kind == GTR_KIND_ENTRY && e.tracked)
-			continue;
-		run.matched++;
-		if (env->count) {
-			if (env->limit && run.matched >= env->limit)
-				run.stop = true;
-		} else if (run.stats) {
-			stats_event(run.stats, &e);
-		} else if (!run.folded) {	/* folded: folded_call() above */
-			run.records += (uint64_t)output_put(run.out, &run.buf, &e);
-			if (env->limit && run.records >= env->limit)
-				run.stop = true;
-		}
-		if (run.buf.len >= FLUSH_AT && !write_out(&run.buf))
-			break;
 		if (prog.on && !(nevents & 0xffff))
 			progress_draw(&prog, false, false);
+	}
+	if (!run.stop && !run.werr) {
+		/* the end: every loss is known, the held events go out */
+		pair_finish(run.pair);
+		drain(&run);
 	}
 	if (prog.on && !run.stop)
 		progress_draw(&prog, true, true);
@@ -780,15 +838,26 @@ static int run_pass(struct env *env)
 			"read up to its last complete frame\n", env->name);
 	struct pair_counts pc;
 	pair_counts(run.pair, &pc);
-	if (at_end && !env->count && (pc.unpaired_returns || pc.abandoned || pc.open || pc.dropped))
+	const uint64_t open = pc.open - pc.lost_open;  /* lost: counted below */
+	if (at_end && !env->count && (pc.unpaired_returns || pc.abandoned || open || pc.dropped))
 		fprintf(stderr, PROG ": note: %" PRIu64 " call(s) paired; unpaired: %" PRIu64
 			" return(s) without entry, %" PRIu64 " entr%s without return (%" PRIu64
 			" unwound by a panic: closed over by an outer return, %" PRIu64
 			" in a process that exited, %" PRIu64 " still open at the end), %" PRIu64
 			" entr%s not tracked (--max-depth/--max-goroutines)\n",
-			pc.paired, pc.unpaired_returns, pc.open + pc.abandoned,
-			pc.open + pc.abandoned == 1 ? "y" : "ies", pc.abandoned, run.exited_end,
+			pc.paired, pc.unpaired_returns, open + pc.abandoned,
+			open + pc.abandoned == 1 ? "y" : "ies", pc.abandoned, run.exited_end,
 			run.open_end, pc.dropped, pc.dropped == 1 ? "y" : "ies");
+	if (at_end && !env->count && (pc.lost_returns || pc.lost_entries))
+		fprintf(stderr, PROG ": note: %" PRIu64 " return(s) and %" PRIu64 " entr%s shown alone "
+			"as 'lost', not paired: events of their function were lost or suppressed while "
+			"they ran, so the other half may be another call's\n",
+			pc.lost_returns, pc.lost_entries, pc.lost_entries == 1 ? "y" : "ies");
+	if (at_end && pc.late)
+		fprintf(stderr, PROG ": warning: %" PRIu64 " drop record(s) of %s came after calls "
+			"their losses may concern had been shown as paired (calls are held for the drop "
+			"records up to 2 s of trace after their return, 128 MiB at most); those calls may "
+			"be paired wrongly\n", pc.late, env->name);
 	if (output_csv_cut(run.out))
 		fprintf(stderr, PROG ": warning: %" PRIu64 " value(s) left out of CSV: events of probes described after the start had more values than the %u columns\n",
 			output_csv_cut(run.out), maxvals);
