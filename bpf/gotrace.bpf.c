@@ -152,6 +152,10 @@ static __always_inline __u64 read_goid(struct pt_regs *regs,
 	} else {
 		return 0;
 	}
+	/* goid's offset unknown: the g address stands for the goroutine
+	 * (unique among live goroutines; stacks move, g does not) */
+	if (plan->goid_off < 0)
+		return g;
 	if (!g || bpf_probe_read_user(&goid, sizeof(goid),
 				      (void *)(g + plan->goid_off)))
 		return 0;

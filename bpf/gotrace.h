@@ -111,7 +111,7 @@ struct gt_plan {
 	__u32 nfetch;
 	__u32 str_max;     /* captured bytes per string, <= GT_STR_MAX */
 	__u32 goid_mode;   /* enum gt_goid */
-	__s32 goid_off;    /* offset of goid in runtime.g */
+	__s32 goid_off;    /* offset of goid in runtime.g; -1: take g's address */
 	__u32 flags;       /* GT_P_* */
 	__u32 npred;       /* predicates, all must hold (<= GT_MAX_PRED) */
 	__u64 rate;        /* events per second kept, 0: no limit */

@@ -548,7 +548,8 @@ void gobin_describe(const struct gobin *b, struct gtr_binary *out)
 	out->go_version_source = (char *)b->version_source;
 	out->goid_offset = b->compiler == GOBIN_GC && b->arch == GOBIN_AMD64
 			   ? gobin_goid_offset(b) : -1;
-	out->goid_source = out->goid_offset >= 0 ? (char *)gobin_goid_source(b) : "";
+	out->goid_source = out->goid_offset >= 0 ? (char *)gobin_goid_source(b) :
+			   b->compiler == GOBIN_GC && b->arch == GOBIN_AMD64 ? "g" : "";
 }
 
 /* ------------------------------------------------------------ functions */
@@ -1262,6 +1263,11 @@ int gobin_goid_offset(const struct gobin *b)
 	if (b->goid_off != -2)
 		return b->goid_off;
 	mb->goid_source = "";
+	if (getenv("GOTRACE_NO_GOID_OFFSET")) {
+		/* tests: as for a binary where no source knows it */
+		mb->goid_off = -1;
+		return -1;
+	}
 	if (b->compiler == GOBIN_GC && b->has_dwarf) {
 		off = gobin_dwarf_goid_offset(mb);
 		if (off >= 0)

@@ -215,8 +215,10 @@ static void facts_text(const struct gobin *b, FILE *out)
 			fprintf(out, "goid         at runtime.g+%d (from %s)\n",
 				gobin_goid_offset(b), gobin_goid_source(b));
 		else
-			fprintf(out, "goid         unknown: goroutine ids are not "
-				"recorded and calls are paired by thread\n");
+			fprintf(out, "goid         offset unknown: %s\n",
+				gobin_arch(b) == GOBIN_AMD64
+				? "events carry the goroutine's g address instead"
+				: "goroutine ids are read on x86-64 only");
 	}
 	fprintf(out, "arch         %s, %s calling convention\n", d.arch, d.abi);
 	fprintf(out, "pie          %s\n", d.pie ? "yes" : "no");

@@ -652,20 +652,21 @@ static void plan_goid(struct probe *p)
 	p->plan.goid_mode = GT_GOID_NONE;
 	if (gobin_compiler(gb) == GOBIN_GC && !p->bin->goid_said &&
 	    (p->plan.goid_off < 0 || gobin_arch(gb) != GOBIN_AMD64)) {
-		/* said once per binary: events get goroutine id 0, and the
-		 * report pairs their calls by thread */
+		/* said once per binary */
 		p->bin->goid_said = true;
-		fprintf(stderr, "gotrace-record: %s: goroutine ids are not "
-			"recorded (%s); events get goid 0 and calls are paired "
-			"by thread\n", p->bin->path,
-			gobin_arch(gb) != GOBIN_AMD64
-				? "read on x86-64 only"
-				: "the offset of goid in runtime.g is unknown: "
-				  "no DWARF, a Go version the table does not "
-				  "know, and not found in the runtime's code");
+		if (gobin_arch(gb) != GOBIN_AMD64)
+			fprintf(stderr, "gotrace-record: %s: goroutine ids are "
+				"read on x86-64 only; events get goid 0 and "
+				"calls are paired by thread\n", p->bin->path);
+		else
+			fprintf(stderr, "gotrace-record: %s: the offset of goid "
+				"in runtime.g is unknown (no DWARF, a Go version "
+				"the table does not know, not found in the "
+				"runtime's code): events carry the goroutine's g "
+				"address as goid, which pairs calls by goroutine "
+				"but is not Go's goroutine id\n", p->bin->path);
 	}
-	if (p->plan.goid_off < 0 || gobin_compiler(gb) != GOBIN_GC ||
-	    gobin_arch(gb) != GOBIN_AMD64)
+	if (gobin_compiler(gb) != GOBIN_GC || gobin_arch(gb) != GOBIN_AMD64)
 		return;
 	/* R14 holds g only in ABIInternal code; ABI0 (assembly, old Go)
 	 * finds it at fs:-8. */

@@ -193,7 +193,7 @@ static void jnull(FILE *f, bool *first, const char *k)
 static const char *source_word(const char *s)
 {
 	static const char *const known[] = {
-		"buildinfo", "runtime.buildVersion", "DWARF", "table", "derived",
+		"buildinfo", "runtime.buildVersion", "DWARF", "table", "derived", "g",
 	};
 
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
@@ -582,6 +582,8 @@ static void print_text(FILE *f, const char *path, struct gtr_reader *r,
 		if (bi->goid_offset >= 0)
 			fprintf(f, "      goroutine ids from runtime.g+%" PRId32 " (offset from %s)\n",
 				bi->goid_offset, source_word(bi->goid_source));
+		else if (!strcmp(bi->goid_source, "g"))
+			fprintf(f, "      goroutine ids unknown (no goid offset): goid is the goroutine's g address\n");
 		else if (!strcmp(bi->compiler, "gc"))
 			fprintf(f, "      goroutine ids not recorded (goid 0): calls are paired by thread\n");
 	}

@@ -152,10 +152,12 @@ def loop_bin(gobuild):
     return gobuild("tests/fixtures/loop/main.go", "loop")
 
 
-def record(args, cwd=None, timeout=120, check=True):
-    """Runs gotrace-record with args; returns the CompletedProcess."""
+def record(args, cwd=None, timeout=120, check=True, env=None):
+    """Runs gotrace-record with args (and `env` added to the
+    environment); returns the CompletedProcess."""
     p = subprocess.run([RECORD, *args], cwd=cwd, capture_output=True,
-                       text=True, timeout=timeout)
+                       text=True, timeout=timeout,
+                       env=dict(os.environ, **env) if env else None)
     if check and p.returncode != 0:
         raise AssertionError("gotrace-record %s failed (%d):\n%s\n%s"
                              % (args, p.returncode, p.stdout, p.stderr))

@@ -207,10 +207,10 @@ def run_esbuild(exe, src, outfile, entry="entry.js"):
                           cwd=src, capture_output=True, text=True, timeout=60)
 
 
-def traced(exe, src, trace, outfile, entry="entry.js"):
+def traced(exe, src, trace, outfile, entry="entry.js", env=None):
     probes = [k + f for f in TRACED for k in ("p:", "r:")]
     return record(["-q", "-o", trace, *probes, "--", exe, entry, "--bundle",
-                   "--outfile=" + outfile], cwd=src, check=False)
+                   "--outfile=" + outfile], cwd=src, check=False, env=env)
 
 
 def jsonl(trace, *args):
@@ -218,7 +218,12 @@ def jsonl(trace, *args):
     return [json.loads(l) for l in p.stdout.splitlines()], p.stderr
 
 
-def test_bundling_traced_by_goroutine(release, tmp_path):
+@pytest.mark.parametrize("goid_from", ["offset", "g"])
+def test_bundling_traced_by_goroutine(release, tmp_path, goid_from):
+    """With goid's offset known (table), and as for a Go release where no
+    source knows it (GOTRACE_NO_GOID_OFFSET): then each goroutine's g
+    address stands for it, and calls still pair by goroutine."""
+    env = {"GOTRACE_NO_GOID_OFFSET": "1"} if goid_from == "g" else None
     src = tmp_path / "src"
     src.mkdir()
     write_sources(src)
@@ -227,11 +232,12 @@ def test_bundling_traced_by_goroutine(release, tmp_path):
     plain = run_esbuild(release.path, src, "plain.js")
     assert plain.returncode == 0, plain.stderr
     trace = str(tmp_path / "t.gtr")
-    p = traced(release.path, src, trace, "traced.js")
+    p = traced(release.path, src, trace, "traced.js", env=env)
     assert p.returncode == 0, p.stderr
     assert (src / "traced.js").read_bytes() == (src / "plain.js").read_bytes()
     bad_plain = run_esbuild(release.path, src, "bad-plain.js", "bad.js")
-    bad = traced(release.path, src, str(tmp_path / "bad.gtr"), "bad-traced.js", "bad.js")
+    bad = traced(release.path, src, str(tmp_path / "bad.gtr"), "bad-traced.js", "bad.js",
+                 env=env)
     assert bad_plain.returncode == bad.returncode == 1
     assert "error" in bad_plain.stderr.lower() and bad_plain.stderr in bad.stderr
     assert not (src / "bad-plain.js").exists() and not (src / "bad-traced.js").exists()
@@ -248,10 +254,15 @@ def test_bundling_traced_by_goroutine(release, tmp_path):
         len(zero), len(evs), zero[0])
     parse_goids = [e["goid"] for e in evs if e["func"] == PARSE and e["kind"] == "entry"]
     assert len(parse_goids) >= MODULES + 1   # entry.js, the modules (and esbuild's runtime)
-    assert len(set(parse_goids)) == len(parse_goids), parse_goids
+    if goid_from == "offset":
+        assert len(set(parse_goids)) == len(parse_goids), parse_goids
+    else:
+        # a g is reused by a later goroutine once its own has ended
+        assert len(set(parse_goids)) > 1, parse_goids
     goids = {e["goid"] for e in evs}
     for f in (PARSE_STMT, NEXT):
-        assert len({e["goid"] for e in evs if e["func"] == f}) >= MODULES + 1
+        assert len({e["goid"] for e in evs if e["func"] == f}) >= \
+            (MODULES + 1 if goid_from == "offset" else 2)
 
     # Per goroutine, in time order, calls nest: each return closes the
     # innermost open call, which is of its function, and none stays open.
@@ -276,3 +287,10 @@ def test_bundling_traced_by_goroutine(release, tmp_path):
     assert collections.Counter(c["status"] for c in calls) == {"returned": pairs}
     assert "unpaired" not in err and "without entry" not in err, err
     assert {c["goid"] for c in calls} == goids
+    b = json.loads(report(["info", "--json", trace]).stdout)["binaries"][0]
+    if goid_from == "g":
+        assert (b["goid_offset"], b["goid_source"]) == (None, "g")
+        assert min(goids) > 1 << 16          # addresses, not Go's small ids
+    else:
+        assert (b["goid_offset"], b["goid_source"]) == (
+            GOID_OFFSET[int(release.go.split(".")[1])], "table")
