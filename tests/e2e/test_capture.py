@@ -346,3 +346,23 @@ def test_slice_elements_by_the_binarys_word_size(gobuild, tmp_path, goarch):
     assert ev["args"]["xs"] == [1, 2, 3]
     assert ev["args"]["bs"] == [-1, 1 << 40]
     assert ev["args"]["ps"] == [7]
+
+
+def test_closures_and_method_values(gobuild, tmp_path):
+    """A closure (main.main.func1, its captured variable in the closure
+    context) and a method called through a method value: their arguments
+    and results as Go passed them, named as Go names them."""
+    exe = gobuild("tests/fixtures/closures/main.go", "closures", "-gcflags=-l")
+    trace = str(tmp_path / "c.gtr")
+    p = record(["-q", "-o", trace, "main.main.func1", "r:main.main.func1",
+                "main.(*counter).add", "r:main.(*counter).add", "--", exe])
+    assert p.stdout == "%d\n" % (3 * 102 + 3 + 5 + 11)
+    evs = jsonl(trace)
+    f = [e for e in evs if e["func"] == "main.main.func1"]
+    assert [(e["args"]["x"], e["args"]["s"]) for e in f if e["kind"] == "entry"] == \
+        [(0, "ab"), (1, "ab"), (2, "ab")]
+    assert [e["goargs"][0] for e in f if e["kind"] == "return"] == [102, 103, 104]
+    a = [e for e in evs if e["func"] == "main.(*counter).add"]
+    assert [e["args"]["k"] for e in a if e["kind"] == "entry"] == [5, 6]
+    assert [e["goargs"][0] for e in a if e["kind"] == "return"] == [5, 11]
+    assert len({e["goid"] for e in evs}) == 1 and evs[0]["goid"] > 0
