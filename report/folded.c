@@ -259,14 +259,17 @@ static void gor_del(struct folded *f, uint32_t i)
 	f->gcount--;
 }
 
-uint64_t folded_self(struct folded *f, const struct report_event *e)
+/*
+ * A return of goroutine (ev->pid, ev's key) closed the call at depth `d`:
+ * takes the time of the calls returned under it (and under those it
+ * closed over) and adds `latency` to its caller's, or, when the call is
+ * not counted (`lost`, latency unknown), that time: its callees are still
+ * its caller's callees. Returns the time taken.
+ */
+static uint64_t close_at(struct folded *f, const struct gtr_event *ev, uint32_t d,
+			 uint64_t latency, bool lost)
 {
-	const struct gtr_event *ev = e->ev;
-
-	if (!e->entry || !ev || ev->kind != GTR_KIND_RETURN)
-		return 0;
 	const uint64_t key = ev->goid ? ev->goid : (uint64_t)ev->tid | 1ull << 63;
-	const uint32_t d = e->depth;
 	uint64_t children = 0;
 	uint32_t i = 0;
 	struct fgor *g = NULL;
@@ -285,14 +288,14 @@ uint64_t folded_self(struct folded *f, const struct report_event *e)
 		if (g->top > d)
 			g->top = d;
 	}
-	const uint64_t self = e->latency_ns > children ? e->latency_ns - children : 0;
-
 	if (!d) {
 		/* the outermost call returned: nothing left to account */
 		if (g)
 			gor_del(f, i);
-		return self;
+		return children;
 	}
+	if (lost && !children)
+		return 0;
 	if (!g) {
 		if ((f->gcount + 1) * 2 > f->gcap)
 			gor_rehash(f, f->gcap ? f->gcap * 2 : 64);
@@ -315,8 +318,18 @@ uint64_t folded_self(struct folded *f, const struct report_event *e)
 		g->child[k] = 0;
 	if (g->top < d)
 		g->top = d;
-	g->child[d - 1] += e->latency_ns;
-	return self;
+	g->child[d - 1] += lost ? children : latency;
+	return children;
+}
+
+uint64_t folded_self(struct folded *f, const struct report_event *e)
+{
+	const struct gtr_event *ev = e->ev;
+
+	if (!e->entry || !ev || ev->kind != GTR_KIND_RETURN)
+		return 0;
+	const uint64_t children = close_at(f, ev, e->depth, e->latency_ns, false);
+	return e->latency_ns > children ? e->latency_ns - children : 0;
 }
 
 void folded_call(struct folded *f, struct pairer *p, const struct output *o,
@@ -325,9 +338,15 @@ void folded_call(struct folded *f, struct pairer *p, const struct output *o,
 	uint32_t n;
 	uint64_t pair_self;
 	const uint32_t *fids = pair_last_stack(p, &n, &pair_self);
+	uint32_t d;
 
-	if (!fids || !e->entry)
+	if (!fids || !e->entry) {
+		/* a return shown as lost still closed a call: the calls
+		 * returned under it are its caller's callees */
+		if (e->lost && pair_last_closed(p, &d))
+			close_at(f, e->ev, d, 0, true);
 		return;
+	}
 	const uint64_t self = folded_self(f, e);
 	if (!count)
 		return;

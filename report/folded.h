@@ -50,8 +50,11 @@ uint64_t folded_dropped(const struct folded *f);
 uint64_t folded_self(struct folded *f, const struct report_event *e);
 
 /*
- * Feeds event `e` right after pair_event(p, e), whatever the filters say
- * (only paired returns matter; others are ignored): accounts its time with
+ * Feeds event `e` right after pair_event(p, e) or pair_next(p, e),
+ * whatever the filters say (only returns that closed a call matter; others
+ * are ignored): a return shown as lost (e->lost) counts nothing, and the
+ * time of the paired calls under the call it closed goes to its caller's
+ * callees (as for a call it closed over). A paired return: accounts its time with
  * folded_self() and, when `count` (it passed the filters and the time
  * window), adds its self time to its stack: the recorded user stack, the
  * entry's else the return's, root first, each frame named by output_frame()

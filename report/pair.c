@@ -1023,6 +1023,14 @@ const uint32_t *pair_last_stack(struct pairer *p, uint32_t *n, uint64_t *self_ns
 	return (const uint32_t *)((const uint8_t *)p->cur + p->cur->fids_off);
 }
 
+bool pair_last_closed(const struct pairer *p, uint32_t *depth)
+{
+	if (!p->cur || p->cur->kind != H_PAIRED || !p->cur_lost)
+		return false;
+	*depth = p->cur->depth;
+	return true;
+}
+
 /* Calls `cb` for frame `f` at `depth`, rebuilt into p->uentry. */
 static void frame_cb(struct pairer *p, uint32_t pid, uint64_t goid, const struct frame *f,
 		     uint32_t depth, uint64_t end_ns, bool lost,

@@ -150,6 +150,14 @@ void pair_finish(struct pairer *p);
  */
 const uint32_t *pair_last_stack(struct pairer *p, uint32_t *n, uint64_t *self_ns);
 
+/*
+ * After pair_next() or pair_event() released a return shown as lost that
+ * closed open calls (its would-be entry, and those above it): true, and
+ * the depth of that entry in *depth (calls open below it). false after any
+ * other event.
+ */
+bool pair_last_closed(const struct pairer *p, uint32_t *depth);
+
 /* Symbol of function `fid` ("" when unknown). */
 const char *pair_func_name(const struct pairer *p, uint32_t fid);
 

@@ -1075,3 +1075,32 @@ Test(pair, unordered_entries_go_at_once)
 		  c.lost_open == 1);
 	pair_free(p);
 }
+
+/* A return shown as lost still closed a call: the paired calls made under
+ * it are its caller's callees, not those of the next call at its depth. */
+Test(pair, folded_passes_the_callees_of_a_lost_call_up)
+{
+	struct pairer *p = lossy(1000);
+	struct folded *f = folded_new(0);
+	struct stats *s = stats_new(NULL, NULL, 0);
+	struct tape t = { 0 };
+	struct buf b = BUF_INIT;
+
+	put(p, &t, 1, 1000, 1, 1);         /* f */
+	put(p, &t, 3, 1100, 1, 2);         /*   g: lost */
+	put(p, &t, 3, 1200, 1, 3);         /*     g: 50 */
+	put(p, &t, 4, 1250, 1, 3);
+	put(p, &t, 4, 1500, 1, 2);
+	put(p, &t, 3, 1600, 1, 4);         /*   g: 100 */
+	put(p, &t, 4, 1700, 1, 4);
+	put(p, &t, 2, 2000, 1, 1);         /* f: 1000 */
+	lose(p, 4, 0, 1300, 1400, 1);
+	pair_finish(p);
+	consume(p, f, s);
+	folded_write(f, &b);
+	cr_expect_str_eq(buf_cstr(&b), "main.f 850\nmain.f;main.g 100\nmain.f;main.g;main.g 50\n");
+	buf_free(&b);
+	stats_free(s);
+	folded_free(f);
+	pair_free(p);
+}
