@@ -50,38 +50,83 @@ static int read_op(struct lexer *l)
 	return -1;
 }
 
-/* Reads an integer constant (decimal, 0x hex, negative, true/false). */
-static int read_const(struct lexer *l, unsigned long long *v)
+/* The value of digit c in `base` (10 or 16), or -1. */
+static int digit_value(int c, int base)
 {
-	const char *s;
-	char *end;
-	int neg = 0;
+	static const char digits[] = "0123456789abcdef";
+	const char *d = c ? strchr(digits, tolower(c)) : NULL;
+
+	return d && d - digits < base ? (int)(d - digits) : -1;
+}
+
+/*
+ * Reads an integer constant as spec/FILTER.md writes them (and
+ * report/filter.c reads them): [-] decimal without leading zeros, or
+ * [-] 0x hex, from -2^63 to 2^64 - 1, followed by no letter, digit, '_'
+ * or '.'; true and false are 1 and 0.
+ * Returns 0 with the value's 64 bits in *v, 1 when no constant starts
+ * here (l->p unmoved), or -1 when a malformed one does: why[whylen] says
+ * what, and l->p points at the offending column.
+ */
+static int read_const(struct lexer *l, unsigned long long *v, char *why,
+		      size_t whylen)
+{
+	const char *s, *tok;
+	unsigned long long limit = ~0ull;
+	int neg = 0, base = 10;
 
 	skip_ws(l);
-	s = l->p;
-	if (!strncmp(s, "true", 4) && !isalnum((unsigned char)s[4])) {
+	s = tok = l->p;
+	if (!strncmp(s, "true", 4) && !isalnum((unsigned char)s[4]) && s[4] != '_') {
 		*v = 1;
 		l->p += 4;
 		return 0;
 	}
-	if (!strncmp(s, "false", 5) && !isalnum((unsigned char)s[5])) {
+	if (!strncmp(s, "false", 5) && !isalnum((unsigned char)s[5]) && s[5] != '_') {
 		*v = 0;
 		l->p += 5;
 		return 0;
 	}
 	if (*s == '-') {
 		neg = 1;
+		limit = 1ull << 63;         /* -2^63 */
 		s++;
 	}
 	if (!isdigit((unsigned char)*s))
+		return 1;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+		if (digit_value((unsigned char)*s, 16) < 0) {
+			l->p = s;
+			snprintf(why, whylen, "expected hex digits after '0x'");
+			return -1;
+		}
+	} else if (s[0] == '0' && isdigit((unsigned char)s[1])) {
+		l->p = s;
+		snprintf(why, whylen, "integer literal with a leading zero "
+			 "(write decimal without it, or hex as 0x...)");
 		return -1;
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	if (errno || isalnum((unsigned char)*end) || *end == '_')
+	}
+	for (*v = 0; digit_value((unsigned char)*s, base) >= 0; s++) {
+		const unsigned d = (unsigned)digit_value((unsigned char)*s, base);
+
+		if (*v > (limit - d) / (unsigned)base) {
+			l->p = tok;
+			snprintf(why, whylen, "integer literal out of range "
+				 "(-9223372036854775808..18446744073709551615)");
+			return -1;
+		}
+		*v = *v * (unsigned)base + d;
+	}
+	if (isalnum((unsigned char)*s) || *s == '_' || *s == '.') {
+		l->p = s;
+		snprintf(why, whylen, "unexpected '%c' in integer literal", *s);
 		return -1;
+	}
 	if (neg)
-		*v = (unsigned long long)-(long long)*v;
-	l->p = end;
+		*v = 0 - *v;                /* two's complement, -2^63 included */
+	l->p = s;
 	return 0;
 }
 
@@ -102,8 +147,10 @@ static int read_operand(struct lexer *l, char *name, size_t len, int *is_len)
 	while (isalnum((unsigned char)*l->p) || *l->p == '_' || *l->p == '.')
 		l->p++;
 	n = l->p - s;
-	if (!n || n >= len || isdigit((unsigned char)*s))
+	if (!n || n >= len || isdigit((unsigned char)*s)) {
+		l->p = s;
 		return -1;
+	}
 	memcpy(name, s, n);
 	name[n] = '\0';
 	if (*is_len) {
@@ -137,14 +184,17 @@ int pred_compile(const char *text, pred_resolve_fn resolve, void *ctx,
 		max = GT_MAX_PRED;
 	for (;;) {
 		unsigned long long c;
-		char name[128];
-		int is_len, op, idx;
+		char name[128], why[128];
+		int is_len, op, idx, rc;
 		enum gtr_type t;
 		const char *at;
 
 		skip_ws(&l);
 		at = l.p;
-		if (!read_const(&l, &c)) {
+		rc = read_const(&l, &c, why, sizeof(why));
+		if (rc < 0)
+			return refuse(&l, err, errlen, why);
+		if (rc == 0) {
 			/* constant OP operand */
 			if ((op = read_op(&l)) < 0)
 				return refuse(&l, err, errlen, "expected ==, !=, <, <=, > or >=");
@@ -152,7 +202,6 @@ int pred_compile(const char *text, pred_resolve_fn resolve, void *ctx,
 				return refuse(&l, err, errlen, "expected a captured value");
 			op = flip(op);
 		} else {
-			l.p = at;
 			if (read_operand(&l, name, sizeof(name), &is_len))
 				return refuse(&l, err, errlen, "expected a captured value");
 			if ((op = read_op(&l)) < 0)
@@ -160,7 +209,10 @@ int pred_compile(const char *text, pred_resolve_fn resolve, void *ctx,
 			skip_ws(&l);
 			if (*l.p == '"')
 				return refuse(&l, err, errlen, "strings are compared at report time");
-			if (read_const(&l, &c))
+			rc = read_const(&l, &c, why, sizeof(why));
+			if (rc < 0)
+				return refuse(&l, err, errlen, why);
+			if (rc > 0)
 				return refuse(&l, err, errlen, "expected an integer constant");
 		}
 		idx = resolve(ctx, name);

@@ -4,6 +4,8 @@
  * program can evaluate itself, so that hot functions spare the disk:
  * comparisons of captured values with integer constants, joined by &&.
  *   goarg1 == 42 && len(goarg2) > 100 && n != -1
+ * Constants are written as spec/FILTER.md writes integers (decimal without
+ * leading zeros, 0x hex, -2^63 to 2^64 - 1) or true/false.
  * Anything else is refused with a pointer to report-time filtering.
  */
 #ifndef GOTRACE_PRED_H

@@ -2,11 +2,45 @@
 /* Parser of probe specifications; grammar in spec/PROBES.md. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "probe.h"
+
+struct parser {
+	const char *text;      /* the probe as written */
+	char *err;
+	size_t errlen;
+};
+
+/* Sets the message "bad probe 'TEXT': WHAT at column N" (N of `at`). */
+static int fail(const struct parser *p, const char *at, const char *fmt, ...)
+{
+	char what[128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(p->err, p->errlen, "bad probe '%s': %s at column %zu",
+		 p->text, what, (size_t)(at - p->text) + 1);
+	return -EINVAL;
+}
+
+static int nomem(const struct parser *p)
+{
+	snprintf(p->err, p->errlen, "bad probe '%s': out of memory", p->text);
+	return -ENOMEM;
+}
+
+static const char *skip_ws(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	return s;
+}
 
 static char *dup_range(const char *s, size_t n)
 {
@@ -28,12 +62,48 @@ static char *dup_trimmed(const char *s, size_t n)
 	return dup_range(s, n);
 }
 
-static int fail(const char *text, size_t col, char *err, size_t errlen,
-		const char *what)
+/*
+ * Length of the item that starts at s and ends before `end`: up to the
+ * first ',' outside parentheses and double quotes ("$ptr(p, 16)" is one).
+ */
+static size_t item_len(const char *s, const char *end)
 {
-	snprintf(err, errlen, "bad probe '%s': %s at column %zu", text, what,
-		 col + 1);
-	return -EINVAL;
+	const char *q = s;
+	int depth = 0, quoted = 0;
+
+	for (; q < end && *q; q++) {
+		if (*q == '"' && (q == s || q[-1] != '\\'))
+			quoted = !quoted;
+		else if (!quoted && *q == '(')
+			depth++;
+		else if (!quoted && *q == ')')
+			depth--;
+		else if (!quoted && !depth && *q == ',')
+			break;
+	}
+	return (size_t)(q - s);
+}
+
+/* Adds the expression at[0..n), trimmed, to out->exprs. */
+static int add_expr(const struct parser *p, struct probe_spec *out,
+		    const char *at, size_t n)
+{
+	const char *a = at, *b = at + n;
+
+	while (a < b && isspace((unsigned char)*a))
+		a++;
+	while (b > a && isspace((unsigned char)b[-1]))
+		b--;
+	if (out->nexprs >= GTR_MAX_ARGS)
+		return fail(p, a, "too many expressions (at most %d)",
+			    GTR_MAX_ARGS);
+	if (a == b)
+		return fail(p, a, "empty expression");
+	out->exprs[out->nexprs] = dup_range(a, (size_t)(b - a));
+	if (!out->exprs[out->nexprs])
+		return nomem(p);
+	out->nexprs++;
+	return 0;
 }
 
 /* Unescapes a C-style string literal starting after the opening quote. */
@@ -73,206 +143,208 @@ static int parse_string(const char *s, size_t *used, char **out)
 }
 
 /*
- * Splits a signature off the function name: "main.greet(s string, n int)"
- * gives "main.greet" and "s string, n int". A group that follows a '.'
- * names a receiver ("net/http.(*conn).serve") and stays in the name.
+ * Whether the text in a function's parentheses, s[0..end), lists values
+ * to capture ("r.Method, r.URL.Path", "goarg1", "$ptr(p, 16)") rather
+ * than a signature ("s string, n int"): no item has a blank inside (a
+ * signature item is NAME TYPE), except a $ptr(...) item.
  */
-static void split_signature(struct probe_spec *p)
+static int is_capture_list(const char *s, const char *end)
 {
-	size_t n = strlen(p->func), i;
-	int depth = 0;
-
-	if (!n || p->func[n - 1] != ')')
-		return;
-	for (i = n; i-- > 0;) {
-		if (p->func[i] == ')')
-			depth++;
-		else if (p->func[i] == '(' && --depth == 0)
-			break;
-	}
-	if (depth || i == 0 || p->func[i - 1] == '.')
-		return;
-	p->sig = dup_trimmed(p->func + i + 1, n - i - 2);
-	p->func[i] = '\0';
-}
-
-/*
- * Whether the text in a function's parentheses lists values to capture
- * ("r.Method, r.URL.Path", "goarg1") rather than a signature ("s string,
- * n int"): no item has a blank inside (a signature item is NAME TYPE).
- */
-static int is_capture_list(const char *s)
-{
-	const char *p = s;
-
-	if (!*s)
+	if (s == end)
 		return 0;      /* "()": a signature without parameters */
-	while (*p) {
-		size_t n = 0, a = 0, b;
-		int d = 0;
+	while (s < end) {
+		const size_t n = item_len(s, end);
+		const char *a = s, *b = s + n, *q;
 
-		for (; p[n] && (d || p[n] != ','); n++)
-			d += p[n] == '(' ? 1 : p[n] == ')' ? -1 : 0;
-		b = n;
-
-		while (a < b && isspace((unsigned char)p[a]))
+		while (a < b && isspace((unsigned char)*a))
 			a++;
-		while (b > a && isspace((unsigned char)p[b - 1]))
+		while (b > a && isspace((unsigned char)b[-1]))
 			b--;
 		if (a == b)
 			return 0;
-		for (size_t i = a; i < b; i++)
-			if (isspace((unsigned char)p[i]) && p[a] != '$')
+		for (q = a; *a != '$' && q < b; q++)
+			if (isspace((unsigned char)*q))
 				return 0;
-		p += n + (p[n] == ',');
+		s += n + (s + n < end);
 	}
 	return 1;
+}
+
+/*
+ * Splits a signature or a capture list off the function name, which
+ * starts at `fn` in the probe's text: "main.greet(s string, n int)" gives
+ * "main.greet" and the signature "s string, n int"; "f(r.Method, n)" the
+ * expressions r.Method and n. A group that follows a '.' names a receiver
+ * ("net/http.(*conn).serve") and stays in the name.
+ */
+static int split_call(const struct parser *p, const char *fn,
+		      struct probe_spec *out)
+{
+	const size_t n = strlen(out->func);
+	const char *open, *close, *q;
+	size_t i;
+	int depth = 0, rc;
+
+	if (!n || out->func[n - 1] != ')')
+		return 0;
+	for (i = n; i-- > 0;) {
+		if (out->func[i] == ')')
+			depth++;
+		else if (out->func[i] == '(' && --depth == 0)
+			break;
+	}
+	if (depth || i == 0 || out->func[i - 1] == '.')
+		return 0;
+	open = fn + i;
+	close = fn + n - 1;
+	if (is_capture_list(open + 1, close)) {
+		for (q = open + 1; q < close;) {
+			const size_t len = item_len(q, close);
+
+			if ((rc = add_expr(p, out, q, len)))
+				return rc;
+			q += len + (q + len < close);
+		}
+		out->captures = 1;
+	} else {
+		out->sig = dup_trimmed(open + 1, (size_t)(close - open - 1));
+		if (!out->sig)
+			return nomem(p);
+	}
+	out->func[i] = '\0';
+	return 0;
+}
+
+/*
+ * [BINARY:]FUNCTION[(SIGNATURE | EXPR, ...)] at *sp, up to the first
+ * blank or '"' outside (), [] and {}; BINARY ends at the last ':' there.
+ */
+static int parse_target(const struct parser *p, const char **sp,
+			struct probe_spec *out)
+{
+	const char *s = *sp, *tok = s, *colon = NULL, *fn;
+	int depth = 0;
+
+	for (; *s; s++) {
+		if (*s == '(' || *s == '[' || *s == '{') {
+			depth++;
+		} else if (*s == ')' || *s == ']' || *s == '}') {
+			if (--depth < 0)
+				return fail(p, s, "unbalanced '%c'", *s);
+		} else if (!depth && (isspace((unsigned char)*s) || *s == '"')) {
+			break;
+		} else if (!depth && *s == ':') {
+			colon = s;
+		}
+	}
+	if (depth)
+		return fail(p, s, "unclosed '(' or '[' in the function name");
+	if (s == tok)
+		return fail(p, tok, "expected a function name");
+	if (colon == tok)
+		return fail(p, tok, "empty binary before ':'");
+	fn = colon ? colon + 1 : tok;
+	if (fn == s)
+		return fail(p, s, "expected a function name after ':'");
+	if (colon && !(out->binary = dup_range(tok, (size_t)(colon - tok))))
+		return nomem(p);
+	if (!(out->func = dup_range(fn, (size_t)(s - fn))))
+		return nomem(p);
+	*sp = s;
+	return split_call(p, fn, out);
+}
+
+/* "(PREDICATE)" at *sp: its text, trimmed, without the parentheses. */
+static int parse_predicate(const struct parser *p, const char **sp,
+			   struct probe_spec *out)
+{
+	const char *open = *sp, *s = open + 1;
+	int depth = 1;
+
+	for (; *s && depth; s++) {
+		if (*s == '(')
+			depth++;
+		else if (*s == ')')
+			depth--;
+	}
+	if (depth)
+		return fail(p, open, "unclosed '(' of the predicate");
+	out->predicate = dup_trimmed(open + 1, (size_t)(s - 1 - open - 1));
+	if (!out->predicate)
+		return nomem(p);
+	*sp = s;
+	return 0;
+}
+
+/* "FORMAT" at *sp, then an optional ','. */
+static int parse_format(const struct parser *p, const char **sp,
+			struct probe_spec *out)
+{
+	const char *s = *sp;
+	size_t used;
+	int rc = parse_string(s + 1, &used, &out->fmt);
+
+	if (rc == -ENOMEM)
+		return nomem(p);
+	if (rc)
+		return fail(p, s, "unterminated format string");
+	s = skip_ws(s + 1 + used);
+	if (*s == ',')
+		s++;
+	*sp = s;
+	return 0;
+}
+
+static int parse(const struct parser *p, struct probe_spec *out)
+{
+	const char *s = skip_ws(p->text), *fmt_at = NULL, *first = NULL;
+	int rc;
+
+	if ((s[0] == 'p' || s[0] == 'r') && s[1] == ':') {
+		out->kind = s[0] == 'r' ? GTR_KIND_RETURN : GTR_KIND_ENTRY;
+		s += 2;
+	}
+	if ((rc = parse_target(p, &s, out)))
+		return rc;
+	s = skip_ws(s);
+	if (*s == '(' && (rc = parse_predicate(p, &s, out)))
+		return rc;
+	s = skip_ws(s);
+	if (*s == '"') {
+		fmt_at = s;
+		if ((rc = parse_format(p, &s, out)))
+			return rc;
+	}
+	/* Expressions after the format: split at commas outside () and "". */
+	for (s = skip_ws(s); *s; s = skip_ws(s)) {
+		const size_t n = item_len(s, s + strlen(s));
+
+		if (!first)
+			first = s;
+		if ((rc = add_expr(p, out, s, n)))
+			return rc;
+		s += n + (s[n] == ',');
+	}
+	if (out->captures && fmt_at)
+		return fail(p, fmt_at, "give either FUNCTION(EXPR, ...) or a "
+			    "format string with expressions, not both");
+	if (first && !fmt_at)
+		return fail(p, first, "expressions need a format string before them");
+	return 0;
 }
 
 int probe_spec_parse(const char *text, struct probe_spec *out, char *err,
 		     size_t errlen)
 {
-	const char *s = text, *tok, *colon = NULL;
-	int depth = 0;
+	const struct parser p = { text, err, errlen };
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	out->text = strdup(text);
-	if (!out->text)
-		return -ENOMEM;
-	while (isspace((unsigned char)*s))
-		s++;
-	if ((s[0] == 'p' || s[0] == 'r') && s[1] == ':') {
-		out->kind = s[0] == 'r' ? GTR_KIND_RETURN : GTR_KIND_ENTRY;
-		s += 2;
-	}
-	/* The target runs to the first blank outside (), [] and {}. */
-	tok = s;
-	for (; *s; s++) {
-		if (*s == '(' || *s == '[' || *s == '{')
-			depth++;
-		else if (*s == ')' || *s == ']' || *s == '}')
-			depth--;
-		else if (depth == 0 && isspace((unsigned char)*s))
-			break;
-		else if (depth == 0 && *s == '"')
-			break;
-		else if (depth == 0 && *s == ':')
-			colon = s;
-		if (depth < 0)
-			return fail(text, s - text, err, errlen, "unbalanced ')'");
-	}
-	if (depth != 0)
-		return fail(text, s - text, err, errlen,
-			    "unclosed '(' or '[' in the function name");
-	if (s == tok)
-		return fail(text, tok - text, err, errlen,
-			    "expected a function name");
-	if (colon) {
-		out->binary = dup_range(tok, colon - tok);
-		out->func = dup_range(colon + 1, s - colon - 1);
-		if (!*out->binary)
-			return fail(text, tok - text, err, errlen,
-				    "empty binary before ':'");
-	} else {
-		out->func = dup_range(tok, s - tok);
-	}
-	if (!out->func || !*out->func)
-		return fail(text, s - text, err, errlen,
-			    "expected a function name after ':'");
-	split_signature(out);
-	if (out->sig && is_capture_list(out->sig)) {
-		/* FUNCTION(r.Method, r.URL.Path): values to capture. */
-		char *list = out->sig, *q = list;
-
-		out->sig = NULL;
-		while (*q) {
-			/* split at commas outside parentheses: $ptr(p, 16) */
-			char *item = q;
-			int d = 0;
-
-			for (; *q && (d || *q != ','); q++)
-				d += *q == '(' ? 1 : *q == ')' ? -1 : 0;
-			if (out->nexprs >= GTR_MAX_ARGS) {
-				free(list);
-				return fail(text, 0, err, errlen,
-					    "too many expressions (at most 32)");
-			}
-			out->exprs[out->nexprs++] = dup_trimmed(item, q - item);
-			if (*q)
-				q++;
-		}
-		free(list);
-		out->captures = 1;
-	}
-
-	while (isspace((unsigned char)*s))
-		s++;
-	if (*s == '(') {
-		const char *p0 = ++s;
-
-		for (depth = 1; *s && depth; s++) {
-			if (*s == '(')
-				depth++;
-			else if (*s == ')')
-				depth--;
-		}
-		if (depth)
-			return fail(text, p0 - 1 - text, err, errlen,
-				    "unclosed '(' of the predicate");
-		out->predicate = dup_trimmed(p0, s - 1 - p0);
-		while (isspace((unsigned char)*s))
-			s++;
-	}
-	if (*s == '"') {
-		size_t used;
-
-		if (parse_string(s + 1, &used, &out->fmt))
-			return fail(text, s - text, err, errlen,
-				    "unterminated format string");
-		s += 1 + used;
-		while (isspace((unsigned char)*s))
-			s++;
-		if (*s == ',')
-			s++;
-	}
-	/* Expressions: split at commas outside parentheses and quotes. */
-	while (*s) {
-		const char *e0;
-		int q = 0;
-
-		while (isspace((unsigned char)*s))
-			s++;
-		if (!*s)
-			break;
-		e0 = s;
-		for (depth = 0; *s; s++) {
-			if (*s == '"' && (s == e0 || s[-1] != '\\'))
-				q = !q;
-			else if (!q && *s == '(')
-				depth++;
-			else if (!q && *s == ')')
-				depth--;
-			else if (!q && depth == 0 && *s == ',')
-				break;
-		}
-		if (out->nexprs >= GTR_MAX_ARGS)
-			return fail(text, e0 - text, err, errlen,
-				    "too many expressions (at most 32)");
-		out->exprs[out->nexprs] = dup_trimmed(e0, s - e0);
-		if (!*out->exprs[out->nexprs])
-			return fail(text, e0 - text, err, errlen,
-				    "empty expression");
-		out->nexprs++;
-		if (*s == ',')
-			s++;
-	}
-	if (out->captures && out->fmt)
-		return fail(text, 0, err, errlen, "give either FUNCTION(EXPR, ...) "
-			    "or a format string with expressions, not both");
-	if (out->nexprs && !out->fmt && !out->captures)
-		return fail(text, 0, err, errlen,
-			    "expressions need a format string before them");
-	return 0;
+	rc = out->text ? parse(&p, out) : nomem(&p);
+	if (rc)
+		probe_spec_free(out);
+	return rc;
 }
 
 void probe_spec_free(struct probe_spec *p)

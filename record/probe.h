@@ -27,7 +27,9 @@ struct probe_spec {
 /*
  * Parses `text` into *out (zeroed first; free with probe_spec_free()).
  * Returns 0, or -EINVAL with a message in err[errlen] that quotes the probe
- * and names the column where it went wrong.
+ * and names the column where it went wrong ("bad probe 'TEXT': WHAT at
+ * column N", N counted from 1), or -ENOMEM; on failure *out holds nothing
+ * (probe_spec_free() on it is harmless).
  */
 int probe_spec_parse(const char *text, struct probe_spec *out, char *err,
 		     size_t errlen);

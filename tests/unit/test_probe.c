@@ -1,0 +1,528 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of the probe-spec parser (record/probe.c) and the record-time
+ * predicate compiler (record/pred.c): every form of spec/PROBES.md, and
+ * refusals with their exact message and column. Integer constants follow
+ * spec/FILTER.md as report/filter.c reads them.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pred.h"
+#include "probe.h"
+
+/* ------------------------------------------------------------ probes */
+
+static struct probe_spec sp;
+static char err[1024];
+
+static void free_spec(void)
+{
+	probe_spec_free(&sp);
+}
+
+TestSuite(probe, .fini = free_spec);
+
+/* What a probe must parse into; unset strings must be NULL. */
+struct want {
+	const char *text;
+	enum gtr_kind kind;
+	const char *binary, *func, *sig, *predicate, *fmt;
+	int captures;
+	const char *exprs[8];
+};
+
+/* A probe and all it parses into: kind, binary, function, signature,
+ * predicate, format, whether FUNCTION(EXPR, ...) captures, expressions. */
+#define W(text, kind, bin, func, sig, pred, fmt, caps, ...) \
+	{ text, kind, bin, func, sig, pred, fmt, caps, { __VA_ARGS__ } }
+
+static void expect_str(const char *what, const char *got, const char *want,
+		       const char *text)
+{
+	if (!want)
+		cr_expect_null(got, "'%s': %s is '%s', expected none", text, what, got);
+	else if (!got)
+		cr_expect(0, "'%s': %s is missing, expected '%s'", text, what, want);
+	else
+		cr_expect_str_eq(got, want, "'%s': %s is '%s', expected '%s'", text,
+				 what, got, want);
+}
+
+static void check(const struct want *w)
+{
+	int i, n = 0;
+
+	cr_assert_eq(probe_spec_parse(w->text, &sp, err, sizeof(err)), 0,
+		     "'%s' refused: %s", w->text, err);
+	expect_str("text", sp.text, w->text, w->text);
+	cr_expect_eq(sp.kind, w->kind, "'%s': kind %d", w->text, sp.kind);
+	expect_str("binary", sp.binary, w->binary, w->text);
+	expect_str("func", sp.func, w->func, w->text);
+	expect_str("signature", sp.sig, w->sig, w->text);
+	expect_str("predicate", sp.predicate, w->predicate, w->text);
+	expect_str("format", sp.fmt, w->fmt, w->text);
+	cr_expect_eq(sp.captures, w->captures, "'%s': captures %d", w->text,
+		     sp.captures);
+	while (n < 8 && w->exprs[n])
+		n++;
+	cr_expect_eq(sp.nexprs, n, "'%s': %d expressions, expected %d", w->text,
+		     sp.nexprs, n);
+	for (i = 0; i < n && i < sp.nexprs; i++)
+		expect_str("expression", sp.exprs[i], w->exprs[i], w->text);
+	probe_spec_free(&sp);
+}
+
+/* `text` must be refused with "WHAT at column COLUMN", leaving nothing. */
+static void bad(const char *text, size_t column, const char *what)
+{
+	char want[1024];
+
+	snprintf(want, sizeof(want), "bad probe '%s': %s at column %zu", text,
+		 what, column);
+	err[0] = '\0';
+	cr_assert_eq(probe_spec_parse(text, &sp, err, sizeof(err)), -EINVAL,
+		     "'%s' was accepted", text);
+	cr_expect_str_eq(err, want);
+	cr_expect(!sp.text && !sp.binary && !sp.func && !sp.sig && !sp.predicate &&
+		  !sp.fmt && !sp.nexprs, "'%s': a refused probe keeps nothing", text);
+}
+
+#define E GTR_KIND_ENTRY
+#define R GTR_KIND_RETURN
+
+#define N NULL
+
+static void check_all(const struct want *ws, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		check(&ws[i]);
+}
+
+Test(probe, kinds_and_binaries)
+{
+	static const struct want ws[] = {
+		W("main.add", E, N, "main.add", N, N, N, 0),
+		W("p:main.add", E, N, "main.add", N, N, N, 0),
+		W("r:main.add", R, N, "main.add", N, N, N, 0),
+		W("  main.add  ", E, N, "main.add", N, N, N, 0),
+		W("./functions:main.add", E, "./functions", "main.add", N, N, N, 0),
+		W("r:./functions:main.add", R, "./functions", "main.add", N, N, N, 0),
+		W("/usr/bin/caddy:net/http.(*conn).serve", E, "/usr/bin/caddy",
+		  "net/http.(*conn).serve", N, N, N, 0),
+		/* the last ':' outside brackets ends the binary */
+		W("/opt/a:b/app:main.add", E, "/opt/a:b/app", "main.add", N, N, N, 0),
+		W("p:/srv/app:main.Map[a:b]", E, "/srv/app", "main.Map[a:b]", N, N, N, 0),
+	};
+
+	check_all(ws, sizeof(ws) / sizeof(ws[0]));
+}
+
+Test(probe, go_names_as_they_are)
+{
+	static const char *const funcs[] = {
+		"main.(*T).M", "main.T.M", "main.T.M-fm", "net/http.(*response).*",
+		"main.Map[...]", "main.Map[go.shape.int]", "main.Pair[...].Swap",
+		"main.(*List[...]).Push", "main.main.func1", "main.(*T).M.func2.1",
+		"main.glob.func1", "github.com/a/b/v2.(*Server).Serve", "main.f?",
+	};
+
+	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
+		const struct want w = W(funcs[i], E, N, funcs[i], N, N, N, 0);
+
+		check(&w);
+	}
+}
+
+Test(probe, signatures)
+{
+	static const struct want ws[] = {
+		W("main.greet(s string, n int)", E, N, "main.greet", "s string, n int",
+		  N, N, 0),
+		W("main.f()", E, N, "main.f", "", N, N, 0),
+		W("main.f( )", E, N, "main.f", "", N, N, 0),
+		W("net/http.(*response).WriteHeader(code int)", E, N,
+		  "net/http.(*response).WriteHeader", "code int", N, N, 0),
+		W("main.(*T).M(recv *main.T, k int8)", E, N, "main.(*T).M",
+		  "recv *main.T, k int8", N, N, 0),
+		W("main.f(cb func(int) (int, error), n int)", E, N, "main.f",
+		  "cb func(int) (int, error), n int", N, N, 0),
+		W("main.Map[...](xs []int, f func(int) int)", E, N, "main.Map[...]",
+		  "xs []int, f func(int) int", N, N, 0),
+		W("main.g(p struct{ a, b int }, m map[string]int)", E, N, "main.g",
+		  "p struct{ a, b int }, m map[string]int", N, N, 0),
+		W("r:./app:main.h(s string) \"%s\" s", R, "./app", "main.h", "s string",
+		  N, "%s", 0, "s"),
+	};
+
+	check_all(ws, sizeof(ws) / sizeof(ws[0]));
+}
+
+Test(probe, capture_lists)
+{
+	static const struct want ws[] = {
+		W("net/http.serverHandler.ServeHTTP(req.Method, req.URL.Path)", E, N,
+		  "net/http.serverHandler.ServeHTTP", N, N, N, 1,
+		  "req.Method", "req.URL.Path"),
+		W("main.add(goarg1)", E, N, "main.add", N, N, N, 1, "goarg1"),
+		W("main.takePoint(k, $ptr(p, 16))", E, N, "main.takePoint", N, N, N, 1,
+		  "k", "$ptr(p, 16)"),
+		W("main.(*T).M( recv.n ,k )", E, N, "main.(*T).M", N, N, N, 1,
+		  "recv.n", "k"),
+		W("r:main.div(goret1, goret2)", R, N, "main.div", N, N, N, 1,
+		  "goret1", "goret2"),
+		W("main.Map[...](goarg1)", E, N, "main.Map[...]", N, N, N, 1, "goarg1"),
+	};
+
+	check_all(ws, sizeof(ws) / sizeof(ws[0]));
+}
+
+Test(probe, predicates)
+{
+	static const struct want ws[] = {
+		W("main.add (goarg2 >= 100 && goarg1 == 42)", E, N, "main.add", N,
+		  "goarg2 >= 100 && goarg1 == 42", N, 0),
+		W("main.greet (len(s) > 3)", E, N, "main.greet", N, "len(s) > 3", N, 0),
+		W("main.add ( goarg1 == 010 )", E, N, "main.add", N, "goarg1 == 010", N, 0),
+		W("main.greet(s string, n int) (n > 3) \"%s\" s", E, N, "main.greet",
+		  "s string, n int", "n > 3", "%s", 0, "s"),
+		W("net/http.serverHandler.ServeHTTP(req.Method) (goarg1 != 0)", E, N,
+		  "net/http.serverHandler.ServeHTTP", N, "goarg1 != 0", N, 1,
+		  "req.Method"),
+		W("r:main.add (retval > 5) \"%d\" retval", R, N, "main.add", N,
+		  "retval > 5", "%d", 0, "retval"),
+	};
+
+	check_all(ws, sizeof(ws) / sizeof(ws[0]));
+}
+
+Test(probe, formats_and_expressions)
+{
+	static const struct want ws[] = {
+		W("./functions:main.add \"%d %d\" goarg1, goarg2", E, "./functions",
+		  "main.add", N, N, "%d %d", 0, "goarg1", "goarg2"),
+		W("r:main.add \"%d\" retval", R, N, "main.add", N, N, "%d", 0, "retval"),
+		W("main.add \"%d %d\", goarg1,goarg2", E, N, "main.add", N, N, "%d %d", 0,
+		  "goarg1", "goarg2"),
+		W("main.greet \"%s (%d)\" s, n", E, N, "main.greet", N, N, "%s (%d)", 0,
+		  "s", "n"),
+		W("main.takePoint \"%d\" k, $ptr(p, 16)", E, N, "main.takePoint", N, N,
+		  "%d", 0, "k", "$ptr(p, 16)"),
+		W("main.takePoint \"%d %s\" p.X, p.Name", E, N, "main.takePoint", N, N,
+		  "%d %s", 0, "p.X", "p.Name"),
+		W("main.add \"hello\"", E, N, "main.add", N, N, "hello", 0),
+		W("main.add \"\"", E, N, "main.add", N, N, "", 0),
+		W("main.f \"a\\n\\t\\r\\\"q\\\" \\\\ \\x\"", E, N, "main.f", N, N,
+		  "a\n\t\r\"q\" \\ x", 0),
+		W("main.f \"(%d)\" goarg1", E, N, "main.f", N, N, "(%d)", 0, "goarg1"),
+	};
+
+	check_all(ws, sizeof(ws) / sizeof(ws[0]));
+}
+
+Test(probe, nul_escape_ends_the_format)
+{
+	cr_assert_eq(probe_spec_parse("main.f \"a\\0b\" n", &sp, err, sizeof(err)), 0,
+		     "%s", err);
+	/* the bytes are kept, but the format is a C string: it ends at \0 */
+	cr_expect_eq(memcmp(sp.fmt, "a\0b", 4), 0);
+	cr_expect_str_eq(sp.fmt, "a");
+	cr_expect_eq(sp.nexprs, 1);
+}
+
+Test(probe, thirty_two_expressions_at_most)
+{
+	char text[512], caps[512];
+	size_t n = 0, c = 0;
+	int i;
+
+	n += (size_t)snprintf(text, sizeof(text), "main.f \"\"");
+	c += (size_t)snprintf(caps, sizeof(caps), "main.f(");
+	for (i = 1; i <= GTR_MAX_ARGS; i++) {
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s a%d", i > 1 ? "," : "", i);
+		c += (size_t)snprintf(caps + c, sizeof(caps) - c, "%sa%d", i > 1 ? "," : "", i);
+	}
+	snprintf(caps + c, sizeof(caps) - c, ")");
+	cr_assert_eq(probe_spec_parse(text, &sp, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(sp.nexprs, GTR_MAX_ARGS);
+	cr_expect_str_eq(sp.exprs[GTR_MAX_ARGS - 1], "a32");
+	probe_spec_free(&sp);
+	cr_assert_eq(probe_spec_parse(caps, &sp, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(sp.nexprs, GTR_MAX_ARGS);
+	cr_expect_eq(sp.captures, 1);
+	probe_spec_free(&sp);
+
+	/* a 33rd is refused where it stands */
+	snprintf(text + n, sizeof(text) - n, ", a33");
+	bad(text, n + 3, "too many expressions (at most 32)");
+	snprintf(caps + c, sizeof(caps) - c, ",a33)");
+	bad(caps, c + 2, "too many expressions (at most 32)");
+}
+
+Test(probe, refusals_name_what_and_where)
+{
+	bad("", 1, "expected a function name");
+	bad("   ", 4, "expected a function name");
+	bad("p:", 3, "expected a function name");
+	bad("r: \"%d\" retval", 3, "expected a function name");
+	bad("\"%d\" goarg1", 1, "expected a function name");
+	bad(":main.add", 1, "empty binary before ':'");
+	bad("p::main.add", 3, "empty binary before ':'");
+	bad("./app:", 7, "expected a function name after ':'");
+	bad("./app: \"%d\" n", 7, "expected a function name after ':'");
+	bad("main.add)", 9, "unbalanced ')'");
+	bad("main.Map]", 9, "unbalanced ']'");
+	bad("main.(*T)).M", 10, "unbalanced ')'");
+	bad("main.add(x", 11, "unclosed '(' or '[' in the function name");
+	bad("main.Map[...", 13, "unclosed '(' or '[' in the function name");
+	bad("main.add (goarg1 == 1", 10, "unclosed '(' of the predicate");
+	bad("main.add ((goarg1 == 1)", 10, "unclosed '(' of the predicate");
+	bad("main.add \"%d", 10, "unterminated format string");
+	bad("main.add \"%d\\\"", 10, "unterminated format string");
+	bad("main.add (n > 1) \"%d", 18, "unterminated format string");
+	bad("main.add goarg1", 10, "expressions need a format string before them");
+	bad("main.add (goarg1 == 1) goarg1, goarg2", 24,
+	    "expressions need a format string before them");
+	bad("main.f(a) b", 11, "expressions need a format string before them");
+	bad("main.f(a) \"%d\" b", 11,
+	    "give either FUNCTION(EXPR, ...) or a format string with expressions, not both");
+	bad("main.f(a) (a > 1) \"x\"", 19,
+	    "give either FUNCTION(EXPR, ...) or a format string with expressions, not both");
+	bad("main.add \"%d\" a,, b", 17, "empty expression");
+	bad("main.add \"%d\",, a", 15, "empty expression");
+	bad("main.add \"%d\" a, , b", 18, "empty expression");
+}
+
+/* ------------------------------------------------------------ predicates */
+
+/*
+ * The values a predicate may name, in fetch order: goargN is value N - 1;
+ * the names below are values 0 to 8.
+ */
+static const char *const names[] = { "n", "m", "s", "b", "ok", "p", "f", "u", "x" };
+static const enum gtr_type types[] = {
+	GTR_TYPE_INT, GTR_TYPE_INT, GTR_TYPE_STRING, GTR_TYPE_BYTES, GTR_TYPE_BOOL,
+	GTR_TYPE_PTR, GTR_TYPE_FLOAT, GTR_TYPE_UINT, GTR_TYPE_OTHER,
+};
+#define NTYPES ((int)(sizeof(types) / sizeof(types[0])))
+
+static int resolve(void *ctx, const char *name)
+{
+	int *calls = ctx;
+
+	(*calls)++;
+	if (!strncmp(name, "goarg", 5) && name[5] >= '1' && name[5] <= '9')
+		return atoi(name + 5) - 1;
+	for (int i = 0; i < NTYPES; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -ENOENT;
+}
+
+static struct gt_pred preds[GT_MAX_PRED + 2];
+
+/* Compiles `text` (must succeed) into preds[]; returns how many. */
+static int compile(const char *text)
+{
+	int calls = 0, n;
+
+	memset(preds, 0xa5, sizeof(preds));
+	n = pred_compile(text, resolve, &calls, types, NTYPES, preds, GT_MAX_PRED,
+			 err, sizeof(err));
+	cr_assert_gt(n, 0, "'%s' refused: %s", text, err);
+	cr_expect_eq(calls, n, "'%s': %d look-ups for %d comparisons", text, calls, n);
+	return n;
+}
+
+static void expect_pred(int i, int slot, int op, int is_signed, uint64_t value,
+			const char *text)
+{
+	cr_expect_eq(preds[i].slot, slot, "'%s' [%d]: slot %d", text, i, preds[i].slot);
+	cr_expect_eq(preds[i].op, op, "'%s' [%d]: op %d", text, i, preds[i].op);
+	cr_expect_eq(preds[i].is_signed, is_signed, "'%s' [%d]: is_signed %d", text,
+		     i, preds[i].is_signed);
+	cr_expect_eq(preds[i].value, value, "'%s' [%d]: value %#llx, expected %#llx",
+		     text, i, (unsigned long long)preds[i].value,
+		     (unsigned long long)value);
+	cr_expect_eq(memcmp(preds[i].pad, "\0\0\0\0\0", 5), 0);
+}
+
+/* One comparison `text`, which must compile to exactly this. */
+static void one(const char *text, int slot, int op, int is_signed, uint64_t value)
+{
+	cr_expect_eq(compile(text), 1, "'%s'", text);
+	expect_pred(0, slot, op, is_signed, value, text);
+}
+
+/* `text` must be refused with "WHAT at column COLUMN" and the hint. */
+static void refused(const char *text, int column, const char *what)
+{
+	char want[1024];
+	int calls = 0;
+
+	snprintf(want, sizeof(want), "record-time predicate '%s': %s at column %d; "
+		 "in BPF gotrace compares captured integers (or len() of strings) "
+		 "with constants, joined by &&; record without it and filter with "
+		 "gotrace-report -f '%s'", text, what, column, text);
+	err[0] = '\0';
+	cr_assert_eq(pred_compile(text, resolve, &calls, types, NTYPES, preds,
+				  GT_MAX_PRED, err, sizeof(err)), -EINVAL,
+		     "'%s' was accepted", text);
+	cr_expect_str_eq(err, want);
+}
+
+Test(pred, operators_and_operands)
+{
+	one("goarg1 == 42", 0, GT_EQ, 1, 42);
+	one("n != 42", 0, GT_NE, 1, 42);
+	one("m < 7", 1, GT_LT, 1, 7);
+	one("goarg2 <= 7", 1, GT_LE, 1, 7);
+	one("u > 7", 7, GT_GT, 0, 7);
+	one("goarg8>=7", 7, GT_GE, 0, 7);
+	one("len(s) > 3", 2, GT_GT, 0, 3);
+	one("len( b ) == 0", 3, GT_EQ, 0, 0);
+	one("ok == true", 4, GT_EQ, 0, 1);
+	one("ok != false", 4, GT_NE, 0, 0);
+	one("p != 0", 5, GT_NE, 0, 0);
+	one("  n==1  ", 0, GT_EQ, 1, 1);
+}
+
+Test(pred, constant_first_flips_the_operator)
+{
+	one("42 == n", 0, GT_EQ, 1, 42);
+	one("42 != n", 0, GT_NE, 1, 42);
+	one("42 < n", 0, GT_GT, 1, 42);
+	one("42 <= n", 0, GT_GE, 1, 42);
+	one("42 > n", 0, GT_LT, 1, 42);
+	one("42 >= n", 0, GT_LE, 1, 42);
+	one("1 <= len(s)", 2, GT_GE, 0, 1);
+	one("true == ok", 4, GT_EQ, 0, 1);
+}
+
+Test(pred, integer_constants_as_spec_filter_writes_them)
+{
+	one("n == 0", 0, GT_EQ, 1, 0);
+	one("n == -0", 0, GT_EQ, 1, 0);
+	one("n == -1", 0, GT_EQ, 1, UINT64_MAX);
+	one("n == 0x2a", 0, GT_EQ, 1, 42);
+	one("n == 0X2A", 0, GT_EQ, 1, 42);
+	one("n == -0x10", 0, GT_EQ, 1, (uint64_t)-16);
+	one("n == 9223372036854775807", 0, GT_EQ, 1, INT64_MAX);
+	one("n == -9223372036854775808", 0, GT_EQ, 1, (uint64_t)INT64_MIN);
+	one("n == -0x8000000000000000", 0, GT_EQ, 1, (uint64_t)INT64_MIN);
+	one("u == 18446744073709551615", 7, GT_EQ, 0, UINT64_MAX);
+	one("u == 0xffffffffffffffff", 7, GT_EQ, 0, UINT64_MAX);
+	one("u == 0x0", 7, GT_EQ, 0, 0);
+	one("u == 0x007", 7, GT_EQ, 0, 7);       /* hex digits may lead with 0 */
+	one("-5 < n", 0, GT_GT, 1, (uint64_t)-5);
+}
+
+Test(pred, joined_by_and)
+{
+	const char *t = "goarg2 >= 100 && goarg1 == 42";
+
+	cr_assert_eq(compile(t), 2);
+	expect_pred(0, 1, GT_GE, 1, 100, t);
+	expect_pred(1, 0, GT_EQ, 1, 42, t);
+	t = "n==1&&m!=2&&len(s)>3&&u<=4";
+	cr_assert_eq(compile(t), 4);
+	expect_pred(0, 0, GT_EQ, 1, 1, t);
+	expect_pred(1, 1, GT_NE, 1, 2, t);
+	expect_pred(2, 2, GT_GT, 0, 3, t);
+	expect_pred(3, 7, GT_LE, 0, 4, t);
+}
+
+Test(pred, at_most_four_and_at_most_max)
+{
+	int calls = 0;
+
+	refused("n == 1 && n == 2 && n == 3 && n == 4 && n == 5", 47,
+		"too many comparisons (at most 4)");
+	/* a caller's max below GT_MAX_PRED is honoured, one above is capped */
+	cr_expect_eq(pred_compile("n == 1 && n == 2", resolve, &calls, types, NTYPES,
+				  preds, 1, err, sizeof(err)), -EINVAL);
+	cr_expect_eq(pred_compile("n == 1 && n == 2 && n == 3 && n == 4 && n == 5",
+				  resolve, &calls, types, NTYPES, preds, GT_MAX_PRED + 2,
+				  err, sizeof(err)), -EINVAL);
+	cr_expect_eq(pred_compile("n == 1 && n == 2 && n == 3 && n == 4",
+				  resolve, &calls, types, NTYPES, preds, GT_MAX_PRED + 2,
+				  err, sizeof(err)), 4);
+}
+
+Test(pred, octal_and_out_of_range_constants_are_refused)
+{
+	/* spec/FILTER.md: no leading zeros (010 is neither 10 nor octal 8) */
+	refused("goarg1 == 010", 11,
+		"integer literal with a leading zero (write decimal without it, or hex as 0x...)");
+	refused("n == 00", 6,
+		"integer literal with a leading zero (write decimal without it, or hex as 0x...)");
+	refused("n == -01", 7,
+		"integer literal with a leading zero (write decimal without it, or hex as 0x...)");
+	refused("010 == n", 1,
+		"integer literal with a leading zero (write decimal without it, or hex as 0x...)");
+	/* -2^63 - 1 and 2^64 are out of range, never clamped or wrapped */
+	refused("goarg1 == -9223372036854775809", 11,
+		"integer literal out of range (-9223372036854775808..18446744073709551615)");
+	refused("n == 18446744073709551616", 6,
+		"integer literal out of range (-9223372036854775808..18446744073709551615)");
+	refused("n == 99999999999999999999999", 6,
+		"integer literal out of range (-9223372036854775808..18446744073709551615)");
+	refused("n == 0x10000000000000000", 6,
+		"integer literal out of range (-9223372036854775808..18446744073709551615)");
+	refused("n == -0x8000000000000001", 6,
+		"integer literal out of range (-9223372036854775808..18446744073709551615)");
+	refused("-9223372036854775809 < n", 1,
+		"integer literal out of range (-9223372036854775808..18446744073709551615)");
+}
+
+Test(pred, the_probe_text_reaches_the_compiler_as_written)
+{
+	/* "(goarg1 == 010)" after a function: refused, not compared with 8 */
+	cr_assert_eq(probe_spec_parse("main.add (goarg1 == 010)", &sp, err, sizeof(err)),
+		     0, "%s", err);
+	refused(sp.predicate, 11,
+		"integer literal with a leading zero (write decimal without it, or hex as 0x...)");
+	probe_spec_free(&sp);
+}
+
+Test(pred, malformed_constants)
+{
+	refused("n == 12ab", 8, "unexpected 'a' in integer literal");
+	refused("n == 1_000", 7, "unexpected '_' in integer literal");
+	refused("n == 1.5", 7, "unexpected '.' in integer literal");
+	refused("n == 10ms", 8, "unexpected 'm' in integer literal");
+	refused("n == 0x", 8, "expected hex digits after '0x'");
+	refused("n == 0xg", 8, "expected hex digits after '0x'");
+	refused("n == 0x1g", 9, "unexpected 'g' in integer literal");
+	refused("n == truex", 6, "expected an integer constant");
+	refused("n == m", 6, "expected an integer constant");
+	refused("n ==", 5, "expected an integer constant");
+	refused("n == - 1", 6, "expected an integer constant");
+}
+
+Test(pred, what_bpf_cannot_do_is_refused_with_a_hint)
+{
+	refused("", 1, "expected a captured value");
+	refused("== 1", 1, "expected a captured value");
+	refused("1 == 2", 6, "expected a captured value");
+	refused("!(n == 1)", 1, "expected a captured value");
+	refused("n == 1 &&", 10, "expected a captured value");
+	refused("n", 2, "expected ==, !=, <, <=, > or >=");
+	refused("n + 1 == 2", 3, "expected ==, !=, <, <=, > or >=");
+	refused("n = 1", 3, "expected ==, !=, <, <=, > or >=");
+	refused("1 + n", 3, "expected ==, !=, <, <=, > or >=");
+	refused("n == 1 || m == 2", 8, "expected && or the end");
+	refused("n == 1 & m == 2", 8, "expected && or the end");
+	refused("s == \"x\"", 6, "strings are compared at report time");
+	refused("s == 1", 1, "strings are compared at report time");
+	refused("len(n) > 1", 1, "len() takes a string or []byte");
+	refused("len(s > 1", 7, "expected a captured value");
+	refused("f > 1", 1, "this value is not captured as an integer");
+	refused("x == 1", 1, "this value is not captured as an integer");
+	refused("n == 1 && nope == 1", 11, "unknown value");
+	refused("goarg10 == 1", 1, "unknown value");
+}
