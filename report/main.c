@@ -583,6 +583,30 @@ static bool drain(struct run *run)
 	return true;
 }
 
+/*
+ * Whether the file is known to hold no drop record: a regular file whose
+ * summary (read from its end by a second reader) counts no lost and no
+ * suppressed event. Pairing then need not hold events for drop records.
+ */
+static bool file_lossless(const struct env *env)
+{
+	struct stat st;
+	char err[256];
+	bool none = false;
+
+	if (!strcmp(env->path, "-") || stat(env->path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	struct gtr_reader *r = gtr_reader_open(env->path, err, sizeof(err));
+	if (!r)
+		return false;
+	if (!gtr_reader_seek_ts(r, 0)) {
+		const struct gtr_summary *s = gtr_reader_summary(r);
+		none = s->present && !s->drops && !s->suppressed;
+	}
+	gtr_reader_close(r);
+	return none;
+}
+
 static int run_pass(struct env *env)
 {
 	struct run run = { .env = env, .since = INT64_MIN, .until = INT64_MAX };
@@ -647,6 +671,7 @@ static int run_pass(struct env *env)
 	struct pair_limits lim = env->lim;
 	lim.unordered = env->stats || env->calls || env->count || env->format == OUTPUT_CHROME ||
 			env->format == OUTPUT_FOLDED;
+	lim.lossless = file_lossless(env);
 	run.pair = pair_new(&lim);
 	if (refresh_probes(&run, &probes, &np))
 		goto out;

@@ -74,6 +74,24 @@ struct held {
 	char comm[GTR_COMM_LEN + 1];
 };
 
+/*
+ * A return being released, from its held record or, when it need not
+ * wait, from its goroutine's memory (valid until the next event).
+ */
+struct release {
+	uint8_t kind;             /* enum held_kind; H_PASS: none */
+	bool lost;                /* shown alone as lost */
+	bool paired;
+	uint32_t pid, fid, probe_id;
+	uint64_t goid, ts_ns, self_ns;
+	uint32_t depth;           /* of the matched entry (H_PAIRED) */
+	uint32_t nframes;         /* the matched entry, then those it closed over */
+	const uint8_t *frames;    /* frame j at frames + offs[j] */
+	const uint32_t *offs;
+	const uint32_t *fids;     /* pair_last_stack() */
+	uint32_t nfids;
+};
+
 struct chunk {
 	struct chunk *next;
 	uint32_t cap, head, tail;
@@ -140,10 +158,10 @@ struct pairer {
 	bool popped;              /* the head record was released: drop it next */
 	bool force, finished;
 
-	/* the last released record (pair_last_stack, pair_foreach_unwound) */
-	const struct held *cur;
-	bool cur_lost;            /* it is a return shown alone as lost */
-	bool last_ok;             /* it is a paired return */
+	/* the return released last (pair_last_stack, pair_foreach_unwound) */
+	struct release cur;
+	uint32_t *stack;          /* its fids, when released without a copy */
+	uint32_t cap_stack;
 
 	/* losses */
 	struct spanset *spans;    /* per fid */
@@ -217,6 +235,7 @@ void pair_free(struct pairer *p)
 	free(p->all.v);
 	free(p->judged);
 	free(p->prev);
+	free(p->stack);
 	free(p->funcs);
 	free(p->gors);
 	free(p->gix);
@@ -776,15 +795,87 @@ static struct held *hold(struct pairer *p, const struct report_event *e, enum he
 	return h;
 }
 
-/* Forgets the record released last. */
+/* Forgets the event released last. */
 static void settle(struct pairer *p)
 {
 	if (p->popped)
 		q_pop(p);
 	p->popped = false;
-	p->cur = NULL;
-	p->cur_lost = false;
-	p->last_ok = false;
+	p->cur.kind = H_PASS;
+	p->cur.lost = false;
+	p->cur.paired = false;
+}
+
+/* Whether a return at `ts` needs to wait no longer. */
+static bool ripe_ts(const struct pairer *p, uint64_t ts)
+{
+	if (p->force || p->finished || p->lim.lossless)
+		return true;
+	uint64_t hold_ns = p->longest < HOLD_MAX / 2 ? 2 * p->longest : HOLD_MAX;
+	if (hold_ns < p->lim.hold_ns)
+		hold_ns = p->lim.hold_ns;
+	return p->max_seen >= hold_ns && p->max_seen - hold_ns >= ts;
+}
+
+/* Whether held record `h` may be released now. */
+static bool ripe(const struct pairer *p, const struct held *h)
+{
+	return h->kind == H_PASS || ripe_ts(p, h->ts_ns);
+}
+
+static const struct frame *frame_at(const struct release *c, uint32_t j)
+{
+	return (const struct frame *)(c->frames + c->offs[j]);
+}
+
+/*
+ * Decides the return released now (p->cur) with the losses known: sets
+ * out->entry, entry_probe, latency_ns or out->lost, and counts it.
+ */
+static void decide(struct pairer *p, struct report_event *out)
+{
+	struct release *c = &p->cur;
+
+	out->entry = NULL;
+	out->entry_probe = NULL;
+	out->latency_ns = 0;
+	out->lost = false;
+	if (c->kind == H_UNPAIRED) {
+		/* its entry may be among events lost before it */
+		if (lost_in(p, c->fid, 0, c->ts_ns)) {
+			out->lost = c->lost = true;
+			p->cnt.lost_returns++;
+		} else {
+			p->cnt.unpaired_returns++;
+			judge(p, c->fid, c->ts_ns);
+		}
+		return;
+	}
+	const struct frame *f = frame_at(c, 0);
+	/* calls it closed over: unwound, or their return was lost */
+	for (uint32_t j = 1; j < c->nframes; j++) {
+		const struct frame *u = frame_at(c, j);
+		if (lost_in(p, u->fid, u->ts_ns, c->ts_ns)) {
+			p->cnt.lost_entries++;
+		} else {
+			p->cnt.abandoned++;
+			judge(p, u->fid, c->ts_ns);
+		}
+	}
+	if (lost_in(p, c->fid, f->ts_ns, c->ts_ns)) {
+		/* the entry may be another call's: each half alone */
+		out->lost = c->lost = true;
+		p->cnt.lost_returns++;
+		p->cnt.lost_entries++;
+		return;
+	}
+	rebuild(c->pid, c->goid, f, f->probe ? f->probe->id : c->probe_id, &p->entry);
+	out->entry = &p->entry;
+	out->entry_probe = f->probe;
+	out->latency_ns = c->ts_ns >= f->ts_ns ? c->ts_ns - f->ts_ns : 0;
+	c->paired = true;
+	p->cnt.paired++;
+	judge(p, c->fid, c->ts_ns);
 }
 
 /* An event with nothing to decide: final now when nothing older is held
@@ -843,59 +934,77 @@ bool pair_push(struct pairer *p, struct report_event *e)
 			break;
 		k--;
 	}
+	/* released at once, without a copy, when nothing older is held and
+	 * no drop record can change its fate */
+	const bool now = !q_head(p) && ripe_ts(p, ev->ts_ns);
+	struct release *c = &p->cur;
 	if (!k) {
-		hold(p, e, H_UNPAIRED, pe->fid, g ? g->depth : 0, 0, 0, 0);
-		return false;
+		if (!now) {
+			hold(p, e, H_UNPAIRED, pe->fid, g ? g->depth : 0, 0, 0, 0);
+			return false;
+		}
+		*c = (struct release){ .kind = H_UNPAIRED, .fid = pe->fid, .ts_ns = ev->ts_ns };
+		e->depth = g ? g->depth : 0;
+		e->tracked = false;
+		decide(p, e);
+		return true;
 	}
 	k--;
 	/* the matched entry and the calls it closes over (unwound), as they
 	 * lie in the goroutine's stack; the functions open down to it */
 	const uint32_t nframes = g->depth - k;
-	const size_t fbytes = g->used - g->offs[k];
-	struct held *h = hold(p, e, H_PAIRED, pe->fid, k, fbytes, nframes, k + 1);
-	uint8_t *base = (uint8_t *)h;
-	uint32_t *offs = (uint32_t *)(base + h->offs_off);
-	uint32_t *fids = (uint32_t *)(base + h->fids_off);
 	const struct frame *f = (const struct frame *)(g->mem + g->offs[k]);
 	const uint64_t latency = ev->ts_ns >= f->ts_ns ? ev->ts_ns - f->ts_ns : 0;
-
-	memcpy(base + h->frames_off, g->mem + g->offs[k], fbytes);
-	for (uint32_t j = 0; j < nframes; j++)
-		offs[j] = g->offs[k + j] - g->offs[k];
-	for (uint32_t i = 0; i <= k; i++)
-		fids[i] = ((const struct frame *)(g->mem + g->offs[i]))->fid;
-	h->self_ns = latency > f->child_ns ? latency - f->child_ns : 0;
+	const uint64_t self = latency > f->child_ns ? latency - f->child_ns : 0;
+	if (now) {
+		/* the frames stay readable in the goroutine's memory until
+		 * the next event */
+		if (k + 1 > p->cap_stack) {
+			p->cap_stack = (k + 1) * 2;
+			p->stack = xrealloc(p->stack, p->cap_stack * sizeof(*p->stack));
+		}
+		for (uint32_t i = 0; i <= k; i++)
+			p->stack[i] = ((const struct frame *)(g->mem + g->offs[i]))->fid;
+		*c = (struct release){
+			.kind = H_PAIRED, .pid = ev->pid, .goid = g->goid, .fid = pe->fid,
+			.probe_id = ev->probe_id, .ts_ns = ev->ts_ns, .depth = k,
+			.nframes = nframes, .frames = g->mem, .offs = g->offs + k,
+			.fids = p->stack, .nfids = k + 1, .self_ns = self,
+		};
+	} else {
+		const size_t fbytes = g->used - g->offs[k];
+		struct held *h = hold(p, e, H_PAIRED, pe->fid, k, fbytes, nframes, k + 1);
+		uint8_t *base = (uint8_t *)h;
+		uint32_t *offs = (uint32_t *)(base + h->offs_off);
+		uint32_t *fids = (uint32_t *)(base + h->fids_off);
+		memcpy(base + h->frames_off, g->mem + g->offs[k], fbytes);
+		for (uint32_t j = 0; j < nframes; j++)
+			offs[j] = g->offs[k + j] - g->offs[k];
+		for (uint32_t i = 0; i <= k; i++)
+			fids[i] = ((const struct frame *)(g->mem + g->offs[i]))->fid;
+		h->goid = g->goid;
+		h->self_ns = self;
+	}
 
 	p->cnt.open -= g->depth - k;
 	g->depth = k;
 	g->used = g->offs[k];
 	if (k > 0)
 		((struct frame *)(g->mem + g->offs[k - 1]))->child_ns += latency;
-	return false;
-}
-
-/* Whether held record `h` may be released now. */
-static bool ripe(const struct pairer *p, const struct held *h)
-{
-	if (h->kind == H_PASS || p->force || p->finished)
-		return true;
-	uint64_t hold_ns = p->longest < HOLD_MAX / 2 ? 2 * p->longest : HOLD_MAX;
-	if (hold_ns < p->lim.hold_ns)
-		hold_ns = p->lim.hold_ns;
-	return p->max_seen >= hold_ns && p->max_seen - hold_ns >= h->ts_ns;
-}
-
-static const struct frame *frame_at(const struct held *h, uint32_t j)
-{
-	const uint8_t *base = (const uint8_t *)h;
-	const uint32_t *offs = (const uint32_t *)(base + h->offs_off);
-
-	return (const struct frame *)(base + h->frames_off + offs[j]);
+	if (!now)
+		return false;
+	e->depth = k;
+	e->tracked = false;
+	decide(p, e);
+	return true;
 }
 
 bool pair_next(struct pairer *p, struct report_event *out)
 {
-	settle(p);
+	/* an event pair_push() released at once stays as it is when there
+	 * is nothing to release (nothing was held before it) */
+	if (p->popped)
+		settle(p);
 	const struct held *h = q_head(p);
 	if (!h)
 		return false;
@@ -904,8 +1013,8 @@ bool pair_next(struct pairer *p, struct report_event *out)
 			return false;
 		p->cnt.early++;
 	}
+	settle(p);
 	p->popped = true;
-	p->cur = h;
 
 	/* the event, from the record */
 	const uint8_t *base = (const uint8_t *)h;
@@ -930,52 +1039,20 @@ bool pair_next(struct pairer *p, struct report_event *out)
 		.ev = ev, .probe = h->probe, .comm = h->comm, .depth = h->depth,
 		.tracked = h->tracked,
 	};
-
-	switch (h->kind) {
-	case H_PASS:
+	if (h->kind == H_PASS) {
 		if (h->ekind == GTR_KIND_RETURN)
 			p->cnt.unpaired_returns++;
-		break;
-	case H_UNPAIRED:
-		/* its entry may be among events lost before it */
-		if (lost_in(p, h->fid, 0, h->ts_ns)) {
-			out->lost = true;
-			p->cnt.lost_returns++;
-		} else {
-			p->cnt.unpaired_returns++;
-			judge(p, h->fid, h->ts_ns);
-		}
-		break;
-	case H_PAIRED: {
-		const struct frame *f = frame_at(h, 0);
-		/* calls it closed over: unwound, or their return was lost */
-		for (uint32_t j = 1; j < h->nframes; j++) {
-			const struct frame *u = frame_at(h, j);
-			if (lost_in(p, u->fid, u->ts_ns, h->ts_ns)) {
-				p->cnt.lost_entries++;
-			} else {
-				p->cnt.abandoned++;
-				judge(p, u->fid, h->ts_ns);
-			}
-		}
-		if (lost_in(p, h->fid, f->ts_ns, h->ts_ns)) {
-			/* the entry may be another call's: each half alone */
-			out->lost = true;
-			p->cur_lost = true;
-			p->cnt.lost_returns++;
-			p->cnt.lost_entries++;
-			break;
-		}
-		rebuild(h->pid, h->goid, f, f->probe ? f->probe->id : h->probe_id, &p->entry);
-		out->entry = &p->entry;
-		out->entry_probe = f->probe;
-		out->latency_ns = h->ts_ns >= f->ts_ns ? h->ts_ns - f->ts_ns : 0;
-		p->last_ok = true;
-		p->cnt.paired++;
-		judge(p, h->fid, h->ts_ns);
-		break;
+		return true;
 	}
-	}
+	p->cur = (struct release){
+		.kind = h->kind, .pid = h->pid, .goid = h->goid, .fid = h->fid,
+		.probe_id = h->probe_id, .ts_ns = h->ts_ns, .depth = h->depth,
+		.nframes = h->nframes, .frames = base + h->frames_off,
+		.offs = (const uint32_t *)(base + h->offs_off),
+		.fids = (const uint32_t *)(base + h->fids_off), .nfids = h->nfids,
+		.self_ns = h->self_ns,
+	};
+	decide(p, out);
 	return true;
 }
 
@@ -983,18 +1060,17 @@ void pair_event(struct pairer *p, struct report_event *e)
 {
 	struct report_event out;
 
-	if (pair_push(p, e))
-		return;
+	/* nothing is held: every event is released by pair_push() */
 	p->force = true;
-	pair_next(p, &out);
+	if (!pair_push(p, e) && pair_next(p, &out)) {
+		e->entry = out.entry;
+		e->entry_probe = out.entry_probe;
+		e->latency_ns = out.latency_ns;
+		e->depth = out.depth;
+		e->tracked = out.tracked;
+		e->lost = out.lost;
+	}
 	p->force = false;
-	/* the caller's event stays its own */
-	e->entry = out.entry;
-	e->entry_probe = out.entry_probe;
-	e->latency_ns = out.latency_ns;
-	e->depth = out.depth;
-	e->tracked = out.tracked;
-	e->lost = out.lost;
 }
 
 void pair_finish(struct pairer *p)
@@ -1016,18 +1092,18 @@ void pair_finish(struct pairer *p)
 
 const uint32_t *pair_last_stack(struct pairer *p, uint32_t *n, uint64_t *self_ns)
 {
-	if (!p->last_ok || !p->cur)
+	if (!p->cur.paired)
 		return NULL;
-	*n = p->cur->nfids;
-	*self_ns = p->cur->self_ns;
-	return (const uint32_t *)((const uint8_t *)p->cur + p->cur->fids_off);
+	*n = p->cur.nfids;
+	*self_ns = p->cur.self_ns;
+	return p->cur.fids;
 }
 
 bool pair_last_closed(const struct pairer *p, uint32_t *depth)
 {
-	if (!p->cur || p->cur->kind != H_PAIRED || !p->cur_lost)
+	if (p->cur.kind != H_PAIRED || !p->cur.lost)
 		return false;
-	*depth = p->cur->depth;
+	*depth = p->cur.depth;
 	return true;
 }
 
@@ -1053,21 +1129,21 @@ uint32_t pair_foreach_unwound(struct pairer *p,
 					 uint64_t end_ns),
 			      void *arg)
 {
-	const struct held *h = p->cur;
+	const struct release *c = &p->cur;
 	uint32_t n = 0;
 
-	if (!h || h->kind != H_PAIRED)
+	if (c->kind != H_PAIRED)
 		return 0;
-	for (uint32_t j = h->nframes; j-- > 1;) {
-		const struct frame *u = frame_at(h, j);
-		const bool lost = lost_in(p, u->fid, u->ts_ns, h->ts_ns);
-		frame_cb(p, h->pid, h->goid, u, h->depth + j, lost ? u->ts_ns : h->ts_ns, lost,
+	for (uint32_t j = c->nframes; j-- > 1;) {
+		const struct frame *u = frame_at(c, j);
+		const bool lost = lost_in(p, u->fid, u->ts_ns, c->ts_ns);
+		frame_cb(p, c->pid, c->goid, u, c->depth + j, lost ? u->ts_ns : c->ts_ns, lost,
 			 cb, arg);
 		n++;
 	}
-	if (p->cur_lost) {
-		const struct frame *f = frame_at(h, 0);
-		frame_cb(p, h->pid, h->goid, f, h->depth, f->ts_ns, true, cb, arg);
+	if (c->lost) {
+		const struct frame *f = frame_at(c, 0);
+		frame_cb(p, c->pid, c->goid, f, c->depth, f->ts_ns, true, cb, arg);
 		n++;
 	}
 	return n;

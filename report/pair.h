@@ -52,6 +52,8 @@ struct pair_limits {
 				     views that show nothing for them (the
 				     call view, Chrome, folded) or do not
 				     need file order (stats) */
+	bool lossless;            /* the file is known to hold no drop record
+				     (its summary says so): nothing waits */
 };
 
 /* What pairing counted so far; all but `dropped`, `open` and `held` as
@@ -109,9 +111,14 @@ void pair_event(struct pairer *p, struct report_event *e);
  * goroutine change now). Returns true when `e` is final already and is not
  * held: an event with nothing to decide (an entry, an event of a function
  * without return probe) while nothing older is held, or with `unordered`
- * an entry of a tracked function; e->depth and e->tracked are then set,
+ * an entry of a tracked function, or a return that no drop record can
+ * concern any more (`lossless`, or hold_ns of trace time read after it)
+ * while nothing older is held; its fields are then set as pair_event() sets them,
  * and the caller uses `e` itself (after draining pair_next(), whose events
- * are older). Otherwise the event is held and pair_next() releases it.
+ * are older; a return is released at once only when nothing is held, and
+ * then pair_next() releases nothing and leaves it current for
+ * pair_foreach_unwound() and pair_last_stack()). Otherwise the event is
+ * held and pair_next() releases it.
  */
 bool pair_push(struct pairer *p, struct report_event *e);
 

@@ -765,3 +765,17 @@ def test_lossy_memory_stays_flat(lossgen, tmp_path):
         s = maxrss_kib(args + [sp])
         b = maxrss_kib(args + [bp])
         assert b < s + 4096, (args, s, b)
+
+
+def test_held_or_not_the_output_is_the_same(lossy, calls):
+    """A closed file whose summary counts no loss is not held; read from a
+    pipe (no summary up front) it is: the output is the same, byte for byte,
+    in every view. A lossy file gives the same output from a pipe too."""
+    for path in (calls, lossy.path):
+        for args in ([], ["--calls"], ["--format", "jsonl", "--calls"], ["stats"],
+                     ["--format", "folded"], ["--format", "chrome"]):
+            direct = subprocess.run([REPORT, *args, path], capture_output=True, check=True)
+            with open(path, "rb") as f:
+                piped = subprocess.run([REPORT, *args, "-"], stdin=f, capture_output=True,
+                                       check=True)
+            assert piped.stdout == direct.stdout, (path, args)

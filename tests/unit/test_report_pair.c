@@ -1104,3 +1104,29 @@ Test(pair, folded_passes_the_callees_of_a_lost_call_up)
 	folded_free(f);
 	pair_free(p);
 }
+
+/* A file whose summary counts no loss: nothing waits, returns go out at
+ * once from the goroutine's memory; a drop record all the same (a file
+ * that contradicts its summary) is counted as late. */
+Test(pair, lossless_files_hold_nothing)
+{
+	const struct pair_limits lim = { .lossless = true };
+	struct pairer *p = pair_new(&lim);
+	struct tape t = { 0 };
+	struct pair_counts c;
+	struct report_event e;
+
+	pair_probes(p, pp, 6);
+	put(p, &t, 1, 100, 1, 1);
+	put(p, &t, 3, 110, 1, 2);          /* unwound */
+	put(p, &t, 2, 200, 1, 1);
+	put(p, &t, 2, 300, 2, 9);          /* no entry */
+	cr_expect_str_eq(t.s, "e100 e110 u110 r200<100 r300?");
+	cr_expect(!pair_next(p, &e));
+	pair_counts(p, &c);
+	cr_expect(c.held == 0 && c.paired == 1 && c.abandoned == 1 && c.unpaired_returns == 1);
+	lose(p, 2, 0, 150, 250, 1);
+	pair_counts(p, &c);
+	cr_expect_eq(c.late, 1);
+	pair_free(p);
+}
