@@ -80,16 +80,22 @@ def test_rotation_files_are_complete(gobuild, tmp_path):
     record(["-q", "-C", "40K", "-W", "3", "-o", out, "main.add", "--", exe, "100000"])
     names = sorted(f for f in os.listdir(tmp_path) if f.startswith("r.gtr"))
     assert names == ["r.gtr", "r.gtr1", "r.gtr2"]
-    total = 0
+    total, empty = 0, []
+    newest = max(names, key=lambda n: os.stat(tmp_path / n).st_mtime_ns)
     for n in names:
         r = report(["--format", "jsonl", str(tmp_path / n)])
         assert "truncated" not in r.stderr and "damaged" not in r.stderr
         evs = [json.loads(l) for l in r.stdout.splitlines()]
-        assert evs and all(e["func"] == "main.add" for e in evs)
+        assert all(e["func"] == "main.add" for e in evs)
+        if not evs:
+            empty.append(n)
         # each file names its probes and binary on its own
         info = report(["info", str(tmp_path / n)]).stdout
         assert "main.add" in info
         total += len(evs)
+    # only the file begun last may hold no event: the command can end
+    # right after a rotation
+    assert empty in ([], [newest])
     assert 0 < total <= 100000
 
 
