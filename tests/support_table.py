@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 # Capability -> the tests that show it (test function names, without the
 # parameters); a test may count for several.
 CAPABILITIES = [
-    ("list functions", ["test_list_", "test_list_agrees_with_an_independent_pclntab_parse",
+    ("list functions", ["test_list_", "test_list_debian_stripped_programs", "test_list_agrees_with_an_independent_pclntab_parse",
                         "test_release_is_the_one_described"]),
     ("Go version", ["test_list_names_the_go_version", "test_goid_offset_sources_agree",
                     "test_list_json_example"]),
@@ -35,8 +35,15 @@ CAPABILITIES = [
                 "test_target_is_not_disturbed"]),
     ("stacks", ["test_real_stacks_and_interfaces", "test_folded_uses_recorded_stacks"]),
     ("generics", ["test_every_instantiation_of_a_generic_function"]),
+    ("closures, methods", ["test_closures_and_method_values", "test_return_values_and_retval"]),
+    ("field paths", ["test_field_paths_through_pointers_in_net_http", "test_caddy_serving_a_request"]),
+    ("calls paired (latency)", ["test_bundling_traced_by_goroutine", "test_calls_stats_chrome_on_real_returns",
+                                "test_real_panic_is_unwound"]),
+    ("program unchanged", ["test_target_is_not_disturbed", "test_bundling_traced_by_goroutine",
+                           "test_exit_status_and_stdout_passed_through"]),
     ("stripped + signature", ["test_stripped_binary_with_a_signature",
-                              "test_stripped_binary_raw_registers"]),
+                              "test_stripped_binary_raw_registers", "test_caddy_serving_a_request",
+                              "test_many_probes_on_a_stripped_debian_binary"]),
     ("i386 (ABI0)", ["test_i386_stack_abi", "test_slice_elements_by_the_binarys_word_size[go1"]),
     ("arm64 (listed)", ["test_list_arm64_cross_build"]),
     ("assembly (ABI0)", ["test_assembly_function_is_abi0"]),
@@ -45,8 +52,15 @@ CAPABILITIES = [
 ]
 
 
-def column(params):
+# Tests of Debian's own stripped Go programs (caddy, age: Go 1.19).
+DEBIAN = ("test_list_debian_stripped_programs", "test_caddy_serving_a_request",
+          "test_many_probes_on_a_stripped_debian_binary")
+
+
+def column(base, params):
     """The toolchain or release a test ran with, from its parameters."""
+    if base in DEBIAN:
+        return "go1.19 (Debian caddy, age, stripped)"
     m = re.search(r"(go1\.\d+)", params)
     if m:
         return "gc " + m.group(1) + " (built here)"
@@ -74,7 +88,7 @@ def main():
     for tc in root.iter("testcase"):
         name = tc.get("name", "")
         base, _, params = name.partition("[")
-        col = column(params)
+        col = column(base, params)
         if not col:
             continue
         failed = tc.find("failure") is not None or tc.find("error") is not None
@@ -92,7 +106,7 @@ def main():
             cells[(cap, col)][1] += 1
             if not failed:
                 cells[(cap, col)][0] += 1
-    order = sorted(cols, key=lambda c: (not c.startswith("gc"),
+    order = sorted(cols, key=lambda c: (not c.startswith("gc"), "Debian" in c,
                                         [int(x) for x in re.findall(r"\d+", c)[:3]]))
     print("# What gotrace does, per Go version and architecture\n")
     print("Written by `tests/support_table.py` from the end-to-end tests of one")
