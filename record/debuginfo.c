@@ -30,11 +30,6 @@ const char *gobin_debuginfo_path(const struct gobin *b)
 	return b->dbg_path ? b->dbg_path : "";
 }
 
-Elf *gobin_dwarf_elf(const struct gobin *b)
-{
-	return b->dbg_elf ? b->dbg_elf : b->elf;
-}
-
 void gobin_debuginfo_close(struct gobin *b)
 {
 	if (b->dbg_elf)

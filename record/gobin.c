@@ -20,149 +20,6 @@
 #include "gofacts.h"
 #include "insn.h"
 
-uint64_t gobin_rd(const struct gobin *b, const uint8_t *p, int size)
-{
-	uint64_t v = 0;
-
-	if (b->big_endian) {
-		for (int i = 0; i < size; i++)
-			v = (v << 8) | p[i];
-	} else {
-		for (int i = size - 1; i >= 0; i--)
-			v = (v << 8) | p[i];
-	}
-	return v;
-}
-
-uint64_t gobin_vaddr_to_offset(const struct gobin *b, uint64_t vaddr)
-{
-	for (int i = 0; i < b->nsegs; i++) {
-		const struct gobin_seg *s = &b->segs[i];
-
-		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz)
-			return vaddr - s->vaddr + s->offset;
-	}
-	return UINT64_MAX;
-}
-
-const uint8_t *gobin_at_vaddr(const struct gobin *b, uint64_t vaddr, size_t len)
-{
-	for (int i = 0; i < b->nsegs; i++) {
-		const struct gobin_seg *s = &b->segs[i];
-
-		if (vaddr < s->vaddr || vaddr - s->vaddr >= s->filesz)
-			continue;
-		if (len > s->filesz - (vaddr - s->vaddr))
-			return NULL;
-		if (s->offset + (vaddr - s->vaddr) + len > b->size)
-			return NULL;
-		return b->map + s->offset + (vaddr - s->vaddr);
-	}
-	return NULL;
-}
-
-Elf_Scn *gobin_section(const struct gobin *b, const char *name, bool suffix,
-		       GElf_Shdr *shdr)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	const size_t nlen = strlen(name);
-
-	if (elf_getshdrstrndx(b->elf, &shstrndx) != 0)
-		return NULL;
-	while ((scn = elf_nextscn(b->elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *n;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		n = elf_strptr(b->elf, shstrndx, sh.sh_name);
-		if (!n)
-			continue;
-		if (suffix) {
-			const size_t l = strlen(n);
-
-			if (l < nlen || strcmp(n + l - nlen, name) != 0)
-				continue;
-		} else if (strcmp(n, name) != 0) {
-			continue;
-		}
-		if (shdr)
-			*shdr = sh;
-		return scn;
-	}
-	return NULL;
-}
-
-/* Calls fn for each named symbol of .symtab (else .dynsym). */
-static int each_symbol(const struct gobin *b,
-		       int (*fn)(const struct gobin *b, const GElf_Sym *sym,
-				 const char *name, void *ctx),
-		       void *ctx)
-{
-	static const Elf64_Word types[] = { SHT_SYMTAB, SHT_DYNSYM };
-
-	for (int t = 0; t < 2; t++) {
-		Elf_Scn *scn = NULL;
-		bool seen = false;
-
-		while ((scn = elf_nextscn(b->elf, scn)) != NULL) {
-			GElf_Shdr sh;
-			Elf_Data *data;
-
-			if (!gelf_getshdr(scn, &sh) || sh.sh_type != types[t] ||
-			    sh.sh_entsize == 0)
-				continue;
-			data = elf_getdata(scn, NULL);
-			if (!data)
-				continue;
-			seen = true;
-			for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-				GElf_Sym sym;
-				const char *name;
-				int r;
-
-				if (!gelf_getsym(data, (int)i, &sym))
-					break;
-				name = elf_strptr(b->elf, sh.sh_link, sym.st_name);
-				if (!name || !*name)
-					continue;
-				r = fn(b, &sym, name, ctx);
-				if (r)
-					return r;
-			}
-		}
-		if (seen)
-			return 0;
-	}
-	return 0;
-}
-
-struct sym_find {
-	const char *name;
-	uint64_t value;
-};
-
-static int sym_find_cb(const struct gobin *b, const GElf_Sym *sym,
-		       const char *name, void *ctx)
-{
-	struct sym_find *sf = ctx;
-
-	(void)b;
-	if (strcmp(name, sf->name) != 0 || sym->st_shndx == SHN_UNDEF)
-		return 0;
-	sf->value = sym->st_value;
-	return 1;
-}
-
-uint64_t gobin_symbol(const struct gobin *b, const char *name)
-{
-	struct sym_find sf = { .name = name };
-
-	each_symbol(b, sym_find_cb, &sf);
-	return sf.value;
-}
-
 static const char *gobin_errmsg(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -260,7 +117,7 @@ static bool detect_gccgo(const struct gobin *b)
 				return true;
 		}
 	}
-	return each_symbol(b, gccgo_sym_cb, NULL) != 0;
+	return gobin_each_symbol(b, gccgo_sym_cb, NULL) != 0;
 }
 
 static int gccgo_load(struct gobin *b)
@@ -268,7 +125,7 @@ static int gccgo_load(struct gobin *b)
 	struct sym_collect sc = { 0 };
 	size_t out = 0;
 
-	each_symbol(b, sym_collect_cb, &sc);
+	gobin_each_symbol(b, sym_collect_cb, &sc);
 	if (sc.err) {
 		free(sc.v);
 		return sc.err;
@@ -299,10 +156,9 @@ static int gccgo_load(struct gobin *b)
 
 /* ------------------------------------------------------------ open */
 
-static const struct gobin *sort_b;
-
-static int byname_cmp(const void *a, const void *c)
+static int byname_cmp(const void *a, const void *c, void *ctx)
 {
+	const struct gobin *sort_b = ctx;
 	const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)c;
 	const int r = strcmp(sort_b->funcs[x].name, sort_b->funcs[y].name);
 
@@ -330,59 +186,9 @@ static int finish_funcs(struct gobin *b)
 		return -ENOMEM;
 	for (size_t i = 0; i < b->nfuncs; i++)
 		b->byname[i] = (uint32_t)i;
-	/* qsort has no context argument in C11; gobin is not thread-shared here. */
-	sort_b = b;
 	if (b->nfuncs)
-		qsort(b->byname, b->nfuncs, sizeof(*b->byname), byname_cmp);
-	sort_b = NULL;
+		qsort_r(b->byname, b->nfuncs, sizeof(*b->byname), byname_cmp, b);
 	return 0;
-}
-
-static void read_elf_layout(struct gobin *b)
-{
-	GElf_Ehdr eh;
-	size_t phnum = 0;
-
-	gelf_getehdr(b->elf, &eh);
-	b->ptrsize = eh.e_ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
-	b->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
-	b->machine = eh.e_machine;
-	b->pie = eh.e_type == ET_DYN;
-	switch (eh.e_machine) {
-	case EM_X86_64: b->arch = GOBIN_AMD64; break;
-	case EM_AARCH64: b->arch = GOBIN_ARM64; break;
-	case EM_386: b->arch = GOBIN_386; break;
-	default: b->arch = GOBIN_ARCH_OTHER; break;
-	}
-	elf_getphdrnum(b->elf, &phnum);
-	for (size_t i = 0; i < phnum && b->nsegs < GOBIN_MAX_SEGS; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(b->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (ph.p_offset > b->size)
-			continue;
-		if (ph.p_filesz > b->size - ph.p_offset)
-			ph.p_filesz = b->size - ph.p_offset;
-		b->segs[b->nsegs++] = (struct gobin_seg){
-			.vaddr = ph.p_vaddr, .memsz = ph.p_memsz,
-			.offset = ph.p_offset, .filesz = ph.p_filesz,
-			.flags = ph.p_flags,
-		};
-	}
-	b->stripped = true;
-	{
-		Elf_Scn *scn = NULL;
-
-		while ((scn = elf_nextscn(b->elf, scn)) != NULL) {
-			GElf_Shdr sh;
-
-			if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
-				b->stripped = false;
-		}
-	}
-	b->has_dwarf = gobin_section(b, ".debug_info", false, NULL) ||
-		       gobin_section(b, ".zdebug_info", false, NULL);
 }
 
 static void mark_abi0(struct gobin *b);
@@ -435,7 +241,7 @@ struct gobin *gobin_open(const char *path, char *err, size_t errlen)
 		gobin_errmsg(err, errlen, "%s is not an ELF executable", path);
 		goto fail;
 	}
-	read_elf_layout(b);
+	gobin_elf_layout(b);
 	gobin_notes_load(b);
 	gobin_buildinfo_load(b);
 	gobin_modinfo_parse(b);
@@ -552,6 +358,45 @@ void gobin_describe(const struct gobin *b, struct gtr_binary *out)
 			   b->compiler == GOBIN_GC && b->arch == GOBIN_AMD64 ? "g" : "";
 }
 
+void gobin_load_span(const struct gobin *b, uint64_t *lo, uint64_t *hi,
+		     uint64_t *text_vaddr, uint64_t *text_offset)
+{
+	*lo = UINT64_MAX;
+	*hi = 0;
+	*text_vaddr = *text_offset = 0;
+	for (int i = 0; i < b->nsegs; i++) {
+		const struct gobin_seg *s = &b->segs[i];
+
+		if (s->flags & PF_X) {
+			*text_vaddr = s->vaddr;
+			*text_offset = s->offset;
+		}
+		if (s->vaddr < *lo)
+			*lo = s->vaddr;
+		if (s->vaddr + s->memsz > *hi)
+			*hi = s->vaddr + s->memsz;
+	}
+	if (*lo > *hi)
+		*lo = *hi = 0;
+}
+
+const uint8_t *gobin_func_code(const struct gobin *b, const struct gobin_func *f,
+			       size_t max, size_t *len)
+{
+	size_t n = f->end > f->entry ? f->end - f->entry : 0;
+
+	if (n > max)
+		n = max;
+	if (f->file_offset >= b->size)
+		return NULL;
+	if (n > b->size - f->file_offset)
+		n = b->size - f->file_offset;
+	if (!n)
+		return NULL;
+	*len = n;
+	return b->map + f->file_offset;
+}
+
 /* ------------------------------------------------------------ functions */
 
 int gobin_func_find(const struct gobin *b, const char *name,
@@ -582,7 +427,7 @@ int gobin_func_find(const struct gobin *b, const char *name,
  * with *open at their '['; NULL when the name has none. The first '['
  * opens them: package paths and identifiers hold none.
  */
-static const char *type_args_end(const char *name, const char **open)
+const char *gobin_type_args_end(const char *name, const char **open)
 {
 	const char *p = strchr(name, '[');
 	int depth = 0;
@@ -606,7 +451,7 @@ static const char *type_args_end(const char *name, const char **open)
  */
 static bool elided_name_is(const char *name, const char *pattern)
 {
-	const char *open, *end = type_args_end(name, &open);
+	const char *open, *end = gobin_type_args_end(name, &open);
 	const size_t head = open ? (size_t)(open - name) : 0;
 
 	return end && !strncmp(name, pattern, head) &&
@@ -676,7 +521,7 @@ static ssize_t func_index(const struct gobin *b, uint64_t entry)
 	return lo < b->nfuncs && b->funcs[lo].entry == entry ? (ssize_t)lo : -1;
 }
 
-static enum gobin_abi binary_abi(const struct gobin *b)
+enum gobin_abi gobin_binary_abi(const struct gobin *b)
 {
 	if (b->compiler == GOBIN_GCCGO)
 		return GOBIN_ABI_C;
@@ -685,7 +530,7 @@ static enum gobin_abi binary_abi(const struct gobin *b)
 
 enum gobin_abi gobin_func_abi(const struct gobin *b, const struct gobin_func *f)
 {
-	const enum gobin_abi abi = binary_abi(b);
+	const enum gobin_abi abi = gobin_binary_abi(b);
 	ssize_t i;
 
 	if (abi != GOBIN_ABI_INTERNAL || !b->fflags)
@@ -737,7 +582,7 @@ static void mark_abi0(struct gobin *b)
 	if (!b->fflags || !gobin_regabi(b))
 		return;
 	if (!b->stripped)
-		each_symbol(b, abi0_sym_cb, NULL);
+		gobin_each_symbol(b, abi0_sym_cb, NULL);
 	for (size_t i = 0; i < b->nfuncs; i++) {
 		bool internal = false;
 
@@ -913,317 +758,6 @@ int gobin_func_suggest(const struct gobin *b, const char *name,
 		out[i] = best[i].name;
 	free(best);
 	return n;
-}
-
-/* ------------------------------------------------------------ arguments */
-
-const char *gobin_mreg_name(unsigned mreg)
-{
-	static const char *const x86[] = {
-		"RAX", "RBX", "RCX", "RDX", "RSI", "RDI", "RBP", "RSP", "R8", "R9",
-		"R10", "R11", "R12", "R13", "R14", "R15", "RIP",
-	};
-	static const char *const xmm[16] = {
-		"X0", "X1", "X2", "X3", "X4", "X5", "X6", "X7", "X8", "X9", "X10",
-		"X11", "X12", "X13", "X14", "X15"
-	};
-	static const char *const ar[31] = {
-		"R0", "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9", "R10",
-		"R11", "R12", "R13", "R14", "R15", "R16", "R17", "R18", "R19", "R20",
-		"R21", "R22", "R23", "R24", "R25", "R26", "R27", "R28", "R29", "R30"
-	};
-	static const char *const af[32] = {
-		"F0", "F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "F9", "F10",
-		"F11", "F12", "F13", "F14", "F15", "F16", "F17", "F18", "F19", "F20",
-		"F21", "F22", "F23", "F24", "F25", "F26", "F27", "F28", "F29", "F30",
-		"F31"
-	};
-
-	if (mreg >= GOBIN_MREG_X86 && mreg < GOBIN_MREG_X86 + GT_REG_COUNT)
-		return x86[mreg - GOBIN_MREG_X86];
-	if (mreg >= GOBIN_MREG_XMM0 && mreg < GOBIN_MREG_XMM0 + 16)
-		return xmm[mreg - GOBIN_MREG_XMM0];
-	if (mreg >= GOBIN_MREG_ARM64_R0 && mreg < GOBIN_MREG_ARM64_R0 + 31)
-		return ar[mreg - GOBIN_MREG_ARM64_R0];
-	if (mreg >= GOBIN_MREG_ARM64_F0 && mreg < GOBIN_MREG_ARM64_F0 + 32)
-		return af[mreg - GOBIN_MREG_ARM64_F0];
-	return "";
-}
-
-bool gobin_piece_readable(const struct gobin_piece *p)
-{
-	if (p->kind == GT_LOC_REG || p->kind == GT_LOC_STACK)
-		return true;
-	return p->mreg >= GOBIN_MREG_ARM64_R0 && p->mreg < GOBIN_MREG_ARM64_F0;
-}
-
-char *gobin_piece_str(const struct gobin_piece *p, char *out, size_t outlen)
-{
-	if (p->kind == GT_LOC_STACK)
-		snprintf(out, outlen, "SP%+d", p->offset);
-	else if (p->kind == GT_LOC_REG && p->reg < GT_REG_COUNT)
-		snprintf(out, outlen, "%s", gobin_mreg_name(GOBIN_MREG_X86 + p->reg));
-	else if (p->mreg)
-		snprintf(out, outlen, "%s", gobin_mreg_name(p->mreg));
-	else
-		snprintf(out, outlen, "?");
-	return out;
-}
-
-static enum gtr_type gtr_type_of(const struct gobin_type *t)
-{
-	switch (t->kind) {
-	case TK_INT: return GTR_TYPE_INT;
-	case TK_UINT: return GTR_TYPE_UINT;
-	case TK_BOOL: return GTR_TYPE_BOOL;
-	case TK_PTR: return GTR_TYPE_PTR;
-	case TK_STRING: return GTR_TYPE_STRING;
-	case TK_FLOAT: return GTR_TYPE_FLOAT;
-	default: return GTR_TYPE_OTHER;
-	}
-}
-
-/*
- * Whether the generic instance `f` is a method of a generic type (its
- * receiver a parameter of the instance): "pkg.(*T[...]).M" or
- * "pkg.T[...].M", not a function "pkg.F[...]" nor a closure, go/defer
- * wrapper or method value inside one ("pkg.F[...].func1", "...-fm").
- */
-static bool generic_method(const struct gobin_func *f)
-{
-	const char *open, *end = type_args_end(f->name, &open);
-	const char *m;
-	size_t ln;
-
-	if (!end)
-		return false;
-	if (end[0] == ')' && end[1] == '.' && open - f->name >= 2 &&
-	    memchr(f->name, '(', (size_t)(open - f->name)))
-		m = end + 2;            /* pkg.(*T[...]).M */
-	else if (end[0] == '.')
-		m = end + 1;            /* pkg.T[...].M */
-	else
-		return false;
-	ln = strlen(m);
-	if (!ln || strpbrk(m, ".-"))
-		return false;
-	for (const char *pre = "func\0gowrap\0deferwrap\0"; *pre;
-	     pre += strlen(pre) + 1) {
-		const size_t pl = strlen(pre);
-
-		if (ln > pl && !strncmp(m, pre, pl) &&
-		    strspn(m + pl, "0123456789") == ln - pl)
-			return false;   /* a closure of a generic function */
-	}
-	return true;
-}
-
-/*
- * Index where gc passes the dictionary of the generic instance `f` among
- * its parameters: after the receiver for a method of a Go version whose
- * gc puts it there (gofacts.c), else first.
- */
-static int dict_index(const struct gobin *b, const struct gobin_func *f)
-{
-	const int minor = b->go_minor ? b->go_minor : b->pcln_minor;
-
-	return generic_method(f) &&
-	       gofact_dict_position(minor) == GOFACT_DICT_AFTER_RECEIVER;
-}
-
-int gobin_params_to_args(const struct gobin *b, const struct gobin_func *f,
-			 const struct gobin_param *p, int np,
-			 const struct gobin_type *cret, bool results,
-			 struct gobin_arg *args, int max)
-{
-	struct gobin_param *moved = NULL;
-	int n, d = -1, want;
-
-	/* The dictionary where this Go passes it, however the caller (DWARF,
-	 * add_dict, a user's signature) ordered the parameters. */
-	for (int i = 0; i < np && !results && b->compiler == GOBIN_GC; i++)
-		if (!p[i].result && !strcmp(p[i].name, ".dict"))
-			d = i;
-	want = d >= 0 ? dict_index(b, f) : -1;
-	if (d >= 0 && want != d && want < np && !p[want].result) {
-		moved = malloc((size_t)np * sizeof(*moved));
-		if (!moved)
-			return -ENOMEM;
-		memcpy(moved, p, (size_t)np * sizeof(*moved));
-		if (want < d)
-			memmove(moved + want + 1, moved + want,
-				(size_t)(d - want) * sizeof(*moved));
-		else
-			memmove(moved + d, moved + d + 1,
-				(size_t)(want - d) * sizeof(*moved));
-		moved[want] = p[d];
-		p = moved;
-	}
-	n = gobin_abi_assign(b, gobin_func_abi(b, f), p, np, cret, results,
-			     args, max);
-
-	/* names and types, in the same order abi.c wrote them */
-	for (int i = 0, k = 0; i < np && k < n; i++) {
-		if (p[i].result != results)
-			continue;
-		snprintf(args[k].name, sizeof(args[k].name), "%s", p[i].name);
-		snprintf(args[k].type_name, sizeof(args[k].type_name), "%s",
-			 p[i].type->name);
-		args[k].type = gtr_type_of(p[i].type);
-		args[k].size = p[i].type->size;
-		args[k].iface = p[i].type->kind != TK_IFACE ? 0 :
-				!strcmp(p[i].type->name, "interface {}") ||
-				!strcmp(p[i].type->name, "any") ? 2 : 1;
-		k++;
-	}
-	free(moved);
-	return n;
-}
-
-bool gobin_func_generic(const struct gobin_func *f)
-{
-	return strstr(f->name, "[...]") || strstr(f->name, "[go.shape.");
-}
-
-/*
- * A generic function's instance takes its dictionary as a hidden argument:
- * first, or after the receiver of a method (gofacts.c, where
- * gobin_params_to_args puts it). DWARF of Go 1.18-1.26 lists it only
- * when the optimiser tracked it (cmd/compile/internal/dwarfgen/dwarf.go,
- * createDwarfVars, skips other names starting with '.'); Go 1.27 lists
- * every parameter. Prepends it to p[np] when missing; returns the new
- * count or -ENOMEM.
- */
-static int add_dict(const struct gobin *b, const struct gobin_func *f,
-		    struct gobin_param **p, int np)
-{
-	struct gobin_param *v;
-
-	if (b->compiler != GOBIN_GC || !gobin_func_generic(f))
-		return np;
-	for (int i = 0; i < np; i++)
-		if (!strcmp((*p)[i].name, ".dict"))
-			return np;
-	v = realloc(*p, (size_t)(np + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	*p = v;
-	memmove(v + 1, v, (size_t)np * sizeof(*v));
-	memset(v, 0, sizeof(*v));
-	snprintf(v->name, sizeof(v->name), ".dict");
-	v->type = gobin_type_new(TK_PTR, (uint32_t)b->ptrsize, "unsafe.Pointer");
-	if (!v->type) {
-		memmove(v, v + 1, (size_t)np * sizeof(*v));
-		return -ENOMEM;
-	}
-	gobin_type_set_align(v->type, b->ptrsize);
-	return np + 1;
-}
-
-static int func_params(const struct gobin *b, const struct gobin_func *f,
-		       struct gobin_arg *args, int max, bool results)
-{
-	struct gobin *mb = (struct gobin *)b; /* DWARF is opened lazily */
-	struct gobin_param *p = NULL;
-	struct gobin_type *cret = NULL;
-	int np, n;
-
-	if (!b->has_dwarf)
-		return -ENODATA;
-	np = gobin_dwarf_params(mb, f->name, f->entry, &p, &cret);
-	if (np < 0)
-		return np;
-	n = add_dict(b, f, &p, np);
-	if (n < 0) {
-		gobin_params_free(p, np, cret);
-		return n;
-	}
-	np = n;
-	n = gobin_params_to_args(b, f, p, np, cret, results, args, max);
-	gobin_params_free(p, np, cret);
-	return n;
-}
-
-int gobin_func_args(const struct gobin *b, const struct gobin_func *f,
-		    struct gobin_arg *args, int max)
-{
-	return func_params(b, f, args, max, false);
-}
-
-int gobin_func_results(const struct gobin *b, const struct gobin_func *f,
-		       struct gobin_arg *args, int max)
-{
-	return func_params(b, f, args, max, true);
-}
-
-static int raw_args(const struct gobin *b, enum gobin_abi abi,
-		    struct gobin_arg *args, int n)
-{
-	static const enum gt_reg go_regs[] = {
-		GT_REG_RAX, GT_REG_RBX, GT_REG_RCX, GT_REG_RDI, GT_REG_RSI,
-		GT_REG_R8, GT_REG_R9, GT_REG_R10, GT_REG_R11,
-	};
-	static const enum gt_reg c_regs[] = {
-		GT_REG_RDI, GT_REG_RSI, GT_REG_RDX, GT_REG_RCX, GT_REG_R8, GT_REG_R9,
-	};
-	const enum gt_reg *regs = NULL;
-	int nregs = 0;
-
-	if (b->arch == GOBIN_ARM64 && abi == GOBIN_ABI_INTERNAL) {
-		/* R0-R15, listed but not readable through x86-64 pt_regs */
-		for (int i = 0; i < n && i < 16; i++) {
-			memset(&args[i], 0, sizeof(args[i]));
-			args[i].type = GTR_TYPE_WORD;
-			args[i].size = 8;
-			args[i].npieces = 1;
-			args[i].pieces[0] = (struct gobin_piece){
-				.kind = GT_LOC_NONE, .size = 8,
-				.mreg = (uint8_t)(GOBIN_MREG_ARM64_R0 + i),
-			};
-		}
-		return n < 16 ? n : 16;
-	}
-	if (b->arch == GOBIN_AMD64 && abi == GOBIN_ABI_INTERNAL) {
-		regs = go_regs;
-		nregs = 9;
-	} else if (b->arch == GOBIN_AMD64 && abi == GOBIN_ABI_C) {
-		regs = c_regs;
-		nregs = 6;
-	} else if (b->arch != GOBIN_AMD64 && b->arch != GOBIN_386 &&
-		   b->arch != GOBIN_ARM64) {
-		return 0; /* a convention this file does not know */
-	}
-	for (int i = 0; i < n; i++) {
-		struct gobin_arg *a = &args[i];
-
-		memset(a, 0, sizeof(*a));
-		a->type = GTR_TYPE_WORD;
-		a->size = (uint32_t)b->ptrsize;
-		a->npieces = 1;
-		a->pieces[0].size = (uint8_t)b->ptrsize;
-		if (regs) {
-			if (i >= nregs)
-				return i;
-			a->pieces[0].kind = GT_LOC_REG;
-			a->pieces[0].reg = regs[i];
-			a->pieces[0].mreg = (uint8_t)(GOBIN_MREG_X86 + regs[i]);
-		} else {
-			a->pieces[0].kind = GT_LOC_STACK;
-			a->pieces[0].offset = b->ptrsize * (i + 1);
-		}
-	}
-	return n;
-}
-
-int gobin_raw_args(const struct gobin *b, struct gobin_arg *args, int n)
-{
-	return raw_args(b, binary_abi(b), args, n);
-}
-
-int gobin_func_raw_args(const struct gobin *b, const struct gobin_func *f,
-			struct gobin_arg *args, int n)
-{
-	return raw_args(b, gobin_func_abi(b, f), args, n);
 }
 
 int gobin_goid_offset_derived(const struct gobin *b)

@@ -116,6 +116,23 @@ bool gobin_is_stripped(const struct gobin *b);        /* no .symtab */
 bool gobin_has_dwarf(const struct gobin *b);
 bool gobin_regabi(const struct gobin *b); /* gc amd64/arm64 with Go >= 1.17/1.18 */
 
+/*
+ * Link-time span [*lo, *hi) of the PT_LOAD segments of `b`, and where its
+ * executable segment is (*text_vaddr: p_vaddr, *text_offset: p_offset);
+ * all 0 when it has none. From the program headers gobin_open read.
+ */
+void gobin_load_span(const struct gobin *b, uint64_t *lo, uint64_t *hi,
+		     uint64_t *text_vaddr, uint64_t *text_offset);
+
+/*
+ * The machine code of `f` as the file holds it (from f->file_offset, at
+ * most `max` bytes and not past f->end): a pointer into the mapping of
+ * `b`, valid until gobin_close(), with its length in *len; NULL when none
+ * of it is in the file.
+ */
+const uint8_t *gobin_func_code(const struct gobin *b, const struct gobin_func *f,
+			       size_t max, size_t *len);
+
 /* Fills a struct gtr_binary describing `b` (strings point into `b`). */
 void gobin_describe(const struct gobin *b, struct gtr_binary *out);
 

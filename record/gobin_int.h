@@ -14,6 +14,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include "elfimg.h"
 #include "gobin.h"
 
 #define GOBIN_MAX_SEGS 32
@@ -106,22 +107,6 @@ struct gobin_rtype {
 	char *name;
 };
 
-/* Bounds-checked little/big endian reads of the file image. */
-uint64_t gobin_rd(const struct gobin *b, const uint8_t *p, int size);
-
-/* File bytes at virtual address `vaddr` with at least `len` bytes, or NULL. */
-const uint8_t *gobin_at_vaddr(const struct gobin *b, uint64_t vaddr, size_t len);
-
-/* File offset of `vaddr` through the PT_LOAD containing it, or UINT64_MAX. */
-uint64_t gobin_vaddr_to_offset(const struct gobin *b, uint64_t vaddr);
-
-/* Section by exact name (or, with suffix set, by name ending in `name`). */
-Elf_Scn *gobin_section(const struct gobin *b, const char *name, bool suffix,
-		       GElf_Shdr *shdr);
-
-/* Value of an ELF symbol (.symtab then .dynsym), 0 when absent. */
-uint64_t gobin_symbol(const struct gobin *b, const char *name);
-
 /* pclntab.c: fills b->funcs from .gopclntab. 0, -ENOENT or -EINVAL. */
 int gobin_pclntab_load(struct gobin *b, char *err, size_t errlen);
 
@@ -157,10 +142,18 @@ void gobin_debuginfo_find(struct gobin *b);
 /* debuginfo.c: closes the separate debug file. */
 void gobin_debuginfo_close(struct gobin *b);
 
-/* The ELF DWARF comes from: the debug file when there is one. */
-Elf *gobin_dwarf_elf(const struct gobin *b);
+/*
+ * gobin.c: just past the closing ']' of the first type-argument list
+ * "[...]" of a Go function name, with *open at its '['; NULL when the
+ * name has none (or it is not closed).
+ */
+const char *gobin_type_args_end(const char *name, const char **open);
 
-/* gobin.c: whether f is a generic instance ("main.Map[...]"). */
+/* gobin.c: the calling convention of the binary's Go code (ABIInternal
+ * for register-ABI gc binaries, ABI0 for other gc ones, C for gccgo). */
+enum gobin_abi gobin_binary_abi(const struct gobin *b);
+
+/* args.c: whether f is a generic instance ("main.Map[...]"). */
 bool gobin_func_generic(const struct gobin_func *f);
 
 /* Parses "go1.19.8" -> 19; 0 when not a go1.N version. */
@@ -234,7 +227,7 @@ int gobin_abi_assign(const struct gobin *b, enum gobin_abi abi,
 		     struct gobin_arg *out, int max);
 
 /*
- * gobin.c: locations (gobin_abi_assign with the convention of f), names,
+ * args.c: locations (gobin_abi_assign with the convention of f), names,
  * types and sizes of params (results=false) or results into args[max].
  * Returns the count written.
  */

@@ -283,6 +283,7 @@ struct recorder {
 };
 
 static struct recorder rec;
+static struct plan *plan;
 
 static uint64_t clock_ns(clockid_t id);
 
@@ -294,10 +295,10 @@ static uint32_t binary_of(const char *path)
 
 	if (stat(path, &a))
 		return UINT32_MAX;
-	for (i = 0; i < nbinaries; i++)
-		if (!stat(binaries[i].attach_path, &b) && a.st_dev == b.st_dev &&
+	for (i = 0; i < plan_nbinaries(plan); i++)
+		if (!stat(plan_binary(plan, i)->attach_path, &b) && a.st_dev == b.st_dev &&
 		    a.st_ino == b.st_ino)
-			return binaries[i].id;
+			return plan_binary(plan, i)->id;
 	return UINT32_MAX;
 }
 
@@ -357,7 +358,7 @@ static int process_seen(struct recorder *r, uint32_t pid, uint64_t ts,
 			 pid, start, end);
 		m.binary_id = binary_of(path);
 		if (m.binary_id != UINT32_MAX) {
-			const struct binary *b = &binaries[m.binary_id];
+			const struct binary *b = plan_binary(plan, m.binary_id);
 
 			m.vaddr = b->text_vaddr + (off - b->text_offset);
 			r->procs[i].mapped = 1;
@@ -557,11 +558,11 @@ static int on_event(const struct gt_event *ev, size_t size, void *ctx)
 	uint32_t i, doff = 0;
 	size_t dmax;
 
-	if (r->werr || ev->type != GT_REC_EVENT || ev->probe_id >= (uint32_t)nprobes)
+	if (r->werr || ev->type != GT_REC_EVENT || ev->probe_id >= (uint32_t)plan_nprobes(plan))
 		return 0;
 	if (env.max_events && r->events >= env.max_events)
 		return 0;   /* --max-events: the file holds exactly that many */
-	p = probes[ev->probe_id];
+	p = plan_probe(plan, ev->probe_id);
 	dmax = size > GT_EVENT_HDR_SIZE + sizeof(ev->slots)
 		       ? size - GT_EVENT_HDR_SIZE - sizeof(ev->slots) : 0;
 	if (dmax > ev->data_len)
@@ -689,8 +690,8 @@ static void record_drops(struct recorder *r)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	if (!r->drops_cpu)
-		r->drops_cpu = calloc((size_t)nprobes * ncpus, sizeof(uint64_t));
-	for (i = 0; i < nprobes; i++) {
+		r->drops_cpu = calloc((size_t)plan_nprobes(plan) * ncpus, sizeof(uint64_t));
+	for (i = 0; i < plan_nprobes(plan); i++) {
 		/* suppressed first: the per-CPU counts share one buffer */
 		uint64_t q = env.rate ? capture_suppressed(r->cap, i) : 0;
 		const uint64_t *d = capture_drops_percpu(r->cap, i);
@@ -762,6 +763,29 @@ static void host_fill(struct gtr_host *h, struct utsname *u, char *hn,
 	h->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
 	h->start_realtime_ns = clock_ns(CLOCK_REALTIME);
 	h->start_boottime_ns = clock_ns(CLOCK_BOOTTIME);
+}
+
+/* Resolves CMD's executable through PATH, as execvp would. */
+static char *which(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (strchr(cmd, '/'))
+		return strdup(cmd);
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t n = colon ? (size_t)(colon - path) : strlen(path);
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n,
+			 n ? path : ".", cmd);
+		if (access(buf, X_OK) == 0)
+			return strdup(buf);
+		path += n + (colon ? 1 : 0);
+	}
+	return strdup(cmd);
 }
 
 /* Forks CMD stopped before exec; it runs when a byte arrives on *go_fd. */
@@ -865,18 +889,18 @@ static struct gtr_writer *open_output(unsigned k, const struct gtr_host *host,
 	w = gtr_writer_create(name, flags, host, err, errlen);
 	if (!w)
 		return NULL;
-	for (i = 0; i < nbinaries; i++) {
+	for (i = 0; i < plan_nbinaries(plan); i++) {
 		struct gtr_binary gb;
 
-		gobin_describe(binaries[i].gb, &gb);
-		gb.id = binaries[i].id;
-		gb.path = binaries[i].path;
-		if (gtr_writer_binary(w, &gb) || write_symbols(w, &binaries[i]))
+		gobin_describe(plan_binary(plan, i)->gb, &gb);
+		gb.id = plan_binary(plan, i)->id;
+		gb.path = plan_binary(plan, i)->path;
+		if (gtr_writer_binary(w, &gb) || write_symbols(w, plan_binary(plan, i)))
 			goto fail;
 	}
 	write_clock(w);
-	for (i = 0; i < nprobes; i++)
-		if (gtr_writer_probe(w, &probes[i]->meta))
+	for (i = 0; i < plan_nprobes(plan); i++)
+		if (gtr_writer_probe(w, &plan_probe(plan, i)->meta))
 			goto fail;
 	return w;
 fail:
@@ -898,7 +922,7 @@ static void status_line(uint64_t elapsed_ns, uint64_t rate, uint64_t dropped,
 {
 	fprintf(stderr, "\r\033[Kgotrace-record: %d probe%s, %llu events "
 		"(%llu/s), %llu dropped, %.1f MB written, %.1f B/event, %llus",
-		nprobes, nprobes == 1 ? "" : "s",
+		plan_nprobes(plan), plan_nprobes(plan) == 1 ? "" : "s",
 		(unsigned long long)rec.events, (unsigned long long)rate,
 		(unsigned long long)dropped, bytes / 1e6,
 		rec.events ? (double)bytes / rec.events : 0.0,
@@ -910,7 +934,7 @@ static uint64_t total_drops(void)
 	uint64_t d = 0;
 	int i;
 
-	for (i = 0; i < nprobes; i++)
+	for (i = 0; i < plan_nprobes(plan); i++)
 		d += rec.drops_seen[i];
 	return d;
 }
@@ -920,7 +944,7 @@ static uint64_t total_suppressed(void)
 	uint64_t d = 0;
 	int i;
 
-	for (i = 0; i < nprobes; i++)
+	for (i = 0; i < plan_nprobes(plan); i++)
 		d += rec.suppressed_seen[i];
 	return d;
 }
@@ -934,11 +958,11 @@ static int targets_map_binaries(void)
 {
 	int bi, t, bad = 0;
 
-	for (bi = 0; bi < nbinaries && env.npids; bi++) {
+	for (bi = 0; bi < plan_nbinaries(plan) && env.npids; bi++) {
 		struct stat want;
 		int found = 0;
 
-		if (stat(binaries[bi].attach_path, &want))
+		if (stat(plan_binary(plan, bi)->attach_path, &want))
 			continue;
 		for (t = 0; t < env.npids && !found; t++) {
 			char path[64], line[4096];
@@ -962,7 +986,7 @@ static int targets_map_binaries(void)
 			fprintf(stderr, "gotrace-record: %s is not mapped by the "
 				"traced process%s (%d%s); its probes could never "
 				"fire: check the PID or the BINARY: part\n",
-				binaries[bi].path, env.npids > 1 ? "es" : "",
+				plan_binary(plan, bi)->path, env.npids > 1 ? "es" : "",
 				env.pids[0], env.npids > 1 ? ", ..." : "");
 			bad = 1;
 		}
@@ -991,8 +1015,8 @@ static void on_refused(uint64_t cookie, int err, void *ctx)
 	uint32_t slot = (uint32_t)cookie;
 
 	(void)ctx;
-	if (nrefused < 5 && slot < (uint32_t)nprobes)
-		refused_names[nrefused] = probes[slot]->fn.name;
+	if (nrefused < 5 && slot < (uint32_t)plan_nprobes(plan))
+		refused_names[nrefused] = plan_probe(plan, slot)->fn.name;
 	refused_err = err;
 	nrefused++;
 }
@@ -1007,8 +1031,8 @@ static int attach_all(pid_t child, char *err, size_t errlen)
 	uint64_t *offs = NULL, *cookies = NULL;
 	size_t n, cap = 0;
 
-	for (i = 0; i < nprobes; i++)
-		cap += probes[i]->nsites;
+	for (i = 0; i < plan_nprobes(plan); i++)
+		cap += plan_probe(plan, i)->nsites;
 	offs = calloc(cap ? cap : 1, sizeof(*offs));
 	cookies = calloc(cap ? cap : 1, sizeof(*cookies));
 	if (!offs || !cookies) {
@@ -1016,13 +1040,13 @@ static int attach_all(pid_t child, char *err, size_t errlen)
 		e = -ENOMEM;
 		goto out;
 	}
-	for (bi = 0; bi < nbinaries && !e; bi++) {
+	for (bi = 0; bi < plan_nbinaries(plan) && !e; bi++) {
 		n = 0;
-		for (i = 0; i < nprobes; i++) {
-			if (probes[i]->bin != &binaries[bi])
+		for (i = 0; i < plan_nprobes(plan); i++) {
+			if (plan_probe(plan, i)->bin != plan_binary(plan, bi))
 				continue;
-			for (k = 0; k < probes[i]->nsites; k++) {
-				offs[n] = probes[i]->sites[k];
+			for (k = 0; k < plan_probe(plan, i)->nsites; k++) {
+				offs[n] = plan_probe(plan, i)->sites[k];
 				cookies[n++] = (uint64_t)i | (uint64_t)k << 32;
 			}
 		}
@@ -1031,7 +1055,7 @@ static int attach_all(pid_t child, char *err, size_t errlen)
 				  : env.npids ? env.pids[t] : -1;
 
 			e = capture_attach_many(rec.cap, n, cookies,
-						binaries[bi].attach_path, offs,
+						plan_binary(plan, bi)->attach_path, offs,
 						pid, on_refused, NULL, err, errlen);
 		}
 	}
@@ -1149,12 +1173,14 @@ int main(int argc, char **argv)
 			.debuginfo = env.debuginfo,
 			.rate = env.rate,
 		};
-		plan_init(&po);
+		plan = plan_new(&po);
+		if (!plan)
+			return 1;
 	}
 	for (i = 0; i < env.nspecs; i++)
-		if (expand_spec(env.specs[i], dflt_path, dflt_attach))
+		if (plan_add(plan, env.specs[i], dflt_path, dflt_attach))
 			return 1;
-	plan_warnings();
+	plan_warnings(plan);
 	if (targets_map_binaries())
 		return 1;
 
@@ -1164,10 +1190,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gotrace-record: %s\n", err);
 		return 1;
 	}
-	rec.drops_seen = calloc(nprobes, sizeof(uint64_t));
-	rec.suppressed_seen = calloc(nprobes, sizeof(uint64_t));
+	rec.drops_seen = calloc(plan_nprobes(plan), sizeof(uint64_t));
+	rec.suppressed_seen = calloc(plan_nprobes(plan), sizeof(uint64_t));
 
-	rec.cap = capture_open(nprobes, env.ringbuf, env.verbose, on_event, &rec,
+	rec.cap = capture_open(plan_nprobes(plan), env.ringbuf, env.verbose, on_event, &rec,
 			       err, sizeof(err));
 	if (!rec.cap) {
 		fprintf(stderr, "gotrace-record: %s\n", err);
@@ -1190,10 +1216,10 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	for (i = 0; i < nprobes; i++) {
-		if (capture_set_plan(rec.cap, i, &probes[i]->plan)) {
+	for (i = 0; i < plan_nprobes(plan); i++) {
+		if (capture_set_plan(rec.cap, i, &plan_probe(plan, i)->plan)) {
 			fprintf(stderr, "gotrace-record: cannot store the plan of "
-				"probe '%s'\n", probes[i]->spec.text);
+				"probe '%s'\n", plan_probe(plan, i)->spec.text);
 			goto out;
 		}
 	}
@@ -1213,7 +1239,7 @@ int main(int argc, char **argv)
 	status_on = status_enabled();
 	if (!env.quiet)
 		fprintf(stderr, "gotrace-record: %d probe%s attached (%u "
-			"uprobe%s); %s\n", nprobes, nprobes == 1 ? "" : "s",
+			"uprobe%s); %s\n", plan_nprobes(plan), plan_nprobes(plan) == 1 ? "" : "s",
 			capture_nlinks(rec.cap),
 			capture_nlinks(rec.cap) == 1 ? "" : "s",
 			env.cmd ? "running the command" : "Ctrl-C to stop");

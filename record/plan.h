@@ -58,37 +58,39 @@ struct probe {
 	char capfmt[GTR_MAX_ARGS * 4]; /* format of FUNCTION(EXPR, ...) */
 };
 
-/* Traced binaries and probes built so far (ids are their indexes). */
-extern struct binary binaries[PLAN_MAX_BINARIES];
-extern int nbinaries;
-extern struct probe **probes;
-extern int nprobes;
+/* The probes of one recording and the binaries they are in. */
+struct plan;
 
 /*
- * Prints, once, what the plans cannot do as asked (return probes of
- * functions without a RET instruction). Call after every expand_spec().
+ * A new, empty plan shaped by `o` (copied; the strings it points to must
+ * outlive the plan). NULL when out of memory.
  */
-void plan_warnings(void);
+struct plan *plan_new(const struct plan_opts *o);
 
-/* Sets the options for the probes built after the call. */
-void plan_init(const struct plan_opts *o);
-
-/* Resolves CMD's executable through PATH, as execvp would (malloc'd). */
-char *which(const char *cmd);
-
-/*
- * The binary named `path` (as the user wrote it), opened through
- * `attach_path` (e.g. /proc/PID/exe) the first time. NULL after printing
- * why (not a Go program, missing file).
- */
-struct binary *binary_get(const char *path, const char *attach_path);
+/* Closes the binaries and frees the probes of `pl` (NULL is fine). */
+void plan_free(struct plan *pl);
 
 /*
  * Parses one probe as written and adds a probe for its function, or for
  * every function its glob matches. BINARY defaults to dflt_path (opened
- * as dflt_attach). Returns 0 or -1 after printing why.
+ * as dflt_attach, e.g. /proc/PID/exe; each binary is opened once).
+ * Returns 0 or -1 after printing why (gotrace-record: probe 'X': ...).
  */
-int expand_spec(const char *text, const char *dflt_path,
-		const char *dflt_attach);
+int plan_add(struct plan *pl, const char *text, const char *dflt_path,
+	     const char *dflt_attach);
+
+/*
+ * Prints, once, what the plans cannot do as asked (return probes of
+ * functions without a RET instruction). Call after the last plan_add().
+ */
+void plan_warnings(const struct plan *pl);
+
+/* Probes added so far; probe i has id i (its BPF plan slot). */
+int plan_nprobes(const struct plan *pl);
+const struct probe *plan_probe(const struct plan *pl, int i);
+
+/* Binaries opened so far; binary i has id i. */
+int plan_nbinaries(const struct plan *pl);
+const struct binary *plan_binary(const struct plan *pl, int i);
 
 #endif /* GOTRACE_PLAN_H */

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to plan.c, values.c and sites.c: the plan object and the steps
+ * plan.c takes for each probe. values.c turns located values into BPF
+ * fetches; sites.c finds where uprobes go. Neither calls back into plan.c.
+ */
+#ifndef GOTRACE_PLAN_INT_H
+#define GOTRACE_PLAN_INT_H
+
+#include "plan.h"
+
+struct plan {
+	struct plan_opts opts;
+	struct binary binaries[PLAN_MAX_BINARIES];
+	int nbinaries;
+	struct probe **probes;  /* each allocated once: metas point into them */
+	int nprobes, cap;
+	struct probe_spec *specs; /* parsed probes; probes share their strings */
+	int nspecs;
+	/* Functions whose return probes have no site (no RET), for one
+	 * warning (plan_warnings). */
+	const char *noret[8];
+	int nnoret;
+};
+
+/*
+ * values.c: fills p->meta's values from p->args[0..n) (interfaces as
+ * their dynamic type's name, []byte as bytes, slices with their element
+ * size), then adds "cap(NAME)" of each slice parameter.
+ */
+void plan_values(struct probe *p, int n);
+
+/*
+ * values.c: resolves each expression of p->spec to a value (goargN,
+ * goretN, retval, a name, $ptr(EXPR, SIZE), a field path NAME.FIELD, which
+ * may add values) into p->meta.exprs, and the format of FUNCTION(EXPR,
+ * ...). Returns 0, or -1 after printing why.
+ */
+int plan_exprs(struct probe *p);
+
+/*
+ * values.c: the BPF fetch plan of `p` (id `id`) from its located values,
+ * its record-time predicate and the options `o` (string bytes, rate,
+ * stacks). Returns 0, or -1 after printing why the predicate is refused.
+ */
+int plan_fetches(struct probe *p, uint32_t id, const struct plan_opts *o);
+
+/*
+ * sites.c: the uprobe sites of `p` as file offsets of its binary: after
+ * the stack check for an entry probe, every RET for a return probe (never
+ * uretprobes: the Go runtime copies stacks and would find the kernel's
+ * trampoline address). A return probe of a function without RET is noted
+ * in pl for plan_warnings(). Returns 0 or a negative errno after printing
+ * why.
+ */
+int plan_sites(struct plan *pl, struct probe *p);
+
+/*
+ * sites.c: how the plan of `p` finds the goroutine id (g in R14 in
+ * ABIInternal code, at fs:-8 otherwise, on x86-64 gc binaries); says once
+ * per binary when goroutine ids cannot be recorded as Go's.
+ */
+void plan_goid(struct probe *p);
+
+#endif /* GOTRACE_PLAN_INT_H */

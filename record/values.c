@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The values of a probe and their BPF fetches: expressions resolved to
+ * values (goargN, names, $ptr, field paths), record-time predicates, and
+ * each located value turned into a struct gt_fetch; see plan_int.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_int.h"
+#include "pred.h"
+
+/*
+ * Finds the value an expression names: goargN (entry probes), goretN or
+ * retval (return probes; retval = goret1), or a parameter/result name.
+ */
+static int resolve_expr(const struct probe *p, const char *expr)
+{
+	const char *pfx = p->spec.kind == GTR_KIND_RETURN ? "goret" : "goarg";
+	char *end;
+	int i;
+
+	if (p->spec.kind == GTR_KIND_RETURN && !strcmp(expr, "retval"))
+		return p->nargs ? 0 : -ERANGE;
+	if (!strncmp(expr, pfx, 5) && expr[5]) {
+		long n = strtol(expr + 5, &end, 10);
+
+		if (!*end && n >= 1 && n <= p->nargs)
+			return n - 1;
+		if (!*end)
+			return -ERANGE;
+	}
+	for (i = 0; i < p->nargs; i++)
+		if (p->args[i].name[0] && !strcmp(p->args[i].name, expr))
+			return i;
+	return -ENOENT;
+}
+
+static int resolve_cb(void *ctx, const char *name)
+{
+	return resolve_expr(ctx, name);
+}
+
+static void print_arg_names(const struct probe *p)
+{
+	int i;
+
+	for (i = 0; i < p->nargs; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "",
+			p->args[i].name[0] ? p->args[i].name : "?");
+	if (!p->nargs)
+		fprintf(stderr, "no parameters");
+}
+
+/*
+ * Bytes of one element of a slice type "[]T" for Go's predeclared element
+ * types, in a binary whose words (the slice's pointer) are `word` bytes:
+ * int, uint, uintptr, pointers, maps, chans and funcs are a word, a string
+ * two (Go spec, "Size and alignment guarantees"; cmd/compile/internal/
+ * types/size.go); 0 when unknown (then only length and capacity).
+ */
+static uint32_t slice_elem_size(const char *type_name, uint32_t word)
+{
+	/* word-sized types take the binary's pointer size (4 on i386) */
+	static const struct { const char *t; uint32_t n; } sizes[] = {
+		{ "int", 0 }, { "uint", 0 }, { "uintptr", 0 },
+		{ "int64", 8 }, { "uint64", 8 },
+		{ "float64", 8 }, { "complex64", 8 },
+		{ "int32", 4 }, { "uint32", 4 }, { "float32", 4 }, { "rune", 4 },
+		{ "int16", 2 }, { "uint16", 2 }, { "int8", 1 }, { "uint8", 1 },
+		{ "bool", 1 }, { "string", 1 }, { "complex128", 16 },
+	};
+	const char *t = type_name + 2;
+	size_t i;
+
+	if (word != 4 && word != 8)
+		return 0;
+	if (*t == '*' || !strncmp(t, "map[", 4) || !strncmp(t, "chan ", 5) ||
+	    !strncmp(t, "func(", 5) || !strcmp(t, "unsafe.Pointer"))
+		return word;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		if (!strcmp(t, sizes[i].t))
+			return !strcmp(t, "string") ? 2 * word :
+			       sizes[i].n ? sizes[i].n : word;
+	return 0;
+}
+
+/* Turns one argument's location into a fetch of the plan. */
+static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a)
+{
+	memset(f, 0, sizeof(*f));
+	if (!a->npieces || a->pieces[0].kind == GT_LOC_NONE)
+		return;
+	f->src.loc = a->pieces[0].kind;
+	f->src.reg = a->pieces[0].reg;
+	f->src.off = a->pieces[0].offset;
+	f->src.size = a->pieces[0].size;
+	if (a->iface) {
+		/* The dynamic type's descriptor: word 0 of an empty interface,
+		 * itab->_type (itab + 8) otherwise (Go src/runtime/runtime2.go);
+		 * the recorder names it. */
+		if (a->pieces[0].size != 8)
+			return;
+		f->op = GT_OP_WORD;
+		f->flags = GT_F_NIL_ZERO;
+		if (a->iface == 1) {
+			f->flags |= GT_F_INDIRECT;
+			f->mem_off = 8;
+			f->size = 8;
+		}
+		return;
+	}
+	switch (a->type) {
+	case GTR_TYPE_INT:
+		f->flags = GT_F_SIGNED;
+		/* fall through */
+	case GTR_TYPE_UINT:
+	case GTR_TYPE_BOOL:
+	case GTR_TYPE_PTR:
+	case GTR_TYPE_WORD:
+		f->op = GT_OP_WORD;
+		break;
+	case GTR_TYPE_BYTES:
+		if (a->npieces == 1) {
+			/* $ptr(E, SIZE): a->size bytes where E points. */
+			f->op = GT_OP_MEM;
+			f->mem_size = a->size;
+			break;
+		}
+		/* []byte is (ptr, len, cap), read like a string */
+		__attribute__((fallthrough));
+	case GTR_TYPE_SLICE:
+	case GTR_TYPE_STRING:
+		if (a->npieces < 2 || a->pieces[1].kind == GT_LOC_NONE)
+			return;
+		f->op = GT_OP_STRING;
+		if (a->type == GTR_TYPE_SLICE) {
+			f->mem_size = slice_elem_size(a->type_name, a->pieces[0].size);
+			if (!f->mem_size)
+				f->mem_size = UINT32_MAX;   /* length only */
+		}
+		f->src2.loc = a->pieces[1].kind;
+		f->src2.reg = a->pieces[1].reg;
+		f->src2.off = a->pieces[1].offset;
+		f->src2.size = a->pieces[1].size;
+		break;
+	default:
+		break;   /* floats in XMM, other aggregates: unavailable */
+	}
+}
+
+/*
+ * Adds, after the parameters, the capacity of each slice parameter as a
+ * value named "cap(NAME)" (its length is the slice value's own length).
+ */
+static void add_cap_values(struct probe *p)
+{
+	uint32_t i, n = p->meta.nargs;
+
+	for (i = 0; i < n && p->meta.nargs < GT_MAX_FETCH; i++) {
+		const struct gobin_arg *s = &p->args[i];
+		struct gobin_arg *a;
+		uint32_t k;
+
+		if ((s->type != GTR_TYPE_SLICE && s->type != GTR_TYPE_BYTES) ||
+		    s->npieces != 3 || s->pieces[2].kind == GT_LOC_NONE)
+			continue;
+		k = p->meta.nargs++;
+		a = &p->args[k];
+		memset(a, 0, sizeof(*a));
+		snprintf(a->name, sizeof(a->name), "cap(%s)",
+			 s->name[0] ? s->name : "?");
+		snprintf(a->type_name, sizeof(a->type_name), "int");
+		a->type = GTR_TYPE_INT;
+		a->size = 8;
+		a->npieces = 1;
+		a->pieces[0] = s->pieces[2];
+		p->meta.args[k].name = a->name;
+		p->meta.args[k].type_name = a->type_name;
+		p->meta.args[k].type = a->type;
+		p->meta.args[k].size = a->size;
+	}
+}
+
+/*
+ * Adds the value of "$ptr(E, SIZE)": SIZE bytes of memory at the address
+ * that value E (goargN or a name) holds. Returns its index, -ENOENT when
+ * E is unknown, or -EINVAL after printing why.
+ */
+static int add_ptr_value(struct probe *p, const char *x)
+{
+	char inner[128];
+	const char *comma = strrchr(x, ',');
+	size_t len = strlen(x), n;
+	struct gobin_arg *a;
+	unsigned long size;
+	char *end;
+	int root, k;
+
+	if (!comma || x[len - 1] != ')' || (n = comma - (x + 5)) >= sizeof(inner)) {
+		fprintf(stderr, "gotrace-record: probe '%s': bad '%s'; write "
+			"$ptr(EXPR, SIZE), e.g. $ptr(goarg1, 16)\n",
+			p->spec.text, x);
+		return -EINVAL;
+	}
+	memcpy(inner, x + 5, n);
+	inner[n] = '\0';
+	while (n && inner[n - 1] == ' ')
+		inner[--n] = '\0';
+	errno = 0;
+	size = strtoul(comma + 1, &end, 0);
+	while (*end == ' ')
+		end++;
+	if (errno || *end != ')' || !size || size > GT_STR_MAX) {
+		fprintf(stderr, "gotrace-record: probe '%s': bad size in '%s'; "
+			"give 1 to %d bytes\n", p->spec.text, x, GT_STR_MAX);
+		return -EINVAL;
+	}
+	root = resolve_expr(p, inner + strspn(inner, " "));
+	if (root < 0)
+		return -ENOENT;
+	if (p->meta.nargs >= GT_MAX_FETCH) {
+		fprintf(stderr, "gotrace-record: probe '%s': too many values "
+			"(at most %d)\n", p->spec.text, GT_MAX_FETCH);
+		return -EINVAL;
+	}
+	if (!p->args[root].npieces ||
+	    p->args[root].pieces[0].kind == GT_LOC_NONE) {
+		fprintf(stderr, "gotrace-record: probe '%s': '%s' is not "
+			"readable, so '%s' cannot follow it\n", p->spec.text,
+			inner, x);
+		return -EINVAL;
+	}
+	k = p->meta.nargs++;
+	a = &p->args[k];
+	memset(a, 0, sizeof(*a));
+	snprintf(a->name, sizeof(a->name), "%s", x);
+	snprintf(a->type_name, sizeof(a->type_name), "[%lu]byte", size);
+	a->type = GTR_TYPE_BYTES;
+	a->size = size;
+	a->npieces = 1;
+	a->pieces[0] = p->args[root].pieces[0];
+	p->meta.args[k].name = a->name;
+	p->meta.args[k].type_name = a->type_name;
+	p->meta.args[k].type = a->type;
+	p->meta.args[k].size = a->size;
+	return k;
+}
+
+/*
+ * Where the root word of a field path is: the parameter's first word, or,
+ * for a struct passed by value, its field at gp->slot (registers) or
+ * gp->value_off (stack). For a direct string field, *w1 is its length
+ * word. Returns 0, or -1 when the registers cannot be placed.
+ */
+static int path_root(const struct probe *p, const struct gobin_arg *arg,
+		     const struct gobin_path *gp, struct gobin_piece *w0,
+		     struct gobin_piece *w1)
+{
+	uint8_t size = gp->direct && gp->size < 8 ? gp->size : 8;
+
+	(void)p;
+	*w0 = arg->pieces[0];
+	memset(w1, 0, sizeof(*w1));
+	if (!gp->value_root)
+		return 0;
+	if (arg->pieces[0].kind == GT_LOC_STACK) {
+		w0->offset = arg->pieces[0].offset + gp->value_off;
+		w0->size = size;
+		*w1 = *w0;
+		w1->offset += 8;
+		w1->size = 8;
+		return 0;
+	}
+	if (gp->slot < 0 || (uint32_t)gp->slot >= arg->npieces ||
+	    arg->pieces[gp->slot].kind != GT_LOC_REG)
+		return -1;
+	*w0 = arg->pieces[gp->slot];
+	w0->size = size;
+	if ((uint32_t)gp->slot + 1 < arg->npieces)
+		*w1 = arg->pieces[gp->slot + 1];
+	return 0;
+}
+
+/*
+ * Adds the value of a field path such as "r.URL.Path" (DWARF types; the
+ * root is a pointer parameter or a struct passed by value). Returns its index, or -EINVAL after
+ * printing why.
+ */
+static int add_path_value(struct probe *p, const char *x)
+{
+	struct gobin_path gp;
+	struct gt_fetch *f;
+	struct gobin_arg *a;
+	char err[512];
+	int root, k;
+
+	if (gobin_field_path(p->bin->gb, &p->fn, x, &gp, err, sizeof(err))) {
+		fprintf(stderr, "gotrace-record: probe '%s': %s\n",
+			p->spec.text, err);
+		return -EINVAL;
+	}
+	root = resolve_expr(p, gp.root);
+	if (root < 0 || !p->args[root].npieces ||
+	    p->args[root].pieces[0].kind == GT_LOC_NONE) {
+		fprintf(stderr, "gotrace-record: probe '%s': '%s' is not "
+			"readable, so '%s' cannot follow it\n", p->spec.text,
+			gp.root, x);
+		return -EINVAL;
+	}
+	if (gp.type == GTR_TYPE_OTHER || gp.type == GTR_TYPE_FLOAT) {
+		fprintf(stderr, "gotrace-record: probe '%s': '%s' is a %s, "
+			"which gotrace does not capture; name one of its "
+			"fields, or use $ptr(EXPR, SIZE)\n", p->spec.text, x,
+			gp.type_name[0] ? gp.type_name : "value of unknown type");
+		return -EINVAL;
+	}
+	if (p->meta.nargs >= GT_MAX_FETCH) {
+		fprintf(stderr, "gotrace-record: probe '%s': too many values "
+			"(at most %d)\n", p->spec.text, GT_MAX_FETCH);
+		return -EINVAL;
+	}
+	{
+		struct gobin_piece w0, w1;
+
+		if (path_root(p, &p->args[root], &gp, &w0, &w1)) {
+			fprintf(stderr, "gotrace-record: probe '%s': the fields of "
+				"'%s' are spread over registers gotrace cannot "
+				"place; use a pointer parameter or $ptr()\n",
+				p->spec.text, gp.root);
+			return -EINVAL;
+		}
+		k = p->meta.nargs++;
+		a = &p->args[k];
+		memset(a, 0, sizeof(*a));
+		snprintf(a->name, sizeof(a->name), "%s", x);
+		snprintf(a->type_name, sizeof(a->type_name), "%s", gp.type_name);
+		a->type = gp.type;
+		a->size = gp.size;
+		a->npieces = 1;
+		a->pieces[0] = w0;
+
+		f = &p->path_fetch[k];
+		memset(f, 0, sizeof(*f));
+		f->src.loc = w0.kind;
+		f->src.reg = w0.reg;
+		f->src.off = w0.offset;
+		f->src.size = w0.size;
+		f->op = gp.type == GTR_TYPE_STRING || gp.type == GTR_TYPE_BYTES
+				? GT_OP_STRING : GT_OP_WORD;
+		f->flags = gp.type == GTR_TYPE_INT ? GT_F_SIGNED : 0;
+		if (gp.direct) {
+			/* The field itself is in a register or stack slot. */
+			f->src2.loc = w1.kind;
+			f->src2.reg = w1.reg;
+			f->src2.off = w1.offset;
+			f->src2.size = w1.size;
+		} else {
+			f->nderef = gp.nderef;
+			memcpy(f->deref, gp.deref, sizeof(f->deref));
+			f->flags |= GT_F_INDIRECT;
+			f->mem_off = gp.offset;
+			f->size = gp.size <= 8 ? gp.size : 8;
+		}
+		p->path[k] = 1;
+	}
+
+	p->meta.args[k].name = a->name;
+	p->meta.args[k].type_name = a->type_name;
+	p->meta.args[k].type = a->type;
+	p->meta.args[k].size = a->size;
+	return k;
+}
+
+
+void plan_values(struct probe *p, int n)
+{
+	int i;
+
+	p->meta.nargs = n > GT_MAX_FETCH ? GT_MAX_FETCH : n;
+	for (i = 0; i < (int)p->meta.nargs; i++) {
+		struct gobin_arg *ga = &p->args[i];
+
+		/* An interface is recorded as its dynamic type's name; the
+		 * index of names is built now, not at the first event. */
+		if (ga->iface && ga->npieces >= 1) {
+			ga->type = GTR_TYPE_IFACE;
+			(void)gobin_type_name_at(p->bin->gb, 0);
+		}
+		/* DWARF names []byte "[]uint8": captured as bytes. */
+		if (ga->type == GTR_TYPE_OTHER && ga->npieces >= 2 &&
+		    (!strcmp(ga->type_name, "[]uint8") ||
+		     !strcmp(ga->type_name, "[]byte")))
+			ga->type = GTR_TYPE_BYTES;
+		else if (ga->type == GTR_TYPE_OTHER && ga->npieces == 3 &&
+			 !strncmp(ga->type_name, "[]", 2))
+			ga->type = GTR_TYPE_SLICE;
+		p->meta.args[i].name = p->args[i].name;
+		p->meta.args[i].type_name = p->args[i].type_name;
+		p->meta.args[i].type = p->args[i].type;
+		p->meta.args[i].size = p->args[i].type == GTR_TYPE_SLICE
+			? slice_elem_size(p->args[i].type_name,
+					  p->args[i].pieces[0].size) : p->args[i].size;
+	}
+	add_cap_values(p);
+}
+
+/* Says that expression `x` of `p` names no value, and which there are. */
+static void unknown_expr(const struct probe *p, const char *x)
+{
+	const int ret = p->spec.kind == GTR_KIND_RETURN;
+	const char *pre = ret ? "goret" : "goarg";
+	char range[48];
+
+	if (p->nargs > 1)
+		snprintf(range, sizeof(range), "%s1..%s%d, ", pre, pre, p->nargs);
+	else if (p->nargs == 1)
+		snprintf(range, sizeof(range), "%s1, ", pre);
+	else
+		range[0] = 0;
+	fprintf(stderr, "gotrace-record: probe '%s': unknown "
+		"expression '%s'; use %s%sa %s name, a field path "
+		"(NAME.FIELD) or $ptr(EXPR, SIZE) (%s has: ", p->spec.text, x,
+		range, ret ? "retval, " : "", ret ? "result" : "parameter",
+		p->fn.name);
+	print_arg_names(p);
+	fprintf(stderr, ")\n");
+}
+
+int plan_exprs(struct probe *p)
+{
+	const int ret = p->spec.kind == GTR_KIND_RETURN;
+	int i;
+
+	for (i = 0; i < p->spec.nexprs; i++) {
+		const char *x = p->spec.exprs[i];
+		int a = resolve_expr(p, x);
+
+		if (a == -ENOENT && !strncmp(x, "$ptr(", 5))
+			a = add_ptr_value(p, x);
+		else if (a == -ENOENT && strchr(x, '.') && !ret)
+			a = add_path_value(p, x);
+		if (a == -EINVAL)
+			return -1;    /* add_ptr_value said why */
+		if (a < 0 || a >= (int)p->meta.nargs) {
+			unknown_expr(p, x);
+			return -1;
+		}
+		p->meta.exprs[p->meta.nexprs++] = a;
+	}
+	if (p->spec.captures) {
+		/* FUNCTION(EXPR, ...): print just those values, as %v. */
+		size_t k, n = 0;
+
+		p->capfmt[0] = '\0';
+		for (k = 0; k < p->meta.nexprs && n + 4 < sizeof(p->capfmt); k++)
+			n += snprintf(p->capfmt + n, sizeof(p->capfmt) - n,
+				      "%s%%v", k ? " " : "");
+		p->meta.fmt = p->capfmt;
+	}
+	return 0;
+}
+
+int plan_fetches(struct probe *p, uint32_t id, const struct plan_opts *o)
+{
+	int i;
+
+	memset(&p->plan, 0, sizeof(p->plan));
+	p->plan.probe_id = id;
+	p->plan.kind = p->spec.kind;
+	p->plan.nfetch = p->meta.nargs;
+	p->plan.str_max = o->str_max;
+	for (i = 0; i < (int)p->plan.nfetch; i++) {
+		if (p->path[i])
+			p->plan.fetch[i] = p->path_fetch[i];
+		else
+			plan_fetch(&p->plan.fetch[i], &p->args[i]);
+	}
+	if (p->spec.predicate) {
+		enum gtr_type types[GTR_MAX_ARGS];
+		char err[1024];
+		int n;
+
+		for (i = 0; i < (int)p->meta.nargs; i++)
+			types[i] = p->args[i].type;
+		n = pred_compile(p->spec.predicate, resolve_cb, p, types,
+				 p->meta.nargs, p->plan.pred, GT_MAX_PRED, err,
+				 sizeof(err));
+		if (n < 0) {
+			fprintf(stderr, "gotrace-record: probe '%s': %s\n",
+				p->spec.text, err);
+			return -1;
+		}
+		p->plan.npred = n;
+	}
+	p->plan.rate = o->rate;
+	if (o->stack)
+		p->plan.flags |= GT_P_STACK;
+	return 0;
+}
