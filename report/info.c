@@ -13,7 +13,9 @@
 #include <time.h>
 
 #include "gtr.h"
+#include "buf.h"
 #include "info.h"
+#include "output.h"
 
 #define PROG "gotrace-report"
 #define MAX_IDS 65536u   /* distinct probe ids counted; others go to "other" */
@@ -180,6 +182,23 @@ static void jtext(FILE *f, bool *first, const char *k, const char *v)
 {
 	jkey(f, first, k);
 	jstr(f, v);
+}
+
+/*
+ * `s` as text is shown everywhere else (output_text_bytes(): controls,
+ * invalid UTF-8 and terminal-confusing code points escaped), so that no
+ * string from a file reaches a terminal raw. The result lives until the
+ * eighth call after.
+ */
+static const char *tx(const char *s)
+{
+	static struct buf ring[8];
+	static unsigned k;
+	struct buf *b = &ring[k++ % 8];
+
+	buf_reset(b);
+	output_text_bytes(b, (const uint8_t *)s, strlen(s), false);
+	return buf_cstr(b);
 }
 
 static void jnull(FILE *f, bool *first, const char *k)
@@ -538,11 +557,11 @@ static void print_text(FILE *f, const char *path, struct gtr_reader *r,
 
 	gtr_reader_version(r, &maj, &min);
 	const struct gtr_host *h = gtr_reader_host(r);
-	fprintf(f, "file:        %s\n", strcmp(path, "-") ? path : "standard input");
+	fprintf(f, "file:        %s\n", strcmp(path, "-") ? tx(path) : "standard input");
 	fprintf(f, "format:      %u.%u\n", maj, min);
-	fprintf(f, "host:        %s (%s %s), recorded by %s\n", h->hostname[0] ? h->hostname : "?",
-		h->kernel[0] ? h->kernel : "?", h->machine[0] ? h->machine : "?",
-		h->recorder[0] ? h->recorder : "?");
+	fprintf(f, "host:        %s (%s %s), recorded by %s\n", h->hostname[0] ? tx(h->hostname) : "?",
+		h->kernel[0] ? tx(h->kernel) : "?", h->machine[0] ? tx(h->machine) : "?",
+		h->recorder[0] ? tx(h->recorder) : "?");
 	if (h->start_realtime_ns) {
 		utc(a, sizeof(a), h->start_realtime_ns);
 		fprintf(f, "started:     %s (monotonic %" PRIu64 ".%09" PRIu64 " s)\n", a,
@@ -569,12 +588,12 @@ static void print_text(FILE *f, const char *path, struct gtr_reader *r,
 	fprintf(f, "binaries:    %" PRIu32 "\n", gtr_reader_nbinaries(r));
 	for (uint32_t i = 0; i < gtr_reader_nbinaries(r); i++) {
 		const struct gtr_binary *bi = gtr_reader_binary_at(r, i);
-		fprintf(f, "  [%" PRIu32 "] %s\n", bi->id, bi->path);
+		fprintf(f, "  [%" PRIu32 "] %s\n", bi->id, tx(bi->path));
 		fprintf(f, "      build id %s, Go %s, compiler %s, %s, ABI %s%s%s%s, %" PRIu32 " symbols\n",
-			bi->build_id[0] ? bi->build_id : "(none)",
-			bi->go_version[0] ? bi->go_version : "(unknown)",
-			bi->compiler[0] ? bi->compiler : "?", bi->arch[0] ? bi->arch : "?",
-			bi->abi[0] ? bi->abi : "?", bi->pie ? ", PIE" : "",
+			bi->build_id[0] ? tx(bi->build_id) : "(none)",
+			bi->go_version[0] ? tx(bi->go_version) : "(unknown)",
+			bi->compiler[0] ? tx(bi->compiler) : "?", bi->arch[0] ? tx(bi->arch) : "?",
+			bi->abi[0] ? tx(bi->abi) : "?", bi->pie ? ", PIE" : "",
 			bi->stripped ? ", stripped" : "", bi->has_dwarf ? ", DWARF" : "",
 			gtr_reader_nsymbols(r, bi->id));
 		if (bi->go_version_source[0])
@@ -593,19 +612,18 @@ static void print_text(FILE *f, const char *path, struct gtr_reader *r,
 	fprintf(f, "probes:      %" PRIu32 "\n", gtr_reader_nprobes(r));
 	for (uint32_t i = 0; i < gtr_reader_nprobes(r); i++) {
 		const struct gtr_probe *p = gtr_reader_probe_at(r, i);
-		uint64_t cnt = 0;
-		for (uint32_t j = 0; j < n; j++)
-			if (v[j].id == p->id)
-				cnt = v[j].n;
+		const struct idn key = { p->id, 0 };
+		const struct idn *hit = n ? bsearch(&key, v, n, sizeof(*v), idn_cmp) : NULL;
+		const uint64_t cnt = hit ? hit->n : 0;
 		const struct gtr_binary *bi = binary_of(r, p->binary_id);
-		fprintf(f, "  [%" PRIu32 "] %s %s in %s: %" PRIu64 " events\n", p->id, p->func,
-			gtr_kind_name(p->kind), bi ? bi->path : "?", cnt);
+		fprintf(f, "  [%" PRIu32 "] %s %s in %s: %" PRIu64 " events\n", p->id, tx(p->func),
+			gtr_kind_name(p->kind), bi ? tx(bi->path) : "?", cnt);
 		if (p->fmt[0])
-			fprintf(f, "      format \"%s\"\n", p->fmt);
+			fprintf(f, "      format \"%s\"\n", tx(p->fmt));
 		for (uint32_t a2 = 0; a2 < p->nargs; a2++)
 			fprintf(f, "      %s %s (%s, %" PRIu32 " bytes)\n",
-				p->args[a2].name[0] ? p->args[a2].name : "_",
-				p->args[a2].type_name[0] ? p->args[a2].type_name : "?",
+				p->args[a2].name[0] ? tx(p->args[a2].name) : "_",
+				p->args[a2].type_name[0] ? tx(p->args[a2].type_name) : "?",
 				gtr_type_name(p->args[a2].type), p->args[a2].size);
 	}
 	for (uint32_t j = 0; j < n; j++)
@@ -642,7 +660,7 @@ static void print_text(FILE *f, const char *path, struct gtr_reader *r,
 			utc(b, sizeof(b), r1);
 		}
 		fprintf(f, "  %s%s%s, %s: %" PRIu64 " %s between %s and %s\n", who,
-			p ? " " : "", p ? p->func : "", cpu, l->count,
+			p ? " " : "", p ? tx(p->func) : "", cpu, l->count,
 			l->reason == GTR_DROP_RATE ? "suppressed by --rate-limit" : "lost",
 			a, b);
 	}
@@ -662,7 +680,7 @@ static void print_text(FILE *f, const char *path, struct gtr_reader *r,
 	else
 		fprintf(f, "%" PRIu64 " damaged part%s skipped%s; last: %s\n", gtr_reader_damage(r),
 			gtr_reader_damage(r) == 1 ? "" : "s",
-			gtr_reader_truncated(r) ? ", file truncated" : "", gtr_reader_error(r));
+			gtr_reader_truncated(r) ? ", file truncated" : "", tx(gtr_reader_error(r)));
 	fprintf(f, "skipped:     %" PRIu64 " unknown block%s or record%s (newer format minor)\n",
 		gtr_reader_skipped(r), gtr_reader_skipped(r) == 1 ? "" : "s",
 		gtr_reader_skipped(r) == 1 ? "" : "s");

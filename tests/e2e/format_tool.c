@@ -4,6 +4,8 @@
  * with ASan and UBSan from the sources:
  *
  *   format_tool gen FILE          writes a file using every block and record
+ *   format_tool hostile FILE      writes a file whose every string holds
+ *                                 terminal escape sequences
  *   format_tool events FILE       every event and drop as JSON Lines
  *   format_tool info [--json] FILE   report_info() (gotrace-report info)
  *   format_tool cuts FILE         the file cut at every byte: checks reading
@@ -160,6 +162,70 @@ static int gen(const char *path)
 	const struct gtr_process pe = { .ts_ns = ts + 1, .pid = 78, .binary_id = 2, .comm = "pie",
 					.exited = true, .exit_code = -9 };
 	CK(gtr_writer_process(w, &pe));
+	if (gtr_writer_close(w, err, sizeof(err)))
+		die("%s", err);
+	return 0;
+}
+
+/* ------------------------------------------------------------- hostile */
+
+/* Terminal escape sequences: retitle, clear, and a C1 CSI. */
+#define ESC "\x1b]0;pwned\x07\x1b[2J\xc2\x9b"
+
+/* Every string of a file holds escape sequences: host, binary, probe
+ * (function, spec, format, argument names and types), symbols, process,
+ * task and mapping names, and string values of entries and returns. */
+static int hostile(const char *path)
+{
+	char err[512];
+	const struct gtr_host host = {
+		.hostname = "h" ESC, .kernel = "k" ESC, .machine = "m" ESC,
+		.recorder = "r" ESC, .start_mono_ns = 1000000000ull,
+		.start_realtime_ns = 1700000000000000000ull, .start_boottime_ns = 1500000000ull,
+	};
+	struct gtr_writer *w = gtr_writer_create(path, GTR_W_FORCE, &host, err, sizeof(err));
+	if (!w)
+		die("%s", err);
+	const struct gtr_binary b = { .id = 1, .path = "/srv/" ESC, .build_id = "b" ESC,
+		.go_build_id = "g" ESC, .go_version = "go" ESC, .compiler = "c" ESC,
+		.arch = "a" ESC, .abi = "i" ESC, .go_version_source = "s" ESC,
+		.goid_offset = 152, .goid_source = "t" ESC };
+	CK(gtr_writer_binary(w, &b));
+	for (uint32_t k = 0; k < 2; k++) {
+		struct gtr_probe p = { .id = k, .binary_id = 1,
+			.kind = k ? GTR_KIND_RETURN : GTR_KIND_ENTRY,
+			.func = "main.f" ESC, .address = 0x401000,
+			.spec = "main.f" ESC, .fmt = k ? "" : "%s " ESC,
+			.nargs = 1, .nexprs = k ? 0 : 1, .exprs = { 0 } };
+		p.args[0] = (struct gtr_arg){ "a" ESC, "string" ESC, GTR_TYPE_STRING, 16 };
+		CK(gtr_writer_probe(w, &p));
+	}
+	const struct gtr_symbol syms[] = { { 0x401000, 0x100, "main.f" ESC },
+					   { 0x402000, 0x100, "main.main" ESC } };
+	CK(gtr_writer_symbols(w, 1, syms, 2));
+	const struct gtr_process pr = { .ts_ns = 1000000100, .pid = 7, .binary_id = 1,
+					.comm = "p" ESC };
+	CK(gtr_writer_process(w, &pr));
+	const struct gtr_mapping m = { .ts_ns = 1000000100, .pid = 7, .start = 0x401000,
+		.end = 0x800000, .offset = 0x1000, .binary_id = 1, .path = "/srv/" ESC,
+		.vaddr = 0x401000 };
+	CK(gtr_writer_mapping(w, &m));
+	CK(gtr_writer_task(w, 7, 7, "t" ESC));
+	uint64_t stack[2] = { 0x401010, 0x402010 };
+	for (uint32_t i = 0; i < 4; i++) {
+		struct gtr_event ev = { .ts_ns = 1000001000 + i * 1000, .pid = 7, .tid = 7,
+			.goid = 1, .cpu = 0, .probe_id = i & 1,
+			.kind = i & 1 ? GTR_KIND_RETURN : GTR_KIND_ENTRY, .nvals = 1,
+			.nstack = 2, .stack = stack };
+
+		ev.vals[0].kind = GTR_VAL_STR;
+		ev.vals[0].v.s.data = (const uint8_t *)"v" ESC;
+		ev.vals[0].v.s.len = ev.vals[0].v.s.full_len = sizeof("v" ESC) - 1;
+		CK(gtr_writer_event(w, &ev));
+	}
+	const struct gtr_drop d = { .ts_ns = 1000009000, .probe_id = 0, .count = 1, .cpu = 0,
+				    .since_ns = 1000008000, .reason = GTR_DROP_BUFFER };
+	CK(gtr_writer_drop(w, &d));
 	if (gtr_writer_close(w, err, sizeof(err)))
 		die("%s", err);
 	return 0;
@@ -433,6 +499,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "gen"))
 		return gen(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "hostile"))
+		return hostile(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "events"))
 		return events(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "info"))
@@ -443,6 +511,6 @@ int main(int argc, char **argv)
 		return cuts_flips(argv[2], false);
 	if (argc == 3 && !strcmp(argv[1], "flips"))
 		return cuts_flips(argv[2], true);
-	fprintf(stderr, "usage: format_tool gen|events|info [--json]|cuts|flips FILE\n");
+	fprintf(stderr, "usage: format_tool gen|hostile|events|info [--json]|cuts|flips FILE\n");
 	return 2;
 }

@@ -20,15 +20,17 @@ SAN = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
 
 @pytest.fixture(scope="session")
 def tool(tmp_path_factory):
-    """tests/e2e/format_tool.c built with libgtr and report/info.c from
-    source, under ASan and UBSan."""
+    """tests/e2e/format_tool.c built with libgtr and report/info.c (with
+    the text escaping it shares) from source, under ASan and UBSan."""
     out = str(tmp_path_factory.mktemp("tool") / "format_tool")
     srcs = [os.path.join(ROOT, "format", f) for f in sorted(os.listdir(os.path.join(ROOT, "format")))
             if f.endswith(".c")]
     subprocess.run(["gcc", "-O1", "-g", *SAN, "-std=gnu11", "-D_GNU_SOURCE",
                     "-I" + os.path.join(ROOT, "format"), "-I" + os.path.join(ROOT, "report"),
                     "-o", out, os.path.join(ROOT, "tests/e2e/format_tool.c"), *srcs,
-                    os.path.join(ROOT, "report/info.c"), "-lcbor", "-lzstd"], check=True)
+                    *[os.path.join(ROOT, "report", f) for f in
+                      ("info.c", "output.c", "buf.c", "width.c", "timeparse.c")],
+                    "-lcbor", "-lzstd", "-lm", "-pthread"], check=True)
 
     def run(*args, check=True):
         env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1",
@@ -215,3 +217,28 @@ def test_python_agrees_on_golden_files(tool):
         c = json.loads(p.stdout)
         c.pop("overflow"), c.pop("message")
         assert c == {k: py[k] for k in c}, name
+
+
+REPORT_MODES = [[], ["--calls"], ["-U"], ["--format", "jsonl"], ["--format", "csv"],
+                ["--format", "chrome"], ["--format", "folded"], ["--calls", "--format", "jsonl"],
+                ["--calls", "--format", "csv"], ["stats"], ["stats", "--by", "a"],
+                ["stats", "--by", "comm"], ["info"], ["info", "--json"],
+                ["-f", 'a == "x"'], ["-f", "nosuchfield == 1"], ["--count"]]
+
+
+@pytest.mark.parametrize("mode", REPORT_MODES, ids=[" ".join(m) or "text" for m in REPORT_MODES])
+def test_no_escape_sequence_from_a_file_reaches_the_terminal(tool, tmp_path, mode):
+    """A file whose every string holds terminal escape sequences (host,
+    binary, probe, argument names and types, symbols, comm, values): no
+    mode of gotrace-report writes a raw ESC byte, nor a C1 control outside
+    JSON, to stdout or stderr."""
+    from conftest import REPORT
+    path = str(tmp_path / "hostile.gtr")
+    tool("hostile", path)
+    p = subprocess.run([REPORT, *mode, path], capture_output=True, timeout=60)
+    out = p.stdout + p.stderr
+    assert p.returncode in (0, 1, 2), out
+    assert len(out) > 20
+    assert b"\x1b" not in out, (mode, out[:2000])
+    if "json" not in " ".join(mode) and "chrome" not in mode:
+        assert b"\xc2\x9b" not in out, (mode, out[:2000])
