@@ -118,6 +118,10 @@ struct filter {
 	uint32_t nslots, cap_slots;
 	uint32_t root;
 	bool has_time, time_bound;
+	/* Events whose evaluation failed (a regex that hit a PCRE2 limit):
+	 * counted, never a silent false; why: the first failure's reason. */
+	uint64_t eval_errors;
+	char eval_why[160];
 	unsigned uses;        /* FILTER_USES_* */
 	/* The filter as a flat list of "argument OP integer" joined by &&
 	 * (nfast > 0), evaluated without recursion; -1: not of that shape,
@@ -1521,6 +1525,8 @@ struct val {
 struct ctx {
 	const struct report_event *e;
 	const struct res *res;
+	int re_rc;            /* a PCRE2 error of this event (< NOMATCH), or 0 */
+	uint32_t re_which;    /* the regex that had it */
 };
 
 static void load_value(const struct gtr_value *gv, uint8_t flg, struct val *v)
@@ -1819,7 +1825,7 @@ static inline int cmp_arg_int(const struct ctx *c, const struct operand *o,
 	return x < lit ? -1 : x > lit;
 }
 
-static bool eval(const struct filter *f, const struct ctx *c, uint32_t ni)
+static bool eval(const struct filter *f, struct ctx *c, uint32_t ni)
 {
 	const struct node *n = &f->nodes[ni];
 	struct val a, b;
@@ -1851,8 +1857,13 @@ static bool eval(const struct filter *f, const struct ctx *c, uint32_t ni)
 			return false;
 		const struct regex *re = &f->res[n->first];
 		const int rc = pcre2_match(re->code, a.s, a.slen, 0, 0, re->md, NULL);
-		if (rc < -1) /* an error other than "no match": treat as missing */
+		if (rc < PCRE2_ERROR_NOMATCH) {
+			/* a match or depth limit, or another PCRE2 error: the
+			 * event has no answer, neither for =~ nor for !~ */
+			c->re_rc = rc;
+			c->re_which = n->first;
 			return false;
+		}
 		return (rc >= 0) != (n->cmp == 1);
 	}
 	case N_STRFN:
@@ -2014,7 +2025,29 @@ bool filter_match(struct filter *f, const struct report_event *e)
 			return m;
 	}
 	make_ctx(f, e, &c);
-	return eval(f, &c, f->root);
+	c.re_rc = 0;
+	const bool r = eval(f, &c, f->root);
+	if (c.re_rc) {
+		if (!f->eval_errors) {
+			PCRE2_UCHAR msg[120];
+
+			if (pcre2_get_error_message(c.re_rc, msg, sizeof(msg)) < 0)
+				snprintf((char *)msg, sizeof(msg), "PCRE2 error %d", c.re_rc);
+			snprintf(f->eval_why, sizeof(f->eval_why),
+				 "regular expression %u of the filter: %s",
+				 c.re_which + 1, (const char *)msg);
+		}
+		f->eval_errors++;
+		return false;
+	}
+	return r;
+}
+
+uint64_t filter_eval_errors(const struct filter *f, const char **why)
+{
+	if (why)
+		*why = f && f->eval_errors ? f->eval_why : "";
+	return f ? f->eval_errors : 0;
 }
 
 bool filter_field(struct filter *f, const struct report_event *e,

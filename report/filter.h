@@ -66,6 +66,15 @@ int filter_set_clock(struct filter *f, const struct gtr_host *h,
  */
 bool filter_match(struct filter *f, const struct report_event *e);
 
+/*
+ * Events for which filter_match() had no answer and returned false: a
+ * regular expression hit PCRE2's match or depth limit (spec/FILTER.md,
+ * "Limits") or failed otherwise; `*why` (may be NULL) gets the first
+ * one's reason. An error anywhere in an expression voids the whole event,
+ * whatever the other operands say.
+ */
+uint64_t filter_eval_errors(const struct filter *f, const char **why);
+
 /* Value of a field (filter_compile_field()) on one event. */
 struct filter_value {
 	enum { FV_MISSING, FV_INT, FV_UINT, FV_DBL, FV_STR } kind;

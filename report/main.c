@@ -47,6 +47,7 @@ struct env {
 	int nfilters;
 	enum output_format format;
 	bool calls, time_rel, time_wall, count, hist;
+	bool strict;               /* a filter evaluation error fails the run */
 	int progress;              /* -1 never, 0 on a terminal, 1 always */
 	const char *since, *until, *by;
 	uint64_t limit;            /* 0: none */
@@ -56,7 +57,7 @@ struct env {
 enum {
 	OPT_FORMAT = 0x100, OPT_SINCE, OPT_UNTIL, OPT_LIMIT, OPT_CALLS, OPT_COUNT,
 	OPT_BY, OPT_NO_HIST, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_MAX_DEPTH,
-	OPT_MAX_GOROUTINES, OPT_KEEP_STR,
+	OPT_MAX_GOROUTINES, OPT_KEEP_STR, OPT_STRICT,
 };
 
 /* Options of one command given to another: a clear message, not argp's. */
@@ -74,6 +75,8 @@ static const struct argp_option common_options[] = {
 	{ "no-progress", OPT_NO_PROGRESS, 0, 0, "Never show a progress bar", 0 },
 	{ "max-depth", OPT_MAX_DEPTH, "N", 0, "Open calls tracked per goroutine (default 1024)", 0 },
 	{ "max-goroutines", OPT_MAX_GOROUTINES, "N", 0, "Goroutines with open calls tracked (default 65536)", 0 },
+	{ "strict", OPT_STRICT, 0, 0,
+	  "Exit 2 when a filter had no answer for some event (a regular expression hit a PCRE2 limit)", 0 },
 	{ "keep-string", OPT_KEEP_STR, "BYTES", 0,
 	  "Bytes of each string kept from an entry until its return (default 256)", 0 },
 	{ 0 },
@@ -230,6 +233,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_KEEP_STR:
 		env->lim.keep_str = (uint32_t)parse_num(state, "--keep-string", arg, GTR_MAX_STRING);
+		return 0;
+	case OPT_STRICT:
+		env->strict = true;
 		return 0;
 	case ARGP_KEY_ARG:
 		if (env->path)
@@ -893,6 +899,19 @@ static int run_pass(struct env *env)
 		fprintf(stderr, PROG ": warning: %" PRIu64 " event(s) left out of the statistics (more than 10000 groups)\n",
 			stats_dropped(run.stats));
 	ret = 0;
+	for (int k = 0; k < env->nfilters; k++) {
+		const char *why;
+		const uint64_t n = filter_eval_errors(run.filters[k], &why);
+
+		if (!n)
+			continue;
+		fprintf(stderr, PROG ": %s: %" PRIu64 " event(s) had no answer for filter '%s' and "
+			"were left out: %s%s\n", env->strict ? "error" : "warning", n,
+			filter_expr(run.filters[k]), why,
+			env->strict ? "" : " (--strict makes this an error)");
+		if (env->strict)
+			ret = 2;
+	}
 out:
 	free(probes);
 	free(run.exits);

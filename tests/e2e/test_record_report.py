@@ -199,3 +199,24 @@ def test_count_with_filters_that_need_pairing(functions, tmp_path):
     assert count('kind == "return" && goret1 == 55') == 3
     assert count('comm == "functions"') == 6
     assert count("pid > 0") == 6
+
+
+def test_regex_limit_is_an_error_not_a_silent_false(gobuild, tmp_path):
+    """A regular expression that hits PCRE2's match limit has no answer:
+    the event is left out of both `=~` and `!~`, the report says how many
+    events had one and why, and --strict exits 2 (spec/FILTER.md)."""
+    exe = gobuild("tests/fixtures/regex/main.go", "regex")
+    trace = str(tmp_path / "r.gtr")
+    record(["-q", "-s", "512", "-o", trace, "main.check", "--", exe])
+    for op in ("=~", "!~"):
+        p = report(["--count", "-f", 's %s "(a|a)+c|b"' % op, trace])
+        # the short string has an answer; the long one has none
+        assert p.stdout == ("0\n" if op == "=~" else "1\n")
+        assert "1 event(s) had no answer for filter 's %s \"(a|a)+c|b\"'" % op in p.stderr
+        assert "match limit" in p.stderr and "--strict" in p.stderr
+    p = report(["--strict", "--count", "-f", 's =~ "(a|a)+c|b"', trace], check=False)
+    assert p.returncode == 2 and p.stdout == "0\n"
+    assert "gotrace-report: error: 1 event(s) had no answer" in p.stderr
+    # an expression within the limits answers every event
+    p = report(["--strict", "--count", "-f", 's =~ "a+b$"', trace])
+    assert p.stdout == "1\n" and p.stderr == ""
