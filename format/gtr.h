@@ -515,6 +515,15 @@ const char *gtr_type_name(enum gtr_type t);
 /* Name of an enum gtr_kind ("entry", "return"). */
 const char *gtr_kind_name(enum gtr_kind k);
 
+/*
+ * a + b, or UINT64_MAX when that overflows: counters of losses and events
+ * saturate instead of wrapping, and UINT64_MAX reads "at least that many".
+ */
+static inline uint64_t gtr_add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 #ifdef __cplusplus
 }
 #endif

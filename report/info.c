@@ -258,9 +258,9 @@ static void read_all(struct gtr_reader *r, struct stats *st)
 			st->any = true;
 		} else if (it == GTR_ITEM_DROP) {
 			if (d.reason == GTR_DROP_RATE)
-				st->suppressed += d.count;
+				st->suppressed = gtr_add_sat(st->suppressed, d.count);
 			else
-				st->drops += d.count;
+				st->drops = gtr_add_sat(st->drops, d.count);
 			st->drop_records++;
 		}
 	}
@@ -635,7 +635,8 @@ static void print_text(FILE *f, const char *path, struct gtr_reader *r,
 	fprintf(f, "processes:   %" PRIu32 " records; mappings: %" PRIu32 "\n",
 		gtr_reader_nprocesses(r), gtr_reader_nmappings(r));
 
-	fprintf(f, "lost:        %" PRIu64 " events in %" PRIu64 " drop records\n", st->drops,
+	fprintf(f, "lost:        %s%" PRIu64 " events in %" PRIu64 " drop records\n",
+		st->drops == UINT64_MAX ? "at least " : "", st->drops,
 		st->drop_records);
 	if (st->suppressed)
 		fprintf(f, "suppressed:  %" PRIu64 " events by the recorder's --rate-limit\n",

@@ -752,9 +752,9 @@ static int run_pass(struct env *env)
 			break;
 		if (item == GTR_ITEM_DROP) {
 			if (drop.reason == GTR_DROP_RATE)
-				suppressed += drop.count;
+				suppressed = gtr_add_sat(suppressed, drop.count);
 			else
-				lost += drop.count;
+				lost = gtr_add_sat(lost, drop.count);
 			/* calls held for it may now be decided */
 			pair_drop(run.pair, &drop);
 			if (!drain(&run))
@@ -839,11 +839,11 @@ static int run_pass(struct env *env)
 	}
 
 	if (lost)
-		fprintf(stderr, PROG ": warning: %" PRIu64 " event(s) were lost while recording %s (the recorder could not keep up)\n",
-			lost, env->name);
+		fprintf(stderr, PROG ": warning: %s%" PRIu64 " event(s) were lost while recording %s (the recorder could not keep up)\n",
+			lost == UINT64_MAX ? "at least " : "", lost, env->name);
 	if (suppressed)
-		fprintf(stderr, PROG ": note: %" PRIu64 " event(s) were suppressed by the recorder's --rate-limit in %s\n",
-			suppressed, env->name);
+		fprintf(stderr, PROG ": note: %s%" PRIu64 " event(s) were suppressed by the recorder's --rate-limit in %s\n",
+			suppressed == UINT64_MAX ? "at least " : "", suppressed, env->name);
 	if (gtr_reader_damage(run.r)) {
 		const char *msg = gtr_reader_error(run.r);
 		fprintf(stderr, PROG ": warning: skipped %" PRIu64 " damaged block(s) of %s%s%s\n",

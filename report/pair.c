@@ -13,8 +13,10 @@
  * functions of the calls open below it. A record is decided when it is
  * released: by then every drop record that may concern it has been fed
  * (pair_drop() adds its span to its function's set of loss intervals), so
- * one binary search per call decides. Entries, and events of functions
- * pairing does not track, go out as soon as nothing older is held.
+ * one binary search per call decides. An event with nothing to wait for
+ * (an entry, an event of a function pairing does not track, a return no
+ * drop record can concern any more) goes out without a copy when nothing
+ * older is held (struct release then points into the goroutine's memory).
  */
 #include "pair.h"
 

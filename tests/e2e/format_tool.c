@@ -4,6 +4,7 @@
  * with ASan and UBSan from the sources:
  *
  *   format_tool gen FILE          writes a file using every block and record
+ *   format_tool satdrops FILE     writes drop records whose counts overflow
  *   format_tool hostile FILE      writes a file whose every string holds
  *                                 terminal escape sequences
  *   format_tool events FILE       every event and drop as JSON Lines
@@ -226,6 +227,28 @@ static int hostile(const char *path)
 	const struct gtr_drop d = { .ts_ns = 1000009000, .probe_id = 0, .count = 1, .cpu = 0,
 				    .since_ns = 1000008000, .reason = GTR_DROP_BUFFER };
 	CK(gtr_writer_drop(w, &d));
+	if (gtr_writer_close(w, err, sizeof(err)))
+		die("%s", err);
+	return 0;
+}
+
+/* Two drop records of 2^64-1 lost events each, and one of suppressed
+ * ones: the sums saturate. */
+static int satdrops(const char *path)
+{
+	char err[512];
+	const struct gtr_host host = { .hostname = "h", .kernel = "k", .machine = "m",
+		.recorder = "format_tool satdrops", .start_mono_ns = 1000000000ull };
+	struct gtr_writer *w = gtr_writer_create(path, GTR_W_FORCE, &host, err, sizeof(err));
+
+	if (!w)
+		die("%s", err);
+	for (int i = 0; i < 3; i++) {
+		const struct gtr_drop d = { .ts_ns = 1000001000 + i, .probe_id = UINT32_MAX,
+			.count = UINT64_MAX, .cpu = GTR_CPU_UNKNOWN,
+			.reason = i == 2 ? GTR_DROP_RATE : GTR_DROP_BUFFER };
+		CK(gtr_writer_drop(w, &d));
+	}
 	if (gtr_writer_close(w, err, sizeof(err)))
 		die("%s", err);
 	return 0;
@@ -499,6 +522,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "gen"))
 		return gen(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "satdrops"))
+		return satdrops(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "hostile"))
 		return hostile(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "events"))

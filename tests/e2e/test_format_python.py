@@ -242,3 +242,19 @@ def test_no_escape_sequence_from_a_file_reaches_the_terminal(tool, tmp_path, mod
     assert b"\x1b" not in out, (mode, out[:2000])
     if "json" not in " ".join(mode) and "chrome" not in mode:
         assert b"\xc2\x9b" not in out, (mode, out[:2000])
+
+
+def test_drop_counts_saturate(tool, tmp_path):
+    """Two drop records of 2^64-1 lost events: the total saturates at
+    2^64-1 and says "at least", never wraps to a small number."""
+    from conftest import REPORT
+    path = str(tmp_path / "sat.gtr")
+    tool("satdrops", path)
+    p = subprocess.run([REPORT, path], capture_output=True, text=True)
+    assert "warning: at least 18446744073709551615 event(s) were lost" in p.stderr
+    assert "note: at least 18446744073709551615 event(s) were suppressed" in p.stderr
+    info = subprocess.run([REPORT, "info", path], capture_output=True, text=True).stdout
+    assert "lost:        at least 18446744073709551615 events in 2 drop records" in info
+    doc = json.loads(subprocess.run([REPORT, "info", "--json", path], capture_output=True,
+                                    text=True).stdout)
+    assert doc["drops"] == 2**64 - 1

@@ -643,3 +643,34 @@ def test_consumers_read_exact_values(gen):
     assert evs[0]["args"]["i"] == -9223372036854775808
     assert evs[1]["args"]["u"] == (1 << 53) + 1
     assert '"u":9007199254740993' in out
+
+
+def test_real_tiny_ring_buffer_never_pairs_one_calls_half_with_another(gobuild, tmp_path):
+    """The issue's recording: entry and return probes of a hot function
+    with a 4 KiB ring buffer. Many events are lost; no call is shown with
+    another call's result (add(42, y) returns 42 + y) or with a latency it
+    did not have, and the calls left unpaired are counted apart."""
+    exe = gobuild("tests/fixtures/hot/main.go", "hot")
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-b", "4K", "-o", trace, "main.add", "r:main.add", "--", exe, "100000"])
+    assert int(p.stdout.split()[0]) == 100000
+    info = json.loads(report(["info", "--json", trace]).stdout)
+    assert info["drops"] > 0, "a 4 KiB ring buffer must overflow at this rate"
+    r = report(["--format", "jsonl", "--calls", trace])
+    cs = [json.loads(l) for l in r.stdout.splitlines()]
+    st = {}
+    for c in cs:
+        st[c["status"]] = st.get(c["status"], 0) + 1
+        if c["status"] == "returned":
+            assert c["goret"][0] == 42 + c["goargs"][1], c
+            assert c["latency_ns"] < 100000000, c      # 2.381 s in the issue
+    returns = info["events_per_probe"][1][1]
+    lost_ret = sum(1 for c in cs if c["status"] == "lost" and c["goret"])
+    assert st.get("returned", 0) + lost_ret + st.get("no_entry", 0) == returns
+    assert lost_ret > 0
+    out = report(["stats", "--no-hist", trace]).stdout.splitlines()
+    row = dict(zip(out[0].split(), out[1].split()))
+    assert row["FUNC"] == "main.add" and int(row["LOST"]) == lost_ret
+    # no latency, or one below 100 ms (a wrong pair spans other calls: seconds)
+    assert row["MAX"] == "-" or row["MAX"].endswith(("ns", "us")) or \
+        (row["MAX"].endswith("ms") and float(row["MAX"][:-2]) < 100), row
