@@ -777,7 +777,7 @@ int gtr_writer_drop(struct gtr_writer *w, const struct gtr_drop *d)
 	if (d->reason == GTR_DROP_RATE)
 		w->suppressed += d->count;
 	else
-		w->dropped += d->count;
+		w->dropped = gtr_add_sat(w->dropped, d->count);
 	return 0;
 }
 

@@ -639,8 +639,8 @@ static void print_text(FILE *f, const char *path, struct gtr_reader *r,
 		st->drops == UINT64_MAX ? "at least " : "", st->drops,
 		st->drop_records);
 	if (st->suppressed)
-		fprintf(f, "suppressed:  %" PRIu64 " events by the recorder's --rate-limit\n",
-			st->suppressed);
+		fprintf(f, "suppressed:  %s%" PRIu64 " events by the recorder's --rate-limit\n",
+			st->suppressed == UINT64_MAX ? "at least " : "", st->suppressed);
 	for (uint32_t i = 0; i < gtr_reader_nlosses(r); i++) {
 		const struct gtr_loss *l = gtr_reader_loss_at(r, i);
 		const struct gtr_probe *p = l->probe_id == UINT32_MAX ? NULL :
@@ -654,11 +654,13 @@ static void print_text(FILE *f, const char *path, struct gtr_reader *r,
 			snprintf(cpu, sizeof(cpu), "all CPUs");
 		else
 			snprintf(cpu, sizeof(cpu), "CPU %" PRIu32, l->cpu);
-		a[0] = b[0] = 0;
 		uint64_t r0, r1;
 		if (!gtr_reader_realtime(r, l->first_ns, &r0) && !gtr_reader_realtime(r, l->last_ns, &r1)) {
 			utc(a, sizeof(a), r0);
 			utc(b, sizeof(b), r1);
+		} else {
+			snprintf(a, sizeof(a), "monotonic %" PRIu64 " ns", l->first_ns);
+			snprintf(b, sizeof(b), "%" PRIu64 " ns", l->last_ns);
 		}
 		fprintf(f, "  %s%s%s, %s: %" PRIu64 " %s between %s and %s\n", who,
 			p ? " " : "", p ? tx(p->func) : "", cpu, l->count,

@@ -254,7 +254,8 @@ def test_drop_counts_saturate(tool, tmp_path):
     assert "warning: at least 18446744073709551615 event(s) were lost" in p.stderr
     assert "note: at least 18446744073709551615 event(s) were suppressed" in p.stderr
     info = subprocess.run([REPORT, "info", path], capture_output=True, text=True).stdout
-    assert "lost:        at least 18446744073709551615 events in 2 drop records" in info
+    assert "lost:        at least 18446744073709551615 events in 3 drop records" in info
+    assert "summary:     closed cleanly; 0 events, 18446744073709551615 lost" in info
     doc = json.loads(subprocess.run([REPORT, "info", "--json", path], capture_output=True,
                                     text=True).stdout)
     assert doc["drops"] == 2**64 - 1
