@@ -54,12 +54,15 @@ $(DEPS_STAMP):
 	@$(MAKE) --no-print-directory deps
 
 # ---- BPF program, compiled once and embedded as a skeleton
+# libbpf's target architecture (bpf_tracing.h: x86, arm64...), from the
+# build host's; vmlinux.h comes from the same host's BTF.
+BPF_ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/i.86/x86/' -e 's/aarch64/arm64/')
 $(B)/vmlinux.h: | $(DEPS_STAMP)
 	@mkdir -p $(B)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
 $(B)/gotrace.bpf.o: bpf/gotrace.bpf.c bpf/gotrace.h $(B)/vmlinux.h
-	$(CLANG) -O2 -g -Wall -target bpf -D__TARGET_ARCH_x86 -I$(B) -Ibpf -c $< -o $@
+	$(CLANG) -O2 -g -Wall -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(B) -Ibpf -c $< -o $@
 
 $(B)/gotrace.skel.h: $(B)/gotrace.bpf.o
 	llvm-strip -g $< -o $(B)/gotrace.bpf.stripped.o

@@ -80,35 +80,43 @@ struct {
  * Value of a pt_regs register. Each case loads at a constant offset and
  * the barrier keeps clang from merging the loads into one ctx+variable
  * load, which the verifier rejects ("dereference of modified ctx ptr").
+ * The registers a plan names are x86-64's (enum gt_reg); those libbpf's
+ * PT_REGS macros name go through them, the rest are x86 pt_regs fields.
  */
-#define REG_CASE(id, field) \
-	case id: v = regs->field; barrier_var(v); break
+#define REG_CASE(id, expr) \
+	case id: v = (expr); barrier_var(v); break
+
+#if defined(__TARGET_ARCH_x86)
+#define GO_G_REG(regs) ((regs)->r14)   /* g in ABIInternal code */
 
 static __always_inline __u64 reg_value(struct pt_regs *regs, __u8 reg)
 {
 	__u64 v = 0;
 
 	switch (reg) {
-	REG_CASE(GT_REG_RAX, ax);
-	REG_CASE(GT_REG_RBX, bx);
-	REG_CASE(GT_REG_RCX, cx);
-	REG_CASE(GT_REG_RDX, dx);
-	REG_CASE(GT_REG_RSI, si);
-	REG_CASE(GT_REG_RDI, di);
-	REG_CASE(GT_REG_RBP, bp);
-	REG_CASE(GT_REG_RSP, sp);
-	REG_CASE(GT_REG_R8, r8);
-	REG_CASE(GT_REG_R9, r9);
-	REG_CASE(GT_REG_R10, r10);
-	REG_CASE(GT_REG_R11, r11);
-	REG_CASE(GT_REG_R12, r12);
-	REG_CASE(GT_REG_R13, r13);
-	REG_CASE(GT_REG_R14, r14);
-	REG_CASE(GT_REG_R15, r15);
-	REG_CASE(GT_REG_RIP, ip);
+	REG_CASE(GT_REG_RAX, PT_REGS_RC(regs));
+	REG_CASE(GT_REG_RBX, regs->bx);
+	REG_CASE(GT_REG_RCX, PT_REGS_PARM4(regs));
+	REG_CASE(GT_REG_RDX, PT_REGS_PARM3(regs));
+	REG_CASE(GT_REG_RSI, PT_REGS_PARM2(regs));
+	REG_CASE(GT_REG_RDI, PT_REGS_PARM1(regs));
+	REG_CASE(GT_REG_RBP, PT_REGS_FP(regs));
+	REG_CASE(GT_REG_RSP, PT_REGS_SP(regs));
+	REG_CASE(GT_REG_R8, PT_REGS_PARM5(regs));
+	REG_CASE(GT_REG_R9, regs->r9);
+	REG_CASE(GT_REG_R10, regs->r10);
+	REG_CASE(GT_REG_R11, regs->r11);
+	REG_CASE(GT_REG_R12, regs->r12);
+	REG_CASE(GT_REG_R13, regs->r13);
+	REG_CASE(GT_REG_R14, regs->r14);
+	REG_CASE(GT_REG_R15, regs->r15);
+	REG_CASE(GT_REG_RIP, PT_REGS_IP(regs));
 	}
 	return v;
 }
+#else
+#error "gotrace's fetch plans name x86-64 registers; build with __TARGET_ARCH_x86"
+#endif
 
 /* Reads the word described by src (register, or src->size bytes at
  * SP + off), zero-extended; returns 0 or a negative error. */
@@ -127,7 +135,7 @@ static __always_inline int read_src(struct pt_regs *regs,
 		if (n > 8 || !n)
 			n = 8;
 		if (bpf_probe_read_user(&v, n,
-					(void *)(regs->sp + (long)src->off)))
+					(void *)(PT_REGS_SP(regs) + (long)src->off)))
 			return -1;
 	} else {
 		return -1;
@@ -142,7 +150,7 @@ static __always_inline __u64 read_goid(struct pt_regs *regs,
 	__u64 g = 0, goid = 0;
 
 	if (plan->goid_mode == GT_GOID_R14) {
-		g = regs->r14;
+		g = GO_G_REG(regs);
 	} else if (plan->goid_mode == GT_GOID_TLS) {
 		struct task_struct *task = bpf_get_current_task_btf();
 		__u64 fsbase = BPF_CORE_READ(task, thread.fsbase);
@@ -329,11 +337,11 @@ static __always_inline __u32 read_stack(struct pt_regs *regs,
 			  BPF_F_USER_STACK);
 	if (n < 8)
 		return 0;
-	if (bpf_probe_read_user(&ret, sizeof(ret), (void *)regs->sp))
+	if (bpf_probe_read_user(&ret, sizeof(ret), (void *)PT_REGS_SP(regs)))
 		ret = 0;
 	if (plan->flags & GT_P_AT_PUSH_BP) {
 		if (n >= 16 && ret &&
-		    !bpf_probe_read_user(&up, sizeof(up), (void *)(regs->bp + 8)) &&
+		    !bpf_probe_read_user(&up, sizeof(up), (void *)(PT_REGS_FP(regs) + 8)) &&
 		    up != ret)
 			kernel_adds_entry_caller = frames[2] == ret ? 1 : 2;
 		if (kernel_adds_entry_caller == 1) {
@@ -475,7 +483,7 @@ int gotrace_probe(struct pt_regs *regs)
 	ev->nstack = 0;
 	ev->cpu = bpf_get_smp_processor_id();
 	ev->site = cookie >> 32;
-	ev->ip = regs->ip;
+	ev->ip = PT_REGS_IP(regs);
 	if (plan->flags & GT_P_STACK)
 		dlen = read_stack(regs, plan, ev);
 

@@ -1,0 +1,771 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One recording: targets, plan, output files, capture and the capture
+ * loop; see session.h. The only file-level state is the signal that
+ * stopped the recording (set by the handler).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/capability.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "encode.h"
+#include "plan.h"
+#include "session.h"
+
+_Static_assert(RECORD_STR_MAX == GT_STR_MAX, "-s limit and BPF cap differ");
+
+struct session {
+	const struct record_opts *o;
+	struct plan *plan;
+	struct encoder *enc;
+	struct capture *cap;
+	char *dflt_path, *dflt_attach; /* the executable of CMD or PID */
+	struct gtr_host host;
+	struct utsname uts;
+	char hostname[256];
+	unsigned file_no;        /* current output file of a rotation */
+	uint64_t written;        /* bytes of the files closed before */
+	pid_t child;             /* the command, while it runs */
+	pid_t cmd_pid;           /* the command, once it exited */
+	int go_fd;               /* a byte here lets the command run */
+	int released;            /* the command was let run */
+	int status;              /* the command's wait() status */
+	const char *why;         /* which limit stopped the recording */
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* Installs on_signal without SA_RESTART, so waitpid() sees EINTR. */
+static void catch_signal(int sig)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void host_fill(struct gtr_host *h, struct utsname *u, char *hn,
+		      size_t hnlen)
+{
+	memset(h, 0, sizeof(*h));
+	uname(u);
+	if (gethostname(hn, hnlen))
+		snprintf(hn, hnlen, "%s", u->nodename);
+	h->hostname = hn;
+	h->kernel = u->release;
+	h->machine = u->machine;
+	h->recorder = "gotrace-record " GOTRACE_VERSION;
+	h->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
+	h->start_realtime_ns = clock_ns(CLOCK_REALTIME);
+	h->start_boottime_ns = clock_ns(CLOCK_BOOTTIME);
+}
+
+/* Resolves CMD's executable through PATH, as execvp would. */
+static char *which(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (strchr(cmd, '/'))
+		return strdup(cmd);
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t n = colon ? (size_t)(colon - path) : strlen(path);
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n,
+			 n ? path : ".", cmd);
+		if (access(buf, X_OK) == 0)
+			return strdup(buf);
+		path += n + (colon ? 1 : 0);
+	}
+	return strdup(cmd);
+}
+
+/* Forks CMD stopped before exec; it runs when a byte arrives on *go_fd. */
+static pid_t spawn_stopped(char **cmd, int *go_fd)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		char c;
+
+		close(fds[1]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		if (read(fds[0], &c, 1) != 1)
+			_exit(127);   /* recorder gave up before exec */
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "gotrace-record: cannot run %s: %s\n", cmd[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(fds[0]);
+	*go_fd = fds[1];
+	return pid;
+}
+
+/*
+ * Refuses early, with what to do, when this host or user cannot trace:
+ * capabilities (root, or CAP_BPF and CAP_PERFMON), BTF, uprobes.
+ */
+static int preflight(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {};
+
+	if (syscall(SYS_capget, &hdr, data) == 0) {
+		uint64_t eff = data[0].effective |
+			       (uint64_t)data[1].effective << 32;
+		int admin = eff & (1ull << 21);            /* CAP_SYS_ADMIN */
+		int bpf = eff & (1ull << 39);              /* CAP_BPF */
+		int perfmon = eff & (1ull << 38);          /* CAP_PERFMON */
+
+		if (!admin && !(bpf && perfmon)) {
+			fprintf(stderr, "gotrace-record: not allowed to load "
+				"BPF programs and attach uprobes; run as root, "
+				"or with CAP_BPF and CAP_PERFMON (e.g. sudo "
+				"gotrace-record ...)\n");
+			return -1;
+		}
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		fprintf(stderr, "gotrace-record: this kernel has no BTF "
+			"(/sys/kernel/btf/vmlinux); gotrace needs a kernel "
+			"built with CONFIG_DEBUG_INFO_BTF=y (5.15 or newer)\n");
+		return -1;
+	}
+	if (access("/sys/bus/event_source/devices/uprobe/type", R_OK)) {
+		fprintf(stderr, "gotrace-record: this kernel has no uprobes "
+			"(/sys/bus/event_source/devices/uprobe); gotrace needs "
+			"CONFIG_UPROBE_EVENTS=y\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Name of output file number `k`: FILE, then FILE1, FILE2... (tcpdump -C). */
+static void output_name(const struct record_opts *o, char *buf, size_t len,
+			unsigned k)
+{
+	if (o->rotate_count)
+		k %= o->rotate_count;
+	if (k)
+		snprintf(buf, len, "%s%u", o->output, k);
+	else
+		snprintf(buf, len, "%s", o->output);
+}
+
+/*
+ * Creates output file number `k` and writes everything a reader needs
+ * before events: host, binaries with their symbols, a clock sample, the
+ * probes. Every file of a rotation is complete on its own.
+ */
+static struct gtr_writer *open_output(const struct session *s, unsigned k,
+				      const struct gtr_host *host, char *err,
+				      size_t errlen)
+{
+	const struct record_opts *o = s->o;
+	unsigned flags = o->flags;
+	struct gtr_writer *w;
+	char name[PATH_MAX];
+
+	output_name(s->o, name, sizeof(name), k);
+	if (o->rotate_count && k >= o->rotate_count)
+		flags |= GTR_W_FORCE;   /* the ring reuses its own names */
+	w = gtr_writer_create(name, flags, host, err, errlen);
+	if (!w)
+		return NULL;
+	if (encoder_write_header(w, s->plan))
+		goto fail;
+	return w;
+fail:
+	snprintf(err, errlen, "%s", gtr_writer_error(w));
+	gtr_writer_close(w, NULL, 0);
+	return NULL;
+}
+
+/* Whether the status line is shown: a terminal, not CI, not -q. */
+static int status_enabled(const struct record_opts *o)
+{
+	const char *ci = getenv("CI");
+
+	return !o->quiet && isatty(STDERR_FILENO) && !(ci && *ci);
+}
+
+static void status_line(const struct session *s, uint64_t elapsed_ns, uint64_t rate, uint64_t dropped,
+			uint64_t bytes)
+{
+	fprintf(stderr, "\r\033[Kgotrace-record: %d probe%s, %llu events "
+		"(%llu/s), %llu dropped, %.1f MB written, %.1f B/event, %llus",
+		plan_nprobes(s->plan), plan_nprobes(s->plan) == 1 ? "" : "s",
+		(unsigned long long)encoder_events(s->enc), (unsigned long long)rate,
+		(unsigned long long)dropped, bytes / 1e6,
+		encoder_events(s->enc) ? (double)bytes / encoder_events(s->enc) : 0.0,
+		(unsigned long long)(elapsed_ns / 1000000000ull));
+}
+
+/*
+ * With -p, every binary named in a probe must be mapped by at least one
+ * of the processes; else its probes could never fire. Returns -1 after
+ * saying which.
+ */
+static int targets_map_binaries(const struct session *s)
+{
+	const struct record_opts *o = s->o;
+	int bi, t, bad = 0;
+
+	for (bi = 0; bi < plan_nbinaries(s->plan) && o->npids; bi++) {
+		struct stat want;
+		int found = 0;
+
+		if (stat(plan_binary(s->plan, bi)->attach_path, &want))
+			continue;
+		for (t = 0; t < o->npids && !found; t++) {
+			char path[64], line[4096];
+			FILE *f;
+
+			snprintf(path, sizeof(path), "/proc/%d/maps", o->pids[t]);
+			f = fopen(path, "re");
+			while (f && !found && fgets(line, sizeof(line), f)) {
+				unsigned long long ino;
+				unsigned maj, min;
+
+				if (sscanf(line, "%*s %*s %*s %x:%x %llu", &maj, &min,
+					   &ino) == 3 && ino == want.st_ino &&
+				    makedev(maj, min) == want.st_dev)
+					found = 1;
+			}
+			if (f)
+				fclose(f);
+		}
+		if (!found) {
+			fprintf(stderr, "gotrace-record: %s is not mapped by the "
+				"traced process%s (%d%s); its probes could never "
+				"fire: check the PID or the BINARY: part\n",
+				plan_binary(s->plan, bi)->path, o->npids > 1 ? "es" : "",
+				o->pids[0], o->npids > 1 ? ", ..." : "");
+			bad = 1;
+		}
+	}
+	return bad ? -1 : 0;
+}
+
+/* Processes still alive among the -p targets. */
+static int targets_alive(const struct record_opts *o)
+{
+	int i, n = 0;
+
+	for (i = 0; i < o->npids; i++)
+		if (!kill(o->pids[i], 0) || errno != ESRCH)
+			n++;
+	return n;
+}
+
+/* Sites the kernel refused, for one warning after attaching. */
+struct refused {
+	const struct plan *plan;
+	int n, err;
+	const char *names[5];
+};
+
+static void on_refused(uint64_t cookie, int err, void *ctx)
+{
+	struct refused *rf = ctx;
+	uint32_t slot = (uint32_t)cookie;
+
+	if (rf->n < 5 && slot < (uint32_t)plan_nprobes(rf->plan))
+		rf->names[rf->n] = plan_probe(rf->plan, slot)->fn.name;
+	rf->err = err;
+	rf->n++;
+}
+
+/*
+ * Attaches every site of every probe: per binary and target process, one
+ * batch (a uprobe-multi link where the kernel has them).
+ */
+static int attach_all(struct session *s, char *err, size_t errlen)
+{
+	const struct record_opts *o = s->o;
+	struct refused rf = { .plan = s->plan };
+	int ntargets = o->npids ? o->npids : 1, bi, t, i, k, e = 0;
+	uint64_t *offs = NULL, *cookies = NULL;
+	size_t n, cap = 0;
+
+	for (i = 0; i < plan_nprobes(s->plan); i++)
+		cap += plan_probe(s->plan, i)->nsites;
+	offs = calloc(cap ? cap : 1, sizeof(*offs));
+	cookies = calloc(cap ? cap : 1, sizeof(*cookies));
+	if (!offs || !cookies) {
+		snprintf(err, errlen, "out of memory for %zu uprobes", cap);
+		e = -ENOMEM;
+		goto out;
+	}
+	for (bi = 0; bi < plan_nbinaries(s->plan) && !e; bi++) {
+		n = 0;
+		for (i = 0; i < plan_nprobes(s->plan); i++) {
+			if (plan_probe(s->plan, i)->bin != plan_binary(s->plan, bi))
+				continue;
+			for (k = 0; k < plan_probe(s->plan, i)->nsites; k++) {
+				offs[n] = plan_probe(s->plan, i)->sites[k];
+				cookies[n++] = (uint64_t)i | (uint64_t)k << 32;
+			}
+		}
+		for (t = 0; t < ntargets && !e && !stop_signal; t++) {
+			pid_t pid = o->cmd ? s->child
+				  : o->npids ? o->pids[t] : -1;
+
+			e = capture_attach_many(s->cap, n, cookies,
+						plan_binary(s->plan, bi)->attach_path, offs,
+						pid, on_refused, &rf, err, errlen);
+		}
+	}
+out:
+	free(offs);
+	free(cookies);
+	if (!e && rf.n) {
+		int i;
+
+		/* 524: the kernel's ENOTSUPP, for instructions uprobes
+		 * cannot single-step or emulate. */
+		fprintf(stderr, "gotrace-record: warning: the kernel refused %d "
+			"uprobe site%s (%s), left out: ", rf.n,
+			rf.n == 1 ? "" : "s", rf.err == 524
+			? "an instruction uprobes cannot handle"
+			: strerror(rf.err));
+		for (i = 0; i < rf.n && i < 5; i++)
+			fprintf(stderr, "%s%s", i ? ", " : "", rf.names[i]);
+		fprintf(stderr, "%s\n", rf.n > 5 ? " ..." : "");
+		if (!capture_nlinks(s->cap)) {
+			snprintf(err, errlen, "no uprobe could be attached");
+			e = -EINVAL;
+		}
+	}
+	return e;
+}
+
+
+void session_signals(void)
+{
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* The executable of CMD or of the first PID: the binary of probes that
+ * name none. 0, or -1 after printing why. */
+static int session_targets(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	char buf[PATH_MAX], exe_path[64];
+	int i;
+
+	if (o->cmd) {
+		s->dflt_path = which(o->cmd[0]);
+		if (access(s->dflt_path, X_OK)) {
+			fprintf(stderr, "gotrace-record: cannot run %s: %s\n",
+				o->cmd[0], strerror(errno));
+			return -1;
+		}
+		s->dflt_attach = strdup(s->dflt_path);
+		return 0;
+	}
+	for (i = 0; i < o->npids; i++) {
+		ssize_t n;
+
+		snprintf(exe_path, sizeof(exe_path), "/proc/%d/exe", o->pids[i]);
+		n = readlink(exe_path, buf, sizeof(buf) - 1);
+		if (n < 0) {
+			fprintf(stderr, "gotrace-record: cannot trace "
+				"PID %d: %s\n", o->pids[i],
+				errno == ENOENT ? "no such process"
+						: strerror(errno));
+			return -1;
+		}
+		buf[n] = '\0';
+		if (i == 0) {
+			s->dflt_path = strdup(buf);
+			s->dflt_attach = strdup(exe_path);
+		}
+	}
+	return 0;
+}
+
+/* The plan of every probe of the command line. 0, or -1 after printing
+ * why. */
+static int session_plan(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	const struct plan_opts po = {
+		.str_max = o->str_max, .max_probes = o->max_probes,
+		.quiet = o->quiet, .stack = o->stack,
+		.nexcludes = o->nexcludes, .excludes = (char **)o->excludes,
+		.root_pid = o->npids ? o->pids[0] : 0,
+		.debuginfo = o->debuginfo,
+		.rate = o->rate,
+	};
+	int i;
+
+	s->plan = plan_new(&po);
+	if (!s->plan)
+		return -1;
+	for (i = 0; i < o->nspecs; i++)
+		if (plan_add(s->plan, o->specs[i], s->dflt_path, s->dflt_attach))
+			return -1;
+	plan_warnings(s->plan);
+	return targets_map_binaries(s);
+}
+
+/*
+ * Loads the BPF program, starts the command (stopped), stores the plans
+ * and attaches every site. 0, or -1 after printing why.
+ */
+static int session_attach(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	char err[1024];
+	int i, e;
+
+	s->cap = capture_open(plan_nprobes(s->plan), o->ringbuf, o->verbose,
+			      encoder_on_event, s->enc, err, sizeof(err));
+	if (!s->cap) {
+		fprintf(stderr, "gotrace-record: %s\n", err);
+		return -1;
+	}
+	encoder_set_capture(s->enc, s->cap);
+	/* exact exit times and statuses; without the tracepoint, exits are
+	 * polled for and their status is unknown */
+	e = capture_on_exit(s->cap, encoder_on_exit);
+	if (e)
+		fprintf(stderr, "gotrace-record: cannot attach to the sched_process_exit tracepoint (tp_btf, raw_tp, tp: %s): process exits are polled for, noticed within a second and recorded without their status\n",
+			strerror(-e));
+	else if (o->verbose)
+		fprintf(stderr, "gotrace-record: process exits from the sched_process_exit tracepoint, attached as %s\n",
+			capture_exit_via(s->cap));
+	if (o->cmd) {
+		s->child = spawn_stopped(o->cmd, &s->go_fd);
+		if (s->child < 0) {
+			fprintf(stderr, "gotrace-record: cannot start %s: %s\n",
+				o->cmd[0], strerror(errno));
+			s->child = 0;
+			return -1;
+		}
+	}
+	for (i = 0; i < plan_nprobes(s->plan); i++) {
+		if (capture_set_plan(s->cap, i, &plan_probe(s->plan, i)->plan)) {
+			fprintf(stderr, "gotrace-record: cannot store the plan of "
+				"probe '%s'\n", plan_probe(s->plan, i)->spec.text);
+			return -1;
+		}
+	}
+	if (attach_all(s, err, sizeof(err))) {
+		fprintf(stderr, "gotrace-record: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Watches the targets' exits, says what is attached and lets the command
+ * run. 0, or -1 after printing why. */
+static int session_go(struct session *s)
+{
+	const struct record_opts *o = s->o;
+
+	/* the targets known now are watched from the start, so that an exit
+	 * before the recorder reads their first event is seen too */
+	for (int t = 0; t < o->npids; t++)
+		capture_watch_exit(s->cap, (uint32_t)o->pids[t]);
+	if (s->child > 0)
+		capture_watch_exit(s->cap, (uint32_t)s->child);
+	if (!o->quiet)
+		fprintf(stderr, "gotrace-record: %d probe%s attached (%u "
+			"uprobe%s); %s\n", plan_nprobes(s->plan),
+			plan_nprobes(s->plan) == 1 ? "" : "s",
+			capture_nlinks(s->cap),
+			capture_nlinks(s->cap) == 1 ? "" : "s",
+			o->cmd ? "running the command" : "Ctrl-C to stop");
+	if (o->cmd) {
+		if (write(s->go_fd, "g", 1) != 1) {
+			fprintf(stderr, "gotrace-record: cannot start %s\n",
+				o->cmd[0]);
+			return -1;
+		}
+		close(s->go_fd);
+		s->go_fd = -1;
+		s->released = 1;
+	}
+	return 0;
+}
+
+/* Closes the current file and opens the next of the rotation. 0, or -1
+ * after printing why. */
+static int session_rotate(struct session *s)
+{
+	struct gtr_writer *w = encoder_writer(s->enc), *next;
+	char err[1024];
+
+	encoder_drops(s->enc);
+	s->written += gtr_writer_bytes(w);
+	if (gtr_writer_close(w, err, sizeof(err))) {
+		encoder_set_writer(s->enc, NULL);
+		fprintf(stderr, "gotrace-record: %s\n", err);
+		return -1;
+	}
+	host_fill(&s->host, &s->uts, s->hostname, sizeof(s->hostname));
+	next = open_output(s, ++s->file_no, &s->host, err, sizeof(err));
+	encoder_set_writer(s->enc, next);
+	if (!next) {
+		fprintf(stderr, "gotrace-record: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Whether the recording ends now: the command exited, a signal, the -p
+ * targets exited, or a limit (s->why). A signal while the command runs
+ * is passed on to it instead.
+ */
+static int session_should_stop(struct session *s, uint64_t now,
+			       uint64_t start, uint64_t bytes)
+{
+	const struct record_opts *o = s->o;
+
+	if (s->child && waitpid(s->child, &s->status, WNOHANG) == s->child) {
+		s->cmd_pid = s->child;
+		s->child = 0;
+		return 1;
+	}
+	if (stop_signal) {
+		if (!s->child)
+			return 1;
+		/* Pass the signal on and wait for CMD to exit. */
+		kill(s->child, stop_signal);
+		stop_signal = 0;
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+	}
+	if (o->npids && !targets_alive(o))
+		s->why = "the traced processes exited";
+	else if (o->duration_ns && now - start >= o->duration_ns)
+		s->why = "--duration reached";
+	else if (o->max_events && encoder_events(s->enc) >= o->max_events)
+		s->why = "--max-events reached";
+	else if (o->max_size && bytes >= o->max_size)
+		s->why = "--max-size reached";
+	return s->why != NULL;
+}
+
+/* Reads events until the recording ends. 0, or -1 after printing why
+ * (the file is closed by the caller either way). */
+static int session_loop(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	const int status_on = status_enabled(o);
+	uint64_t start, last_flush, last_events = 0;
+
+	start = last_flush = clock_ns(CLOCK_MONOTONIC);
+	for (;;) {
+		int n = capture_poll(s->cap, 100);
+		uint64_t now, bytes;
+
+		if (n < 0 || encoder_failed(s->enc)) {
+			if (n < 0)
+				fprintf(stderr, "gotrace-record: reading events: %s\n",
+					strerror(-n));
+			break;
+		}
+		now = clock_ns(CLOCK_MONOTONIC);
+		bytes = s->written + gtr_writer_bytes(encoder_writer(s->enc));
+		if (session_should_stop(s, now, start, bytes))
+			break;
+		if (o->rotate_size &&
+		    gtr_writer_bytes(encoder_writer(s->enc)) >= o->rotate_size &&
+		    session_rotate(s))
+			return -1;
+		if (now - last_flush >= 1000000000ull) {
+			struct gtr_writer *w = encoder_writer(s->enc);
+
+			encoder_drops(s->enc);
+			encoder_processes_check(s->enc, now, 0, 0);
+			encoder_write_clock(w);
+			if (gtr_writer_flush(w)) {
+				fprintf(stderr, "gotrace-record: %s\n",
+					gtr_writer_error(w));
+				break;
+			}
+			if (status_on)
+				status_line(s, now - start,
+					    (encoder_events(s->enc) - last_events) *
+						    1000000000ull / (now - last_flush),
+					    encoder_dropped(s->enc), bytes);
+			last_events = encoder_events(s->enc);
+			last_flush = now;
+		}
+	}
+	if (status_on)
+		fprintf(stderr, "\r\033[K");
+	return 0;
+}
+
+/* Drains the ring buffer and records the last drops and exits. */
+static void session_drain(struct session *s)
+{
+	const int st = s->status;
+
+	while (!encoder_failed(s->enc) && capture_poll(s->cap, 0) > 0)
+		;
+	encoder_drops(s->enc);
+	encoder_processes_check(s->enc, clock_ns(CLOCK_MONOTONIC), s->cmd_pid,
+			WIFEXITED(st) ? WEXITSTATUS(st)
+			: WIFSIGNALED(st) ? -WTERMSIG(st) : GTR_EXIT_UNKNOWN);
+}
+
+/* What was recorded, on stderr (not with -q). */
+static void session_summary(const struct session *s)
+{
+	const struct record_opts *o = s->o;
+	unsigned nfiles = s->file_no + 1;
+
+	if (o->rotate_count && nfiles > o->rotate_count)
+		nfiles = o->rotate_count;
+	fprintf(stderr, "gotrace-record: %llu events, %llu dropped, "
+		"%llu bytes written to %s",
+		(unsigned long long)encoder_events(s->enc),
+		(unsigned long long)encoder_dropped(s->enc),
+		(unsigned long long)s->written, o->output);
+	if (nfiles > 1)
+		fprintf(stderr, " and %s1..%s%u (%u files kept)", o->output,
+			o->output, nfiles - 1, nfiles);
+	fputc('\n', stderr);
+	if (o->rate)
+		fprintf(stderr, "gotrace-record: %llu events suppressed "
+			"by --rate-limit\n",
+			(unsigned long long)encoder_suppressed(s->enc));
+	if (s->why)
+		fprintf(stderr, "gotrace-record: stopped: %s\n", s->why);
+}
+
+/* After the file is closed: a command still running (a limit ended the
+ * recording, not the command) runs on untraced; its exit status is
+ * still ours to return. */
+static void session_wait_command(struct session *s)
+{
+	if (s->child <= 0)
+		return;
+	if (!s->o->quiet)
+		fprintf(stderr, "gotrace-record: probes detached; waiting "
+			"for %s to exit\n", s->o->cmd[0]);
+	catch_signal(SIGINT);
+	catch_signal(SIGTERM);
+	stop_signal = 0;
+	while (waitpid(s->child, &s->status, 0) < 0 && errno == EINTR) {
+		if (stop_signal) {
+			kill(s->child, stop_signal);
+			stop_signal = 0;
+		}
+	}
+}
+
+/* Starts the recording up to the first event read. 0, or -1 after
+ * printing why. */
+static int session_start(struct session *s)
+{
+	char err[1024];
+	struct gtr_writer *w;
+
+	host_fill(&s->host, &s->uts, s->hostname, sizeof(s->hostname));
+	s->enc = encoder_new(s->plan, s->o->max_events, s->o->rate != 0);
+	if (!s->enc)
+		return -1;
+	w = open_output(s, s->file_no, &s->host, err, sizeof(err));
+	if (!w) {
+		fprintf(stderr, "gotrace-record: %s\n", err);
+		return -1;
+	}
+	encoder_set_writer(s->enc, w);
+	return session_attach(s);
+}
+
+int session_run(const struct record_opts *o)
+{
+	struct session s = { .o = o, .go_fd = -1 };
+	char err[1024];
+	int ret = 1;
+
+	if (preflight() || session_targets(&s) || session_plan(&s))
+		goto done;
+	if (session_start(&s))
+		goto out;
+	if (!stop_signal && (session_go(&s) || session_loop(&s)))
+		goto out;
+	session_drain(&s);
+	ret = 0;
+out:
+	capture_close(s.cap);
+	if (s.go_fd >= 0)
+		close(s.go_fd);
+	if (s.child > 0 && !s.released) {
+		kill(s.child, SIGTERM);   /* never started: it is ours to stop */
+		waitpid(s.child, &s.status, 0);
+		s.child = 0;
+	}
+	if (s.enc && encoder_writer(s.enc)) {
+		s.written += gtr_writer_bytes(encoder_writer(s.enc));
+		if (gtr_writer_close(encoder_writer(s.enc), err, sizeof(err))) {
+			fprintf(stderr, "gotrace-record: %s\n", err);
+			ret = 1;
+		}
+	}
+	if (!o->quiet && ret == 0)
+		session_summary(&s);
+	session_wait_command(&s);
+	if (ret == 0 && o->cmd) {
+		if (WIFEXITED(s.status))
+			ret = WEXITSTATUS(s.status);
+		else if (WIFSIGNALED(s.status))
+			ret = 128 + WTERMSIG(s.status);
+	}
+done:
+	encoder_free(s.enc);
+	plan_free(s.plan);
+	free(s.dflt_path);
+	free(s.dflt_attach);
+	return ret;
+}
