@@ -22,11 +22,12 @@ REPEAT = int(os.environ.get("BENCH_REPEAT", "3"))
 def build(tmp):
     exe = os.path.join(tmp, "hot")
     env = dict(os.environ, GOCACHE=os.path.join(ROOT, "build", "gocache"),
-               GOPATH=os.path.join(ROOT, "build", "gopath"), GO111MODULE="off",
-               CGO_ENABLED="0")
-    subprocess.run(["go", "build", "-o", exe,
-                    os.path.join(ROOT, "tests/fixtures/hot/main.go")],
-                   check=True, env=env)
+               GOPATH=os.path.join(ROOT, "build", "gopath"), CGO_ENABLED="0")
+    # the newest Go toolchain of tests/toolchains, named, not PATH's
+    go = subprocess.run([os.path.join(ROOT, "tests", "gocmd"), "newest"], env=env,
+                        capture_output=True, text=True, check=True).stdout.split()
+    subprocess.run([*go, "build", "-o", exe, "main.go"], check=True, env=env,
+                   cwd=os.path.join(ROOT, "tests/fixtures/hot"))
     return exe
 
 

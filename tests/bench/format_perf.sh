@@ -7,8 +7,10 @@ set -eu
 N=${1:-300000}
 D=$(mktemp -d /tmp/gtr-perf-XXXXXX)
 trap 'perf probe -q -d "probe_hot:*" 2>/dev/null || true; rm -rf "$D"' EXIT
-GOCACHE=$PWD/build/gocache GO111MODULE=off CGO_ENABLED=0 \
-	go build -o "$D/hot" tests/fixtures/hot/main.go
+# the newest Go toolchain of tests/toolchains, named, not PATH's
+export GOCACHE=$PWD/build/gocache GOPATH=$PWD/build/gopath CGO_ENABLED=0
+go=$(tests/gocmd newest)
+(cd tests/fixtures/hot && $go build -o "$D/hot" main.go)
 ./gotrace-record -q -o "$D/t.gtr" "$D/hot:main.add" -- "$D/hot" "$N" >/dev/null
 g=$(stat -c %s "$D/t.gtr")
 echo "gotrace-record:   $(awk "BEGIN{printf \"%.2f\", $g/$N}") bytes/event ($g bytes, $N calls of add(42, i))"

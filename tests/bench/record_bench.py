@@ -68,12 +68,13 @@ def time_bpftrace_attach(names):
 
 def recorder_cpu(tmp, calls):
     env = dict(os.environ, GOCACHE=os.path.join(ROOT, "build", "gocache"),
-               GOPATH=os.path.join(ROOT, "build", "gopath"), GO111MODULE="off",
-               CGO_ENABLED="0")
+               GOPATH=os.path.join(ROOT, "build", "gopath"), CGO_ENABLED="0")
     exe = os.path.join(tmp, "hot")
-    subprocess.run(["go", "build", "-o", exe,
-                    os.path.join(ROOT, "tests/fixtures/hot/main.go")],
-                   check=True, env=env)
+    # the newest Go toolchain of tests/toolchains, named, not PATH's
+    go = subprocess.run([os.path.join(ROOT, "tests", "gocmd"), "newest"], env=env,
+                        capture_output=True, text=True, check=True).stdout.split()
+    subprocess.run([*go, "build", "-o", exe, "main.go"], check=True, env=env,
+                   cwd=os.path.join(ROOT, "tests/fixtures/hot"))
     floor = subprocess.run(["bpftrace", "-q", "-e", "uprobe:%s:main.add {}" % exe,
                             "-c", "%s %d" % (exe, calls)],
                            capture_output=True, text=True).stdout

@@ -13,8 +13,10 @@ N=${1:-1000000}
 RUNS=${2:-7}
 D=$(mktemp -d /tmp/gtr-rperf-XXXXXX)
 trap 'perf probe -q -d "probe_hot:*" 2>/dev/null || true; rm -rf "$D"' EXIT
-GOCACHE=$PWD/build/gocache GO111MODULE=off CGO_ENABLED=0 \
-	go build -o "$D/hot" tests/fixtures/hot/main.go
+# the newest Go toolchain of tests/toolchains, named, not PATH's
+export GOCACHE=$PWD/build/gocache GOPATH=$PWD/build/gopath CGO_ENABLED=0
+go=$(tests/gocmd newest)
+(cd tests/fixtures/hot && $go build -o "$D/hot" main.go)
 
 # median_ns RUNS CMD...: median wall time of RUNS runs of CMD, in ns
 median_ns() { /usr/bin/python3 tests/bench/walltime.py "$@"; }
