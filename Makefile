@@ -27,6 +27,11 @@ REPORT_SRCS := $(filter-out report/main.c,$(wildcard report/*.c))
 FORMAT_OBJS := $(FORMAT_SRCS:%.c=$(B)/%.o)
 RECORD_OBJS := $(RECORD_SRCS:%.c=$(B)/%.o)
 REPORT_OBJS := $(REPORT_SRCS:%.c=$(B)/%.o)
+# lib/: helpers under every part (UTF-8, JSON writer, buffers, allocation)
+LIB_OBJS    := $(patsubst %.c,$(B)/%.o,$(wildcard lib/*.c))
+RECORD_OBJS += $(LIB_OBJS)
+REPORT_OBJS += $(LIB_OBJS)
+CFLAGS      += -Ilib
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 

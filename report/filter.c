@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "timeparse.h"
+#include "xalloc.h"
 
 #define MAX_DEPTH 200              /* nested '(' and '!' */
 
@@ -150,22 +151,11 @@ struct filter {
 	uint32_t last_ent;
 };
 
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-
-	if (!q) {
-		fprintf(stderr, "gotrace-report: out of memory (filter, %zu bytes)\n", n);
-		exit(1);
-	}
-	return q;
-}
-
 #define GROW(arr, n, cap)                                                   \
 	do {                                                                \
 		if ((n) == (cap)) {                                         \
 			(cap) = (cap) ? (cap) * 2 : 16;                     \
-			(arr) = xrealloc((arr), (size_t)(cap) * sizeof(*(arr))); \
+			(arr) = xrealloc((arr), (size_t)(cap) * sizeof(*(arr)), "filter"); \
 		}                                                           \
 	} while (0)
 
@@ -179,7 +169,7 @@ static uint32_t pool_add(struct filter *f, const void *p, size_t n, bool nul)
 
 		while (cap < need)
 			cap *= 2;
-		f->pool = xrealloc(f->pool, cap);
+		f->pool = xrealloc(f->pool, cap, "filter");
 		f->cap_pool = (uint32_t)cap;
 	}
 	memcpy(f->pool + f->npool, p, n);
@@ -1136,7 +1126,7 @@ static uint32_t parse_or(struct parser *p)
 static struct filter *compile(const char *expr, struct filter_error *err,
 			      bool field_only)
 {
-	struct filter *f = xrealloc(NULL, sizeof(*f));
+	struct filter *f = xrealloc(NULL, sizeof(*f), "filter");
 	struct parser p;
 	const size_t n = strlen(expr);
 
@@ -1178,7 +1168,7 @@ static struct filter *compile(const char *expr, struct filter_error *err,
 		filter_free(f);
 		return NULL;
 	}
-	f->scratch = xrealloc(NULL, (f->nslots + 1) * sizeof(*f->scratch));
+	f->scratch = xrealloc(NULL, (f->nslots + 1) * sizeof(*f->scratch), "filter");
 	return f;
 }
 
@@ -1482,8 +1472,8 @@ static uint32_t cache_lookup(struct filter *f, const struct gtr_probe *pr,
 	if (!f->cap_ents || (f->nents + 1) * 2 > f->cap_ents) {
 		/* grow and start over: re-resolving is cheap and rare */
 		const uint32_t cap = f->cap_ents ? f->cap_ents * 2 : 16;
-		f->ents = xrealloc(f->ents, cap * sizeof(*f->ents));
-		f->rtab = xrealloc(f->rtab, (size_t)cap * f->nslots * sizeof(*f->rtab) + 1);
+		f->ents = xrealloc(f->ents, cap * sizeof(*f->ents), "filter");
+		f->rtab = xrealloc(f->rtab, (size_t)cap * f->nslots * sizeof(*f->rtab) + 1, "filter");
 		memset(f->ents, 0, cap * sizeof(*f->ents));
 		f->cap_ents = cap;
 		f->nents = 0;

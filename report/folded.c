@@ -9,6 +9,7 @@
 
 #include "output.h"
 #include "pair.h"
+#include "xalloc.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -54,20 +55,9 @@ struct folded {
 	struct buf tmp;
 };
 
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-
-	if (!q) {
-		fprintf(stderr, "gotrace-report: out of memory (folded stacks, %zu bytes)\n", n);
-		exit(1);
-	}
-	return q;
-}
-
 struct folded *folded_new(uint32_t max_stacks)
 {
-	struct folded *f = xrealloc(NULL, sizeof(*f));
+	struct folded *f = xrealloc(NULL, sizeof(*f), "folded stacks");
 
 	memset(f, 0, sizeof(*f));
 	f->max = max_stacks ? max_stacks : 1u << 20;
@@ -106,7 +96,7 @@ static uint64_t name_hash(const char *s, size_t n)
 static void nix_rebuild(struct folded *f, uint32_t cap)
 {
 	free(f->nix);
-	f->nix = xrealloc(NULL, cap * sizeof(*f->nix));
+	f->nix = xrealloc(NULL, cap * sizeof(*f->nix), "folded stacks");
 	memset(f->nix, 0, cap * sizeof(*f->nix));
 	f->nix_cap = cap;
 	for (uint32_t i = 0; i < f->nnames; i++) {
@@ -130,9 +120,9 @@ uint32_t folded_intern(struct folded *f, const char *name, size_t len)
 	}
 	if (f->nnames == f->cap_names) {
 		f->cap_names = f->cap_names ? f->cap_names * 2 : 256;
-		f->names = xrealloc(f->names, f->cap_names * sizeof(*f->names));
+		f->names = xrealloc(f->names, f->cap_names * sizeof(*f->names), "folded stacks");
 	}
-	char *s = xrealloc(NULL, len + 1);
+	char *s = xrealloc(NULL, len + 1, "folded stacks");
 	memcpy(s, name, len);
 	s[len] = '\0';
 	f->names[f->nnames] = s;
@@ -151,7 +141,7 @@ static uint64_t path_hash(const uint32_t *fids, uint32_t n)
 
 static void rehash(struct folded *f, uint32_t cap)
 {
-	struct fent *t = xrealloc(NULL, cap * sizeof(*t));
+	struct fent *t = xrealloc(NULL, cap * sizeof(*t), "folded stacks");
 
 	memset(t, 0, cap * sizeof(*t));
 	for (uint32_t i = 0; i < f->cap; i++) {
@@ -189,7 +179,7 @@ void folded_add(struct folded *f, const uint32_t *fids, uint32_t n, uint64_t val
 	}
 	if (f->npath + n > f->cap_path) {
 		f->cap_path = (f->npath + n) * 2;
-		f->path = xrealloc(f->path, f->cap_path * sizeof(*f->path));
+		f->path = xrealloc(f->path, f->cap_path * sizeof(*f->path), "folded stacks");
 	}
 	memcpy(f->path + f->npath, fids, n * sizeof(*fids));
 	f->tab[h] = (struct fent){ .hash = hash, .value = value, .off = (uint32_t)f->npath,
@@ -209,7 +199,7 @@ static uint32_t ghash(uint32_t pid, uint64_t key)
 
 static void gor_rehash(struct folded *f, uint32_t cap)
 {
-	struct fgor *t = xrealloc(NULL, cap * sizeof(*t));
+	struct fgor *t = xrealloc(NULL, cap * sizeof(*t), "folded stacks");
 
 	memset(t, 0, cap * sizeof(*t));
 	for (uint32_t i = 0; i < f->gcap; i++) {
@@ -311,7 +301,7 @@ static uint64_t close_at(struct folded *f, const struct gtr_event *ev, uint32_t 
 	}
 	if (d > g->cap) {
 		const uint32_t cap = d * 2 > 16 ? d * 2 : 16;
-		g->child = xrealloc(g->child, cap * sizeof(*g->child));
+		g->child = xrealloc(g->child, cap * sizeof(*g->child), "folded stacks");
 		g->cap = cap;
 	}
 	for (uint32_t k = g->top; k < d; k++)
@@ -356,7 +346,7 @@ void folded_call(struct folded *f, struct pairer *p, const struct output *o,
 		n = se->nstack < GTR_MAX_STACK ? se->nstack : GTR_MAX_STACK;
 	if (n > f->cap_scratch) {
 		f->cap_scratch = n * 2;
-		f->scratch = xrealloc(f->scratch, f->cap_scratch * sizeof(*f->scratch));
+		f->scratch = xrealloc(f->scratch, f->cap_scratch * sizeof(*f->scratch), "folded stacks");
 	}
 	uint32_t *path = f->scratch;
 	for (uint32_t i = 0; i < n; i++) {
@@ -370,7 +360,7 @@ void folded_call(struct folded *f, struct pairer *p, const struct output *o,
 		const uint32_t fid = fids[i];
 		if (fid >= f->nfold_ids) {
 			const uint32_t m = pair_nfuncs(p) > fid ? pair_nfuncs(p) : fid + 1;
-			f->fold_ids = xrealloc(f->fold_ids, m * sizeof(*f->fold_ids));
+			f->fold_ids = xrealloc(f->fold_ids, m * sizeof(*f->fold_ids), "folded stacks");
 			memset(f->fold_ids + f->nfold_ids, 0, (m - f->nfold_ids) * sizeof(*f->fold_ids));
 			f->nfold_ids = m;
 		}
@@ -407,7 +397,7 @@ static void put_name(struct buf *b, const char *s)
 
 void folded_write(const struct folded *f, struct buf *b)
 {
-	struct line *lines = xrealloc(NULL, (f->count + 1) * sizeof(*lines));
+	struct line *lines = xrealloc(NULL, (f->count + 1) * sizeof(*lines), "folded stacks");
 	struct buf tmp = BUF_INIT;
 	uint32_t n = 0;
 
@@ -422,10 +412,8 @@ void folded_write(const struct folded *f, struct buf *b)
 			put_name(&tmp, f->names[f->path[e->off + k]]);
 		}
 		lines[n].s = strdup(buf_cstr(&tmp));
-		if (!lines[n].s) {
-			fprintf(stderr, "gotrace-report: out of memory (folded stacks)\n");
-			exit(1);
-		}
+		if (!lines[n].s)
+			xalloc_die("folded stacks");
 		lines[n].value = e->value;
 		n++;
 	}

@@ -15,6 +15,7 @@
 #include "gtr.h"
 #include "buf.h"
 #include "info.h"
+#include "json.h"
 #include "output.h"
 
 #define PROG "gotrace-report"
@@ -107,48 +108,6 @@ static struct idn *count_sorted(const struct counts *c, uint32_t *len)
 
 /* ------------------------------------------------------------- output helpers */
 
-/* A JSON string: escapes quotes, backslashes and controls; bytes that are
- * not UTF-8 (only a malformed file has them) become U+FFFD. */
-static void jstr(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-
-	fputc('"', f);
-	while (*p) {
-		const unsigned char c = *p;
-		if (c == '"' || c == '\\') {
-			fputc('\\', f);
-			fputc(c, f);
-			p++;
-		} else if (c < 0x20) {
-			fprintf(f, "\\u%04x", c);
-			p++;
-		} else if (c < 0x80) {
-			fputc(c, f);
-			p++;
-		} else {
-			int n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
-			if (c > 0xf4)
-				n = 0;
-			bool ok = n > 0;
-			for (int i = 1; ok && i < n; i++)
-				ok = (p[i] & 0xc0) == 0x80;
-			if (ok && n == 3 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f)))
-				ok = false;
-			if (ok && n == 4 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f)))
-				ok = false;
-			if (ok) {
-				fwrite(p, 1, (size_t)n, f);
-				p += n;
-			} else {
-				fputs("\\ufffd", f);
-				p++;
-			}
-		}
-	}
-	fputc('"', f);
-}
-
 /* "2024-01-02T03:04:05.123456789Z" for ns since 1970 UTC. */
 static void utc(char *buf, size_t len, uint64_t ns)
 {
@@ -162,26 +121,6 @@ static void utc(char *buf, size_t len, uint64_t ns)
 	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%09uZ", tm.tm_year + 1900,
 		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
 		 (unsigned)(ns % 1000000000u));
-}
-
-static void jkey(FILE *f, bool *first, const char *k)
-{
-	fputs(*first ? "" : ",", f);
-	*first = false;
-	jstr(f, k);
-	fputc(':', f);
-}
-
-static void ju64(FILE *f, bool *first, const char *k, uint64_t v)
-{
-	jkey(f, first, k);
-	fprintf(f, "%" PRIu64, v);
-}
-
-static void jtext(FILE *f, bool *first, const char *k, const char *v)
-{
-	jkey(f, first, k);
-	jstr(f, v);
 }
 
 /*
@@ -201,12 +140,6 @@ static const char *tx(const char *s)
 	return buf_cstr(b);
 }
 
-static void jnull(FILE *f, bool *first, const char *k)
-{
-	jkey(f, first, k);
-	fputs("null", f);
-}
-
 /* One of the words gotrace-record writes in a source field, or "?" (the
  * file's text is never printed raw to a terminal). */
 static const char *source_word(const char *s)
@@ -219,12 +152,6 @@ static const char *source_word(const char *s)
 		if (!strcmp(s, known[i]))
 			return known[i];
 	return "?";
-}
-
-static void jbool(FILE *f, bool *first, const char *k, bool v)
-{
-	jkey(f, first, k);
-	fputs(v ? "true" : "false", f);
 }
 
 /* ------------------------------------------------------------- reading */
@@ -268,275 +195,313 @@ static void read_all(struct gtr_reader *r, struct stats *st)
 
 /* ------------------------------------------------------------- JSON */
 
-static void json_clock(FILE *f, uint64_t mono, uint64_t real, uint64_t boot)
+static void json_clock(struct jsonw *w, uint64_t mono, uint64_t real, uint64_t boot)
 {
-	bool k = true;
-
-	fputc('{', f);
-	ju64(f, &k, "monotonic_ns", mono);
-	ju64(f, &k, "realtime_ns", real);
-	ju64(f, &k, "boottime_ns", boot);
-	fputc('}', f);
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "monotonic_ns", mono);
+	jsonw_uint_field(w, "realtime_ns", real);
+	jsonw_uint_field(w, "boottime_ns", boot);
+	jsonw_end_object(w);
 }
 
-static void json_id_or_null(FILE *f, bool *first, const char *k, uint32_t v)
+/* "k": v, or null when v is UINT32_MAX (none). */
+static void json_id_or_null(struct jsonw *w, const char *k, uint32_t v)
 {
-	jkey(f, first, k);
 	if (v == UINT32_MAX)
-		fputs("null", f);
+		jsonw_null_field(w, k);
 	else
-		fprintf(f, "%" PRIu32, v);
+		jsonw_uint_field(w, k, v);
+}
+
+/* [[a,b],...] of two parallel arrays. */
+static void json_pairs(struct jsonw *w, const uint32_t *a, const uint64_t *b, uint32_t n)
+{
+	jsonw_start_array(w);
+	for (uint32_t i = 0; i < n; i++) {
+		jsonw_start_array(w);
+		jsonw_uint(w, a[i]);
+		jsonw_uint(w, b[i]);
+		jsonw_end_array(w);
+	}
+	jsonw_end_array(w);
+}
+
+static void json_host(struct jsonw *w, struct gtr_reader *r)
+{
+	const struct gtr_host *h = gtr_reader_host(r);
+
+	jsonw_name(w, "host");
+	jsonw_start_object(w);
+	jsonw_string_field(w, "hostname", h->hostname);
+	jsonw_string_field(w, "kernel", h->kernel);
+	jsonw_string_field(w, "machine", h->machine);
+	jsonw_string_field(w, "recorder", h->recorder);
+	jsonw_name(w, "clocks");
+	json_clock(w, h->start_mono_ns, h->start_realtime_ns, h->start_boottime_ns);
+	jsonw_end_object(w);
+
+	jsonw_name(w, "clock_samples");
+	jsonw_start_array(w);
+	for (uint32_t i = 0; i < gtr_reader_nclocks(r); i++) {
+		const struct gtr_clock_sample *c = gtr_reader_clock_at(r, i);
+		json_clock(w, c->monotonic_ns, c->realtime_ns, c->boottime_ns);
+	}
+	jsonw_end_array(w);
+}
+
+static void json_binaries(struct jsonw *w, struct gtr_reader *r)
+{
+	jsonw_name(w, "binaries");
+	jsonw_start_array(w);
+	for (uint32_t i = 0; i < gtr_reader_nbinaries(r); i++) {
+		const struct gtr_binary *b = gtr_reader_binary_at(r, i);
+		jsonw_start_object(w);
+		jsonw_uint_field(w, "id", b->id);
+		jsonw_string_field(w, "path", b->path);
+		jsonw_string_field(w, "build_id", b->build_id);
+		jsonw_string_field(w, "go_build_id", b->go_build_id);
+		jsonw_string_field(w, "go_version", b->go_version);
+		jsonw_string_field(w, "compiler", b->compiler);
+		jsonw_string_field(w, "arch", b->arch);
+		jsonw_string_field(w, "abi", b->abi);
+		jsonw_bool_field(w, "pie", b->pie);
+		jsonw_bool_field(w, "stripped", b->stripped);
+		jsonw_bool_field(w, "dwarf", b->has_dwarf);
+		jsonw_string_field(w, "go_version_source", b->go_version_source);
+		if (b->goid_offset >= 0)
+			jsonw_uint_field(w, "goid_offset", (uint64_t)b->goid_offset);
+		else
+			jsonw_null_field(w, "goid_offset");
+		jsonw_string_field(w, "goid_source", b->goid_source);
+		jsonw_uint_field(w, "symbols", gtr_reader_nsymbols(r, b->id));
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+}
+
+static void json_probe(struct jsonw *w, const struct gtr_probe *p)
+{
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "id", p->id);
+	jsonw_uint_field(w, "binary_id", p->binary_id);
+	jsonw_string_field(w, "kind", gtr_kind_name(p->kind));
+	jsonw_string_field(w, "func", p->func);
+	jsonw_uint_field(w, "address", p->address);
+	jsonw_string_field(w, "spec", p->spec);
+	jsonw_string_field(w, "fmt", p->fmt);
+	jsonw_name(w, "args");
+	jsonw_start_array(w);
+	for (uint32_t a = 0; a < p->nargs; a++) {
+		jsonw_start_object(w);
+		jsonw_string_field(w, "name", p->args[a].name);
+		jsonw_string_field(w, "type_name", p->args[a].type_name);
+		jsonw_string_field(w, "type", gtr_type_name(p->args[a].type));
+		jsonw_uint_field(w, "size", p->args[a].size);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_name(w, "exprs");
+	jsonw_start_array(w);
+	for (uint32_t a = 0; a < p->nexprs; a++)
+		jsonw_uint(w, p->exprs[a]);
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+}
+
+/* Every symbol, per binary id that has any (binaries first, in order). */
+static void json_symbols(struct jsonw *w, struct gtr_reader *r)
+{
+	char id_s[16];
+
+	jsonw_name(w, "symbols");
+	jsonw_start_object(w);
+	for (uint32_t i = 0; i < gtr_reader_nbinaries(r); i++) {
+		const uint32_t id = gtr_reader_binary_at(r, i)->id;
+		const uint32_t n = gtr_reader_nsymbols(r, id);
+		if (!n)
+			continue;
+		snprintf(id_s, sizeof(id_s), "%" PRIu32, id);
+		jsonw_name(w, id_s);
+		jsonw_start_array(w);
+		for (uint32_t j = 0; j < n; j++) {
+			const struct gtr_symbol *s = gtr_reader_symbol_at(r, id, j);
+			jsonw_start_array(w);
+			jsonw_uint(w, s->address);
+			jsonw_uint(w, s->size);
+			jsonw_string(w, s->name);
+			jsonw_end_array(w);
+		}
+		jsonw_end_array(w);
+	}
+	jsonw_end_object(w);
+}
+
+static void json_processes(struct jsonw *w, struct gtr_reader *r)
+{
+	jsonw_name(w, "mappings");
+	jsonw_start_array(w);
+	for (uint32_t i = 0; i < gtr_reader_nmappings(r); i++) {
+		const struct gtr_mapping *m = gtr_reader_mapping_at(r, i);
+		jsonw_start_object(w);
+		jsonw_uint_field(w, "ts_ns", m->ts_ns);
+		jsonw_uint_field(w, "pid", m->pid);
+		jsonw_uint_field(w, "start", m->start);
+		jsonw_uint_field(w, "end", m->end);
+		jsonw_uint_field(w, "offset", m->offset);
+		jsonw_uint_field(w, "vaddr", m->vaddr);
+		json_id_or_null(w, "binary_id", m->binary_id);
+		jsonw_string_field(w, "path", m->path);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+
+	jsonw_name(w, "processes");
+	jsonw_start_array(w);
+	for (uint32_t i = 0; i < gtr_reader_nprocesses(r); i++) {
+		const struct gtr_process *p = gtr_reader_process_at(r, i);
+		jsonw_start_object(w);
+		jsonw_uint_field(w, "ts_ns", p->ts_ns);
+		jsonw_uint_field(w, "pid", p->pid);
+		json_id_or_null(w, "binary_id", p->binary_id);
+		jsonw_string_field(w, "comm", p->comm);
+		jsonw_bool_field(w, "exited", p->exited);
+		if (p->exited && p->exit_code == GTR_EXIT_UNKNOWN)
+			jsonw_null_field(w, "exit_code");
+		else
+			jsonw_int_field(w, "exit_code", p->exited ? p->exit_code : 0);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+}
+
+/* Events, per probe, the time range they span, drops and losses. */
+static void json_events(struct jsonw *w, struct gtr_reader *r, const struct stats *st)
+{
+	char t[64];
+	uint32_t n;
+	struct idn *v = count_sorted(&st->per_probe, &n);
+
+	jsonw_uint_field(w, "events", st->events);
+	jsonw_name(w, "events_per_probe");
+	jsonw_start_array(w);
+	for (uint32_t i = 0; i < n; i++) {
+		jsonw_start_array(w);
+		jsonw_uint(w, v[i].id);
+		jsonw_uint(w, v[i].n);
+		jsonw_end_array(w);
+	}
+	jsonw_end_array(w);
+	free(v);
+
+	jsonw_name(w, "time_range");
+	if (!st->any) {
+		jsonw_null(w);
+	} else {
+		uint64_t r0 = 0, r1 = 0;
+		jsonw_start_object(w);
+		jsonw_uint_field(w, "first_ts_ns", st->first_ts);
+		jsonw_uint_field(w, "last_ts_ns", st->last_ts);
+		if (!gtr_reader_realtime(r, st->first_ts, &r0) &&
+		    !gtr_reader_realtime(r, st->last_ts, &r1)) {
+			jsonw_uint_field(w, "first_realtime_ns", r0);
+			jsonw_uint_field(w, "last_realtime_ns", r1);
+			utc(t, sizeof(t), r0);
+			jsonw_string_field(w, "first_utc", t);
+			utc(t, sizeof(t), r1);
+			jsonw_string_field(w, "last_utc", t);
+		}
+		jsonw_end_object(w);
+	}
+
+	jsonw_uint_field(w, "drops", st->drops);
+	jsonw_uint_field(w, "suppressed", st->suppressed);
+	jsonw_name(w, "losses");
+	jsonw_start_array(w);
+	for (uint32_t i = 0; i < gtr_reader_nlosses(r); i++) {
+		const struct gtr_loss *l = gtr_reader_loss_at(r, i);
+		jsonw_start_object(w);
+		json_id_or_null(w, "probe", l->probe_id);
+		json_id_or_null(w, "cpu", l->cpu);
+		jsonw_uint_field(w, "count", l->count);
+		jsonw_string_field(w, "reason", l->reason == GTR_DROP_RATE ? "rate-limit" : "lost");
+		jsonw_uint_field(w, "first_ns", l->first_ns);
+		jsonw_uint_field(w, "last_ns", l->last_ns);
+		jsonw_uint_field(w, "records", l->records);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+}
+
+/* The summary, damage and what went over the reader's limits. */
+static void json_tail(struct jsonw *w, struct gtr_reader *r, const struct stats *st)
+{
+	const struct gtr_summary *s = gtr_reader_summary(r);
+	const struct gtr_overflow *o = gtr_reader_overflow(r);
+
+	jsonw_name(w, "summary");
+	if (!s->present) {
+		jsonw_null(w);
+	} else {
+		jsonw_start_object(w);
+		jsonw_uint_field(w, "events", s->events);
+		jsonw_uint_field(w, "drops", s->drops);
+		jsonw_uint_field(w, "suppressed", s->suppressed);
+		jsonw_uint_field(w, "first_ts_ns", s->first_ts_ns);
+		jsonw_uint_field(w, "last_ts_ns", s->last_ts_ns);
+		jsonw_uint_field(w, "frames", s->nframes);
+		jsonw_bool_field(w, "frames_truncated", s->frames_truncated);
+		jsonw_name(w, "probes");
+		json_pairs(w, s->probe_ids, s->probe_events, s->nprobes);
+		jsonw_end_object(w);
+	}
+
+	jsonw_uint_field(w, "damage", gtr_reader_damage(r));
+	jsonw_bool_field(w, "truncated", gtr_reader_truncated(r));
+	jsonw_uint_field(w, "skipped", gtr_reader_skipped(r));
+	jsonw_name(w, "overflow");
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "symbols", o->symbols);
+	jsonw_uint_field(w, "mappings", o->mappings);
+	jsonw_uint_field(w, "processes", o->processes);
+	jsonw_uint_field(w, "clocks", o->clocks);
+	jsonw_uint_field(w, "losses", o->losses);
+	jsonw_uint_field(w, "summary_probes", o->summary_probes);
+	jsonw_uint_field(w, "event_probe_ids", st->per_probe.other);
+	jsonw_end_object(w);
+	jsonw_string_field(w, "message", gtr_reader_error(r));
 }
 
 static void print_json(FILE *f, const char *path, struct gtr_reader *r,
 		       const struct stats *st)
 {
+	struct buf b = BUF_INIT;
+	struct jsonw w;
 	unsigned maj, min;
-	bool k = true;
-	char buf[64];
 
+	jsonw_init(&w, &b, JSON_ESC_FFFD);
 	gtr_reader_version(r, &maj, &min);
-	fputc('{', f);
-	jtext(f, &k, "file", path);
-	jkey(f, &k, "format");
-	fprintf(f, "[%u,%u]", maj, min);
-
-	const struct gtr_host *h = gtr_reader_host(r);
-	jkey(f, &k, "host");
-	{
-		bool k2 = true;
-		fputc('{', f);
-		jtext(f, &k2, "hostname", h->hostname);
-		jtext(f, &k2, "kernel", h->kernel);
-		jtext(f, &k2, "machine", h->machine);
-		jtext(f, &k2, "recorder", h->recorder);
-		jkey(f, &k2, "clocks");
-		json_clock(f, h->start_mono_ns, h->start_realtime_ns, h->start_boottime_ns);
-		fputc('}', f);
-	}
-
-	jkey(f, &k, "clock_samples");
-	fputc('[', f);
-	for (uint32_t i = 0; i < gtr_reader_nclocks(r); i++) {
-		const struct gtr_clock_sample *c = gtr_reader_clock_at(r, i);
-		fputs(i ? "," : "", f);
-		json_clock(f, c->monotonic_ns, c->realtime_ns, c->boottime_ns);
-	}
-	fputc(']', f);
-
-	jkey(f, &k, "binaries");
-	fputc('[', f);
-	for (uint32_t i = 0; i < gtr_reader_nbinaries(r); i++) {
-		const struct gtr_binary *b = gtr_reader_binary_at(r, i);
-		bool k2 = true;
-		fputs(i ? ",{" : "{", f);
-		ju64(f, &k2, "id", b->id);
-		jtext(f, &k2, "path", b->path);
-		jtext(f, &k2, "build_id", b->build_id);
-		jtext(f, &k2, "go_build_id", b->go_build_id);
-		jtext(f, &k2, "go_version", b->go_version);
-		jtext(f, &k2, "compiler", b->compiler);
-		jtext(f, &k2, "arch", b->arch);
-		jtext(f, &k2, "abi", b->abi);
-		jbool(f, &k2, "pie", b->pie);
-		jbool(f, &k2, "stripped", b->stripped);
-		jbool(f, &k2, "dwarf", b->has_dwarf);
-		jtext(f, &k2, "go_version_source", b->go_version_source);
-		if (b->goid_offset >= 0)
-			ju64(f, &k2, "goid_offset", (uint64_t)b->goid_offset);
-		else
-			jnull(f, &k2, "goid_offset");
-		jtext(f, &k2, "goid_source", b->goid_source);
-		ju64(f, &k2, "symbols", gtr_reader_nsymbols(r, b->id));
-		fputc('}', f);
-	}
-	fputc(']', f);
-
-	jkey(f, &k, "probes");
-	fputc('[', f);
-	for (uint32_t i = 0; i < gtr_reader_nprobes(r); i++) {
-		const struct gtr_probe *p = gtr_reader_probe_at(r, i);
-		bool k2 = true;
-		fputs(i ? ",{" : "{", f);
-		ju64(f, &k2, "id", p->id);
-		ju64(f, &k2, "binary_id", p->binary_id);
-		jtext(f, &k2, "kind", gtr_kind_name(p->kind));
-		jtext(f, &k2, "func", p->func);
-		ju64(f, &k2, "address", p->address);
-		jtext(f, &k2, "spec", p->spec);
-		jtext(f, &k2, "fmt", p->fmt);
-		jkey(f, &k2, "args");
-		fputc('[', f);
-		for (uint32_t a = 0; a < p->nargs; a++) {
-			bool k3 = true;
-			fputs(a ? ",{" : "{", f);
-			jtext(f, &k3, "name", p->args[a].name);
-			jtext(f, &k3, "type_name", p->args[a].type_name);
-			jtext(f, &k3, "type", gtr_type_name(p->args[a].type));
-			ju64(f, &k3, "size", p->args[a].size);
-			fputc('}', f);
-		}
-		fputc(']', f);
-		jkey(f, &k2, "exprs");
-		fputc('[', f);
-		for (uint32_t a = 0; a < p->nexprs; a++)
-			fprintf(f, "%s%" PRIu32, a ? "," : "", p->exprs[a]);
-		fputs("]}", f);
-	}
-	fputc(']', f);
-
-	/* every symbol, per binary id that has any (binaries first, in order) */
-	jkey(f, &k, "symbols");
-	fputc('{', f);
-	{
-		bool k2 = true;
-		for (uint32_t i = 0; i < gtr_reader_nbinaries(r); i++) {
-			const uint32_t id = gtr_reader_binary_at(r, i)->id;
-			const uint32_t n = gtr_reader_nsymbols(r, id);
-			if (!n)
-				continue;
-			snprintf(buf, sizeof(buf), "%" PRIu32, id);
-			jkey(f, &k2, buf);
-			fputc('[', f);
-			for (uint32_t j = 0; j < n; j++) {
-				const struct gtr_symbol *s = gtr_reader_symbol_at(r, id, j);
-				fprintf(f, "%s[%" PRIu64 ",%" PRIu64 ",", j ? "," : "", s->address, s->size);
-				jstr(f, s->name);
-				fputc(']', f);
-			}
-			fputc(']', f);
-		}
-	}
-	fputc('}', f);
-
-	jkey(f, &k, "mappings");
-	fputc('[', f);
-	for (uint32_t i = 0; i < gtr_reader_nmappings(r); i++) {
-		const struct gtr_mapping *m = gtr_reader_mapping_at(r, i);
-		bool k2 = true;
-		fputs(i ? ",{" : "{", f);
-		ju64(f, &k2, "ts_ns", m->ts_ns);
-		ju64(f, &k2, "pid", m->pid);
-		ju64(f, &k2, "start", m->start);
-		ju64(f, &k2, "end", m->end);
-		ju64(f, &k2, "offset", m->offset);
-		ju64(f, &k2, "vaddr", m->vaddr);
-		json_id_or_null(f, &k2, "binary_id", m->binary_id);
-		jtext(f, &k2, "path", m->path);
-		fputc('}', f);
-	}
-	fputc(']', f);
-
-	jkey(f, &k, "processes");
-	fputc('[', f);
-	for (uint32_t i = 0; i < gtr_reader_nprocesses(r); i++) {
-		const struct gtr_process *p = gtr_reader_process_at(r, i);
-		bool k2 = true;
-		fputs(i ? ",{" : "{", f);
-		ju64(f, &k2, "ts_ns", p->ts_ns);
-		ju64(f, &k2, "pid", p->pid);
-		json_id_or_null(f, &k2, "binary_id", p->binary_id);
-		jtext(f, &k2, "comm", p->comm);
-		jbool(f, &k2, "exited", p->exited);
-		jkey(f, &k2, "exit_code");
-		if (p->exited && p->exit_code == GTR_EXIT_UNKNOWN)
-			fputs("null}", f);
-		else
-			fprintf(f, "%" PRId32 "}", p->exited ? p->exit_code : 0);
-	}
-	fputc(']', f);
-
-	ju64(f, &k, "events", st->events);
-	uint32_t n;
-	struct idn *v = count_sorted(&st->per_probe, &n);
-	jkey(f, &k, "events_per_probe");
-	fputc('[', f);
-	for (uint32_t i = 0; i < n; i++)
-		fprintf(f, "%s[%" PRIu32 ",%" PRIu64 "]", i ? "," : "", v[i].id, v[i].n);
-	fputc(']', f);
-	free(v);
-
-	jkey(f, &k, "time_range");
-	if (!st->any) {
-		fputs("null", f);
-	} else {
-		bool k2 = true;
-		uint64_t r0 = 0, r1 = 0;
-		fputc('{', f);
-		ju64(f, &k2, "first_ts_ns", st->first_ts);
-		ju64(f, &k2, "last_ts_ns", st->last_ts);
-		if (!gtr_reader_realtime(r, st->first_ts, &r0) &&
-		    !gtr_reader_realtime(r, st->last_ts, &r1)) {
-			ju64(f, &k2, "first_realtime_ns", r0);
-			ju64(f, &k2, "last_realtime_ns", r1);
-			utc(buf, sizeof(buf), r0);
-			jtext(f, &k2, "first_utc", buf);
-			utc(buf, sizeof(buf), r1);
-			jtext(f, &k2, "last_utc", buf);
-		}
-		fputc('}', f);
-	}
-
-	ju64(f, &k, "drops", st->drops);
-	ju64(f, &k, "suppressed", st->suppressed);
-	jkey(f, &k, "losses");
-	fputc('[', f);
-	for (uint32_t i = 0; i < gtr_reader_nlosses(r); i++) {
-		const struct gtr_loss *l = gtr_reader_loss_at(r, i);
-		bool k2 = true;
-		fputs(i ? ",{" : "{", f);
-		json_id_or_null(f, &k2, "probe", l->probe_id);
-		json_id_or_null(f, &k2, "cpu", l->cpu);
-		ju64(f, &k2, "count", l->count);
-		jtext(f, &k2, "reason", l->reason == GTR_DROP_RATE ? "rate-limit" : "lost");
-		ju64(f, &k2, "first_ns", l->first_ns);
-		ju64(f, &k2, "last_ns", l->last_ns);
-		ju64(f, &k2, "records", l->records);
-		fputc('}', f);
-	}
-	fputc(']', f);
-
-	const struct gtr_summary *s = gtr_reader_summary(r);
-	jkey(f, &k, "summary");
-	if (!s->present) {
-		fputs("null", f);
-	} else {
-		bool k2 = true;
-		fputc('{', f);
-		ju64(f, &k2, "events", s->events);
-		ju64(f, &k2, "drops", s->drops);
-		ju64(f, &k2, "suppressed", s->suppressed);
-		ju64(f, &k2, "first_ts_ns", s->first_ts_ns);
-		ju64(f, &k2, "last_ts_ns", s->last_ts_ns);
-		ju64(f, &k2, "frames", s->nframes);
-		jbool(f, &k2, "frames_truncated", s->frames_truncated);
-		jkey(f, &k2, "probes");
-		fputc('[', f);
-		for (uint32_t i = 0; i < s->nprobes; i++)
-			fprintf(f, "%s[%" PRIu32 ",%" PRIu64 "]", i ? "," : "", s->probe_ids[i],
-				s->probe_events[i]);
-		fputs("]}", f);
-	}
-
-	ju64(f, &k, "damage", gtr_reader_damage(r));
-	jbool(f, &k, "truncated", gtr_reader_truncated(r));
-	ju64(f, &k, "skipped", gtr_reader_skipped(r));
-	const struct gtr_overflow *o = gtr_reader_overflow(r);
-	jkey(f, &k, "overflow");
-	{
-		bool k2 = true;
-		fputc('{', f);
-		ju64(f, &k2, "symbols", o->symbols);
-		ju64(f, &k2, "mappings", o->mappings);
-		ju64(f, &k2, "processes", o->processes);
-		ju64(f, &k2, "clocks", o->clocks);
-		ju64(f, &k2, "losses", o->losses);
-		ju64(f, &k2, "summary_probes", o->summary_probes);
-		ju64(f, &k2, "event_probe_ids", st->per_probe.other);
-		fputc('}', f);
-	}
-	jtext(f, &k, "message", gtr_reader_error(r));
-	fputs("}\n", f);
+	jsonw_start_object(&w);
+	jsonw_string_field(&w, "file", path);
+	jsonw_name(&w, "format");
+	jsonw_start_array(&w);
+	jsonw_uint(&w, maj);
+	jsonw_uint(&w, min);
+	jsonw_end_array(&w);
+	json_host(&w, r);
+	json_binaries(&w, r);
+	jsonw_name(&w, "probes");
+	jsonw_start_array(&w);
+	for (uint32_t i = 0; i < gtr_reader_nprobes(r); i++)
+		json_probe(&w, gtr_reader_probe_at(r, i));
+	jsonw_end_array(&w);
+	json_symbols(&w, r);
+	json_processes(&w, r);
+	json_events(&w, r, st);
+	json_tail(&w, r, st);
+	jsonw_end_object(&w);
+	buf_putc(&b, '\n');
+	fwrite(b.data, 1, b.len, f);
+	buf_free(&b);
 }
 
 /* ------------------------------------------------------------- text */

@@ -1035,6 +1035,7 @@ int main(int argc, char **argv)
 	/* messages start "gotrace-report:", however the program was run */
 	if (argc > 0)
 		argv[0] = (char *)PROG;
+	program_invocation_name = program_invocation_short_name = (char *)PROG;
 	if (argc > 1) {
 		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 			if (!strcmp(argv[1], cmds[i].name)) {

@@ -5,6 +5,10 @@
 #include "output.h"
 #include "width.h"
 
+#include "json.h"
+#include "utf8.h"
+#include "xalloc.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -98,45 +102,7 @@ void output_text_bytes(struct buf *b, const uint8_t *p, size_t n, bool quoted)
 
 void output_json_bytes(struct buf *b, const uint8_t *p, size_t n)
 {
-	size_t i = 0;
-
-	while (i < n) {
-		size_t j = i;
-		while (j < n && p[j] >= 0x20 && p[j] < 0x7f && p[j] != '\\' && p[j] != '"')
-			j++;
-		buf_add(b, p + i, j - i);
-		i = j;
-		if (i >= n)
-			break;
-		const uint8_t c = p[i];
-		switch (c) {
-		case '\\': buf_add(b, "\\\\", 2); i++; continue;
-		case '"': buf_add(b, "\\\"", 2); i++; continue;
-		case '\n': buf_add(b, "\\n", 2); i++; continue;
-		case '\t': buf_add(b, "\\t", 2); i++; continue;
-		case '\r': buf_add(b, "\\r", 2); i++; continue;
-		case '\b': buf_add(b, "\\b", 2); i++; continue;
-		case '\f': buf_add(b, "\\f", 2); i++; continue;
-		}
-		uint32_t cp = 0;
-		const int k = c < 0x80 ? 0 : utf8_seq(p + i, n - i, &cp);
-		if (k && cp != 0x2028 && cp != 0x2029) {
-			buf_add(b, p + i, (size_t)k);
-			i += (size_t)k;
-			continue;
-		}
-		if (k) { /* U+2028/U+2029: valid JSON, but not valid JavaScript */
-			buf_add(b, cp == 0x2028 ? "\\u2028" : "\\u2029", 6);
-			i += (size_t)k;
-			continue;
-		}
-		/* control, DEL or a byte that is not UTF-8: \u00XX of the byte */
-		char *o = buf_reserve(b, 6);
-		o[0] = '\\'; o[1] = 'u'; o[2] = '0'; o[3] = '0';
-		o[4] = hexdig[c >> 4]; o[5] = hexdig[c & 15];
-		b->len += 6;
-		i++;
-	}
+	json_escape(b, p, n, JSON_ESC_JS);
 }
 
 static void put_json_str(struct buf *b, const char *s)
@@ -497,24 +463,12 @@ static struct intval int_for_verb(const struct gtr_value *v,
 static void put_utf8_cp(struct buf *b, uint64_t cp)
 {
 	uint8_t t[4];
-	size_t n;
+	const size_t n = cp > 0x10ffff ? 0 : utf8_encode((uint32_t)cp, t);
 
-	if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+	if (!n)
 		buf_printf(b, "\\x{%" PRIx64 "}", cp);
-		return;
-	}
-	if (cp < 0x80) {
-		t[0] = (uint8_t)cp; n = 1;
-	} else if (cp < 0x800) {
-		t[0] = (uint8_t)(0xc0 | cp >> 6); t[1] = (uint8_t)(0x80 | (cp & 0x3f)); n = 2;
-	} else if (cp < 0x10000) {
-		t[0] = (uint8_t)(0xe0 | cp >> 12); t[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
-		t[2] = (uint8_t)(0x80 | (cp & 0x3f)); n = 3;
-	} else {
-		t[0] = (uint8_t)(0xf0 | cp >> 18); t[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f));
-		t[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f)); t[3] = (uint8_t)(0x80 | (cp & 0x3f)); n = 4;
-	}
-	output_text_bytes(b, t, n, false);
+	else
+		output_text_bytes(b, t, n, false);
 }
 
 /* Pads what was appended since `start` to `width` columns (spaces; on the
@@ -662,10 +616,8 @@ static void add_piece(struct cfmt *c, const struct piece *pc)
 	if (c->n == c->cap) {
 		c->cap = c->cap ? c->cap * 2 : 8;
 		c->p = realloc(c->p, c->cap * sizeof(*c->p));
-		if (!c->p) {
-			fprintf(stderr, "gotrace-report: out of memory (format string)\n");
-			exit(1);
-		}
+		if (!c->p)
+			xalloc_die("format string");
 	}
 	c->p[c->n++] = *pc;
 }
@@ -809,20 +761,9 @@ struct output {
 	uint32_t tracks_cap, tracks_n;
 };
 
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-
-	if (!p) {
-		fprintf(stderr, "gotrace-report: out of memory (output, %zu bytes)\n", n * size);
-		exit(1);
-	}
-	return p;
-}
-
 struct output *output_new(const struct output_opts *opts)
 {
-	struct output *o = xcalloc(1, sizeof(*o));
+	struct output *o = xcalloc(1, sizeof(*o), "output");
 
 	o->o = *opts;
 	if (!o->o.csv_values)
@@ -857,7 +798,7 @@ static const struct cfmt *fmt_for(struct output *o, const struct gtr_probe *p)
 {
 	if ((o->fc_n + 1) * 2 > o->fc_cap) {
 		const uint32_t cap = o->fc_cap ? o->fc_cap * 2 : 64;
-		struct fcache_ent *n = xcalloc(cap, sizeof(*n));
+		struct fcache_ent *n = xcalloc(cap, sizeof(*n), "output");
 		for (uint32_t i = 0; i < o->fc_cap; i++) {
 			if (!o->fc[i].probe)
 				continue;
@@ -1356,7 +1297,7 @@ static void chrome_track(struct output *o, const struct report_event *e)
 		if (o->tracks_n >= MAX_TRACKS)
 			return; /* unnamed beyond this: Perfetto shows the number */
 		const uint32_t cap = o->tracks_cap ? o->tracks_cap * 2 : 64;
-		struct track *n = xcalloc(cap, sizeof(*n));
+		struct track *n = xcalloc(cap, sizeof(*n), "output");
 		for (uint32_t i = 0; i < o->tracks_cap; i++) {
 			if (!o->tracks[i].used)
 				continue;
@@ -1458,10 +1399,8 @@ static void chrome_end(struct output *o, struct buf *b)
 	uint32_t n = 0;
 	char name[64];
 
-	if (!v) {
-		fprintf(stderr, "gotrace-report: out of memory (chrome track names)\n");
-		exit(1);
-	}
+	if (!v)
+		xalloc_die("chrome track names");
 	for (uint32_t i = 0; i < o->tracks_cap; i++)
 		if (o->tracks[i].used)
 			v[n++] = &o->tracks[i];

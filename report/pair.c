@@ -19,6 +19,7 @@
  * older is held (struct release then points into the goroutine's memory).
  */
 #include "pair.h"
+#include "xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,20 +179,9 @@ struct pairer {
 	uint64_t longest;         /* longest drop span with a known since_ns */
 };
 
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-
-	if (!q) {
-		fprintf(stderr, "gotrace-report: out of memory (pairing, %zu bytes)\n", n);
-		exit(1);
-	}
-	return q;
-}
-
 struct pairer *pair_new(const struct pair_limits *lim)
 {
-	struct pairer *p = xrealloc(NULL, sizeof(*p));
+	struct pairer *p = xrealloc(NULL, sizeof(*p), "pairing");
 
 	memset(p, 0, sizeof(*p));
 	if (lim)
@@ -264,7 +254,7 @@ void pair_probes(struct pairer *p, const struct gtr_probe *const *probes, size_t
 	while (cap < 2 * n + 2)
 		cap *= 2;
 	free(p->pmap);
-	p->pmap = xrealloc(NULL, cap * sizeof(*p->pmap));
+	p->pmap = xrealloc(NULL, cap * sizeof(*p->pmap), "pairing");
 	memset(p->pmap, 0, cap * sizeof(*p->pmap));
 	p->pmap_cap = cap;
 	/* fids stay stable across calls: functions are only ever added */
@@ -279,8 +269,8 @@ void pair_probes(struct pairer *p, const struct gtr_probe *const *probes, size_t
 			if (!strcmp(p->funcs[fid], key))
 				break;
 		if (fid == p->nfuncs) {
-			p->funcs = xrealloc(p->funcs, (p->nfuncs + 1) * sizeof(*p->funcs));
-			p->funcs[p->nfuncs] = xrealloc(NULL, strlen(key) + 1);
+			p->funcs = xrealloc(p->funcs, (p->nfuncs + 1) * sizeof(*p->funcs), "pairing");
+			p->funcs[p->nfuncs] = xrealloc(NULL, strlen(key) + 1, "pairing");
 			strcpy(p->funcs[p->nfuncs], key);
 			p->nfuncs++;
 		}
@@ -331,7 +321,7 @@ static uint32_t ghash(uint32_t pid, uint64_t key, uint32_t cap)
 static void gix_rebuild(struct pairer *p, uint32_t cap)
 {
 	free(p->gix);
-	p->gix = xrealloc(NULL, cap * sizeof(*p->gix));
+	p->gix = xrealloc(NULL, cap * sizeof(*p->gix), "pairing");
 	memset(p->gix, 0, cap * sizeof(*p->gix));
 	p->gix_cap = cap;
 	for (uint32_t i = 0; i < p->ngors; i++) {
@@ -388,7 +378,7 @@ static struct gor *gor_get(struct pairer *p, uint32_t pid, uint64_t key, bool cr
 	}
 	if (p->ngors == p->cap_gors) {
 		p->cap_gors = p->cap_gors ? p->cap_gors * 2 : 64;
-		p->gors = xrealloc(p->gors, p->cap_gors * sizeof(*p->gors));
+		p->gors = xrealloc(p->gors, p->cap_gors * sizeof(*p->gors), "pairing");
 	}
 	struct gor *g = &p->gors[p->ngors++];
 	memset(g, 0, sizeof(*g));
@@ -435,8 +425,8 @@ static bool push(struct pairer *p, struct gor *g, const struct report_event *e,
 				      (uint64_t)(noffs - g->cap_offs) * sizeof(uint32_t);
 		if (p->bytes + grow > p->lim.max_bytes)
 			return false;
-		g->mem = xrealloc(g->mem, ncap);
-		g->offs = xrealloc(g->offs, noffs * sizeof(uint32_t));
+		g->mem = xrealloc(g->mem, ncap, "pairing");
+		g->offs = xrealloc(g->offs, noffs * sizeof(uint32_t), "pairing");
 		g->cap = ncap;
 		g->cap_offs = noffs;
 		p->bytes += grow;
@@ -543,7 +533,7 @@ static void spans_add(struct spanset *s, uint64_t lo, uint64_t hi)
 	if (j == a) {             /* meets none: insert at a */
 		if (s->n == s->cap) {
 			s->cap = s->cap ? s->cap * 2 : 4;
-			s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
+			s->v = xrealloc(s->v, s->cap * sizeof(*s->v), "pairing");
 		}
 		memmove(s->v + a + 1, s->v + a, (s->n - a) * sizeof(*s->v));
 		s->n++;
@@ -565,9 +555,9 @@ static void fid_room(struct pairer *p, uint32_t fid)
 	if (fid < p->nspans)
 		return;
 	const uint32_t n = fid + 1 > p->nfuncs ? fid + 1 : p->nfuncs;
-	p->spans = xrealloc(p->spans, n * sizeof(*p->spans));
+	p->spans = xrealloc(p->spans, n * sizeof(*p->spans), "pairing");
 	memset(p->spans + p->nspans, 0, (n - p->nspans) * sizeof(*p->spans));
-	p->judged = xrealloc(p->judged, n * sizeof(*p->judged));
+	p->judged = xrealloc(p->judged, n * sizeof(*p->judged), "pairing");
 	memset(p->judged + p->nspans, 0, (n - p->nspans) * sizeof(*p->judged));
 	p->nspans = n;
 }
@@ -597,7 +587,7 @@ static void judge(struct pairer *p, uint32_t fid, uint64_t ts)
 static struct prev_drop *prev_slot(struct pairer *p, uint32_t probe, uint32_t cpu, bool add)
 {
 	if (!p->prev) {
-		p->prev = xrealloc(NULL, NPREV * sizeof(*p->prev));
+		p->prev = xrealloc(NULL, NPREV * sizeof(*p->prev), "pairing");
 		memset(p->prev, 0, NPREV * sizeof(*p->prev));
 	}
 	uint32_t h = (probe * 2654435761u ^ cpu * 0x9e3779b9u) & (NPREV - 1);
@@ -708,7 +698,7 @@ static struct held *q_alloc(struct pairer *p, size_t size)
 				c = p->spare;
 				p->spare = c->next;
 			} else {
-				c = xrealloc(NULL, sizeof(*c) + cap);
+				c = xrealloc(NULL, sizeof(*c) + cap, "pairing");
 				c->cap = (uint32_t)cap;
 			}
 			c->next = NULL;
@@ -963,7 +953,7 @@ bool pair_push(struct pairer *p, struct report_event *e)
 		 * the next event */
 		if (k + 1 > p->cap_stack) {
 			p->cap_stack = (k + 1) * 2;
-			p->stack = xrealloc(p->stack, p->cap_stack * sizeof(*p->stack));
+			p->stack = xrealloc(p->stack, p->cap_stack * sizeof(*p->stack), "pairing");
 		}
 		for (uint32_t i = 0; i <= k; i++)
 			p->stack[i] = ((const struct frame *)(g->mem + g->offs[i]))->fid;

@@ -13,6 +13,7 @@
 
 #include "output.h"
 #include "timeparse.h"
+#include "xalloc.h"
 
 #define SUB 16                 /* sub-buckets per power of two */
 #define NBUCKETS (61 * SUB)    /* stats_bucket(UINT64_MAX) < this */
@@ -48,17 +49,6 @@ struct stats {
 	struct buf key;            /* scratch */
 };
 
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-
-	if (!p) {
-		fprintf(stderr, "gotrace-report: out of memory (stats, %zu bytes)\n", n * size);
-		exit(1);
-	}
-	return p;
-}
-
 uint32_t stats_bucket(uint64_t v)
 {
 	if (v < SUB)
@@ -82,7 +72,7 @@ uint64_t stats_bucket_mid(uint32_t i)
 
 struct stats *stats_new(struct filter *by, const char *by_name, uint32_t max_groups)
 {
-	struct stats *s = xcalloc(1, sizeof(*s));
+	struct stats *s = xcalloc(1, sizeof(*s), "stats");
 
 	s->by = by;
 	s->by_name = by_name;
@@ -122,7 +112,7 @@ static uint64_t hash_bytes(const char *p, size_t n)
 
 static void rehash(struct stats *s, uint32_t cap)
 {
-	struct group **t = xcalloc(cap, sizeof(*t));
+	struct group **t = xcalloc(cap, sizeof(*t), "stats");
 
 	for (uint32_t i = 0; i < s->cap; i++) {
 		if (!s->tab[i])
@@ -190,8 +180,8 @@ void stats_event(struct stats *s, const struct report_event *e)
 			s->dropped++;
 			return;
 		}
-		g = xcalloc(1, sizeof(*g));
-		g->key = xcalloc(1, s->key.len + 1);
+		g = xcalloc(1, sizeof(*g), "stats");
+		g->key = xcalloc(1, s->key.len + 1, "stats");
 		memcpy(g->key, s->key.data, s->key.len);
 		g->klen = s->key.len;
 		g->hash = hash;
@@ -216,8 +206,8 @@ void stats_event(struct stats *s, const struct report_event *e)
 		return;
 	const uint64_t ns = e->latency_ns;
 	if (!g->lin) {
-		g->lin = xcalloc(NBUCKETS, sizeof(*g->lin));
-		g->exact = xcalloc(EXACT, sizeof(*g->exact));
+		g->lin = xcalloc(NBUCKETS, sizeof(*g->lin), "stats");
+		g->exact = xcalloc(EXACT, sizeof(*g->exact), "stats");
 	}
 	if (g->nlat < EXACT)
 		g->exact[g->nlat] = ns;
@@ -419,7 +409,7 @@ static const char *func_text(struct buf *t, const struct group *g)
 
 void stats_write(struct stats *s, struct buf *b, uint64_t span_ns, bool hist)
 {
-	struct group **gs = xcalloc(s->count + 1, sizeof(*gs));
+	struct group **gs = xcalloc(s->count + 1, sizeof(*gs), "stats");
 	struct buf t = BUF_INIT;
 	uint32_t n = 0;
 	bool lost = false;         /* the LOST column: only when some group has one */

@@ -8,6 +8,8 @@
  */
 #include "width.h"
 
+#include "utf8.h"
+
 struct range {
 	uint32_t lo, hi;
 };
@@ -89,38 +91,6 @@ static int cp_width(uint32_t cp)
 	if (in_ranges(wide, sizeof(wide) / sizeof(wide[0]), cp))
 		return 2;
 	return 1;
-}
-
-int utf8_seq(const uint8_t *p, size_t n, uint32_t *cp)
-{
-	const uint8_t c = p[0];
-	int len;
-	uint32_t v;
-	uint8_t lo = 0x80, hi = 0xbf;
-
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2; v = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3; v = c & 0x0f;
-		if (c == 0xe0) lo = 0xa0;
-		if (c == 0xed) hi = 0x9f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4; v = c & 0x07;
-		if (c == 0xf0) lo = 0x90;
-		if (c == 0xf4) hi = 0x8f;
-	} else {
-		return 0;
-	}
-	if ((size_t)len > n)
-		return 0;
-	for (int i = 1; i < len; i++) {
-		const uint8_t d = p[i];
-		if (d < (i == 1 ? lo : 0x80) || d > (i == 1 ? hi : 0xbf))
-			return 0;
-		v = (v << 6) | (d & 0x3f);
-	}
-	*cp = v;
-	return len;
 }
 
 size_t text_char(const char *s, size_t n, int *w)

@@ -27,9 +27,12 @@ def tool(tmp_path_factory):
             if f.endswith(".c")]
     subprocess.run(["gcc", "-O1", "-g", *SAN, "-std=gnu11", "-D_GNU_SOURCE",
                     "-I" + os.path.join(ROOT, "format"), "-I" + os.path.join(ROOT, "report"),
+                    "-I" + os.path.join(ROOT, "lib"),
                     "-o", out, os.path.join(ROOT, "tests/e2e/format_tool.c"), *srcs,
                     *[os.path.join(ROOT, "report", f) for f in
-                      ("info.c", "output.c", "buf.c", "width.c", "timeparse.c")],
+                      ("info.c", "output.c", "width.c", "timeparse.c")],
+                    *[os.path.join(ROOT, "lib", f) for f in sorted(os.listdir(os.path.join(ROOT, "lib")))
+                      if f.endswith(".c")],
                     "-lcbor", "-lzstd", "-lm", "-pthread"], check=True)
 
     def run(*args, check=True):

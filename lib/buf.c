@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "buf.h"
+#include "xalloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,10 +15,8 @@ char *buf_reserve(struct buf *b, size_t n)
 		while (cap - b->len < n)
 			cap *= 2;
 		char *p = realloc(b->data, cap);
-		if (!p) {
-			fprintf(stderr, "gotrace-report: out of memory (output buffer of %zu bytes)\n", cap);
-			exit(1);
-		}
+		if (!p)
+			xalloc_die("output buffer of %zu bytes", cap);
 		b->data = p;
 		b->cap = cap;
 	}

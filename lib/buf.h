@@ -6,8 +6,8 @@
  * Allocation failure is fatal (the message names it and the process exits
  * with status 1): a formatter has no useful way to go on without memory.
  */
-#ifndef REPORT_BUF_H
-#define REPORT_BUF_H
+#ifndef LIB_BUF_H
+#define LIB_BUF_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -57,4 +57,4 @@ static inline void buf_reset(struct buf *b) { b->len = 0; }
 /* Frees the memory; the buffer is empty and reusable afterwards. */
 void buf_free(struct buf *b);
 
-#endif /* REPORT_BUF_H */
+#endif /* LIB_BUF_H */
