@@ -403,3 +403,38 @@ int gobin_abi_assign(const struct gobin *b, enum gobin_abi abi,
 		return gccgo_assign(b, p, np, cret, results, out, max);
 	return go_assign(b, abi == GOBIN_ABI_INTERNAL, p, np, results, out, max);
 }
+
+/*
+ * Register words (leaves) a value of type t takes under Go's register ABI
+ * (abi-internal.md), integer and float alike, in the order gobin_arg's
+ * pieces list them: scalars 1, complex 2, strings and interfaces 2,
+ * slices 3, structs the sum of their fields, arrays of 0 or 1 element as
+ * the element; -1 when the value cannot be in registers (longer arrays).
+ */
+int gobin_abi_int_slots(const struct gobin_type *t)
+{
+	int n = 0;
+
+	switch (t->kind) {
+	case TK_INT: case TK_UINT: case TK_BOOL: case TK_PTR: return 1;
+	case TK_STRING: case TK_IFACE: return 2;
+	case TK_SLICE: return 3;
+	case TK_FLOAT: return 1;
+	case TK_COMPLEX: return 2;
+	case TK_ARRAY:
+		if (t->count == 0)
+			return 0;
+		return t->count == 1 && t->nfields ? gobin_abi_int_slots(t->fields[0].type) : -1;
+	case TK_STRUCT:
+		for (uint32_t i = 0; i < t->nfields; i++) {
+			int k = gobin_abi_int_slots(t->fields[i].type);
+
+			if (k < 0)
+				return -1;
+			n += k;
+		}
+		return n;
+	default:
+		return -1;
+	}
+}

@@ -21,7 +21,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
-#include "gobin_int.h"
+#include "dwarf_int.h"
 
 #define DW_AT_go_kind 0x2900
 
@@ -47,8 +47,7 @@ static int pc_ix_cmp(const void *a, const void *b)
 	return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
 
-/* Calls fn for each top-level DIE of every CU; stops when fn returns != 0. */
-static int each_top_die(Dwarf *dw, int (*fn)(Dwarf_Die *die, void *ctx),
+int gobin_dwarf_each_top(Dwarf *dw, int (*fn)(Dwarf_Die *die, void *ctx),
 			void *ctx)
 {
 	Dwarf_Off off = 0, next;
@@ -120,7 +119,7 @@ static int ix_cb(Dwarf_Die *die, void *ctx)
 	return 0;
 }
 
-static Dwarf *dw_open(struct gobin *b)
+Dwarf *gobin_dwarf_open(struct gobin *b)
 {
 	struct ix_build ib = { 0 };
 	Dwarf *dw;
@@ -131,7 +130,7 @@ static Dwarf *dw_open(struct gobin *b)
 	dw = dwarf_begin_elf(gobin_dwarf_elf(b), DWARF_C_READ, NULL);
 	if (!dw)
 		return NULL;
-	each_top_die(dw, ix_cb, &ib);
+	gobin_dwarf_each_top(dw, ix_cb, &ib);
 	if (ib.oom) {
 		free(ib.names);
 		free(ib.pcs);
@@ -349,6 +348,74 @@ static int add_field(struct gobin_type *t, uint32_t off, struct gobin_type *ft)
 	return 0;
 }
 
+/* The fields of struct DIE `die` into t (t->kind TK_OTHER when one
+ * cannot be typed). */
+static void struct_fields(struct tbuild *tb, Dwarf_Die *die,
+			  struct gobin_type *t, int depth)
+{
+	Dwarf_Die sub;
+
+	if (dwarf_child(die, &sub) != 0)
+		return;
+	do {
+		struct gobin_type *ft;
+		Dwarf_Die mt;
+
+		if (dwarf_tag(&sub) != DW_TAG_member || !die_type(&sub, &mt))
+			continue;
+		ft = type_of(tb, &mt, depth + 1);
+		if (!ft || add_field(t, (uint32_t)die_udata(
+				&sub, DW_AT_data_member_location, 0), ft)) {
+			t->kind = TK_OTHER;
+			return;
+		}
+	} while (dwarf_siblingof(&sub, &sub) == 0);
+}
+
+/* Element count (DW_AT_count, else upper bound + 1) of array DIE `die`. */
+static uint64_t array_count(Dwarf_Die *die)
+{
+	Dwarf_Die sub;
+
+	if (dwarf_child(die, &sub) != 0)
+		return 0;
+	do {
+		uint64_t n;
+
+		if (dwarf_tag(&sub) != DW_TAG_subrange_type)
+			continue;
+		n = die_udata(&sub, DW_AT_count, UINT64_MAX);
+		if (n == UINT64_MAX) {
+			const uint64_t ub = die_udata(&sub, DW_AT_upper_bound,
+						      UINT64_MAX);
+			n = ub == UINT64_MAX ? 0 : ub + 1;
+		}
+		return n;
+	} while (dwarf_siblingof(&sub, &sub) == 0);
+	return 0;
+}
+
+/* The element and count of array DIE `die` into t; its size and (gccgo
+ * leaves arrays unnamed) name when DWARF gives none. */
+static void array_elem(struct tbuild *tb, Dwarf_Die *die,
+		       struct gobin_type *t, int depth)
+{
+	Dwarf_Die et;
+	struct gobin_type *elem;
+
+	t->count = array_count(die);
+	elem = die_type(die, &et) ? type_of(tb, &et, depth + 1) : NULL;
+	if (!elem || add_field(t, 0, elem)) {
+		t->kind = TK_OTHER;
+		return;
+	}
+	if (!t->size)
+		t->size = (uint32_t)(elem->size * t->count);
+	if (!t->name[0])
+		snprintf(t->name, sizeof(t->name), "[%llu]%.200s",
+			 (unsigned long long)t->count, elem->name);
+}
+
 static struct gobin_type *type_of(struct tbuild *tb, Dwarf_Die *in, int depth)
 {
 	Dwarf_Die die = *in, sub;
@@ -389,49 +456,10 @@ static struct gobin_type *type_of(struct tbuild *tb, Dwarf_Die *in, int depth)
 	t = gobin_type_new(kind, size, name);
 	if (!t)
 		return NULL;
-	if (kind == TK_STRUCT && dwarf_child(&die, &sub) == 0) {
-		do {
-			struct gobin_type *ft;
-			Dwarf_Die mt;
-
-			if (dwarf_tag(&sub) != DW_TAG_member || !die_type(&sub, &mt))
-				continue;
-			ft = type_of(tb, &mt, depth + 1);
-			if (!ft || add_field(t, (uint32_t)die_udata(
-					&sub, DW_AT_data_member_location, 0), ft)) {
-				t->kind = TK_OTHER;
-				break;
-			}
-		} while (dwarf_siblingof(&sub, &sub) == 0);
-	} else if (kind == TK_ARRAY) {
-		Dwarf_Die et;
-		struct gobin_type *elem;
-
-		t->count = 0;
-		if (dwarf_child(&die, &sub) == 0) {
-			do {
-				if (dwarf_tag(&sub) != DW_TAG_subrange_type)
-					continue;
-				t->count = die_udata(&sub, DW_AT_count, UINT64_MAX);
-				if (t->count == UINT64_MAX) {
-					const uint64_t ub = die_udata(&sub, DW_AT_upper_bound,
-								      UINT64_MAX);
-					t->count = ub == UINT64_MAX ? 0 : ub + 1;
-				}
-				break;
-			} while (dwarf_siblingof(&sub, &sub) == 0);
-		}
-		elem = die_type(&die, &et) ? type_of(tb, &et, depth + 1) : NULL;
-		if (!elem || add_field(t, 0, elem)) {
-			t->kind = TK_OTHER;
-		} else {
-			if (!t->size)
-				t->size = (uint32_t)(elem->size * t->count);
-			if (!t->name[0]) /* gccgo leaves arrays unnamed */
-				snprintf(t->name, sizeof(t->name), "[%llu]%.200s",
-					 (unsigned long long)t->count, elem->name);
-		}
-	}
+	if (kind == TK_STRUCT)
+		struct_fields(tb, &die, t, depth);
+	else if (kind == TK_ARRAY)
+		array_elem(tb, &die, t, depth);
 	if (t->kind == TK_STRUCT && t->nfields == 3 && !t->name[0] &&
 		   dwarf_child(&die, &sub) == 0 && (n = dwarf_diename(&sub)) &&
 		   strcmp(n, "__values") == 0) {
@@ -481,7 +509,7 @@ int gobin_dwarf_params(struct gobin *b, const char *name, uint64_t entry,
 
 	*out = NULL;
 	*ret = NULL;
-	if (!dw_open(b))
+	if (!gobin_dwarf_open(b))
 		return -ENODATA;
 	if (!find_subprogram(b, name, entry, &fn))
 		return -ENOENT;
@@ -560,11 +588,11 @@ static int goid_cb(Dwarf_Die *die, void *ctx)
 int gobin_dwarf_goid_offset(struct gobin *b)
 {
 	int off = -1;
-	Dwarf *dw = dw_open(b);
+	Dwarf *dw = gobin_dwarf_open(b);
 
 	if (!dw)
 		return -1;
-	each_top_die(dw, goid_cb, &off);
+	gobin_dwarf_each_top(dw, goid_cb, &off);
 	return off;
 }
 
@@ -609,41 +637,6 @@ static bool die_member(Dwarf_Die *st, const char *name, size_t len,
 }
 
 /*
- * Register words (leaves) a value of type t takes under Go's register ABI
- * (abi-internal.md), integer and float alike, in the order gobin_arg's
- * pieces list them: scalars 1, complex 2, strings and interfaces 2,
- * slices 3, structs the sum of their fields, arrays of 0 or 1 element as
- * the element; -1 when the value cannot be in registers (longer arrays).
- */
-static int int_slots(const struct gobin_type *t)
-{
-	int n = 0;
-
-	switch (t->kind) {
-	case TK_INT: case TK_UINT: case TK_BOOL: case TK_PTR: return 1;
-	case TK_STRING: case TK_IFACE: return 2;
-	case TK_SLICE: return 3;
-	case TK_FLOAT: return 1;
-	case TK_COMPLEX: return 2;
-	case TK_ARRAY:
-		if (t->count == 0)
-			return 0;
-		return t->count == 1 && t->nfields ? int_slots(t->fields[0].type) : -1;
-	case TK_STRUCT:
-		for (uint32_t i = 0; i < t->nfields; i++) {
-			int k = int_slots(t->fields[i].type);
-
-			if (k < 0)
-				return -1;
-			n += k;
-		}
-		return n;
-	default:
-		return -1;
-	}
-}
-
-/*
  * Walks ".F.G..." through a struct passed by value, from *pp, adding up
  * the byte offset and the integer register index of the field; stops at
  * the end (out->direct) or after a pointer field that more components
@@ -684,7 +677,7 @@ static int value_walk(struct tbuild *tb, Dwarf_Die *t, const char **pp,
 				}
 				/* a field before the one named: count its registers */
 				ft = type_of(tb, &mt, 0);
-				k = ft ? int_slots(ft) : -1;
+				k = ft ? gobin_abi_int_slots(ft) : -1;
 				gobin_type_free(ft);
 				out->slot = k < 0 || out->slot < 0 ? -1 : out->slot + k;
 			} while (dwarf_siblingof(&m, &m) == 0);
@@ -708,26 +701,48 @@ static int value_walk(struct tbuild *tb, Dwarf_Die *t, const char **pp,
 	return 0;
 }
 
-int gobin_field_path(const struct gobin *cb, const struct gobin_func *f,
-		     const char *path, struct gobin_path *out, char *err,
-		     size_t errlen)
+/* Says which parameters function DIE `fn` has, for a root not found. */
+static int no_param(Dwarf_Die *fn, const struct gobin_func *f,
+		    const struct gobin_path *out, const char *path, char *err,
+		    size_t errlen)
 {
-	struct gobin *b = (struct gobin *)cb;  /* DWARF is opened lazily */
-	struct tbuild tb = { .budget = 256, .ptrsize = b->ptrsize };
-	const char *dot = strchr(path, '.'), *p;
-	Dwarf_Die fn, child, t;
-	bool found = false, in_struct = false;
-	struct gobin_type *gt;
-	uint32_t pending = 0;
+	char names[256] = "";
+	size_t n = 0;
+	Dwarf_Die child;
 
-	memset(out, 0, sizeof(*out));
-	if (!dot || dot == path) {
-		snprintf(err, errlen, "'%s' is not a field path (NAME.FIELD...)",
-			 path);
-		return -EINVAL;
+	if (dwarf_child(fn, &child) == 0) {
+		do {
+			const char *pn = dwarf_diename(&child);
+			Dwarf_Attribute attr;
+			bool res = false;
+
+			if (dwarf_tag(&child) != DW_TAG_formal_parameter || !pn)
+				continue;
+			if (dwarf_attr_integrate(&child, DW_AT_variable_parameter,
+						 &attr))
+				dwarf_formflag(&attr, &res);
+			if (!res && n < sizeof(names))
+				n += snprintf(names + n, sizeof(names) - n,
+					      "%s%s", n ? ", " : "", pn);
+		} while (dwarf_siblingof(&child, &child) == 0);
 	}
-	snprintf(out->root, sizeof(out->root), "%.*s", (int)(dot - path), path);
-	if (!dw_open(b)) {
+	snprintf(err, errlen, "%s has no parameter '%s' (field path "
+		 "'%s'; its parameters: %s)", f->name, out->root, path,
+		 names[0] ? names : "none");
+	return -ENOENT;
+}
+
+/*
+ * The type DIE of the root parameter out->root of `f` into *t. 0, or a
+ * negative errno with a message in err[errlen].
+ */
+static int path_root_type(struct gobin *b, const struct gobin_func *f,
+			  const struct gobin_path *out, const char *path,
+			  Dwarf_Die *t, char *err, size_t errlen)
+{
+	Dwarf_Die fn, child;
+
+	if (!gobin_dwarf_open(b)) {
 		snprintf(err, errlen, "field path '%s' needs DWARF, and %s has "
 			 "none (use --debuginfo FILE, or $ptr(EXPR, SIZE))",
 			 path, b->path);
@@ -742,55 +757,24 @@ int gobin_field_path(const struct gobin *cb, const struct gobin_func *f,
 		const char *n = dwarf_diename(&child);
 
 		if (dwarf_tag(&child) == DW_TAG_formal_parameter && n &&
-		    !strcmp(n, out->root) && die_type(&child, &t)) {
-			found = true;
-			break;
-		}
+		    !strcmp(n, out->root) && die_type(&child, t))
+			return 0;
 	} while (dwarf_siblingof(&child, &child) == 0);
-	if (!found) {
-		char names[256] = "";
-		size_t n = 0;
+	return no_param(&fn, f, out, path, err, errlen);
+}
 
-		if (dwarf_child(&fn, &child) == 0) {
-			do {
-				const char *pn = dwarf_diename(&child);
-				Dwarf_Attribute attr;
-				bool res = false;
+/*
+ * Walks ".F.G..." from *p through pointers and structs from type *t,
+ * recording each pointer followed (out->deref) and the final offset.
+ * 0, 1 when DWARF's types are incomplete, or a negative errno with a
+ * message in err[errlen].
+ */
+static int pointer_walk(Dwarf_Die *t, const char *p, struct gobin_path *out,
+			const char *path, char *err, size_t errlen)
+{
+	bool in_struct = false;
+	uint32_t pending = 0;
 
-				if (dwarf_tag(&child) != DW_TAG_formal_parameter || !pn)
-					continue;
-				if (dwarf_attr_integrate(&child, DW_AT_variable_parameter,
-							 &attr))
-					dwarf_formflag(&attr, &res);
-				if (!res && n < sizeof(names))
-					n += snprintf(names + n, sizeof(names) - n,
-						      "%s%s", n ? ", " : "", pn);
-			} while (dwarf_siblingof(&child, &child) == 0);
-		}
-		snprintf(err, errlen, "%s has no parameter '%s' (field path "
-			 "'%s'; its parameters: %s)", f->name, out->root, path,
-			 names[0] ? names : "none");
-		return -ENOENT;
-	}
-	if (!die_resolve(&t))
-		goto bad_type;
-	p = dot;
-	if (dwarf_tag(&t) == DW_TAG_structure_type) {
-		/* A struct passed by value: its fields are in registers (one
-		 * integer register per scalar word, in order) or on the stack
-		 * (in memory layout). Walk to the field, or to the first
-		 * pointer to follow. */
-		int r = value_walk(&tb, &t, &p, out, path, err, errlen);
-
-		if (r)
-			return r;
-		if (out->direct)
-			goto typed;
-	} else if (dwarf_tag(&t) != DW_TAG_pointer_type) {
-		snprintf(err, errlen, "field path '%s': '%s' is neither a "
-			 "pointer nor a struct", path, out->root);
-		return -EINVAL;
-	}
 	for (; *p == '.';) {
 		const char *name = p + 1;
 		size_t len = strcspn(name, ".");
@@ -802,9 +786,9 @@ int gobin_field_path(const struct gobin *cb, const struct gobin_func *f,
 				 path);
 			return -EINVAL;
 		}
-		if (!die_resolve(&t))
-			goto bad_type;
-		if (dwarf_tag(&t) == DW_TAG_pointer_type) {
+		if (!die_resolve(t))
+			return 1;
+		if (dwarf_tag(t) == DW_TAG_pointer_type) {
 			Dwarf_Die et;
 
 			/* Entering the pointee: follow the pointer first
@@ -819,31 +803,37 @@ int gobin_field_path(const struct gobin *cb, const struct gobin_func *f,
 				out->deref[out->nderef++] = (int32_t)pending;
 				pending = 0;
 			}
-			if (!die_type(&t, &et))
-				goto bad_type;
-			t = et;
-			if (!die_resolve(&t))
-				goto bad_type;
+			if (!die_type(t, &et))
+				return 1;
+			*t = et;
+			if (!die_resolve(t))
+				return 1;
 		}
-		if (dwarf_tag(&t) != DW_TAG_structure_type) {
+		if (dwarf_tag(t) != DW_TAG_structure_type) {
 			snprintf(err, errlen, "field path '%s': '%.*s' is not a "
 				 "field of a struct", path, (int)len, name);
 			return -EINVAL;
 		}
-		if (!die_member(&t, name, len, &off, &mt)) {
+		if (!die_member(t, name, len, &off, &mt)) {
 			snprintf(err, errlen, "field path '%s': %s has no field "
-				 "'%.*s'", path, dwarf_diename(&t) ?
-				 dwarf_diename(&t) : "the struct", (int)len, name);
+				 "'%.*s'", path, dwarf_diename(t) ?
+				 dwarf_diename(t) : "the struct", (int)len, name);
 			return -ENOENT;
 		}
 		pending += off;
 		in_struct = true;
-		t = mt;
+		*t = mt;
 		p = name + len;
 	}
 	out->offset = (int32_t)pending;
-typed:
-	gt = type_of(&tb, &t, 0);
+	return 0;
+}
+
+/* The type of the value a path reaches: name, size, gtr_type. */
+static int path_type(struct tbuild *tb, Dwarf_Die *t, struct gobin_path *out)
+{
+	struct gobin_type *gt = type_of(tb, t, 0);
+
 	if (!gt)
 		return -ENOMEM;
 	snprintf(out->type_name, sizeof(out->type_name), "%s", gt->name);
@@ -867,146 +857,53 @@ typed:
 	}
 	gobin_type_free(gt);
 	return 0;
+}
+
+int gobin_field_path(const struct gobin *cb, const struct gobin_func *f,
+		     const char *path, struct gobin_path *out, char *err,
+		     size_t errlen)
+{
+	struct gobin *b = (struct gobin *)cb;  /* DWARF is opened lazily */
+	struct tbuild tb = { .budget = 256, .ptrsize = b->ptrsize };
+	const char *dot = strchr(path, '.'), *p;
+	Dwarf_Die t;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (!dot || dot == path) {
+		snprintf(err, errlen, "'%s' is not a field path (NAME.FIELD...)",
+			 path);
+		return -EINVAL;
+	}
+	snprintf(out->root, sizeof(out->root), "%.*s", (int)(dot - path), path);
+	r = path_root_type(b, f, out, path, &t, err, errlen);
+	if (r)
+		return r;
+	if (!die_resolve(&t))
+		goto bad_type;
+	p = dot;
+	if (dwarf_tag(&t) == DW_TAG_structure_type) {
+		/* A struct passed by value: its fields are in registers (one
+		 * integer register per scalar word, in order) or on the stack
+		 * (in memory layout). Walk to the field, or to the first
+		 * pointer to follow. */
+		r = value_walk(&tb, &t, &p, out, path, err, errlen);
+		if (r)
+			return r;
+		if (out->direct)
+			return path_type(&tb, &t, out);
+	} else if (dwarf_tag(&t) != DW_TAG_pointer_type) {
+		snprintf(err, errlen, "field path '%s': '%s' is neither a "
+			 "pointer nor a struct", path, out->root);
+		return -EINVAL;
+	}
+	r = pointer_walk(&t, p, out, path, err, errlen);
+	if (r < 0)
+		return r;
+	if (r == 0)
+		return path_type(&tb, &t, out);
 bad_type:
 	snprintf(err, errlen, "field path '%s': DWARF type information of %s "
 		 "is incomplete", path, f->name);
 	return -EINVAL;
-}
-
-/* ------------------------------------------------------------ runtime types */
-
-#define DW_AT_go_runtime_type 0x2904
-
-struct rtype_build {
-	struct gobin_rtype *v;
-	size_t n, cap;
-	uint64_t base;   /* runtime.types */
-	bool oom;
-};
-
-/*
- * Start of the runtime type descriptors (runtime.types), which
- * DW_AT_go_runtime_type values are offsets from (Go 1.19: DWARF writes
- * type symbol - runtime.types). From the symbol table, else the section
- * the linker puts them at the start of: .rodata, or .data.rel.ro in PIE.
- */
-static uint64_t symtab_lookup(Elf *e, const char *want)
-{
-	Elf_Scn *scn = NULL;
-
-	while (e && (scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
-		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *sn;
-
-			if (gelf_getsym(d, (int)i, &sym) &&
-			    (sn = elf_strptr(e, sh.sh_link, sym.st_name)) &&
-			    !strcmp(sn, want))
-				return sym.st_value;
-		}
-	}
-	return 0;
-}
-
-static uint64_t types_base(struct gobin *b)
-{
-	const char *want = b->pie ? ".data.rel.ro" : ".rodata";
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	uint64_t v;
-
-	if ((v = symtab_lookup(b->elf, "runtime.types")) ||
-	    (v = symtab_lookup(gobin_dwarf_elf(b), "runtime.types")))
-		return v;
-	if (elf_getshdrstrndx(b->elf, &shstrndx))
-		return 0;
-	while ((scn = elf_nextscn(b->elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (gelf_getshdr(scn, &sh) &&
-		    (name = elf_strptr(b->elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(name, want))
-			return sh.sh_addr;
-	}
-	return 0;
-}
-
-static int rtype_cb(Dwarf_Die *die, void *ctx)
-{
-	struct rtype_build *rb = ctx;
-	Dwarf_Attribute attr;
-	Dwarf_Addr off;
-	uint64_t addr;
-	const char *name;
-
-	if (!dwarf_attr(die, DW_AT_go_runtime_type, &attr) ||
-	    !(name = dwarf_diename(die)))
-		return 0;
-	/* Written with DW_FORM_addr, holding an offset from runtime.types. */
-	if (dwarf_formaddr(&attr, &off) != 0 && dwarf_formudata(&attr, &off) != 0)
-		return 0;
-	addr = rb->base + off;
-	if (rb->n == rb->cap) {
-		size_t cap = rb->cap ? rb->cap * 2 : 1024;
-		struct gobin_rtype *v = realloc(rb->v, cap * sizeof(*v));
-
-		if (!v) {
-			rb->oom = true;
-			return 1;
-		}
-		rb->v = v;
-		rb->cap = cap;
-	}
-	rb->v[rb->n].addr = addr;
-	rb->v[rb->n].name = strdup(name);
-	if (!rb->v[rb->n].name) {
-		rb->oom = true;
-		return 1;
-	}
-	rb->n++;
-	return 0;
-}
-
-static int rtype_cmp(const void *a, const void *b)
-{
-	const struct gobin_rtype *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-const char *gobin_type_name_at(const struct gobin *cb, uint64_t addr)
-{
-	struct gobin *b = (struct gobin *)cb;   /* the index is built lazily */
-	size_t lo = 0, hi;
-
-	if (!b->rtypes_built) {
-		struct rtype_build rb = {};
-
-		b->rtypes_built = true;
-		if (dw_open(b)) {
-			rb.base = types_base(b);
-			each_top_die(b->dwarf, rtype_cb, &rb);
-		}
-		qsort(rb.v, rb.n, sizeof(*rb.v), rtype_cmp);
-		b->rtypes = rb.v;
-		b->nrtypes = rb.n;
-	}
-	hi = b->nrtypes;
-	while (lo < hi) {
-		const size_t mid = lo + (hi - lo) / 2;
-
-		if (b->rtypes[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < b->nrtypes && b->rtypes[lo].addr == addr
-		       ? b->rtypes[lo].name : NULL;
 }

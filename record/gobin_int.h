@@ -227,6 +227,15 @@ int gobin_abi_assign(const struct gobin *b, enum gobin_abi abi,
 		     struct gobin_arg *out, int max);
 
 /*
+ * abi.c: integer and float register words a value of type t takes under
+ * Go's register ABI (abi-internal.md), in the order gobin_arg's pieces
+ * list them: scalars 1, complex 2, strings and interfaces 2, slices 3,
+ * structs the sum of their fields, arrays of 0 or 1 element as the
+ * element; -1 when the value cannot be in registers (longer arrays).
+ */
+int gobin_abi_int_slots(const struct gobin_type *t);
+
+/*
  * args.c: locations (gobin_abi_assign with the convention of f), names,
  * types and sizes of params (results=false) or results into args[max].
  * Returns the count written.

@@ -619,6 +619,42 @@ static bool symbol_receiver(const char *sym, bool *value, char *recv,
 	return true;
 }
 
+/* Names a pointer receiver's type from the symbol: "(*T)" gives "*T". */
+static void recv_type_name(const struct gobin_func *f, struct gobin_type *t)
+{
+	const char *slash = strrchr(f->name, '/');
+	const char *o = strstr(slash ? slash : f->name, "(*");
+	const char *c = o ? strchr(o, ')') : NULL;
+
+	if (o && c)
+		snprintf(t->name, sizeof(t->name), "*%.*s", (int)(c - o - 2), o + 2);
+}
+
+/*
+ * Whether the np parameters v[] need more bytes than the argument area
+ * pclntab records for f (_func.args covers arguments and results, and
+ * the spill space of register arguments: never less than the
+ * parameters); says so through p.
+ */
+static bool too_big(struct sp *p, const struct gobin *b,
+		    const struct gobin_func *f, const struct gobin_param *v,
+		    int np)
+{
+	const int argsz = gobin_func_args_size(b, f);
+	uint64_t need = 0;
+
+	for (int i = 0; i < np; i++)
+		need += v[i].type->size;
+	if (argsz >= 0 && need > (uint64_t)argsz) {
+		sp_fail(p, "these parameters take %llu bytes but %s has "
+			"only %d bytes of arguments and results (pclntab); "
+			"check the types", (unsigned long long)need, f->name,
+			argsz);
+		return true;
+	}
+	return false;
+}
+
 int gobin_sig_args(const struct gobin *b, const struct gobin_func *f,
 		   const char *params, struct gobin_arg *args, int max,
 		   char *err, size_t errlen)
@@ -672,15 +708,7 @@ int gobin_sig_args(const struct gobin *b, const struct gobin_func *f,
 		v[np].type = mk(&p, TK_PTR, (uint32_t)b->ptrsize, "");
 		if (!v[np].type)
 			goto out;
-		{	/* "(*T)" from the symbol: "*T" */
-			const char *slash = strrchr(f->name, '/');
-			const char *o = strstr(slash ? slash : f->name, "(*");
-			const char *c = o ? strchr(o, ')') : NULL;
-
-			if (o && c)
-				snprintf(v[np].type->name, sizeof(v[np].type->name),
-					 "*%.*s", (int)(c - o - 2), o + 2);
-		}
+		recv_type_name(f, v[np].type);
 		gobin_type_set_align(v[np].type, b->ptrsize);
 		np++;
 	}
@@ -717,22 +745,8 @@ int gobin_sig_args(const struct gobin *b, const struct gobin_func *f,
 			goto out;
 		np++;
 	}
-	{
-		const int argsz = gobin_func_args_size(b, f);
-		uint64_t need = 0;
-
-		for (int i = 0; i < np; i++)
-			need += v[i].type->size;
-		/* _func.args covers arguments and results (and the spill
-		 * space of register arguments): never less than the params */
-		if (argsz >= 0 && need > (uint64_t)argsz) {
-			sp_fail(&p, "these parameters take %llu bytes but %s has "
-				"only %d bytes of arguments and results (pclntab); "
-				"check the types", (unsigned long long)need, f->name,
-				argsz);
-			goto out;
-		}
-	}
+	if (too_big(&p, b, f, v, np))
+		goto out;
 	n = gobin_params_to_args(b, f, v, np, NULL, false, args, max);
 out:
 	for (int i = 0; i < ne + 2; i++)
