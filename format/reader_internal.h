@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to the reader (format/reader*.c): the reader's state and the
+ * functions its files share. The reader is split by concern:
+ *
+ *   reader.c          opening, closing, preloading and seeking
+ *   reader_input.c    the input window and block framing (resynchronising)
+ *   reader_prefetch.c decompression of frames, in line or on a second thread
+ *   reader_meta.c     metadata blocks: the table-driven map decoders
+ *   reader_events.c   event frames and their records, gtr_reader_next()
+ *   reader_query.c    accessors and lookups (symbols, clocks)
+ *
+ * Nothing outside format/ includes this header; the writer does not either.
+ */
+#ifndef GTR_READER_INTERNAL_H
+#define GTR_READER_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <zstd.h>
+
+#include "gtr_cbor_internal.h"
+#include "gtr_internal.h"
+
+#define WINDOW_INITIAL (1u << 20)
+#define WINDOW_MAX (2 * (GTR_BLOCK_HDR_LEN + GTR_MAX_BLOCK))
+#define DIRECT_PROBES 1024 /* probe ids below this are found by index */
+
+struct comm {
+	char s[GTR_COMM_LEN + 1];
+};
+
+/* Delta state of one probe in the current frame (record types 6, 7). */
+struct rstate {
+	uint32_t nvals;
+	uint64_t vals[GTR_MAX_ARGS];
+};
+
+/* Symbols of one binary, sorted lazily by address. */
+struct symtab {
+	uint32_t binary_id;
+	uint32_t n, cap;
+	bool sorted;
+	struct gtr_symbol *syms;
+};
+
+struct index_entry {
+	uint64_t off, first_ts, last_ts, events;
+};
+
+/*
+ * Decompression of the next event frame on a second thread while the
+ * current one is decoded. The reader peeks at the block after the frame it
+ * starts; when it is an event frame, a copy of its compressed bytes goes to
+ * the thread. The frame is used only when the reader reaches the same bytes
+ * at the same offset, after their checksum held; otherwise it is dropped.
+ * The thread owns in/out/dctx while state is PF_QUEUED, the reader
+ * otherwise.
+ */
+enum { PF_IDLE, PF_QUEUED, PF_DONE };
+
+struct prefetch {
+	bool on;                /* gtr_reader_set_prefetch(); default on */
+	bool started, quit, failed;
+	unsigned owner;         /* fork_gen when the thread started */
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int state;              /* PF_*, under mu */
+	bool pending;           /* a frame was handed over and not taken back
+				 * (the reader's own copy of state != PF_IDLE) */
+	uint64_t off;           /* file offset of the block */
+	uint8_t *in;            /* its payload (compressed) */
+	size_t in_len, in_cap;
+	uint8_t *out;           /* decompressed, content_size bytes */
+	size_t out_cap, content_size;
+	size_t result;          /* ZSTD_decompressDCtx() */
+	ZSTD_DCtx *dctx;
+};
+
+struct gtr_reader {
+	int fd;
+	char *path;
+	char err[768];
+	char why[160];
+	unsigned major, minor;
+
+	/* input window: buf[pos, len) holds file bytes from buf_off + pos */
+	uint8_t *buf;
+	size_t cap, pos, len;
+	uint64_t buf_off;
+	bool eof;
+
+	/* current event frame */
+	ZSTD_DCtx *dctx;
+	uint8_t *dbuf;
+	size_t dcap;
+	struct gcr fc;
+	bool in_frame;
+	uint64_t frame_off, rec_left, rec_no, prev_ts;
+	bool have_ctx;
+	uint32_t ctx_pid, ctx_tid, ctx_cpu;
+	uint64_t ctx_goid;
+	uint64_t frame_gen;                /* bumped per frame */
+	uint64_t ps_dgen[DIRECT_PROBES];   /* == frame_gen: ps_dslot valid */
+	uint32_t ps_dslot[DIRECT_PROBES];
+	struct gtr_map ps_ix;              /* other probe ids -> slot */
+	struct rstate *ps;                 /* GTR_FRAME_PROBES slots */
+	uint32_t nps;
+	uint64_t stack[GTR_MAX_STACK];
+	uint32_t nstack;
+	bool stack_pending;
+	uint64_t stack_prev;
+
+	/* metadata */
+	struct gtr_host host;
+	bool host_seen;
+	struct gtr_probe **probes;
+	uint32_t nprobes, probes_cap;
+	struct gtr_map probe_ix;
+	const struct gtr_probe *direct[DIRECT_PROBES];
+	struct gtr_binary **binaries;
+	uint32_t nbinaries, binaries_cap;
+	size_t meta_bytes;
+
+	struct symtab *symtabs;
+	uint32_t nsymtabs, symtabs_cap;
+	uint64_t nsyms;
+	struct gtr_mapping *maps;
+	uint32_t nmaps, maps_cap;
+	uint32_t *map_order;               /* by (pid, start, file order) */
+	bool maps_sorted;
+	struct gtr_process *procs;
+	uint32_t nprocs, procs_cap;
+	struct gtr_clock_sample *clocks;
+	uint32_t nclocks, clocks_cap;
+	struct gtr_loss *losses;
+	uint32_t nlosses, losses_cap;
+	struct gtr_map loss_ix;
+	struct gtr_overflow overflow;
+	uint32_t *sum_ids;
+	uint64_t *sum_events;
+	struct index_entry *index;
+	uint32_t nindex;
+	bool index_loaded;
+
+	/* task names */
+	struct gtr_map task_ix;
+	struct comm *comms;
+	uint32_t ncomms, comms_cap;
+
+	uint64_t damage, skipped;
+	bool truncated;
+	uint64_t crc_work;      /* bytes checksummed so far */
+	struct gtr_summary summary;
+	struct prefetch pf;
+};
+
+/* A valid block, as rd_read_block() found it. */
+struct block {
+	uint32_t type, len;
+	const uint8_t *payload; /* valid until the next window operation */
+	uint64_t off;
+};
+
+/* ---------------------------------------------------------------- reader.c */
+
+/* Sets the error message of r (gtr_reader_error()). */
+void rd_msg(struct gtr_reader *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Counts a damaged block at byte `off` and says why and what was done. */
+void rd_damaged(struct gtr_reader *r, uint64_t off, const char *why,
+		const char *what);
+
+/*
+ * Reads the next valid block and absorbs it. 1, 0 at the end of the file,
+ * or a negative code that ends reading.
+ */
+int rd_advance(struct gtr_reader *r);
+
+/* Grows *v (of *cap elements of `size` bytes) to hold n + 1. 0 or -1. */
+int rd_grow(void **v, uint32_t *cap, uint32_t n, size_t size);
+
+/* ---------------------------------------------------------- reader_input.c */
+
+/*
+ * Makes n bytes (n <= WINDOW_MAX / 2) available at buf + pos. Returns how many
+ * are (fewer only at end of file), or -errno on a read error.
+ */
+ssize_t rd_win_fill(struct gtr_reader *r, size_t n);
+
+/*
+ * Reads the next valid block, resynchronising past damage. Returns 1 with
+ * *b filled, 0 at the end of the file (clean, truncated or damaged), or
+ * -errno on a read error.
+ */
+int rd_read_block(struct gtr_reader *r, struct block *b);
+
+/* ------------------------------------------------------- reader_prefetch.c */
+
+/*
+ * Hands the block that follows the current position to the prefetch thread
+ * when it is a whole event frame already in the input window.
+ */
+void rd_prefetch_next(struct gtr_reader *r);
+
+/* Waits until the thread is done with the frame handed over, if any. */
+void rd_prefetch_wait(struct prefetch *pf);
+
+/* Stops the thread and frees what it used. */
+void rd_prefetch_stop(struct prefetch *pf);
+
+/* Decompresses event block b into r->dbuf. NULL with the reason in
+ * why[whylen] when it is not one bounded frame. */
+const uint8_t *rd_unzstd(struct gtr_reader *r, const struct block *b,
+			 size_t *out_len, char *why, size_t whylen);
+
+/* ----------------------------------------------------------- reader_meta.c */
+
+/* Sets the metadata that must read as "" before any block fills it. */
+void rd_meta_init(struct gtr_reader *r);
+
+/* Frees every metadata string and table of r. */
+void rd_meta_free(struct gtr_reader *r);
+
+/* Absorbs one valid block. 0, or a negative code that ends reading. */
+int rd_absorb(struct gtr_reader *r, const struct block *b);
+
+/* Decodes a SUMMARY payload into r (also used to load the frame index). */
+int rd_parse_summary(struct gtr_reader *r, struct gcr *c);
+
+/* Symbols of binary `binary_id`, or NULL. */
+struct symtab *rd_symtab_of(const struct gtr_reader *r, uint32_t binary_id);
+
+/* --------------------------------------------------------- reader_events.c */
+
+/* Starts event frame b: decompresses it and reads its header. */
+void rd_start_frame(struct gtr_reader *r, const struct block *b);
+
+/* Probe `id`, or NULL (gtr_reader_probe()). */
+static inline const struct gtr_probe *rd_find_probe(const struct gtr_reader *r,
+						    uint32_t id)
+{
+	if (id < DIRECT_PROBES)
+		return r->direct[id];
+	const uint32_t *ix = gtr_map_get(&r->probe_ix, id);
+	return ix ? r->probes[*ix] : NULL;
+}
+
+#endif /* GTR_READER_INTERNAL_H */
