@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Where arguments and results live at function entry (and at a RET), by
- * the calling convention of the binary:
+ * the calling convention of the binary; the registers of each
+ * architecture are its struct gt_arch's (arch.c):
  *
  * - gc register ABI, amd64 Go >= 1.17 and arm64 Go >= 1.18 (Go
  *   src/cmd/compile/abi-internal.md): amd64 integer registers RAX RBX RCX
@@ -34,21 +35,6 @@ struct leaf {
 	uint8_t size;
 	bool fp;
 };
-
-static const enum gt_reg go_iregs[] = {
-	GT_REG_RAX, GT_REG_RBX, GT_REG_RCX, GT_REG_RDI, GT_REG_RSI,
-	GT_REG_R8, GT_REG_R9, GT_REG_R10, GT_REG_R11,
-};
-#define GO_NIREGS 9
-#define GO_NFREGS 15
-#define ARM64_NIREGS 16
-#define ARM64_NFREGS 16
-
-static const enum gt_reg c_iregs[] = {
-	GT_REG_RDI, GT_REG_RSI, GT_REG_RDX, GT_REG_RCX, GT_REG_R8, GT_REG_R9,
-};
-#define C_NIREGS 6
-#define C_NFREGS 8
 
 static int push(struct leaf *out, int n, uint32_t off, uint32_t size, bool fp)
 {
@@ -130,7 +116,7 @@ static void stack_pieces(const struct gobin_type *t, int32_t off, int ps,
 		return;
 	for (int i = 0; i < n; i++)
 		a->pieces[i] = (struct gobin_piece){
-			.kind = GT_LOC_STACK, .mreg = GOBIN_MREG_NONE,
+			.kind = GOBIN_LOC_STACK,
 			.offset = off + (int32_t)lv[i].off,
 			.size = lv[i].size,
 		};
@@ -142,7 +128,7 @@ static void stack_pieces(const struct gobin_type *t, int32_t off, int ps,
 struct regstate {
 	int ni, nf;
 	int max_i, max_f; /* registers of the architecture; 0: ABI0 */
-	bool arm64;
+	const struct gt_arch *ai;
 	uint32_t stack; /* bytes of the stack sequence used */
 };
 
@@ -150,18 +136,10 @@ struct regstate {
 static struct gobin_piece go_reg_piece(const struct regstate *rs, bool fp,
 				       int i, uint8_t size)
 {
-	struct gobin_piece pc = { .kind = GT_LOC_NONE, .size = size };
-
-	if (rs->arm64) {
-		pc.mreg = (uint8_t)((fp ? GOBIN_MREG_ARM64_F0 : GOBIN_MREG_ARM64_R0) + i);
-	} else if (fp) {
-		pc.mreg = (uint8_t)(GOBIN_MREG_XMM0 + i); /* not in pt_regs */
-	} else {
-		pc.kind = GT_LOC_REG;
-		pc.reg = go_iregs[i];
-		pc.mreg = (uint8_t)(GOBIN_MREG_X86 + go_iregs[i]);
-	}
-	return pc;
+	return (struct gobin_piece){
+		.kind = GOBIN_LOC_REG, .size = size,
+		.mreg = fp ? (uint8_t)(rs->ai->go_freg0 + i) : rs->ai->go_iregs[i],
+	};
 }
 
 static void go_assign_one(const struct gobin_type *t, int ps, int base,
@@ -206,16 +184,13 @@ static int go_assign(const struct gobin *b, bool internal,
 		     struct gobin_arg *out, int max)
 {
 	const int ps = b->ptrsize;
-	struct regstate rs = { .arm64 = b->arch == GOBIN_ARM64 };
+	struct regstate rs = { .ai = gt_arch_of(b->arch) };
 	struct gobin_arg tmp;
 	int k = 0;
 
-	if (internal && b->arch == GOBIN_AMD64) {
-		rs.max_i = GO_NIREGS;
-		rs.max_f = GO_NFREGS;
-	} else if (internal && b->arch == GOBIN_ARM64) {
-		rs.max_i = ARM64_NIREGS;
-		rs.max_f = ARM64_NFREGS;
+	if (internal && rs.ai->go_nireg) {
+		rs.max_i = rs.ai->go_nireg;
+		rs.max_f = rs.ai->go_nfreg;
 	} else if (internal) {
 		/* a register ABI this file does not know: locations unknown */
 		for (int i = 0; i < np && k < max; i++)
@@ -273,10 +248,9 @@ static enum cclass c_classify(const struct gobin_type *t, struct leaf *lv,
 
 /*
  * Pieces of the bytes [base, base + size) of a value held in registers
- * regs[eightbyte] (>= 0: enum gt_reg; -1 - n: XMMn): one piece per
- * eightbyte.
+ * regs[eightbyte] (enum gobin_mreg): one piece per eightbyte.
  */
-static void c_reg_pieces(uint32_t base, uint32_t size, const int regs[2],
+static void c_reg_pieces(uint32_t base, uint32_t size, const uint8_t regs[2],
 			 struct gobin_arg *a)
 {
 	uint32_t n = 0;
@@ -285,14 +259,9 @@ static void c_reg_pieces(uint32_t base, uint32_t size, const int regs[2],
 	if (base % 8 != 0 || size == 0 || base + size > 16)
 		return;
 	for (uint32_t o = 0; o < size; o += 8) {
-		const int r = regs[(base + o) / 8];
-
 		a->pieces[n++] = (struct gobin_piece){
-			.kind = r < 0 ? GT_LOC_NONE : GT_LOC_REG,
-			.reg = r < 0 ? 0 : (enum gt_reg)r,
+			.kind = GOBIN_LOC_REG, .mreg = regs[(base + o) / 8],
 			.size = (uint8_t)(size - o < 8 ? size - o : 8),
-			.mreg = (uint8_t)(r < 0 ? GOBIN_MREG_XMM0 + (-1 - r) :
-					  GOBIN_MREG_X86 + r),
 		};
 	}
 	a->npieces = n;
@@ -302,12 +271,13 @@ static int gccgo_assign(const struct gobin *b, const struct gobin_param *p,
 			int np, const struct gobin_type *cret, bool results,
 			struct gobin_arg *out, int max)
 {
+	const struct gt_arch *ai = gt_arch_of(b->arch);
 	struct leaf lv[MAX_LEAVES];
 	enum cclass cls[2];
 	int nlv, ni = 0, nf = 0, k = 0;
 	uint32_t stack = 0;
 
-	if (b->arch != GOBIN_AMD64) {
+	if (!ai->c_nireg) {
 		/* 386 cdecl: all on the stack, 4-byte slots */
 		for (int i = 0; i < np && k < max; i++) {
 			if (p[i].result)
@@ -325,18 +295,17 @@ static int gccgo_assign(const struct gobin *b, const struct gobin_param *p,
 	if (results) {
 		/* RAX/RDX or XMM0/XMM1; a memory-class return is not readable */
 		int nres = 0, r = 0;
-		int regs[2] = { -1, -1 };
+		uint8_t regs[2] = { ai->c_freg0, ai->c_freg0 };
 		int ni2 = 0, nf2 = 0;
-		const enum gt_reg rr[] = { GT_REG_RAX, GT_REG_RDX };
 
 		for (int i = 0; i < np; i++)
 			nres += p[i].result;
 		if (cret && c_classify(cret, lv, &nlv, cls) != C_MEM) {
 			for (int e = 0; e < 2; e++) {
 				if (cls[e] == C_INT)
-					regs[e] = (int)rr[ni2++];
+					regs[e] = ai->c_ret[ni2++];
 				else if (cls[e] == C_SSE)
-					regs[e] = -1 - nf2++;
+					regs[e] = (uint8_t)(ai->c_freg0 + nf2++);
 			}
 		} else {
 			cret = NULL;
@@ -373,14 +342,15 @@ static int gccgo_assign(const struct gobin *b, const struct gobin_param *p,
 			need_i += cls[e] == C_INT;
 			need_f += cls[e] == C_SSE;
 		}
-		if (c != C_MEM && ni + need_i <= C_NIREGS && nf + need_f <= C_NFREGS) {
-			int regs[2] = { -1, -1 };
+		if (c != C_MEM && ni + need_i <= ai->c_nireg &&
+		    nf + need_f <= ai->c_nfreg) {
+			uint8_t regs[2] = { ai->c_freg0, ai->c_freg0 };
 
 			for (int e = 0; e < 2; e++) {
 				if (cls[e] == C_INT)
-					regs[e] = (int)c_iregs[ni++];
+					regs[e] = ai->c_iregs[ni++];
 				else if (cls[e] == C_SSE)
-					regs[e] = -1 - nf++;
+					regs[e] = (uint8_t)(ai->c_freg0 + nf++);
 			}
 			c_reg_pieces(0, t->size, regs, a);
 		} else {

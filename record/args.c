@@ -16,51 +16,20 @@
 
 const char *gobin_mreg_name(unsigned mreg)
 {
-	static const char *const x86[] = {
-		"RAX", "RBX", "RCX", "RDX", "RSI", "RDI", "RBP", "RSP", "R8", "R9",
-		"R10", "R11", "R12", "R13", "R14", "R15", "RIP",
-	};
-	static const char *const xmm[16] = {
-		"X0", "X1", "X2", "X3", "X4", "X5", "X6", "X7", "X8", "X9", "X10",
-		"X11", "X12", "X13", "X14", "X15"
-	};
-	static const char *const ar[31] = {
-		"R0", "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9", "R10",
-		"R11", "R12", "R13", "R14", "R15", "R16", "R17", "R18", "R19", "R20",
-		"R21", "R22", "R23", "R24", "R25", "R26", "R27", "R28", "R29", "R30"
-	};
-	static const char *const af[32] = {
-		"F0", "F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "F9", "F10",
-		"F11", "F12", "F13", "F14", "F15", "F16", "F17", "F18", "F19", "F20",
-		"F21", "F22", "F23", "F24", "F25", "F26", "F27", "F28", "F29", "F30",
-		"F31"
-	};
-
-	if (mreg >= GOBIN_MREG_X86 && mreg < GOBIN_MREG_X86 + GT_REG_COUNT)
-		return x86[mreg - GOBIN_MREG_X86];
-	if (mreg >= GOBIN_MREG_XMM0 && mreg < GOBIN_MREG_XMM0 + 16)
-		return xmm[mreg - GOBIN_MREG_XMM0];
-	if (mreg >= GOBIN_MREG_ARM64_R0 && mreg < GOBIN_MREG_ARM64_R0 + 31)
-		return ar[mreg - GOBIN_MREG_ARM64_R0];
-	if (mreg >= GOBIN_MREG_ARM64_F0 && mreg < GOBIN_MREG_ARM64_F0 + 32)
-		return af[mreg - GOBIN_MREG_ARM64_F0];
-	return "";
+	return gt_arch_reg_name(mreg);
 }
 
 bool gobin_piece_readable(const struct gobin_piece *p)
 {
-	if (p->kind == GT_LOC_REG || p->kind == GT_LOC_STACK)
-		return true;
-	return p->mreg >= GOBIN_MREG_ARM64_R0 && p->mreg < GOBIN_MREG_ARM64_F0;
+	return p->kind == GOBIN_LOC_STACK ||
+	       (p->kind == GOBIN_LOC_REG && gt_arch_reg_is_int(p->mreg));
 }
 
 char *gobin_piece_str(const struct gobin_piece *p, char *out, size_t outlen)
 {
-	if (p->kind == GT_LOC_STACK)
+	if (p->kind == GOBIN_LOC_STACK)
 		snprintf(out, outlen, "SP%+d", p->offset);
-	else if (p->kind == GT_LOC_REG && p->reg < GT_REG_COUNT)
-		snprintf(out, outlen, "%s", gobin_mreg_name(GOBIN_MREG_X86 + p->reg));
-	else if (p->mreg)
+	else if (p->kind == GOBIN_LOC_REG && gobin_mreg_name(p->mreg)[0])
 		snprintf(out, outlen, "%s", gobin_mreg_name(p->mreg));
 	else
 		snprintf(out, outlen, "?");
@@ -253,43 +222,22 @@ int gobin_func_results(const struct gobin *b, const struct gobin_func *f,
 	return func_params(b, f, args, max, true);
 }
 
+/*
+ * Raw words in convention `abi`: the architecture's integer argument
+ * registers of the register ABI or the C ABI, in order (at most as many
+ * as it has), else stack words from SP + ptrsize.
+ */
 static int raw_args(const struct gobin *b, enum gobin_abi abi,
 		    struct gobin_arg *args, int n)
 {
-	static const enum gt_reg go_regs[] = {
-		GT_REG_RAX, GT_REG_RBX, GT_REG_RCX, GT_REG_RDI, GT_REG_RSI,
-		GT_REG_R8, GT_REG_R9, GT_REG_R10, GT_REG_R11,
-	};
-	static const enum gt_reg c_regs[] = {
-		GT_REG_RDI, GT_REG_RSI, GT_REG_RDX, GT_REG_RCX, GT_REG_R8, GT_REG_R9,
-	};
-	const enum gt_reg *regs = NULL;
-	int nregs = 0;
+	const struct gt_arch *ai = gt_arch_of(b->arch);
+	const uint8_t *regs = abi == GOBIN_ABI_INTERNAL ? ai->go_iregs :
+			      abi == GOBIN_ABI_C ? ai->c_iregs : NULL;
+	const int nregs = abi == GOBIN_ABI_INTERNAL ? ai->go_nireg :
+			  abi == GOBIN_ABI_C ? ai->c_nireg : 0;
 
-	if (b->arch == GOBIN_ARM64 && abi == GOBIN_ABI_INTERNAL) {
-		/* R0-R15, listed but not readable through x86-64 pt_regs */
-		for (int i = 0; i < n && i < 16; i++) {
-			memset(&args[i], 0, sizeof(args[i]));
-			args[i].type = GTR_TYPE_WORD;
-			args[i].size = 8;
-			args[i].npieces = 1;
-			args[i].pieces[0] = (struct gobin_piece){
-				.kind = GT_LOC_NONE, .size = 8,
-				.mreg = (uint8_t)(GOBIN_MREG_ARM64_R0 + i),
-			};
-		}
-		return n < 16 ? n : 16;
-	}
-	if (b->arch == GOBIN_AMD64 && abi == GOBIN_ABI_INTERNAL) {
-		regs = go_regs;
-		nregs = 9;
-	} else if (b->arch == GOBIN_AMD64 && abi == GOBIN_ABI_C) {
-		regs = c_regs;
-		nregs = 6;
-	} else if (b->arch != GOBIN_AMD64 && b->arch != GOBIN_386 &&
-		   b->arch != GOBIN_ARM64) {
-		return 0; /* a convention this file does not know */
-	}
+	if (b->arch == GOBIN_ARCH_OTHER)
+		return 0; /* a convention gotrace does not know */
 	for (int i = 0; i < n; i++) {
 		struct gobin_arg *a = &args[i];
 
@@ -298,14 +246,13 @@ static int raw_args(const struct gobin *b, enum gobin_abi abi,
 		a->size = (uint32_t)b->ptrsize;
 		a->npieces = 1;
 		a->pieces[0].size = (uint8_t)b->ptrsize;
-		if (regs) {
+		if (nregs) {
 			if (i >= nregs)
 				return i;
-			a->pieces[0].kind = GT_LOC_REG;
-			a->pieces[0].reg = regs[i];
-			a->pieces[0].mreg = (uint8_t)(GOBIN_MREG_X86 + regs[i]);
+			a->pieces[0].kind = GOBIN_LOC_REG;
+			a->pieces[0].mreg = regs[i];
 		} else {
-			a->pieces[0].kind = GT_LOC_STACK;
+			a->pieces[0].kind = GOBIN_LOC_STACK;
 			a->pieces[0].offset = b->ptrsize * (i + 1);
 		}
 	}

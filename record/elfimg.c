@@ -161,12 +161,7 @@ void gobin_elf_layout(struct gobin *b)
 	b->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 	b->machine = eh.e_machine;
 	b->pie = eh.e_type == ET_DYN;
-	switch (eh.e_machine) {
-	case EM_X86_64: b->arch = GOBIN_AMD64; break;
-	case EM_AARCH64: b->arch = GOBIN_ARM64; break;
-	case EM_386: b->arch = GOBIN_386; break;
-	default: b->arch = GOBIN_ARCH_OTHER; break;
-	}
+	b->arch = gt_arch_by_machine(eh.e_machine);
 	elf_getphdrnum(b->elf, &phnum);
 	for (size_t i = 0; i < phnum && b->nsegs < GOBIN_MAX_SEGS; i++) {
 		GElf_Phdr ph;

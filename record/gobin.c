@@ -18,7 +18,6 @@
 
 #include "gobin_int.h"
 #include "gofacts.h"
-#include "insn.h"
 
 static const char *gobin_errmsg(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -311,6 +310,7 @@ const char *gobin_go_build_id(const struct gobin *b) { return b->go_build_id; }
 const char *gobin_note(const struct gobin *b) { return b->note; }
 enum gobin_compiler gobin_compiler(const struct gobin *b) { return b->compiler; }
 enum gobin_arch gobin_arch(const struct gobin *b) { return b->arch; }
+const struct gt_arch *gobin_arch_info(const struct gobin *b) { return gt_arch_of(b->arch); }
 bool gobin_is_pie(const struct gobin *b) { return b->pie; }
 bool gobin_is_stripped(const struct gobin *b) { return b->stripped; }
 bool gobin_has_dwarf(const struct gobin *b) { return b->has_dwarf; }
@@ -318,12 +318,7 @@ bool gobin_has_dwarf(const struct gobin *b) { return b->has_dwarf; }
 /* The facts' name for the binary's architecture. */
 static enum gofact_arch fact_arch(const struct gobin *b)
 {
-	switch (b->arch) {
-	case GOBIN_AMD64: return GOFACT_AMD64;
-	case GOBIN_ARM64: return GOFACT_ARM64;
-	case GOBIN_386: return GOFACT_386;
-	default: return GOFACT_OTHER;
-	}
+	return gt_arch_of(b->arch)->fact;
 }
 
 bool gobin_regabi(const struct gobin *b)
@@ -335,27 +330,24 @@ bool gobin_regabi(const struct gobin *b)
 
 void gobin_describe(const struct gobin *b, struct gtr_binary *out)
 {
-	static const char *const arch[] = {
-		[GOBIN_AMD64] = "x86-64", [GOBIN_ARM64] = "aarch64",
-		[GOBIN_386] = "i386", [GOBIN_ARCH_OTHER] = "unknown",
-	};
+	const bool goid = b->compiler == GOBIN_GC && gt_arch_of(b->arch)->goid;
 
 	out->path = b->path;
 	out->build_id = (char *)b->build_id;
 	out->go_build_id = (char *)b->go_build_id;
 	out->go_version = (char *)b->go_version;
 	out->compiler = b->compiler == GOBIN_GCCGO ? "gccgo" : "gc";
-	out->arch = (char *)arch[b->arch];
+	out->arch = (char *)gt_arch_of(b->arch)->name;
 	out->abi = b->compiler == GOBIN_GCCGO ? "C" :
 		   gobin_regabi(b) ? "ABIInternal" : "ABI0";
 	out->pie = b->pie;
 	out->stripped = b->stripped;
 	out->has_dwarf = b->has_dwarf;
 	out->go_version_source = (char *)b->version_source;
-	out->goid_offset = b->compiler == GOBIN_GC && b->arch == GOBIN_AMD64
-			   ? gobin_goid_offset(b) : -1;
+	/* what the recording holds: Go's goroutine ids, or g's address */
+	out->goid_offset = goid ? gobin_goid_offset(b) : -1;
 	out->goid_source = out->goid_offset >= 0 ? (char *)gobin_goid_source(b) :
-			   b->compiler == GOBIN_GC && b->arch == GOBIN_AMD64 ? "g" : "";
+			   goid ? "g" : "";
 }
 
 void gobin_load_span(const struct gobin *b, uint64_t *lo, uint64_t *hi,
@@ -766,8 +758,9 @@ int gobin_goid_offset_derived(const struct gobin *b)
 	uint64_t at[2] = { 0, 0 };
 	struct gobin_func f;
 	const uint8_t *code;
+	const struct gt_arch *ai = gt_arch_of(b->arch);
 
-	if (b->compiler != GOBIN_GC || b->arch != GOBIN_AMD64 ||
+	if (b->compiler != GOBIN_GC || !ai->goid_from_code ||
 	    gobin_func_find(b, "runtime.goroutineheader", &f) ||
 	    f.end <= f.entry || f.end - f.entry > 1 << 16)
 		return -1;
@@ -781,7 +774,7 @@ int gobin_goid_offset_derived(const struct gobin *b)
 	if (!code)
 		return -1;
 	{
-		const int off = go_goid_offset_from_code(code, f.end - f.entry,
+		const int off = ai->goid_from_code(code, f.end - f.entry,
 				f.entry, at, 2, gobin_regabi(b));
 
 		return off > 0 ? off : -1;

@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch.h"
 #include "gtr.h"
-#include "gotrace.h"
 
 struct gobin;
 
@@ -23,7 +23,6 @@ struct gobin;
 #define GOBIN_MAX_PIECES 16
 
 enum gobin_compiler { GOBIN_GC = 0, GOBIN_GCCGO = 1 };
-enum gobin_arch { GOBIN_AMD64 = 0, GOBIN_ARM64 = 1, GOBIN_386 = 2, GOBIN_ARCH_OTHER = 3 };
 
 /* A function of the binary, as .gopclntab (or the ELF symbol table) names it. */
 struct gobin_func {
@@ -33,33 +32,24 @@ struct gobin_func {
 	uint64_t file_offset; /* offset of `entry` in the file (for uprobes) */
 };
 
-/*
- * Where one piece (a machine word or less) of an argument lives at function
- * entry: a pt_regs register, or the stack at SP + offset (return address at
- * SP + 0 on amd64). GT_LOC_NONE means it cannot be read by a uprobe (float
- * registers).
- */
-struct gobin_piece {
-	enum gt_loc kind;     /* GT_LOC_REG, GT_LOC_STACK, GT_LOC_NONE */
-	enum gt_reg reg;      /* for GT_LOC_REG */
-	int32_t offset;       /* for GT_LOC_STACK: bytes from SP at entry */
-	uint8_t size;         /* bytes: 1, 2, 4 or 8 */
-	uint8_t mreg;         /* enum gobin_mreg: the machine register, any arch */
+/* Where a piece of a value lives. */
+enum gobin_loc {
+	GOBIN_LOC_NONE = 0,   /* not known */
+	GOBIN_LOC_REG = 1,    /* machine register `mreg` */
+	GOBIN_LOC_STACK = 2,  /* memory at SP + offset */
 };
 
 /*
- * The machine register holding a piece, whatever the architecture, for
- * listings and checks (struct gobin_piece.mreg). GT_LOC_REG pieces (x86-64
- * pt_regs) have GOBIN_MREG_X86 + their enum gt_reg. Float registers and
- * all arm64 registers have kind GT_LOC_NONE: this gotrace reads x86-64
- * pt_regs only, so an arm64 program's registers are listed, not captured.
+ * Where one piece (a machine word or less) of an argument lives at function
+ * entry: a machine register of the program's architecture (arch.h), or the
+ * stack at SP + offset (return address at SP + 0 on amd64). Whether this
+ * gotrace can read it is the plan's business (record/values.c).
  */
-enum gobin_mreg {
-	GOBIN_MREG_NONE = 0,      /* on the stack, or not known */
-	GOBIN_MREG_X86 = 1,       /* + enum gt_reg: RAX .. R15 */
-	GOBIN_MREG_XMM0 = 32,     /* XMM0 .. XMM15: 32 .. 47 */
-	GOBIN_MREG_ARM64_R0 = 64, /* R0 .. R30: 64 .. 94 */
-	GOBIN_MREG_ARM64_F0 = 96, /* F0 .. F31: 96 .. 127 */
+struct gobin_piece {
+	enum gobin_loc kind;  /* GOBIN_LOC_REG, GOBIN_LOC_STACK, GOBIN_LOC_NONE */
+	uint8_t mreg;         /* GOBIN_LOC_REG: enum gobin_mreg */
+	int32_t offset;       /* GOBIN_LOC_STACK: bytes from SP at entry */
+	uint8_t size;         /* bytes: 1, 2, 4 or 8 */
 };
 
 /* "RAX", "X3", "R0", "F1" for a gobin_mreg; "" for GOBIN_MREG_NONE. */
@@ -69,7 +59,7 @@ const char *gobin_mreg_name(unsigned mreg);
  * Whether a uprobe on the program's own architecture can read the piece:
  * stack slots and integer registers yes, float registers no (uprobe
  * pt_regs carries no FP state). True also for arm64 integer registers,
- * which this x86-64 build of gotrace cannot attach to (see kind).
+ * which this gotrace cannot attach to (struct gt_arch.capture).
  */
 bool gobin_piece_readable(const struct gobin_piece *p);
 
@@ -111,6 +101,8 @@ const char *gobin_go_version(const struct gobin *b);  /* "go1.19.8" */
 const char *gobin_build_id(const struct gobin *b);    /* hex GNU build id */
 enum gobin_compiler gobin_compiler(const struct gobin *b);
 enum gobin_arch gobin_arch(const struct gobin *b);
+/* What gotrace knows of the binary's architecture (arch.h). */
+const struct gt_arch *gobin_arch_info(const struct gobin *b);
 bool gobin_is_pie(const struct gobin *b);
 bool gobin_is_stripped(const struct gobin *b);        /* no .symtab */
 bool gobin_has_dwarf(const struct gobin *b);
@@ -182,8 +174,8 @@ int gobin_func_args(const struct gobin *b, const struct gobin_func *f,
 /*
  * Raw argument words for a function without type information: for the
  * register ABI the first `n` integer argument registers (amd64: RAX, RBX,
- * RCX, RDI, RSI, R8, R9, R10, R11; arm64: R0-R15, listed with kind
- * GT_LOC_NONE), for ABI0 the stack words from SP+ptrsize. Fills args[] as
+ * RCX, RDI, RSI, R8, R9, R10, R11; arm64: R0-R15; struct gt_arch
+ * go_iregs), for ABI0 the stack words from SP+ptrsize. Fills args[] as
  * GTR_TYPE_WORD named "" and returns the count written.
  */
 int gobin_raw_args(const struct gobin *b, struct gobin_arg *args, int n);
@@ -200,8 +192,9 @@ int gobin_goid_offset(const struct gobin *b);
 const char *gobin_goid_source(const struct gobin *b);
 
 /*
- * The goid offset that runtime.goroutineheader's code reads (amd64 gc
- * binaries, stripped or not; insn.h go_goid_offset_from_code()), or -1.
+ * The goid offset that runtime.goroutineheader's code reads (gc
+ * binaries of an architecture with a goid_from_code hook, arch.h: amd64;
+ * stripped or not), or -1.
  */
 int gobin_goid_offset_derived(const struct gobin *b);
 

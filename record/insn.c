@@ -2,6 +2,7 @@
 /* Entry probe placement after Go's stack check; see insn.h. */
 #include <errno.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include <Zydis/Zydis.h>
 
@@ -144,6 +145,12 @@ bool go_insn_uprobe_ok(const uint8_t *code, size_t len, int bits)
 	default:
 		return in.meta.branch_type != ZYDIS_BRANCH_TYPE_FAR;
 	}
+}
+
+bool go_insn_push_bp(const uint8_t *code, size_t len)
+{
+	return len >= 1 && (code[0] == 0x55 ||
+			    (len >= 4 && !memcmp(code, "\xf3\x0f\x1e\xfa", 4)));
 }
 
 int go_goid_offset_from_code(const uint8_t *code, size_t len, uint64_t entry,

@@ -58,6 +58,14 @@ int go_ret_offsets(const uint8_t *code, size_t len, uint32_t *offs, int max);
 bool go_insn_uprobe_ok(const uint8_t *code, size_t len, int bits);
 
 /*
+ * Whether the first instruction of code[len] (64-bit) is push %rbp or
+ * endbr64: at a uprobe on one the kernel's user stack walk itself adds
+ * the caller (Linux 6.10, arch/x86/events/core.c
+ * is_uprobe_at_func_entry()), which the BPF side must know.
+ */
+bool go_insn_push_bp(const uint8_t *code, size_t len);
+
+/*
  * The offset of goid in runtime.g as the code of runtime.goroutineheader
  * reads it (code[len] from its entry at address `entry`, amd64): it
  * prints "goroutine ", gp.goid first of all (src/runtime/traceback.go,

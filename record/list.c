@@ -216,7 +216,7 @@ static void facts_text(const struct gobin *b, FILE *out)
 				gobin_goid_offset(b), gobin_goid_source(b));
 		else
 			fprintf(out, "goid         offset unknown: %s\n",
-				gobin_arch(b) == GOBIN_AMD64
+				gobin_arch_info(b)->goid
 				? "events carry the goroutine's g address instead"
 				: "goroutine ids are read on x86-64 only");
 	}
@@ -242,9 +242,10 @@ static void facts_text(const struct gobin *b, FILE *out)
 				strchr(v, ' ') ? "\"" : "");
 		fputc('\n', out);
 	}
-	if (gobin_arch(b) == GOBIN_ARM64)
-		fprintf(out, "note         arm64 program: listed only; this "
-			"gotrace-record traces x86-64 and i386 programs\n");
+	if (!gobin_arch_info(b)->capture)
+		fprintf(out, "note         %s program: listed only; this "
+			"gotrace-record traces x86-64 and i386 programs\n",
+			gobin_arch_info(b)->goarch);
 	if (gobin_note(b)[0])
 		fprintf(out, "note         %s\n", gobin_note(b));
 }
@@ -302,9 +303,10 @@ static void facts_json(const struct gobin *b, struct jw *w)
  * turns into a fetch: integers, bool, pointers, raw words from their first
  * piece; strings and []byte from two; other slices from three, their
  * elements when the element size is known; interfaces from their type
- * word), and why not.
+ * word), and why not; `listed_only` is the reason for every argument of a
+ * program of an architecture gotrace does not capture on, else NULL.
  */
-static bool arg_capture(const struct gobin *b, const struct gobin_arg *a,
+static bool arg_capture(const char *listed_only, const struct gobin_arg *a,
 			const char **why)
 {
 	uint32_t need = 1;
@@ -357,8 +359,8 @@ static bool arg_capture(const struct gobin *b, const struct gobin_arg *a,
 		*why = "location unknown";
 		return false;
 	}
-	if (gobin_arch(b) == GOBIN_ARM64) {
-		*why = "arm64 program: listed only";
+	if (listed_only) {
+		*why = listed_only;
 		return false;
 	}
 	return true;
@@ -427,6 +429,10 @@ struct list_ctx {
 	struct gobin_func *named;
 	int nnamed;
 	struct gobin_arg p[LIST_MAX_ARGS], r[LIST_MAX_ARGS];
+	/* "arm64 program: listed only" when gotrace does not capture on
+	 * the binary's architecture (struct gt_arch.capture), else NULL */
+	const char *listed_only;
+	char listed_buf[64];
 };
 
 /* Whether f is one of the functions the glob names exactly. */
@@ -452,7 +458,7 @@ static void args_json(struct list_ctx *c, const char *key,
 	jw_open(&c->w, '[');
 	for (int i = 0; i < n; i++) {
 		const char *why;
-		const bool cap = arg_capture(c->b, &a[i], &why);
+		const bool cap = arg_capture(c->listed_only, &a[i], &why);
 
 		jw_open(&c->w, '{');
 		if (params)
@@ -529,8 +535,8 @@ static int list_one(const struct gobin_func *f, void *vctx)
 		locations(a, loc, sizeof(loc));
 		fprintf(c->out, "    goarg%-3d %-12s %-20s ", i + 1,
 			a->name[0] ? a->name : "-", a->type_name[0] ? a->type_name : "?");
-		/* arm64: the header says it once */
-		if (!arg_capture(b, a, &why) && gobin_arch(b) != GOBIN_ARM64)
+		/* listed only: the header says it once */
+		if (!arg_capture(c->listed_only, a, &why) && !c->listed_only)
 			fprintf(c->out, "%-16s not captured: %s\n", loc, why);
 		else
 			fprintf(c->out, "%s\n", loc);
@@ -564,6 +570,11 @@ int gotrace_list(const char *binary, const char *debuginfo, const char *glob,
 		return 1;
 	}
 	c->b = b;
+	if (!gobin_arch_info(b)->capture) {
+		snprintf(c->listed_buf, sizeof(c->listed_buf),
+			 "%s program: listed only", gobin_arch_info(b)->goarch);
+		c->listed_only = c->listed_buf;
+	}
 	c->glob = glob && *glob ? glob : NULL;
 	c->nnamed = c->glob ? gobin_func_find_all(b, c->glob, NULL, 0) : 0;
 	if (c->nnamed > 0) {

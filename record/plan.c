@@ -100,6 +100,15 @@ static struct binary *binary_get(struct plan *pl, const char *path,
 	return b;
 }
 
+/* Whether two pieces are read from the same place: stack slot or integer
+ * register (float registers are never read). */
+static bool same_place(const struct gobin_piece *x, const struct gobin_piece *y)
+{
+	return x->kind == y->kind && x->offset == y->offset &&
+	       (x->kind != GOBIN_LOC_REG || x->mreg == y->mreg ||
+		(!gt_arch_reg_is_int(x->mreg) && !gt_arch_reg_is_int(y->mreg)));
+}
+
 /*
  * When DWARF describes the function too, a signature must agree with it
  * (same number of words in the same places): a wrong signature would read
@@ -118,9 +127,7 @@ static int sig_disagrees(const struct probe *p, int n)
 		if (dw[i].npieces != p->args[i].npieces)
 			break;
 		for (k = 0; k < dw[i].npieces; k++)
-			if (dw[i].pieces[k].kind != p->args[i].pieces[k].kind ||
-			    dw[i].pieces[k].reg != p->args[i].pieces[k].reg ||
-			    dw[i].pieces[k].offset != p->args[i].pieces[k].offset)
+			if (!same_place(&dw[i].pieces[k], &p->args[i].pieces[k]))
 				break;
 		if (k < dw[i].npieces)
 			break;
@@ -215,7 +222,7 @@ static int locate(struct probe *p)
 		/* Go assembly: DWARF names no parameters, but the runtime
 		 * knows the size of the argument area: capture its words. */
 		int words = gobin_func_args_size(gb, &p->fn) /
-			    (gobin_arch(gb) == GOBIN_386 ? 4 : 8);
+			    gobin_arch_info(gb)->ptrsize;
 
 		n = gobin_func_raw_args(gb, &p->fn, p->args,
 					words < GT_MAX_FETCH ? words : GT_MAX_FETCH);
@@ -238,7 +245,7 @@ static int probe_prepare(struct plan *pl, struct probe *p, uint32_t id,
 	p->bin = b;
 	p->fn = *fn;
 	/* uprobes see a 386 process's registers in the same pt_regs. */
-	if (gobin_arch(b->gb) != GOBIN_AMD64 && gobin_arch(b->gb) != GOBIN_386) {
+	if (!gobin_arch_info(b->gb)->capture) {
 		fprintf(stderr, "gotrace-record: probe '%s': %s is not an "
 			"x86 binary; capture runs on x86-64 and i386 here "
 			"(gotrace-record --list reads other architectures)\n",

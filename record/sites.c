@@ -8,64 +8,64 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "insn.h"
 #include "plan_int.h"
+
+/*
+ * The entry site of `p`: after the prologue's stack check (gc code of an
+ * architecture with a prologue_skip hook), where a uprobe may go. Returns
+ * 0, or a negative errno after printing why.
+ */
+static int entry_site(struct probe *p)
+{
+	const struct binary *b = p->bin;
+	const struct gt_arch *ai = gobin_arch_info(b->gb);
+	size_t len = 0;
+	const uint8_t *code;
+	uint32_t skip = 0;
+
+	p->sites = malloc(sizeof(*p->sites));
+	if (!p->sites)
+		return -ENOMEM;
+	code = gobin_func_code(b->gb, &p->fn, 64, &len);
+	if (code && gobin_compiler(b->gb) == GOBIN_GC && ai->prologue_skip)
+		skip = ai->prologue_skip(code, len,
+			gobin_func_abi(b->gb, &p->fn) == GOBIN_ABI_INTERNAL);
+	if (code && skip < len && ai->uprobe_ok &&
+	    !ai->uprobe_ok(code + skip, len - skip)) {
+		/* runtime.abort (INT 3) and friends: the kernel refuses such
+		 * an instruction. */
+		fprintf(stderr, "gotrace-record: probe '%s': %s starts "
+			"with an instruction uprobes cannot replace (a "
+			"trap or system call); not probed\n",
+			p->spec.text, p->fn.name);
+		return -EPERM;
+	}
+	if (code && ai->tls_unsafe && ai->tls_unsafe(code + skip, len - skip)) {
+		fprintf(stderr, "gotrace-record: probe '%s': the first "
+			"instruction of %s reads thread-local storage; a "
+			"uprobe there is not safe, so it is not "
+			"probed\n", p->spec.text, p->fn.name);
+		return -EPERM;
+	}
+	if (code && skip < len && ai->at_push_bp &&
+	    ai->at_push_bp(code + skip, len - skip))
+		p->plan.flags |= GT_P_AT_PUSH_BP;
+	p->sites[0] = p->fn.file_offset + skip;
+	p->nsites = 1;
+	return 0;
+}
 
 int plan_sites(struct plan *pl, struct probe *p)
 {
 	const struct binary *b = p->bin;
-	int gc_amd64 = gobin_compiler(b->gb) == GOBIN_GC &&
-		       gobin_arch(b->gb) == GOBIN_AMD64;
+	const struct gt_arch *ai = gobin_arch_info(b->gb);
 	size_t len = 0;
 	const uint8_t *code;
 	int i, n;
 
-	if (p->spec.kind == GTR_KIND_ENTRY) {
-		int bits = gobin_arch(b->gb) == GOBIN_386 ? 32 : 64;
-		uint32_t skip = 0;
-
-		p->sites = malloc(sizeof(*p->sites));
-		if (!p->sites)
-			return -ENOMEM;
-		code = gobin_func_code(b->gb, &p->fn, 64, &len);
-		if (code && gobin_compiler(b->gb) == GOBIN_GC && (gc_amd64 ||
-		    gobin_arch(b->gb) == GOBIN_386))
-			skip = go_prologue_skip_mode(code, len,
-				gobin_func_abi(b->gb, &p->fn) == GOBIN_ABI_INTERNAL,
-				bits);
-		/* i386 programs were seen to crash with a uprobe on their
-		 * gs-relative first instruction; x86-64 fs-relative ones
-		 * (gccgo's split-stack check, ABI0 TLS loads) are fine. */
-		if (code && skip < len &&
-		    !go_insn_uprobe_ok(code + skip, len - skip, bits)) {
-			/* runtime.abort (INT 3) and friends: the kernel
-			 * refuses such an instruction. */
-			fprintf(stderr, "gotrace-record: probe '%s': %s starts "
-				"with an instruction uprobes cannot replace (a "
-				"trap or system call); not probed\n",
-				p->spec.text, p->fn.name);
-			return -EPERM;
-		}
-		if (code && bits == 32 &&
-		    go_insn_segment_prefixed(code + skip, len - skip, bits)) {
-			fprintf(stderr, "gotrace-record: probe '%s': the first "
-				"instruction of %s reads thread-local storage; a "
-				"uprobe there is not safe, so it is not "
-				"probed\n", p->spec.text, p->fn.name);
-			return -EPERM;
-		}
-		/* The kernel's user stack walk itself adds the caller at a
-		 * uprobe on these (Linux 6.10, arch/x86/events/core.c
-		 * is_uprobe_at_func_entry()): the BPF side must know. */
-		if (code && bits == 64 && skip < len && (code[skip] == 0x55 ||
-		    (len - skip >= 4 &&
-		     !memcmp(code + skip, "\xf3\x0f\x1e\xfa", 4))))
-			p->plan.flags |= GT_P_AT_PUSH_BP;
-		p->sites[0] = p->fn.file_offset + skip;
-		p->nsites = 1;
-		return 0;
-	}
-	if (gobin_arch(b->gb) != GOBIN_AMD64) {
+	if (p->spec.kind == GTR_KIND_ENTRY)
+		return entry_site(p);
+	if (!ai->ret_offsets) {
 		fprintf(stderr, "gotrace-record: probe '%s': return probes need "
 			"an x86-64 binary for now\n", p->spec.text);
 		return -ENOTSUP;
@@ -76,7 +76,7 @@ int plan_sites(struct plan *pl, struct probe *p)
 			"code of %s in %s\n", p->spec.text, p->fn.name, b->path);
 		return -EIO;
 	}
-	n = go_ret_offsets(code, len, NULL, 0);
+	n = ai->ret_offsets(code, len, NULL, 0);
 	if (n > 0) {
 		uint32_t *offs = calloc(n, sizeof(*offs));
 
@@ -85,7 +85,7 @@ int plan_sites(struct plan *pl, struct probe *p)
 			free(offs);
 			return -ENOMEM;
 		}
-		go_ret_offsets(code, len, offs, n);
+		ai->ret_offsets(code, len, offs, n);
 		for (i = 0; i < n; i++)
 			p->sites[i] = p->fn.file_offset + offs[i];
 		p->nsites = n;
@@ -127,14 +127,15 @@ void plan_warnings(const struct plan *pl)
 void plan_goid(struct probe *p)
 {
 	const struct gobin *gb = p->bin->gb;
+	const struct gt_arch *ai = gobin_arch_info(gb);
 
 	p->plan.goid_off = gobin_goid_offset(gb);
 	p->plan.goid_mode = GT_GOID_NONE;
 	if (gobin_compiler(gb) == GOBIN_GC && !p->bin->goid_said &&
-	    (p->plan.goid_off < 0 || gobin_arch(gb) != GOBIN_AMD64)) {
+	    (p->plan.goid_off < 0 || !ai->goid)) {
 		/* said once per binary */
 		p->bin->goid_said = true;
-		if (gobin_arch(gb) != GOBIN_AMD64)
+		if (!ai->goid)
 			fprintf(stderr, "gotrace-record: %s: goroutine ids are "
 				"read on x86-64 only; events get goid 0 and "
 				"calls are paired by thread\n", p->bin->path);
@@ -146,11 +147,10 @@ void plan_goid(struct probe *p)
 				"address as goid, which pairs calls by goroutine "
 				"but is not Go's goroutine id\n", p->bin->path);
 	}
-	if (gobin_compiler(gb) != GOBIN_GC || gobin_arch(gb) != GOBIN_AMD64)
+	if (gobin_compiler(gb) != GOBIN_GC || !ai->goid)
 		return;
-	/* R14 holds g only in ABIInternal code; ABI0 (assembly, old Go)
-	 * finds it at fs:-8. */
-	p->plan.goid_mode = gobin_func_abi(gb, &p->fn) == GOBIN_ABI_INTERNAL
-				    ? GT_GOID_R14 : GT_GOID_TLS;
+	/* g is in its register (R14) only in ABIInternal code; ABI0
+	 * (assembly, old Go) finds it in thread-local storage (fs:-8). */
+	p->plan.goid_mode = gobin_func_abi(gb, &p->fn) == GOBIN_ABI_INTERNAL &&
+			    ai->g_reg == GOBIN_MREG_R14 ? GT_GOID_R14 : GT_GOID_TLS;
 }
-

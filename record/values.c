@@ -87,16 +87,53 @@ static uint32_t slice_elem_size(const char *type_name, uint32_t word)
 	return 0;
 }
 
+/*
+ * The pt_regs register (enum gt_reg, bpf/gotrace.h: x86-64, which i386
+ * processes share) the BPF program reads for machine register `mreg`
+ * (arch.h); -1 for one it cannot read: float registers (pt_regs holds no
+ * FP state) and other architectures' registers.
+ */
+static int bpf_reg(unsigned mreg)
+{
+	static const enum gt_reg x86[16] = {
+		GT_REG_RAX, GT_REG_RCX, GT_REG_RDX, GT_REG_RBX, GT_REG_RSP,
+		GT_REG_RBP, GT_REG_RSI, GT_REG_RDI, GT_REG_R8, GT_REG_R9,
+		GT_REG_R10, GT_REG_R11, GT_REG_R12, GT_REG_R13, GT_REG_R14,
+		GT_REG_R15,
+	};
+
+	if (mreg >= GOBIN_MREG_RAX && mreg <= GOBIN_MREG_R15)
+		return (int)x86[mreg - GOBIN_MREG_RAX];
+	return -1;
+}
+
+/* Whether the BPF program can read piece `p`: a stack slot, or a
+ * register it has (bpf_reg). */
+static bool readable(const struct gobin_piece *p)
+{
+	return p->kind == GOBIN_LOC_STACK ||
+	       (p->kind == GOBIN_LOC_REG && bpf_reg(p->mreg) >= 0);
+}
+
+/* Where the BPF program reads piece `p` (GT_LOC_NONE: it cannot). */
+static void src_of(const struct gobin_piece *p, struct gt_src *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (!readable(p))
+		return;
+	s->loc = p->kind == GOBIN_LOC_STACK ? GT_LOC_STACK : GT_LOC_REG;
+	s->reg = p->kind == GOBIN_LOC_REG ? (__u8)bpf_reg(p->mreg) : 0;
+	s->off = p->offset;
+	s->size = p->size;
+}
+
 /* Turns one argument's location into a fetch of the plan. */
 static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a)
 {
 	memset(f, 0, sizeof(*f));
-	if (!a->npieces || a->pieces[0].kind == GT_LOC_NONE)
+	if (!a->npieces || !readable(&a->pieces[0]))
 		return;
-	f->src.loc = a->pieces[0].kind;
-	f->src.reg = a->pieces[0].reg;
-	f->src.off = a->pieces[0].offset;
-	f->src.size = a->pieces[0].size;
+	src_of(&a->pieces[0], &f->src);
 	if (a->iface) {
 		/* The dynamic type's descriptor: word 0 of an empty interface,
 		 * itab->_type (itab + 8) otherwise (Go src/runtime/runtime2.go);
@@ -133,7 +170,7 @@ static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a)
 		__attribute__((fallthrough));
 	case GTR_TYPE_SLICE:
 	case GTR_TYPE_STRING:
-		if (a->npieces < 2 || a->pieces[1].kind == GT_LOC_NONE)
+		if (a->npieces < 2 || !readable(&a->pieces[1]))
 			return;
 		f->op = GT_OP_STRING;
 		if (a->type == GTR_TYPE_SLICE) {
@@ -141,10 +178,7 @@ static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a)
 			if (!f->mem_size)
 				f->mem_size = UINT32_MAX;   /* length only */
 		}
-		f->src2.loc = a->pieces[1].kind;
-		f->src2.reg = a->pieces[1].reg;
-		f->src2.off = a->pieces[1].offset;
-		f->src2.size = a->pieces[1].size;
+		src_of(&a->pieces[1], &f->src2);
 		break;
 	default:
 		break;   /* floats in XMM, other aggregates: unavailable */
@@ -165,7 +199,7 @@ static void add_cap_values(struct probe *p)
 		uint32_t k;
 
 		if ((s->type != GTR_TYPE_SLICE && s->type != GTR_TYPE_BYTES) ||
-		    s->npieces != 3 || s->pieces[2].kind == GT_LOC_NONE)
+		    s->npieces != 3 || !readable(&s->pieces[2]))
 			continue;
 		k = p->meta.nargs++;
 		a = &p->args[k];
@@ -226,8 +260,7 @@ static int add_ptr_value(struct probe *p, const char *x)
 			"(at most %d)\n", p->spec.text, GT_MAX_FETCH);
 		return -EINVAL;
 	}
-	if (!p->args[root].npieces ||
-	    p->args[root].pieces[0].kind == GT_LOC_NONE) {
+	if (!p->args[root].npieces || !readable(&p->args[root].pieces[0])) {
 		fprintf(stderr, "gotrace-record: probe '%s': '%s' is not "
 			"readable, so '%s' cannot follow it\n", p->spec.text,
 			inner, x);
@@ -266,7 +299,7 @@ static int path_root(const struct probe *p, const struct gobin_arg *arg,
 	memset(w1, 0, sizeof(*w1));
 	if (!gp->value_root)
 		return 0;
-	if (arg->pieces[0].kind == GT_LOC_STACK) {
+	if (arg->pieces[0].kind == GOBIN_LOC_STACK) {
 		w0->offset = arg->pieces[0].offset + gp->value_off;
 		w0->size = size;
 		*w1 = *w0;
@@ -275,7 +308,8 @@ static int path_root(const struct probe *p, const struct gobin_arg *arg,
 		return 0;
 	}
 	if (gp->slot < 0 || (uint32_t)gp->slot >= arg->npieces ||
-	    arg->pieces[gp->slot].kind != GT_LOC_REG)
+	    arg->pieces[gp->slot].kind != GOBIN_LOC_REG ||
+	    !readable(&arg->pieces[gp->slot]))
 		return -1;
 	*w0 = arg->pieces[gp->slot];
 	w0->size = size;
@@ -304,7 +338,7 @@ static int add_path_value(struct probe *p, const char *x)
 	}
 	root = resolve_expr(p, gp.root);
 	if (root < 0 || !p->args[root].npieces ||
-	    p->args[root].pieces[0].kind == GT_LOC_NONE) {
+	    !readable(&p->args[root].pieces[0])) {
 		fprintf(stderr, "gotrace-record: probe '%s': '%s' is not "
 			"readable, so '%s' cannot follow it\n", p->spec.text,
 			gp.root, x);
@@ -344,19 +378,13 @@ static int add_path_value(struct probe *p, const char *x)
 
 		f = &p->path_fetch[k];
 		memset(f, 0, sizeof(*f));
-		f->src.loc = w0.kind;
-		f->src.reg = w0.reg;
-		f->src.off = w0.offset;
-		f->src.size = w0.size;
+		src_of(&w0, &f->src);
 		f->op = gp.type == GTR_TYPE_STRING || gp.type == GTR_TYPE_BYTES
 				? GT_OP_STRING : GT_OP_WORD;
 		f->flags = gp.type == GTR_TYPE_INT ? GT_F_SIGNED : 0;
 		if (gp.direct) {
 			/* The field itself is in a register or stack slot. */
-			f->src2.loc = w1.kind;
-			f->src2.reg = w1.reg;
-			f->src2.off = w1.offset;
-			f->src2.size = w1.size;
+			src_of(&w1, &f->src2);
 		} else {
 			f->nderef = gp.nderef;
 			memcpy(f->deref, gp.deref, sizeof(f->deref));

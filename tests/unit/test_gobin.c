@@ -527,30 +527,20 @@ Test(gobin, not_go_and_missing)
 
 /* ------------------------------------------------------------ locations */
 
-/* x86-64 DWARF register numbers -> enum gt_reg (-2: XMM; -1: other). */
-static int dw_reg_amd64(unsigned r)
-{
-	static const int map[] = {
-		GT_REG_RAX, GT_REG_RDX, GT_REG_RCX, GT_REG_RBX, GT_REG_RSI,
-		GT_REG_RDI, GT_REG_RBP, GT_REG_RSP, GT_REG_R8, GT_REG_R9,
-		GT_REG_R10, GT_REG_R11, GT_REG_R12, GT_REG_R13, GT_REG_R14,
-		GT_REG_R15,
-	};
-
-	if (r < 16)
-		return map[r];
-	if (r >= 17 && r <= 32)
-		return -2;
-	return -1;
-}
-
 /*
  * DWARF register number -> enum gobin_mreg, by architecture (x86-64 psABI:
- * 0-15 integer, 17-32 XMM0-15; AAPCS64 DWARF: 0-30 X0-X30, 64-95 V0-V31).
- * *fp tells a float register.
+ * 0-15 RAX RDX RCX RBX RSI RDI RBP RSP R8-R15, 17-32 XMM0-15; AAPCS64
+ * DWARF: 0-30 X0-X30, 64-95 V0-V31). *fp tells a float register.
  */
 static unsigned dw_mreg(enum gobin_arch arch, unsigned r, bool *fp)
 {
+	static const unsigned amd64[16] = {
+		GOBIN_MREG_RAX, GOBIN_MREG_RDX, GOBIN_MREG_RCX, GOBIN_MREG_RBX,
+		GOBIN_MREG_RSI, GOBIN_MREG_RDI, GOBIN_MREG_RBP, GOBIN_MREG_RSP,
+		GOBIN_MREG_R8, GOBIN_MREG_R9, GOBIN_MREG_R10, GOBIN_MREG_R11,
+		GOBIN_MREG_R12, GOBIN_MREG_R13, GOBIN_MREG_R14, GOBIN_MREG_R15,
+	};
+
 	*fp = false;
 	if (arch == GOBIN_ARM64) {
 		if (r <= 30)
@@ -561,9 +551,9 @@ static unsigned dw_mreg(enum gobin_arch arch, unsigned r, bool *fp)
 		}
 		return GOBIN_MREG_NONE;
 	}
-	if (dw_reg_amd64(r) >= 0)
-		return GOBIN_MREG_X86 + (unsigned)dw_reg_amd64(r);
-	if (dw_reg_amd64(r) == -2) {
+	if (r < 16)
+		return amd64[r];
+	if (r >= 17 && r <= 32) {
 		*fp = true;
 		return GOBIN_MREG_XMM0 + (r - 17);
 	}
@@ -571,8 +561,7 @@ static unsigned dw_mreg(enum gobin_arch arch, unsigned r, bool *fp)
 }
 
 struct dwpiece {
-	int kind;     /* 0 none (optimized out), 1 reg, 2 cfa+off, 3 xmm */
-	int reg;      /* enum gt_reg (x86-64) */
+	int kind;     /* 0 none (optimized out), 1 reg, 2 cfa+off, 3 float reg */
 	unsigned mreg; /* enum gobin_mreg, any architecture */
 	int64_t off;
 	uint64_t size; /* 0: the whole value (no DW_OP_piece) */
@@ -663,7 +652,6 @@ static int decode_loc(enum gobin_arch arch, const Dwarf_Op *ops, size_t n,
 
 			cur.mreg = dw_mreg(arch, dr, &fp);
 			cur.kind = fp ? 3 : 1;
-			cur.reg = arch == GOBIN_ARM64 ? -1 : dw_reg_amd64(dr);
 		} else if (a == DW_OP_call_frame_cfa) {
 			cur.kind = 2;
 			cur.off = 0;
@@ -746,14 +734,16 @@ static void compare_arg(struct loccheck *lc, const char *fn,
 			cr_expect_eq(p->size, dp[i].size, "%s %s(%s) piece %d size %u, "
 				     "DWARF %llu", lc->fixture, fn, a->name, i, p->size,
 				     (unsigned long long)dp[i].size);
-			if (dp[i].kind == 1 && dp[i].reg >= 0)
-				cr_expect(p->kind == GT_LOC_REG && (int)p->reg == dp[i].reg,
-					  "%s %s(%s) piece %d: reg %d kind %d, DWARF reg %d",
-					  lc->fixture, fn, a->name, i, p->reg, p->kind,
-					  dp[i].reg);
+			if (dp[i].kind == 1 && dp[i].mreg != GOBIN_MREG_NONE)
+				cr_expect(p->kind == GOBIN_LOC_REG && p->mreg == dp[i].mreg,
+					  "%s %s(%s) piece %d: reg %s kind %d, DWARF reg %s",
+					  lc->fixture, fn, a->name, i,
+					  gobin_mreg_name(p->mreg), p->kind,
+					  gobin_mreg_name(dp[i].mreg));
 			else if (dp[i].kind == 3)
-				cr_expect_eq(p->kind, GT_LOC_NONE, "%s %s(%s) float reg",
-					     lc->fixture, fn, a->name);
+				cr_expect(p->kind == GOBIN_LOC_REG &&
+					  !gobin_piece_readable(p),
+					  "%s %s(%s) float reg", lc->fixture, fn, a->name);
 			if (dp[i].kind == 1 || dp[i].kind == 3)
 				cr_expect_eq(p->mreg, dp[i].mreg, "%s %s(%s) piece %d: %s, "
 					     "DWARF %s", lc->fixture, fn, a->name, i,
@@ -772,7 +762,7 @@ static void compare_arg(struct loccheck *lc, const char *fn,
 		const struct gobin_piece *p = &a->pieces[i];
 		bool inside = false;
 
-		cr_expect_eq(p->kind, GT_LOC_STACK, "%s %s(%s) piece %u kind",
+		cr_expect_eq(p->kind, GOBIN_LOC_STACK, "%s %s(%s) piece %u kind",
 			     lc->fixture, fn, a->name, i);
 		for (int j = 0; j < nd; j++)
 			if (dp[j].kind == 2 && p->offset >= ps + dp[j].off &&
@@ -867,12 +857,12 @@ static void check_subprogram(struct loccheck *lc, Dwarf_Die *sp)
 		cr_expect_eq(args[dict].npieces, 1);
 		p = &args[dict].pieces[0];
 		if (gobin_arch(lc->b) == GOBIN_386)
-			cr_expect(p->kind == GT_LOC_STACK && p->offset == 4 + 4 * dict,
+			cr_expect(p->kind == GOBIN_LOC_STACK && p->offset == 4 + 4 * dict,
 				  "%s %s .dict at SP%+d", lc->fixture, name, p->offset);
 		else
 			cr_expect_eq(p->mreg, gobin_arch(lc->b) == GOBIN_ARM64 ?
 				     GOBIN_MREG_ARM64_R0 + dict :
-				     GOBIN_MREG_X86 + (dict ? GT_REG_RBX : GT_REG_RAX),
+				     dict ? GOBIN_MREG_RBX : GOBIN_MREG_RAX,
 				     "%s %s .dict in %s", lc->fixture, name,
 				     gobin_mreg_name(p->mreg));
 		lc->generic++;
@@ -1010,15 +1000,16 @@ Test(gobin, locations_match_dwarf_gccgo)
 	check_locations("args_gccgo", 50);
 }
 
-static void expect_piece(const struct gobin_arg *a, int i, enum gt_loc kind,
+static void expect_piece(const struct gobin_arg *a, int i, enum gobin_loc kind,
 			 int reg_or_off, int size)
 {
 	const struct gobin_piece *p = &a->pieces[i];
 
 	cr_expect_eq(p->kind, kind, "%s piece %d kind", a->name, i);
-	if (kind == GT_LOC_REG)
-		cr_expect_eq((int)p->reg, reg_or_off, "%s piece %d reg", a->name, i);
-	else if (kind == GT_LOC_STACK)
+	if (kind == GOBIN_LOC_REG)
+		cr_expect_eq((int)p->mreg, reg_or_off, "%s piece %d reg %s", a->name,
+			     i, gobin_mreg_name(p->mreg));
+	else if (kind == GOBIN_LOC_STACK)
 		cr_expect_eq(p->offset, reg_or_off, "%s piece %d offset", a->name, i);
 	cr_expect_eq(p->size, size, "%s piece %d size", a->name, i);
 }
@@ -1034,13 +1025,13 @@ Test(gobin, regabi_explicit)
 	cr_assert_eq(gobin_func_find(b, "main.spillstr", &f), 0);
 	n = gobin_func_args(b, &f, a, 16);
 	cr_assert_eq(n, 10);
-	expect_piece(&a[7], 0, GT_LOC_REG, GT_REG_R10, 8);   /* h */
+	expect_piece(&a[7], 0, GOBIN_LOC_REG, GOBIN_MREG_R10, 8);   /* h */
 	cr_expect_eq(a[8].type, GTR_TYPE_STRING);
 	cr_expect_str_eq(a[8].type_name, "string");
 	cr_expect_eq(a[8].npieces, 2);
-	expect_piece(&a[8], 0, GT_LOC_STACK, 8, 8);          /* s: no room */
-	expect_piece(&a[8], 1, GT_LOC_STACK, 16, 8);
-	expect_piece(&a[9], 0, GT_LOC_REG, GT_REG_R11, 8);   /* x still in reg */
+	expect_piece(&a[8], 0, GOBIN_LOC_STACK, 8, 8);          /* s: no room */
+	expect_piece(&a[8], 1, GOBIN_LOC_STACK, 16, 8);
+	expect_piece(&a[9], 0, GOBIN_LOC_REG, GOBIN_MREG_R11, 8);   /* x still in reg */
 
 	/* stack-assigned aggregates have no DWARF location at entry; these
 	 * offsets were read off `go tool objdump` (t.a at 8(SP), w at 32(SP)) */
@@ -1048,20 +1039,20 @@ Test(gobin, regabi_explicit)
 	n = gobin_func_args(b, &f, a, 16);
 	cr_assert_eq(n, 11);
 	cr_expect_eq(a[8].npieces, 3);
-	expect_piece(&a[8], 0, GT_LOC_STACK, 8, 8);
-	expect_piece(&a[8], 1, GT_LOC_STACK, 16, 8);
-	expect_piece(&a[8], 2, GT_LOC_STACK, 24, 8);
-	expect_piece(&a[9], 0, GT_LOC_REG, GT_REG_R11, 1);
-	expect_piece(&a[10], 0, GT_LOC_STACK, 32, 8);
+	expect_piece(&a[8], 0, GOBIN_LOC_STACK, 8, 8);
+	expect_piece(&a[8], 1, GOBIN_LOC_STACK, 16, 8);
+	expect_piece(&a[8], 2, GOBIN_LOC_STACK, 24, 8);
+	expect_piece(&a[9], 0, GOBIN_LOC_REG, GOBIN_MREG_R11, 1);
+	expect_piece(&a[10], 0, GOBIN_LOC_STACK, 32, 8);
 
 	cr_assert_eq(gobin_func_find(b, "main.arrays", &f), 0);
 	n = gobin_func_args(b, &f, a, 16);
 	cr_assert_eq(n, 5);
-	expect_piece(&a[0], 0, GT_LOC_STACK, 8, 8);          /* [3]int */
-	expect_piece(&a[1], 0, GT_LOC_REG, GT_REG_RAX, 4);   /* [1]int32 */
+	expect_piece(&a[0], 0, GOBIN_LOC_STACK, 8, 8);          /* [3]int */
+	expect_piece(&a[1], 0, GOBIN_LOC_REG, GOBIN_MREG_RAX, 4);   /* [1]int32 */
 	cr_expect_eq(a[3].npieces, 3);                       /* []byte */
-	expect_piece(&a[3], 2, GT_LOC_REG, GT_REG_RSI, 8);
-	expect_piece(&a[4], 1, GT_LOC_REG, GT_REG_R9, 8);    /* error */
+	expect_piece(&a[3], 2, GOBIN_LOC_REG, GOBIN_MREG_RSI, 8);
+	expect_piece(&a[4], 1, GOBIN_LOC_REG, GOBIN_MREG_R9, 8);    /* error */
 
 	cr_assert_eq(gobin_func_find(b, "main.(*T).M", &f), 0);
 	n = gobin_func_args(b, &f, a, 16);
@@ -1069,16 +1060,17 @@ Test(gobin, regabi_explicit)
 	cr_expect_str_eq(a[0].name, "t");
 	cr_expect_eq(a[0].type, GTR_TYPE_PTR);
 	cr_expect_str_eq(a[0].type_name, "*main.T");
-	expect_piece(&a[0], 0, GT_LOC_REG, GT_REG_RAX, 8);
-	expect_piece(&a[2], 0, GT_LOC_REG, GT_REG_RCX, 8);
-	expect_piece(&a[2], 1, GT_LOC_REG, GT_REG_RDI, 8);
+	expect_piece(&a[0], 0, GOBIN_LOC_REG, GOBIN_MREG_RAX, 8);
+	expect_piece(&a[2], 0, GOBIN_LOC_REG, GOBIN_MREG_RCX, 8);
+	expect_piece(&a[2], 1, GOBIN_LOC_REG, GOBIN_MREG_RDI, 8);
 
 	cr_assert_eq(gobin_func_find(b, "main.floatmid", &f), 0);
 	n = gobin_func_args(b, &f, a, 16);
 	cr_assert_eq(n, 3);
 	cr_expect_eq(a[1].type, GTR_TYPE_FLOAT);
-	expect_piece(&a[1], 0, GT_LOC_NONE, 0, 8);
-	expect_piece(&a[2], 0, GT_LOC_REG, GT_REG_RBX, 8);
+	expect_piece(&a[1], 0, GOBIN_LOC_REG, GOBIN_MREG_XMM0, 8);
+	cr_expect(!gobin_piece_readable(&a[1].pieces[0]));  /* float: not read */
+	expect_piece(&a[2], 0, GOBIN_LOC_REG, GOBIN_MREG_RBX, 8);
 
 	cr_assert_eq(gobin_func_find(b, "main.misc", &f), 0);
 	n = gobin_func_args(b, &f, a, 16);
@@ -1099,16 +1091,16 @@ Test(gobin, regabi_explicit)
 	cr_expect_eq(gobin_func_args(b, &f, a, 3), 3);
 	n = gobin_func_args(b, &f, a, 16);
 	cr_assert_eq(n, 11);
-	expect_piece(&a[9], 0, GT_LOC_STACK, 8, 8);
-	expect_piece(&a[10], 0, GT_LOC_STACK, 16, 8);
+	expect_piece(&a[9], 0, GOBIN_LOC_STACK, 8, 8);
+	expect_piece(&a[10], 0, GOBIN_LOC_STACK, 16, 8);
 
 	cr_assert_eq(gobin_func_find(b, "main.results", &f), 0);
 	n = gobin_func_results(b, &f, a, 16);
 	cr_assert_eq(n, 3);
-	expect_piece(&a[0], 0, GT_LOC_REG, GT_REG_RAX, 8);
-	expect_piece(&a[1], 0, GT_LOC_REG, GT_REG_RBX, 8);
-	expect_piece(&a[1], 1, GT_LOC_REG, GT_REG_RCX, 8);
-	expect_piece(&a[2], 0, GT_LOC_REG, GT_REG_RDI, 8);
+	expect_piece(&a[0], 0, GOBIN_LOC_REG, GOBIN_MREG_RAX, 8);
+	expect_piece(&a[1], 0, GOBIN_LOC_REG, GOBIN_MREG_RBX, 8);
+	expect_piece(&a[1], 1, GOBIN_LOC_REG, GOBIN_MREG_RCX, 8);
+	expect_piece(&a[2], 0, GOBIN_LOC_REG, GOBIN_MREG_RDI, 8);
 	gobin_close(b);
 }
 
@@ -1121,16 +1113,16 @@ Test(gobin, stripped_has_no_args_but_raw)
 	cr_assert_eq(gobin_func_find(b, "main.ints", &f), 0);
 	cr_expect_eq(gobin_func_args(b, &f, a, 12), -ENODATA);
 	cr_expect_eq(gobin_raw_args(b, a, 12), 9);
-	expect_piece(&a[0], 0, GT_LOC_REG, GT_REG_RAX, 8);
-	expect_piece(&a[3], 0, GT_LOC_REG, GT_REG_RDI, 8);
-	expect_piece(&a[8], 0, GT_LOC_REG, GT_REG_R11, 8);
+	expect_piece(&a[0], 0, GOBIN_LOC_REG, GOBIN_MREG_RAX, 8);
+	expect_piece(&a[3], 0, GOBIN_LOC_REG, GOBIN_MREG_RDI, 8);
+	expect_piece(&a[8], 0, GOBIN_LOC_REG, GOBIN_MREG_R11, 8);
 	cr_expect_eq(a[0].type, GTR_TYPE_WORD);
 	gobin_close(b);
 
 	b = open_fixture("args_386_nosh");
 	cr_expect_eq(gobin_raw_args(b, a, 3), 3);
-	expect_piece(&a[0], 0, GT_LOC_STACK, 4, 4);
-	expect_piece(&a[2], 0, GT_LOC_STACK, 12, 4);
+	expect_piece(&a[0], 0, GOBIN_LOC_STACK, 4, 4);
+	expect_piece(&a[2], 0, GOBIN_LOC_STACK, 12, 4);
 	gobin_close(b);
 }
 
@@ -1147,14 +1139,14 @@ Test(gobin, asm_functions_are_abi0)
 		cr_assert_eq(gobin_func_find(b, "internal/cpu.cpuid", &f), 0);
 		cr_expect_eq(gobin_func_abi(b, &f), GOBIN_ABI0, "%s cpuid", names[k]);
 		cr_expect_eq(gobin_func_raw_args(b, &f, a, 2), 2);
-		expect_piece(&a[1], 0, GT_LOC_STACK, 16, 8);
+		expect_piece(&a[1], 0, GOBIN_LOC_STACK, 16, 8);
 		cr_assert_eq(gobin_func_find(b, "runtime.memmove", &f), 0);
 		cr_expect_eq(gobin_func_abi(b, &f), GOBIN_ABI_INTERNAL, "%s memmove",
 			     names[k]);
 		cr_assert_eq(gobin_func_find(b, "main.ints", &f), 0);
 		cr_expect_eq(gobin_func_abi(b, &f), GOBIN_ABI_INTERNAL);
 		cr_expect_eq(gobin_func_raw_args(b, &f, a, 2), 2);
-		expect_piece(&a[1], 0, GT_LOC_REG, GT_REG_RBX, 8);
+		expect_piece(&a[1], 0, GOBIN_LOC_REG, GOBIN_MREG_RBX, 8);
 		/* a Go function called from assembly also has an ABI0 wrapper of
 		 * the same name: find returns the function itself */
 		cr_assert_eq(gobin_func_find(b, "runtime.schedinit", &f), 0);
@@ -1217,8 +1209,8 @@ static void expect_same_pieces(const char *what, const struct gobin_arg *x,
 		char a[32], b[32];
 
 		cr_expect(p->kind == q->kind && p->size == q->size &&
-			  p->mreg == q->mreg && (p->kind != GT_LOC_REG || p->reg == q->reg) &&
-			  (p->kind != GT_LOC_STACK || p->offset == q->offset),
+			  p->mreg == q->mreg &&
+			  (p->kind != GOBIN_LOC_STACK || p->offset == q->offset),
 			  "%s piece %u: %s/%u, DWARF %s/%u", what, i,
 			  gobin_piece_str(p, a, sizeof(a)), p->size,
 			  gobin_piece_str(q, b, sizeof(b)), q->size);
@@ -1320,11 +1312,11 @@ Test(gobin, sig_syntax)
 	cr_assert_eq(sig(b, "main.many", "a, b, c int, d int", a, err, sizeof(err)), 4, "%s", err);
 	cr_expect_str_eq(a[1].name, "b");
 	cr_expect_str_eq(a[2].type_name, "int");
-	expect_piece(&a[3], 0, GT_LOC_REG, GT_REG_RDI, 8);
+	expect_piece(&a[3], 0, GOBIN_LOC_REG, GOBIN_MREG_RDI, 8);
 	cr_assert_eq(sig(b, "main.misc", "bool, *int, string", a, err, sizeof(err)), 3, "%s", err);
 	cr_expect_str_eq(a[0].name, "");
 	cr_expect_eq(a[2].type, GTR_TYPE_STRING);
-	expect_piece(&a[2], 1, GT_LOC_REG, GT_REG_RDI, 8);
+	expect_piece(&a[2], 1, GOBIN_LOC_REG, GOBIN_MREG_RDI, 8);
 	cr_expect_eq(sig(b, "main.main", "", a, err, sizeof(err)), 0, "%s", err);
 	cr_expect_eq(sig(b, "main.main", "  ", a, err, sizeof(err)), 0, "%s", err);
 
@@ -1337,19 +1329,23 @@ Test(gobin, sig_syntax)
 	cr_expect_str_eq(a[2].type_name, "func(a, b int) (int, error)");
 	cr_expect_str_eq(a[3].type_name, "*net/http.Request");
 	for (int i = 0; i < 4; i++) {
+		static const int regs[4] = {
+			GOBIN_MREG_RAX, GOBIN_MREG_RBX, GOBIN_MREG_RCX, GOBIN_MREG_RDI,
+		};
+
 		cr_expect_eq(a[i].type, GTR_TYPE_PTR, "%d", i);
-		expect_piece(&a[i], 0, GT_LOC_REG, i == 3 ? GT_REG_RDI : GT_REG_RAX + i, 8);
+		expect_piece(&a[i], 0, GOBIN_LOC_REG, regs[i], 8);
 	}
 	cr_assert_eq(sig(b, "main.arrays", "arr [3]int, one [1]int32, x int, "
 			 "xs ...byte", a, err, sizeof(err)), 4, "%s", err);
-	expect_piece(&a[0], 0, GT_LOC_STACK, 8, 8);
-	expect_piece(&a[1], 0, GT_LOC_REG, GT_REG_RAX, 4);
+	expect_piece(&a[0], 0, GOBIN_LOC_STACK, 8, 8);
+	expect_piece(&a[1], 0, GOBIN_LOC_REG, GOBIN_MREG_RAX, 4);
 	cr_expect_str_eq(a[3].type_name, "[]byte");
 	cr_expect_eq(a[3].npieces, 3);
 	cr_assert_eq(sig(b, "main.arrays", "e error, v any, w interface{ M() }, "
 			 "d time.Duration", a, err, sizeof(err)), 4, "%s", err);
-	expect_piece(&a[2], 1, GT_LOC_REG, GT_REG_R8, 8);
-	expect_piece(&a[3], 0, GT_LOC_REG, GT_REG_R9, 8);
+	expect_piece(&a[2], 1, GOBIN_LOC_REG, GOBIN_MREG_R8, 8);
+	expect_piece(&a[3], 0, GOBIN_LOC_REG, GOBIN_MREG_R9, 8);
 	cr_expect_eq(a[3].type, GTR_TYPE_INT);
 	/* a struct: fields laid out with Go's alignment, split in registers */
 	cr_assert_eq(sig(b, "main.stackmix", "s struct{ a int8; b int64; c bool "
@@ -1357,23 +1353,24 @@ Test(gobin, sig_syntax)
 		     3, "%s", err);
 	cr_expect_eq(a[0].size, 24);
 	cr_expect_eq(a[0].npieces, 3);
-	expect_piece(&a[0], 0, GT_LOC_REG, GT_REG_RAX, 1);
-	expect_piece(&a[0], 1, GT_LOC_REG, GT_REG_RBX, 8);
-	expect_piece(&a[0], 2, GT_LOC_REG, GT_REG_RCX, 1);
-	cr_expect_eq(a[1].pieces[0].kind, GT_LOC_NONE);
+	expect_piece(&a[0], 0, GOBIN_LOC_REG, GOBIN_MREG_RAX, 1);
+	expect_piece(&a[0], 1, GOBIN_LOC_REG, GOBIN_MREG_RBX, 8);
+	expect_piece(&a[0], 2, GOBIN_LOC_REG, GOBIN_MREG_RCX, 1);
+	cr_expect_eq(a[1].pieces[0].kind, GOBIN_LOC_REG);
+	cr_expect(!gobin_piece_readable(&a[1].pieces[0]));  /* float: not read */
 	cr_expect_eq(a[1].pieces[0].mreg, GOBIN_MREG_XMM0);
-	expect_piece(&a[2], 0, GT_LOC_REG, GT_REG_RDI, 8);
+	expect_piece(&a[2], 0, GOBIN_LOC_REG, GOBIN_MREG_RDI, 8);
 
 	/* methods: the pointer receiver from the symbol */
 	cr_assert_eq(sig(b, "main.(*T).M", "x int, s string", a, err, sizeof(err)), 3,
 		     "%s", err);
 	cr_expect_str_eq(a[0].name, "recv");
 	cr_expect_str_eq(a[0].type_name, "*T");
-	expect_piece(&a[0], 0, GT_LOC_REG, GT_REG_RAX, 8);
-	expect_piece(&a[2], 0, GT_LOC_REG, GT_REG_RCX, 8);
+	expect_piece(&a[0], 0, GOBIN_LOC_REG, GOBIN_MREG_RAX, 8);
+	expect_piece(&a[2], 0, GOBIN_LOC_REG, GOBIN_MREG_RCX, 8);
 	cr_assert_eq(sig(b, "main.T.V", "recv struct{ a int; b string }, y int32",
 			 a, err, sizeof(err)), 2, "%s", err);
-	expect_piece(&a[1], 0, GT_LOC_REG, GT_REG_RDI, 4);
+	expect_piece(&a[1], 0, GOBIN_LOC_REG, GOBIN_MREG_RDI, 4);
 	cr_assert_eq(sig(b, "main.main.func1", "i int", a, err, sizeof(err)), 1, "%s", err);
 	gobin_close(b);
 }

@@ -134,3 +134,16 @@ Test(insn, i386_prologue_through_gs)
 	/* The same bytes decoded as 64-bit code are no Go prologue. */
 	cr_assert_eq(go_prologue_skip_mode(code, sizeof(code), 0, 64), 0);
 }
+
+Test(insn, push_bp_or_endbr64_first)
+{
+	static const uint8_t push[] = { 0x55, 0x48, 0x89, 0xe5 };
+	static const uint8_t endbr[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x55 };
+	static const uint8_t sub[] = { 0x48, 0x83, 0xec, 0x18 };
+
+	cr_expect(go_insn_push_bp(push, sizeof(push)));
+	cr_expect(go_insn_push_bp(endbr, sizeof(endbr)));
+	cr_expect(!go_insn_push_bp(endbr, 3));
+	cr_expect(!go_insn_push_bp(sub, sizeof(sub)));
+	cr_expect(!go_insn_push_bp(push, 0));
+}
