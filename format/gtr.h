@@ -87,10 +87,21 @@ struct gtr_value {
 	} v;
 };
 
+/*
+ * Strings in the structs below are const char *: the writer only reads
+ * them, so callers pass literals and borrowed strings as they are. In the
+ * structs the reader returns, the same fields point to strings the reader
+ * owns: valid until gtr_reader_close(), never to be changed or freed by
+ * the caller; the reader frees them in one place (free_str() in
+ * format/reader_meta.c, through a cast). One set of types serves both
+ * directions, so a probe or binary read from a file can be written again
+ * as it is; owned twins of every struct would cost more than that cast.
+ */
+
 /* Description of one argument of a probe. */
 struct gtr_arg {
-	char *name;          /* parameter name, "" when unknown */
-	char *type_name;     /* Go type as written ("int", "*main.T"), "" unknown */
+	const char *name;      /* parameter name, "" when unknown */
+	const char *type_name; /* Go type as written ("int", "*main.T"), "" unknown */
 	enum gtr_type type;
 	uint32_t size;       /* bytes of the value in the target */
 };
@@ -100,10 +111,10 @@ struct gtr_probe {
 	uint32_t id;          /* unique in the file; events refer to it */
 	uint32_t binary_id;   /* gtr_binary.id of the binary it is in */
 	enum gtr_kind kind;
-	char *func;           /* full Go symbol, e.g. "net/http.(*conn).serve" */
+	const char *func;     /* full Go symbol, e.g. "net/http.(*conn).serve" */
 	uint64_t address;     /* function entry, link-time virtual address */
-	char *spec;           /* the probe as the user wrote it */
-	char *fmt;            /* trace.py-style format string, "" for none */
+	const char *spec;     /* the probe as the user wrote it */
+	const char *fmt;      /* trace.py-style format string, "" for none */
 	uint32_t nargs;
 	struct gtr_arg args[GTR_MAX_ARGS];
 	uint32_t nexprs;      /* format expressions, as indexes into args */
@@ -113,25 +124,25 @@ struct gtr_probe {
 /* Identity of a traced executable. */
 struct gtr_binary {
 	uint32_t id;
-	char *path;           /* as opened by the recorder */
-	char *build_id;       /* hex of the GNU build id, "" when none */
-	char *go_build_id;    /* Go's own build id, "" when none */
-	char *go_version;     /* "go1.19.8", "" when unknown */
-	char *compiler;       /* "gc" or "gccgo" */
-	char *arch;           /* "x86-64", "aarch64", "i386" */
-	char *abi;            /* "ABIInternal", "ABI0", "C" */
+	const char *path;        /* as opened by the recorder */
+	const char *build_id;    /* hex of the GNU build id, "" when none */
+	const char *go_build_id; /* Go's own build id, "" when none */
+	const char *go_version;  /* "go1.19.8", "" when unknown */
+	const char *compiler;    /* "gc" or "gccgo" */
+	const char *arch;        /* "x86-64", "aarch64", "i386" */
+	const char *abi;         /* "ABIInternal", "ABI0", "C" */
 	bool pie, stripped, has_dwarf;
-	char *go_version_source; /* "buildinfo", "runtime.buildVersion", "" */
-	int32_t goid_offset;  /* goid in runtime.g, bytes; -1: not recorded */
-	char *goid_source;    /* "DWARF", "table", "derived", "" */
+	const char *go_version_source; /* "buildinfo", "runtime.buildVersion", "" */
+	int32_t goid_offset;     /* goid in runtime.g, bytes; -1: not recorded */
+	const char *goid_source; /* "DWARF", "table", "derived", "" */
 };
 
 /* The recording host and the clock anchor taken at start. */
 struct gtr_host {
-	char *hostname;
-	char *kernel;         /* uname release */
-	char *machine;        /* uname machine */
-	char *recorder;       /* "gotrace-record <version>" */
+	const char *hostname;
+	const char *kernel;   /* uname release */
+	const char *machine;  /* uname machine */
+	const char *recorder; /* "gotrace-record <version>" */
 	uint64_t start_mono_ns;     /* CLOCK_MONOTONIC at start */
 	uint64_t start_realtime_ns; /* CLOCK_REALTIME read with it */
 	uint64_t start_boottime_ns; /* CLOCK_BOOTTIME read with it */

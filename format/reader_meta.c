@@ -13,14 +13,18 @@
 
 static char empty_str[1];
 
-static void free_str(char *s)
+/*
+ * Frees a metadata string of the reader. The public structs hold them as
+ * const char * (gtr.h says why); this is the one place they are freed.
+ */
+static void free_str(const char *s)
 {
 	if (s != empty_str)
-		free(s);
+		free((char *)s);
 }
 
 /* Replaces *dst by a NUL-terminated copy of s[n]. 0, or -1 over the limits. */
-static int set_str(struct gtr_reader *r, char **dst, const uint8_t *s, size_t n)
+static int set_str(struct gtr_reader *r, const char **dst, const uint8_t *s, size_t n)
 {
 	if (r->meta_bytes + n + 1 > GTR_MAX_META_BYTES)
 		return -1;
@@ -37,7 +41,7 @@ static int set_str(struct gtr_reader *r, char **dst, const uint8_t *s, size_t n)
 }
 
 /* Reads a text value into *dst. */
-static int get_str(struct gtr_reader *r, struct gcr *c, char **dst)
+static int get_str(struct gtr_reader *r, struct gcr *c, const char **dst)
 {
 	const uint8_t *s;
 	size_t n;
@@ -70,7 +74,7 @@ enum mf_kind {
 	MF_U32,  /* uint32_t: unsigned integer that fits 32 bits */
 	MF_I32,  /* int32_t: unsigned or negative integer in [-2^31, 2^31) */
 	MF_BOOL, /* bool */
-	MF_STR,  /* char *: text of at most GTR_MAX_NAME bytes, copied */
+	MF_STR,  /* const char *: text of at most GTR_MAX_NAME bytes, copied */
 	MF_TYPE, /* enum gtr_type: type name, unknown ones GTR_TYPE_OTHER */
 	MF_KIND, /* enum gtr_kind: "entry" or "return", nothing else */
 };
@@ -220,7 +224,7 @@ static void free_binary(struct gtr_binary *b)
 	free(b);
 }
 
-static void fill_empty(char **s)
+static void fill_empty(const char **s)
 {
 	if (!*s)
 		*s = empty_str;
@@ -610,7 +614,7 @@ static int parse_symbols(struct gtr_reader *r, const struct block *b)
 		}
 		if (rd_grow((void **)&t->syms, &t->cap, t->n, sizeof(*t->syms)))
 			return -1;
-		char *str = NULL;
+		const char *str = NULL;
 		if (set_str(r, &str, name, nl)) {
 			r->overflow.symbols++;
 			continue;
@@ -623,87 +627,74 @@ static int parse_symbols(struct gtr_reader *r, const struct block *b)
 	return 0;
 }
 
-/* A MAPPING as it is decoded: path is the reader's until it is kept. */
-struct mapping_in {
-	struct gtr_mapping m;
-	char *path;
-};
-
 static const struct map_field mapping_fields[] = {
-	MF("ts_ns", MF_U64, struct mapping_in, m.ts_ns),
-	MF("pid", MF_U32, struct mapping_in, m.pid),
-	MF("start", MF_U64, struct mapping_in, m.start),
-	MF("end", MF_U64, struct mapping_in, m.end),
-	MF("offset", MF_U64, struct mapping_in, m.offset),
-	MF("vaddr", MF_U64, struct mapping_in, m.vaddr),
-	MF("binary_id", MF_U32, struct mapping_in, m.binary_id),
-	MF("path", MF_STR, struct mapping_in, path),
+	MF("ts_ns", MF_U64, struct gtr_mapping, ts_ns),
+	MF("pid", MF_U32, struct gtr_mapping, pid),
+	MF("start", MF_U64, struct gtr_mapping, start),
+	MF("end", MF_U64, struct gtr_mapping, end),
+	MF("offset", MF_U64, struct gtr_mapping, offset),
+	MF("vaddr", MF_U64, struct gtr_mapping, vaddr),
+	MF("binary_id", MF_U32, struct gtr_mapping, binary_id),
+	MF("path", MF_STR, struct gtr_mapping, path),
 };
 
 static int parse_mapping(struct gtr_reader *r, struct gcr *c)
 {
-	struct mapping_in v = { .m = { .binary_id = UINT32_MAX } };
-	struct gtr_mapping *m = &v.m;
+	struct gtr_mapping m = { .binary_id = UINT32_MAX };
 
-	if (DECODE_MAP(r, c, mapping_fields, &v, NULL, NULL))
+	if (DECODE_MAP(r, c, mapping_fields, &m, NULL, NULL))
 		goto bad;
-	if (c->p != c->end || m->end <= m->start) {
+	if (c->p != c->end || m.end <= m.start) {
 		snprintf(r->why, sizeof(r->why), "%s",
-			 m->end <= m->start ? "mapping end not above its start" : "bytes after the map");
+			 m.end <= m.start ? "mapping end not above its start" : "bytes after the map");
 		goto bad;
 	}
 	if (r->nmaps >= GTR_MAX_MAPPINGS) {
 		r->overflow.mappings++;
-		free(v.path);
+		free_str(m.path);
 		return 0;
 	}
-	if (rd_grow((void **)&r->maps, &r->maps_cap, r->nmaps, sizeof(*m)))
+	if (rd_grow((void **)&r->maps, &r->maps_cap, r->nmaps, sizeof(m)))
 		goto bad;
-	m->path = v.path ? v.path : empty_str;
-	r->maps[r->nmaps++] = *m;
+	fill_empty(&m.path);
+	r->maps[r->nmaps++] = m;
 	r->maps_sorted = false;
 	return 0;
 bad:
-	free(v.path);
+	free_str(m.path);
 	return -1;
 }
 
-/* A PROCESS as it is decoded: comm is the reader's until it is kept. */
-struct process_in {
-	struct gtr_process p;
-	char *comm;
-};
-
 static const struct map_field process_fields[] = {
-	MF("ts_ns", MF_U64, struct process_in, p.ts_ns),
-	MF("pid", MF_U32, struct process_in, p.pid),
-	MF("binary_id", MF_U32, struct process_in, p.binary_id),
-	MF("comm", MF_STR, struct process_in, comm),
-	MF("exited", MF_BOOL, struct process_in, p.exited),
-	MF("exit_code", MF_I32, struct process_in, p.exit_code),
+	MF("ts_ns", MF_U64, struct gtr_process, ts_ns),
+	MF("pid", MF_U32, struct gtr_process, pid),
+	MF("binary_id", MF_U32, struct gtr_process, binary_id),
+	MF("comm", MF_STR, struct gtr_process, comm),
+	MF("exited", MF_BOOL, struct gtr_process, exited),
+	MF("exit_code", MF_I32, struct gtr_process, exit_code),
 };
 
 static int parse_process(struct gtr_reader *r, struct gcr *c)
 {
-	struct process_in v = { .p = { .binary_id = UINT32_MAX,
-				       .exit_code = GTR_EXIT_UNKNOWN } };
+	struct gtr_process p = { .binary_id = UINT32_MAX,
+				 .exit_code = GTR_EXIT_UNKNOWN };
 
-	if (DECODE_MAP(r, c, process_fields, &v, NULL, NULL) || c->p != c->end)
+	if (DECODE_MAP(r, c, process_fields, &p, NULL, NULL) || c->p != c->end)
 		goto bad;
-	if (!v.p.exited)
-		v.p.exit_code = 0;
+	if (!p.exited)
+		p.exit_code = 0;
 	if (r->nprocs >= GTR_MAX_PROCESSES) {
 		r->overflow.processes++;
-		free(v.comm);
+		free_str(p.comm);
 		return 0;
 	}
-	if (rd_grow((void **)&r->procs, &r->procs_cap, r->nprocs, sizeof(v.p)))
+	if (rd_grow((void **)&r->procs, &r->procs_cap, r->nprocs, sizeof(p)))
 		goto bad;
-	v.p.comm = v.comm ? v.comm : empty_str;
-	r->procs[r->nprocs++] = v.p;
+	fill_empty(&p.comm);
+	r->procs[r->nprocs++] = p;
 	return 0;
 bad:
-	free(v.comm);
+	free_str(p.comm);
 	return -1;
 }
 
@@ -822,16 +813,16 @@ void rd_meta_free(struct gtr_reader *r)
 	gtr_map_free(&r->probe_ix);
 	for (uint32_t i = 0; i < r->nsymtabs; i++) {
 		for (uint32_t j = 0; j < r->symtabs[i].n; j++)
-			free((char *)r->symtabs[i].syms[j].name);
+			free_str(r->symtabs[i].syms[j].name);
 		free(r->symtabs[i].syms);
 	}
 	free(r->symtabs);
 	for (uint32_t i = 0; i < r->nmaps; i++)
-		free_str((char *)r->maps[i].path);
+		free_str(r->maps[i].path);
 	free(r->maps);
 	free(r->map_order);
 	for (uint32_t i = 0; i < r->nprocs; i++)
-		free_str((char *)r->procs[i].comm);
+		free_str(r->procs[i].comm);
 	free(r->procs);
 	free(r->clocks);
 	free(r->sum_ids);

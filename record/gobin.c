@@ -333,20 +333,20 @@ void gobin_describe(const struct gobin *b, struct gtr_binary *out)
 	const bool goid = b->compiler == GOBIN_GC && gt_arch_of(b->arch)->goid;
 
 	out->path = b->path;
-	out->build_id = (char *)b->build_id;
-	out->go_build_id = (char *)b->go_build_id;
-	out->go_version = (char *)b->go_version;
+	out->build_id = b->build_id;
+	out->go_build_id = b->go_build_id;
+	out->go_version = b->go_version;
 	out->compiler = b->compiler == GOBIN_GCCGO ? "gccgo" : "gc";
-	out->arch = (char *)gt_arch_of(b->arch)->name;
+	out->arch = gt_arch_of(b->arch)->name;
 	out->abi = b->compiler == GOBIN_GCCGO ? "C" :
 		   gobin_regabi(b) ? "ABIInternal" : "ABI0";
 	out->pie = b->pie;
 	out->stripped = b->stripped;
 	out->has_dwarf = b->has_dwarf;
-	out->go_version_source = (char *)b->version_source;
+	out->go_version_source = b->version_source;
 	/* what the recording holds: Go's goroutine ids, or g's address */
 	out->goid_offset = goid ? gobin_goid_offset(b) : -1;
-	out->goid_source = out->goid_offset >= 0 ? (char *)gobin_goid_source(b) :
+	out->goid_source = out->goid_offset >= 0 ? gobin_goid_source(b) :
 			   goid ? "g" : "";
 }
 

@@ -260,7 +260,7 @@ static int probe_prepare(struct plan *pl, struct probe *p, uint32_t id,
 	p->meta.id = id;
 	p->meta.binary_id = b->id;
 	p->meta.kind = p->spec.kind;
-	p->meta.func = (char *)p->fn.name;
+	p->meta.func = p->fn.name;
 	p->meta.address = p->fn.entry;
 	p->meta.spec = p->spec.text;
 	p->meta.fmt = p->spec.fmt ? p->spec.fmt : "";

@@ -40,14 +40,14 @@ static void probe(uint32_t id, enum gtr_kind kind, const char *func, const char 
 	p.id = id;
 	p.binary_id = 1;
 	p.kind = kind;
-	p.func = (char *)func;
-	p.spec = (char *)func;
-	p.fmt = (char *)fmt;
+	p.func = func;
+	p.spec = func;
+	p.fmt = fmt;
 	p.address = 0x401000 + id * 0x40;
 	p.nargs = (uint32_t)nargs;
 	for (int i = 0; i < nargs; i++) {
-		p.args[i].name = (char *)names[i];
-		p.args[i].type_name = (char *)(types[i] == GTR_TYPE_STRING ? "string" : "int");
+		p.args[i].name = names[i];
+		p.args[i].type_name = types[i] == GTR_TYPE_STRING ? "string" : "int";
 		p.args[i].type = types[i];
 		p.args[i].size = types[i] == GTR_TYPE_STRING ? 16 : 8;
 	}
@@ -121,10 +121,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const unsigned long n = strtoul(argv[3], NULL, 10);
-	host.hostname = (char *)"gen";
-	host.kernel = (char *)"6.1.0";
-	host.machine = (char *)"x86_64";
-	host.recorder = (char *)"report_gen";
+	host.hostname = "gen";
+	host.kernel = "6.1.0";
+	host.machine = "x86_64";
+	host.recorder = "report_gen";
 	host.start_mono_ns = T0;
 	host.start_realtime_ns = REAL0;
 	host.start_boottime_ns = T0;
@@ -134,12 +134,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	bin.id = 1;
-	bin.path = (char *)"/srv/app";
-	bin.build_id = bin.go_build_id = (char *)"";
-	bin.go_version = (char *)"go1.19.8";
-	bin.compiler = (char *)"gc";
-	bin.arch = (char *)"x86-64";
-	bin.abi = (char *)"ABIInternal";
+	bin.path = "/srv/app";
+	bin.build_id = bin.go_build_id = "";
+	bin.go_version = "go1.19.8";
+	bin.compiler = "gc";
+	bin.arch = "x86-64";
+	bin.abi = "ABIInternal";
 	bin.has_dwarf = true;
 	if ((rc = gtr_writer_binary(w, &bin)))
 		die("gtr_writer_binary", rc);

@@ -24,8 +24,8 @@ static struct report_event rev;
 static void set_arg(struct gtr_probe *p, uint32_t i, const char *name,
 		    enum gtr_type t, uint32_t size)
 {
-	p->args[i].name = (char *)name;
-	p->args[i].type_name = (char *)"";
+	p->args[i].name = name;
+	p->args[i].type_name = "";
 	p->args[i].type = t;
 	p->args[i].size = size;
 	if (p->nargs <= i)
@@ -36,16 +36,16 @@ static void setup(void)
 {
 	memset(&probe_add, 0, sizeof(probe_add));
 	probe_add.id = 1;
-	probe_add.func = (char *)"main.add";
-	probe_add.fmt = (char *)"";
+	probe_add.func = "main.add";
+	probe_add.fmt = "";
 	set_arg(&probe_add, 0, "a", GTR_TYPE_INT, 8);
 	set_arg(&probe_add, 1, "b", GTR_TYPE_INT, 8);
 	set_arg(&probe_add, 2, "name", GTR_TYPE_STRING, 16);
 
 	memset(&probe_str, 0, sizeof(probe_str));
 	probe_str.id = 2;
-	probe_str.func = (char *)"main.(*T).str";
-	probe_str.fmt = (char *)"";
+	probe_str.func = "main.(*T).str";
+	probe_str.fmt = "";
 	set_arg(&probe_str, 0, "s", GTR_TYPE_STRING, 16);
 	set_arg(&probe_str, 1, "flag", GTR_TYPE_BOOL, 1);
 	set_arg(&probe_str, 2, "p", GTR_TYPE_PTR, 8);
@@ -369,7 +369,7 @@ Test(filter, cache_follows_many_probes)
 	for (int i = 0; i < 100; i++) {
 		memset(&ps[i], 0, sizeof(ps[i]));
 		ps[i].id = (uint32_t)i * 7919u;
-		ps[i].func = (char *)"f";
+		ps[i].func = "f";
 		set_arg(&ps[i], 0, i % 2 ? "x" : "y", GTR_TYPE_INT, 8);
 		set_arg(&ps[i], 1, "z", GTR_TYPE_INT, 8);
 	}
@@ -642,8 +642,8 @@ static void ev_ret(int64_t r0, const char *errs, uint64_t latency)
 	memset(&probe_ret, 0, sizeof(probe_ret));
 	probe_ret.id = 11;
 	probe_ret.kind = GTR_KIND_RETURN;
-	probe_ret.func = (char *)"main.add";
-	probe_ret.fmt = (char *)"";
+	probe_ret.func = "main.add";
+	probe_ret.fmt = "";
 	set_arg(&probe_ret, 0, "~r0", GTR_TYPE_INT, 8);
 	set_arg(&probe_ret, 1, "err", GTR_TYPE_STRING, 16);
 	/* the paired entry: add(5, 6, "bob") */
@@ -767,7 +767,7 @@ Test(filter, durations)
 Test(filter, field_paths)
 {
 	ev_add(5, 6, "bob");
-	probe_add.args[2].name = (char *)"req.URL.Path";
+	probe_add.args[2].name = "req.URL.Path";
 	cr_expect(m("req.URL.Path == \"bob\" && startswith(req.URL.Path, \"b\")"));
 	cr_expect(!m("req.URL == \"bob\""));
 	bad("req. == 1", 4, "unexpected character '.'");
@@ -945,12 +945,12 @@ Test(filter, interfaces_compare_as_strings)
 
 	memset(&pc, 0, sizeof(pc));
 	pc.id = 3;
-	pc.func = (char *)"main.check";
-	pc.fmt = (char *)"";
+	pc.func = "main.check";
+	pc.fmt = "";
 	set_arg(&pc, 0, "e", GTR_TYPE_IFACE, 16);
-	pc.args[0].type_name = (char *)"error";
+	pc.args[0].type_name = "error";
 	set_arg(&pc, 1, "v", GTR_TYPE_IFACE, 16);
-	pc.args[1].type_name = (char *)"interface {}";
+	pc.args[1].type_name = "interface {}";
 	memset(&ev, 0, sizeof(ev));
 	ev.probe_id = 3;
 	ev.nvals = 2;
@@ -1000,13 +1000,13 @@ static void ev_slice(uint32_t xs_captured, uint64_t xs_full, uint64_t ys_len)
 {
 	memset(&probe_sl, 0, sizeof(probe_sl));
 	probe_sl.id = 5;
-	probe_sl.func = (char *)"main.process";
-	probe_sl.fmt = (char *)"";
+	probe_sl.func = "main.process";
+	probe_sl.fmt = "";
 	set_arg(&probe_sl, 0, "n", GTR_TYPE_INT, 8);
 	set_arg(&probe_sl, 1, "xs", GTR_TYPE_SLICE, 8);
-	probe_sl.args[1].type_name = (char *)"[]int";
+	probe_sl.args[1].type_name = "[]int";
 	set_arg(&probe_sl, 2, "ys", GTR_TYPE_SLICE, 0);  /* element size unknown */
-	probe_sl.args[2].type_name = (char *)"[]main.T";
+	probe_sl.args[2].type_name = "[]main.T";
 	memset(&ev, 0, sizeof(ev));
 	ev.probe_id = 5;
 	ev.nvals = 3;
@@ -1085,8 +1085,8 @@ Test(filter, slices_have_only_a_length)
 	static struct gtr_probe other;
 	memset(&other, 0, sizeof(other));
 	other.id = 6;
-	other.func = (char *)"main.other";
-	other.fmt = (char *)"";
+	other.func = "main.other";
+	other.fmt = "";
 	set_arg(&other, 0, "xs", GTR_TYPE_INT, 8);
 	const struct gtr_probe *mixed[] = { &probe_sl, &other };
 	f = filter_compile("xs == 3", &err);
@@ -1128,8 +1128,8 @@ Test(filter, slices_as_fields_and_on_returns)
 	memset(&rp, 0, sizeof(rp));
 	rp.id = 15;
 	rp.kind = GTR_KIND_RETURN;
-	rp.func = (char *)"main.process";
-	rp.fmt = (char *)"";
+	rp.func = "main.process";
+	rp.fmt = "";
 	set_arg(&rp, 0, "~r0", GTR_TYPE_INT, 8);
 	memset(&ev, 0, sizeof(ev));
 	ev.probe_id = 15;
@@ -1153,9 +1153,9 @@ Test(filter, cap_reads_the_recorded_capacity)
 
 	memset(&ps, 0, sizeof(ps));
 	ps.id = 9;
-	ps.func = (char *)"main.take";
+	ps.func = "main.take";
 	set_arg(&ps, 0, "xs", GTR_TYPE_SLICE, 8);
-	ps.args[0].type_name = (char *)"[]int";
+	ps.args[0].type_name = "[]int";
 	set_arg(&ps, 1, "cap(xs)", GTR_TYPE_INT, 8);
 	e.probe_id = 9;
 	e.nvals = 2;

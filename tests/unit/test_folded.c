@@ -30,8 +30,8 @@ static void setup(void)
 		probes[i].id = (uint32_t)i + 1;
 		probes[i].binary_id = 1;
 		probes[i].kind = i % 2 ? GTR_KIND_RETURN : GTR_KIND_ENTRY;
-		probes[i].func = (char *)funcs[i / 2];
-		probes[i].fmt = (char *)"";
+		probes[i].func = funcs[i / 2];
+		probes[i].fmt = "";
 		pp[i] = &probes[i];
 	}
 	p = pair_new(NULL);

@@ -21,8 +21,8 @@ static void setup(void)
 {
 	memset(&probe, 0, sizeof(probe));
 	probe.id = 3;
-	probe.func = (char *)"main.add";
-	probe.fmt = (char *)"";
+	probe.func = "main.add";
+	probe.fmt = "";
 	memset(&ev, 0, sizeof(ev));
 	ev.ts_ns = 123456789;
 	ev.probe_id = 3;
@@ -44,8 +44,8 @@ TestSuite(output, .init = setup, .fini = teardown);
 
 static void arg(uint32_t i, const char *name, enum gtr_type t, uint32_t size)
 {
-	probe.args[i].name = (char *)name;
-	probe.args[i].type_name = (char *)"";
+	probe.args[i].name = name;
+	probe.args[i].type_name = "";
 	probe.args[i].type = t;
 	probe.args[i].size = size;
 	if (probe.nargs <= i)
@@ -162,7 +162,7 @@ Test(output, text_no_values_keeps_trace_py_layout)
 
 Test(output, text_long_names_are_not_cut)
 {
-	probe.func = (char *)"net/http.(*conn).serve";
+	probe.func = "net/http.(*conn).serve";
 	rev.comm = "averyverylongcomm";
 	cr_expect_str_eq(text(), "4242    4243    averyverylongcomm net/http.(*conn).serve \n");
 }
@@ -373,7 +373,7 @@ Test(output, text_event_uses_format)
 	arg(1, "b", GTR_TYPE_INT, 8);
 	vint(0, 2);
 	vint(1, 3);
-	probe.fmt = (char *)"%d + %d";
+	probe.fmt = "%d + %d";
 	probe.nexprs = 2;
 	probe.exprs[0] = 1;
 	probe.exprs[1] = 0;
@@ -559,7 +559,7 @@ Test(output, compiled_formats_are_cached_per_probe)
 
 	arg(0, "a", GTR_TYPE_INT, 8);
 	vint(0, 42);
-	probe.fmt = (char *)"a is %d%%";
+	probe.fmt = "a is %d%%";
 	probe.nexprs = 1;
 	for (int i = 0; i < 3; i++)
 		cr_expect_str_eq(put(o), "4242    4243    app             main.add         a is 42%\n");
@@ -598,7 +598,7 @@ Test(output, calls_view)
 	entry = ev;
 	rp = probe;
 	rp.kind = GTR_KIND_RETURN;
-	rp.args[0].name = (char *)"~r0";
+	rp.args[0].name = "~r0";
 	ev.kind = GTR_KIND_RETURN;
 	ev.vals[0].v.i = 8;
 	rev.probe = &rp;
@@ -676,11 +676,11 @@ Test(output, interfaces_are_type_names)
 	struct output *o;
 
 	arg(0, "e", GTR_TYPE_IFACE, 16);
-	probe.args[0].type_name = (char *)"error";
+	probe.args[0].type_name = "error";
 	arg(1, "v", GTR_TYPE_IFACE, 16);
-	probe.args[1].type_name = (char *)"interface {}";
+	probe.args[1].type_name = "interface {}";
 	arg(2, "s", GTR_TYPE_STRING, 16);
-	probe.args[2].type_name = (char *)"string";
+	probe.args[2].type_name = "string";
 	vstr(0, "*errors.errorString", 19, 19);
 	vstr(1, "<nil>", 5, 5);
 	vstr(2, "<nil>", 5, 5);
@@ -707,11 +707,11 @@ Test(output, interfaces_are_type_names)
 	vstr(0, "<nil>", 5, 5);
 	vstr(1, "int", 3, 3);
 	cr_expect_str_eq(text(), "4242    4243    app             main.add         e=<nil> v=int\n");
-	probe.args[1].type_name = (char *)"main.Name";  /* a named string type */
+	probe.args[1].type_name = "main.Name";  /* a named string type */
 	cr_expect_str_eq(text(), "4242    4243    app             main.add         e=<nil> v=\"int\"(len=3)\n");
-	cr_expect(output_arg_is_iface(&(struct gtr_arg){ .type = GTR_TYPE_STRING, .type_name = (char *)"any" }));
-	cr_expect(output_arg_is_iface(&(struct gtr_arg){ .type = GTR_TYPE_IFACE, .type_name = (char *)"io.Reader" }));
-	cr_expect(!output_arg_is_iface(&(struct gtr_arg){ .type = GTR_TYPE_STRING, .type_name = (char *)"string" }));
+	cr_expect(output_arg_is_iface(&(struct gtr_arg){ .type = GTR_TYPE_STRING, .type_name = "any" }));
+	cr_expect(output_arg_is_iface(&(struct gtr_arg){ .type = GTR_TYPE_IFACE, .type_name = "io.Reader" }));
+	cr_expect(!output_arg_is_iface(&(struct gtr_arg){ .type = GTR_TYPE_STRING, .type_name = "string" }));
 	cr_expect(!output_arg_is_iface(NULL));
 }
 
@@ -880,7 +880,7 @@ static const uint8_t slice3[24] = {
 static void slice_arg(uint32_t i, const char *name, const char *type_name, uint32_t esize)
 {
 	arg(i, name, GTR_TYPE_SLICE, esize);
-	probe.args[i].type_name = (char *)type_name;
+	probe.args[i].type_name = type_name;
 }
 
 /* CSV shows every value as text does (strings unquoted): never a slice's
@@ -899,7 +899,7 @@ Test(output, csv_values_are_rendered_as_in_text)
 	slice_arg(3, "ss", "[]string", 16);
 	vstr(3, "", 0, 32);                             /* elements not shown */
 	arg(4, "e", GTR_TYPE_IFACE, 16);
-	probe.args[4].type_name = (char *)"error";
+	probe.args[4].type_name = "error";
 	vstr(4, "*errors.errorString", 19, 19);
 	arg(5, "bs", GTR_TYPE_BYTES, 24);
 	vstr(5, "a\x01,", 3, 7);
@@ -947,7 +947,7 @@ Test(output, call_rows_take_context_from_the_entry)
 	rp = probe;
 	rp.id = 4;
 	rp.kind = GTR_KIND_RETURN;
-	rp.args[0].name = (char *)"~r0";
+	rp.args[0].name = "~r0";
 	ev.kind = GTR_KIND_RETURN;
 	ev.probe_id = 4;
 	ev.ts_ns = 3500;

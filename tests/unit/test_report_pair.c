@@ -28,8 +28,8 @@ static void setup(void)
 		probes[i].id = (uint32_t)i + 1;
 		probes[i].binary_id = i == 5 ? 2 : 1;
 		probes[i].kind = (i == 1 || i == 3) ? GTR_KIND_RETURN : GTR_KIND_ENTRY;
-		probes[i].func = (char *)funcs[i];
-		probes[i].fmt = (char *)"";
+		probes[i].func = funcs[i];
+		probes[i].fmt = "";
 		pp[i] = &probes[i];
 	}
 }

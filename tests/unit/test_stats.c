@@ -21,11 +21,11 @@ static void setup(void)
 	probe.id = 1;
 	probe.binary_id = 1;
 	probe.kind = GTR_KIND_ENTRY;
-	probe.func = (char *)"main.greet";
-	probe.fmt = (char *)"";
+	probe.func = "main.greet";
+	probe.fmt = "";
 	probe.nargs = 1;
-	probe.args[0].name = (char *)"s";
-	probe.args[0].type_name = (char *)"string";
+	probe.args[0].name = "s";
+	probe.args[0].type_name = "string";
 	probe.args[0].type = GTR_TYPE_STRING;
 	probe.args[0].size = 16;
 }
