@@ -50,6 +50,25 @@ static enum gtr_type gtr_type_of(const struct gobin_type *t)
 }
 
 /*
+ * Bytes of one element of slice type t when its elements are single
+ * values (numbers, bools, pointers, strings), whose bytes a reader of the
+ * trace can show; 0 for other elements (aggregates, interfaces) and
+ * other types.
+ */
+static uint32_t elem_size(const struct gobin_type *t)
+{
+	if (t->kind != TK_SLICE)
+		return 0;
+	switch (t->elem_kind) {
+	case TK_INT: case TK_UINT: case TK_BOOL: case TK_FLOAT: case TK_COMPLEX:
+	case TK_PTR: case TK_STRING:
+		return t->elem_size;
+	default:
+		return 0;
+	}
+}
+
+/*
  * Whether the generic instance `f` is a method of a generic type (its
  * receiver a parameter of the instance): "pkg.(*T[...]).M" or
  * "pkg.T[...].M", not a function "pkg.F[...]" nor a closure, go/defer
@@ -137,6 +156,7 @@ int gobin_params_to_args(const struct gobin *b, const struct gobin_func *f,
 			 p[i].type->name);
 		args[k].type = gtr_type_of(p[i].type);
 		args[k].size = p[i].type->size;
+		args[k].elem_size = elem_size(p[i].type);
 		args[k].iface = p[i].type->kind != TK_IFACE ? 0 :
 				!strcmp(p[i].type->name, "interface {}") ||
 				!strcmp(p[i].type->name, "any") ? 2 : 1;

@@ -245,6 +245,7 @@ struct gobin_type *gobin_type_new(enum gobin_tk kind, uint32_t size,
 		return NULL;
 	t->kind = kind;
 	t->size = size;
+	t->elem_kind = TK_OTHER;
 	snprintf(t->name, sizeof(t->name), "%s", name ? name : "");
 	return t;
 }
@@ -416,41 +417,88 @@ static void array_elem(struct tbuild *tb, Dwarf_Die *die,
 			 (unsigned long long)t->count, elem->name);
 }
 
+/*
+ * Follows the typedef (const, volatile, restrict) chain from *die to the
+ * type it stands for, into *die; Go's own typedefs (map, chan, error...)
+ * have go_kind and end the chain. name[len] gets the first name on the
+ * way, or "*T" for an unnamed pointer to T. False when the chain ends in
+ * no type.
+ */
+static bool resolve_type(Dwarf_Die *die, char *name, size_t len)
+{
+	const char *n = dwarf_diename(die);
+	uint64_t gk = die_udata(die, DW_AT_go_kind, 0);
+	int tag = dwarf_tag(die);
+	Dwarf_Die sub;
+
+	snprintf(name, len, "%s", n ? n : "");
+	while (!gk && (tag == DW_TAG_typedef || tag == DW_TAG_const_type ||
+		       tag == DW_TAG_volatile_type || tag == DW_TAG_restrict_type)) {
+		if (!die_type(die, &sub))
+			return false;
+		*die = sub;
+		tag = dwarf_tag(die);
+		gk = die_udata(die, DW_AT_go_kind, 0);
+		if (!name[0] && (n = dwarf_diename(die)))
+			snprintf(name, len, "%s", n);
+	}
+	if (!name[0] && tag == DW_TAG_pointer_type && die_type(die, &sub) &&
+	    (n = dwarf_diename(&sub)))
+		snprintf(name, len, "*%s", n);
+	return true;
+}
+
+/* The kind of the type DIE `die` (resolved) named `name`, and its size in
+ * bytes into *size (words of the binary for pointers, strings, slices and
+ * interfaces). */
+static enum gobin_tk kind_size(const struct tbuild *tb, Dwarf_Die *die,
+			       const char *name, uint32_t *size)
+{
+	const uint64_t gk = die_udata(die, DW_AT_go_kind, 0);
+	const enum gobin_tk kind = gk ? kind_of_go(gk) : kind_of_tag(die, name);
+	Dwarf_Word bs;
+
+	*size = dwarf_aggregate_size(die, &bs) == 0 ? (uint32_t)bs : 0;
+	switch (kind) {
+	case TK_PTR: *size = (uint32_t)tb->ptrsize; break;
+	case TK_STRING: case TK_IFACE: *size = 2 * (uint32_t)tb->ptrsize; break;
+	case TK_SLICE: *size = 3 * (uint32_t)tb->ptrsize; break;
+	default: break;
+	}
+	return kind;
+}
+
+/*
+ * The element of slice DIE `die` (its first member, gc's "array" or
+ * gccgo's "__values", points to it) classified into t->elem_kind and
+ * t->elem_size, without building the element's type.
+ */
+static void slice_elem(const struct tbuild *tb, Dwarf_Die *die,
+		       struct gobin_type *t)
+{
+	Dwarf_Die m, ptr, el;
+	char name[256];
+
+	if (dwarf_child(die, &m) != 0 || !die_type(&m, &ptr) ||
+	    !resolve_type(&ptr, name, sizeof(name)) ||
+	    dwarf_tag(&ptr) != DW_TAG_pointer_type || !die_type(&ptr, &el) ||
+	    !resolve_type(&el, name, sizeof(name)))
+		return;
+	t->elem_kind = kind_size(tb, &el, name, &t->elem_size);
+}
+
 static struct gobin_type *type_of(struct tbuild *tb, Dwarf_Die *in, int depth)
 {
 	Dwarf_Die die = *in, sub;
-	const char *n = dwarf_diename(&die);
+	const char *n;
 	char name[256];
-	uint64_t gk = die_udata(&die, DW_AT_go_kind, 0);
 	struct gobin_type *t;
-	int tag = dwarf_tag(&die);
 	enum gobin_tk kind;
-	Dwarf_Word bs;
 	uint32_t size;
 
-	snprintf(name, sizeof(name), "%s", n ? n : "");
-	/* typedef chains; Go's own typedefs (map, chan, error...) have go_kind */
-	while (!gk && (tag == DW_TAG_typedef || tag == DW_TAG_const_type ||
-		       tag == DW_TAG_volatile_type || tag == DW_TAG_restrict_type)) {
-		if (!die_type(&die, &sub))
-			return gobin_type_new(TK_OTHER, 0, name);
-		die = sub;
-		tag = dwarf_tag(&die);
-		gk = die_udata(&die, DW_AT_go_kind, 0);
-		if (!name[0] && (n = dwarf_diename(&die)))
-			snprintf(name, sizeof(name), "%s", n);
-	}
-	if (!name[0] && tag == DW_TAG_pointer_type && die_type(&die, &sub) &&
-	    (n = dwarf_diename(&sub)))
-		snprintf(name, sizeof(name), "*%s", n);
-	kind = gk ? kind_of_go(gk) : kind_of_tag(&die, name);
-	size = dwarf_aggregate_size(&die, &bs) == 0 ? (uint32_t)bs : 0;
-	switch (kind) {
-	case TK_PTR: size = (uint32_t)tb->ptrsize; break;
-	case TK_STRING: case TK_IFACE: size = 2 * (uint32_t)tb->ptrsize; break;
-	case TK_SLICE: size = 3 * (uint32_t)tb->ptrsize; break;
-	default: break;
-	}
+	if (!resolve_type(&die, name, sizeof(name)))
+		return gobin_type_new(TK_OTHER, 0, name);
+	kind = kind_size(tb, &die, name, &size);
 	if (--tb->budget < 0 || depth > 24)
 		kind = (kind == TK_STRUCT || kind == TK_ARRAY) ? TK_OTHER : kind;
 	t = gobin_type_new(kind, size, name);
@@ -470,6 +518,8 @@ static struct gobin_type *type_of(struct tbuild *tb, Dwarf_Die *in, int depth)
 		if (vt->kind == TK_PTR && vt->name[0] == '*')
 			snprintf(t->name, sizeof(t->name), "[]%.200s", vt->name + 1);
 	}
+	if (t->kind == TK_SLICE)
+		slice_elem(tb, &die, t);
 	gobin_type_set_align(t, tb->ptrsize);
 	return t;
 }

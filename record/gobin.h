@@ -82,6 +82,9 @@ struct gobin_arg {
 	struct gobin_piece pieces[GOBIN_MAX_PIECES];
 	uint8_t iface;        /* 1: interface with methods (itab, data),
 				 2: empty interface (type, data), 0: neither */
+	uint32_t elem_size;   /* a slice of single values (numbers, bools,
+				 pointers, strings): bytes of one element,
+				 from its DWARF or signature type; else 0 */
 };
 
 /*

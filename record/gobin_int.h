@@ -177,6 +177,10 @@ struct gobin_type {
 	struct gobin_field *fields;
 	uint32_t nfields;
 	uint64_t count;
+	/* TK_SLICE: the element's kind and size in bytes, from DWARF or
+	 * the signature (TK_OTHER, 0: unknown) */
+	enum gobin_tk elem_kind;
+	uint32_t elem_size;
 };
 
 struct gobin_field {

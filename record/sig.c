@@ -178,6 +178,21 @@ static struct gobin_type *mk(struct sp *p, enum gobin_tk kind, uint32_t size,
 
 static struct gobin_type *parse_type(struct sp *p, bool lenient);
 
+/* A slice of `elem` (parsed; freed here, NULL after a failure) with the
+ * element's kind and size. */
+static struct gobin_type *slice_of(struct sp *p, struct gobin_type *elem)
+{
+	struct gobin_type *t = p->failed ? NULL :
+			       mk(p, TK_SLICE, 3 * (uint32_t)p->ps, "");
+
+	if (t && elem) {
+		t->elem_kind = elem->kind;
+		t->elem_size = elem->size;
+	}
+	gobin_type_free(elem);
+	return t;
+}
+
 /*
  * A type that is one pointer word whatever it refers to (*T, map, chan,
  * func): frees the parsed referent `what` and returns the pointer type.
@@ -339,10 +354,8 @@ static struct gobin_type *parse_type_inner(struct sp *p, bool lenient)
 		unsigned long long n;
 		char *end;
 
-		if (accept(p, "]")) {
-			gobin_type_free(parse_type(p, true));
-			return p->failed ? NULL : mk(p, TK_SLICE, 3 * (uint32_t)ps, "");
-		}
+		if (accept(p, "]"))
+			return slice_of(p, parse_type(p, true));
 		skip_ws(p);
 		n = strtoull(p->s + p->i, &end, 0);
 		if (end == p->s + p->i || n > (1u << 20)) {
@@ -554,14 +567,14 @@ static struct gobin_type *entry_type(struct sp *p, size_t a, size_t b)
 		return NULL;
 	}
 	if (t && variadic) {
-		struct gobin_type *sl = mk(p, TK_SLICE, 3 * (uint32_t)p->ps, "");
+		char name[256];
 
-		if (sl) {
-			snprintf(sl->name, sizeof(sl->name), "[]%.200s", t->name);
-			gobin_type_set_align(sl, p->ps);
+		snprintf(name, sizeof(name), "[]%.200s", t->name);
+		t = slice_of(p, t);
+		if (t) {
+			snprintf(t->name, sizeof(t->name), "%s", name);
+			gobin_type_set_align(t, p->ps);
 		}
-		gobin_type_free(t);
-		t = sl;
 	}
 	return t;
 }

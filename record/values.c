@@ -55,39 +55,6 @@ static void print_arg_names(const struct probe *p)
 }
 
 /*
- * Bytes of one element of a slice type "[]T" for Go's predeclared element
- * types, in a binary whose words (the slice's pointer) are `word` bytes:
- * int, uint, uintptr, pointers, maps, chans and funcs are a word, a string
- * two (Go spec, "Size and alignment guarantees"; cmd/compile/internal/
- * types/size.go); 0 when unknown (then only length and capacity).
- */
-static uint32_t slice_elem_size(const char *type_name, uint32_t word)
-{
-	/* word-sized types take the binary's pointer size (4 on i386) */
-	static const struct { const char *t; uint32_t n; } sizes[] = {
-		{ "int", 0 }, { "uint", 0 }, { "uintptr", 0 },
-		{ "int64", 8 }, { "uint64", 8 },
-		{ "float64", 8 }, { "complex64", 8 },
-		{ "int32", 4 }, { "uint32", 4 }, { "float32", 4 }, { "rune", 4 },
-		{ "int16", 2 }, { "uint16", 2 }, { "int8", 1 }, { "uint8", 1 },
-		{ "bool", 1 }, { "string", 1 }, { "complex128", 16 },
-	};
-	const char *t = type_name + 2;
-	size_t i;
-
-	if (word != 4 && word != 8)
-		return 0;
-	if (*t == '*' || !strncmp(t, "map[", 4) || !strncmp(t, "chan ", 5) ||
-	    !strncmp(t, "func(", 5) || !strcmp(t, "unsafe.Pointer"))
-		return word;
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-		if (!strcmp(t, sizes[i].t))
-			return !strcmp(t, "string") ? 2 * word :
-			       sizes[i].n ? sizes[i].n : word;
-	return 0;
-}
-
-/*
  * The pt_regs register (enum gt_reg, bpf/gotrace.h: x86-64, which i386
  * processes share) the BPF program reads for machine register `mreg`
  * (arch.h); -1 for one it cannot read: float registers (pt_regs holds no
@@ -174,7 +141,7 @@ static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a)
 			return;
 		f->op = GT_OP_STRING;
 		if (a->type == GTR_TYPE_SLICE) {
-			f->mem_size = slice_elem_size(a->type_name, a->pieces[0].size);
+			f->mem_size = a->elem_size;   /* from its element type */
 			if (!f->mem_size)
 				f->mem_size = UINT32_MAX;   /* length only */
 		}
@@ -429,8 +396,7 @@ void plan_values(struct probe *p, int n)
 		p->meta.args[i].type_name = p->args[i].type_name;
 		p->meta.args[i].type = p->args[i].type;
 		p->meta.args[i].size = p->args[i].type == GTR_TYPE_SLICE
-			? slice_elem_size(p->args[i].type_name,
-					  p->args[i].pieces[0].size) : p->args[i].size;
+			? p->args[i].elem_size : p->args[i].size;
 	}
 	add_cap_values(p);
 }

@@ -1375,6 +1375,47 @@ Test(gobin, sig_syntax)
 	gobin_close(b);
 }
 
+/* A slice's element size comes from its element type (DWARF or the
+ * signature), in the binary's own words: one value per element, 0 for
+ * aggregates and interfaces. */
+Test(gobin, slice_elem_size_from_type)
+{
+	struct gobin *b = open_fixture("args");
+	struct gobin_arg a[16];
+	struct gobin_func f;
+	char err[512];
+
+	cr_assert_eq(gobin_func_find(b, "main.arrays", &f), 0);
+	cr_assert_eq(gobin_func_args(b, &f, a, 16), 5);
+	cr_expect_eq(a[3].elem_size, 1, "[]byte");
+	cr_expect_eq(a[0].elem_size, 0, "[3]int is no slice");
+	gobin_close(b);
+
+	b = open_fixture("args_s");
+	cr_assert_eq(sig(b, "main.many", "xs []int, ss []string, cs []complex64",
+			 a, err, sizeof(err)), 3, "%s", err);
+	cr_expect_eq(a[0].elem_size, 8);
+	cr_expect_eq(a[1].elem_size, 16);
+	cr_expect_eq(a[2].elem_size, 8);
+	cr_assert_eq(sig(b, "main.many", "ps []*int, ts []struct{ a int }, "
+			 "es []error", a, err, sizeof(err)), 3, "%s", err);
+	cr_expect_eq(a[0].elem_size, 8);
+	cr_expect_eq(a[1].elem_size, 0);
+	cr_expect_eq(a[2].elem_size, 0);
+	cr_assert_eq(sig(b, "main.many", "n int, xs ...uint16", a, err,
+			 sizeof(err)), 2, "%s", err);
+	cr_expect_eq(a[1].elem_size, 2);
+	gobin_close(b);
+
+	b = open_fixture("args_386s");
+	cr_assert_eq(sig(b, "main.many", "xs []int, ss []string, bs []int64",
+			 a, err, sizeof(err)), 3, "%s", err);
+	cr_expect_eq(a[0].elem_size, 4);
+	cr_expect_eq(a[1].elem_size, 8);
+	cr_expect_eq(a[2].elem_size, 8);
+	gobin_close(b);
+}
+
 Test(gobin, sig_errors_say_what_to_write)
 {
 	struct gobin *b = open_fixture("args_s");
