@@ -1,6 +1,21 @@
 """Shared set-up of gotrace's end-to-end tests: built tools, Go fixtures,
 and helpers that run gotrace-record / gotrace-report and clean up after
-themselves (processes are stopped by PID, never by name)."""
+themselves (processes are stopped by PID, never by name).
+
+Only tests that record need root, BPF and BTF: they ask for the
+`needs_bpf` fixture (the Go toolchain, caddy and every fixture built on
+them do), and record() checks again. The others (reports of files written
+by libgtr's writer, readers, usage errors) run anywhere, as any user.
+
+Environment:
+  GOTRACE_BIN_DIR   where gotrace-record and gotrace-report are (default:
+                    the repository's root; `make asan` points it at the
+                    ASan build)
+  GOTRACE_OBJ_DIR   the build directory whose format/*.o (libgtr) the C
+                    helpers of the tests link (default: build/)
+  GOTRACE_CFLAGS    extra flags for building those helpers (`make asan`
+                    gives the sanitizers its objects were built with)
+"""
 import os
 import shutil
 import signal
@@ -10,8 +25,11 @@ import time
 import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-RECORD = os.path.join(ROOT, "gotrace-record")
-REPORT = os.path.join(ROOT, "gotrace-report")
+BIN_DIR = os.path.abspath(os.environ.get("GOTRACE_BIN_DIR") or ROOT)
+RECORD = os.path.join(BIN_DIR, "gotrace-record")
+REPORT = os.path.join(BIN_DIR, "gotrace-report")
+OBJ_DIR = os.path.abspath(os.environ.get("GOTRACE_OBJ_DIR") or os.path.join(ROOT, "build"))
+HELPER_CFLAGS = os.environ.get("GOTRACE_CFLAGS", "").split()
 IN_CI = os.environ.get("CI") == "true"
 
 
@@ -26,11 +44,49 @@ def _need(cond, why):
 
 
 @pytest.fixture(scope="session", autouse=True)
-def can_trace():
+def tools_built():
+    _need(os.path.exists(RECORD) and os.path.exists(REPORT),
+          "gotrace-record/gotrace-report not built in %s (run make)" % BIN_DIR)
+
+
+def require_bpf():
+    """Skips (fails in CI) unless BPF programs can be loaded and uprobes
+    attached here: root and a kernel with BTF."""
     _need(os.geteuid() == 0, "needs root to load BPF programs and attach uprobes")
     _need(os.path.exists("/sys/kernel/btf/vmlinux"), "kernel without BTF")
-    _need(os.path.exists(RECORD) and os.path.exists(REPORT),
-          "gotrace-record/gotrace-report not built (run make)")
+
+
+@pytest.fixture(scope="session")
+def needs_bpf():
+    """For tests that record: root, BTF (see require_bpf)."""
+    require_bpf()
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "bpf: needs root and BPF (set on every test that uses needs_bpf)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Marks the tests that need BPF, so that `-m "not bpf"` selects the
+    ones that run anywhere."""
+    for item in items:
+        if "needs_bpf" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.bpf)
+
+
+def build_with_libgtr(out, *srcs, opt="-O1"):
+    """Builds the C program `out` from srcs (paths under the repository or
+    absolute) against libgtr's built objects, with GOTRACE_CFLAGS; returns
+    its path."""
+    fdir = os.path.join(OBJ_DIR, "format")
+    _need(os.path.isdir(fdir), "libgtr is not built in %s (run make)" % OBJ_DIR)
+    objs = sorted(os.path.join(fdir, f) for f in os.listdir(fdir) if f.endswith(".o"))
+    subprocess.run(["gcc", opt, *HELPER_CFLAGS, "-std=gnu11", "-D_GNU_SOURCE",
+                    "-I" + os.path.join(ROOT, "format"), "-o", str(out),
+                    *[os.path.join(ROOT, s) for s in srcs], *objs,
+                    "-lcbor", "-lzstd", "-pthread"], check=True)
+    return str(out)
 
 
 class Toolchain:
@@ -97,9 +153,10 @@ _WANTED = [t for t in TOOLCHAINS
 
 
 @pytest.fixture(scope="session", params=_WANTED, ids=[t.name for t in _WANTED])
-def toolchain(request):
+def toolchain(request, needs_bpf):
     """The Go toolchain a test builds with; every test that builds a Go
-    program runs once per toolchain of the matrix."""
+    program runs once per toolchain of the matrix (to trace it: so it
+    needs BPF)."""
     t = request.param
     why = t.check()
     _need(why is None, why or "")
@@ -155,6 +212,7 @@ def loop_bin(gobuild):
 def record(args, cwd=None, timeout=120, check=True, env=None):
     """Runs gotrace-record with args (and `env` added to the
     environment); returns the CompletedProcess."""
+    require_bpf()
     p = subprocess.run([RECORD, *args], cwd=cwd, capture_output=True,
                        text=True, timeout=timeout,
                        env=dict(os.environ, **env) if env else None)
@@ -234,7 +292,7 @@ class Caddy:
 
 
 @pytest.fixture
-def caddy(tmp_path, procs):
+def caddy(tmp_path, procs, needs_bpf):
     """Starts caddy on 127.0.0.1 (admin API off) answering "hello from
     caddy"; stopped by PID at the end of the test."""
     import socket

@@ -140,7 +140,7 @@ def test_list_arm64_cross_build(gobuild):
     ("/usr/bin/age", "main.main"),
     ("/usr/bin/caddy", "net/http.(*conn).serve"),
 ])
-def test_list_debian_stripped_programs(path, func):
+def test_list_debian_stripped_programs(path, func, needs_bpf):
     _need(os.path.exists(path), path + " not installed (make deps installs it)")
     want = go_version_m(path, DEBIAN_GO)
     doc, fn = listing_json(path, func)

@@ -222,7 +222,7 @@ def test_i386_stack_abi(gobuild, tmp_path):
     assert [(m["k"], m["ok"]) for m in ms] == [(-3, True)] * 2
 
 
-def test_gccgo_c_abi(tmp_path):
+def test_gccgo_c_abi(tmp_path, needs_bpf):
     """gccgo passes arguments as C does (RDI, RSI, RDX...): captured values
     equal what the program passes, results come back in RAX."""
     exe = str(tmp_path / "functions-gccgo")

@@ -13,14 +13,14 @@ def test_unknown_function_suggests_near_names(functions, tmp_path):
     assert not os.path.exists(tmp_path / "t.gtr")
 
 
-def test_binary_that_is_not_go(tmp_path):
+def test_binary_that_is_not_go(tmp_path, needs_bpf):
     p = record(["-o", str(tmp_path / "t.gtr"), "main.main", "--", "/bin/true"],
                check=False)
     assert p.returncode != 0
     assert "/bin/true" in p.stderr and "not a Go" in p.stderr
 
 
-def test_missing_command(tmp_path):
+def test_missing_command(tmp_path, needs_bpf):
     p = record(["-o", str(tmp_path / "t.gtr"), "main.main", "--",
                 str(tmp_path / "nope")], check=False)
     assert p.returncode != 0 and "nope" in p.stderr

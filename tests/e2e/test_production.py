@@ -54,7 +54,7 @@ def test_every_process_of_a_binary_including_later_ones(loop_bin, tmp_path, proc
     assert all(e["goargs"][0] == 42 for e in evs)
 
 
-def test_probe_without_binary_and_without_target_is_refused(tmp_path):
+def test_probe_without_binary_and_without_target_is_refused(tmp_path, needs_bpf):
     p = record(["-o", str(tmp_path / "t.gtr"), "main.add"], check=False)
     assert p.returncode != 0 and "BINARY:FUNCTION" in p.stderr
 

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from conftest import REPORT, ROOT, report
+from conftest import REPORT, build_with_libgtr, report
 
 T0 = 1000000000000        # monotonic ns of the first event
 ITER = 30                 # iterations of the "calls" scenario
@@ -19,14 +19,8 @@ ITER = 30                 # iterations of the "calls" scenario
 @pytest.fixture(scope="session")
 def gen(tmp_path_factory):
     """Builds tests/bench/report_gen.c against the built libgtr objects."""
-    out = str(tmp_path_factory.mktemp("gen") / "report_gen")
-    objs = [os.path.join(ROOT, "build", "format", f)
-            for f in sorted(os.listdir(os.path.join(ROOT, "build", "format")))
-            if f.endswith(".o")]
-    subprocess.run(["gcc", "-O2", "-std=gnu11", "-D_GNU_SOURCE", "-I" + os.path.join(ROOT, "format"),
-                    "-o", out, os.path.join(ROOT, "tests/bench/report_gen.c"), *objs,
-                    "-lcbor", "-lzstd", "-pthread"], check=True)
-    return out
+    return build_with_libgtr(tmp_path_factory.mktemp("gen") / "report_gen",
+                             "tests/bench/report_gen.c", opt="-O2")
 
 
 @pytest.fixture(scope="session")
@@ -387,123 +381,15 @@ def test_by_errors_point_at_the_problem(calls):
 
 # ------------------------------------------------------------ losses
 
-# Writes a .gtr file with libgtr's writer from a script on stdin, one item
-# a line:
-#   P ID e|r FUNC NAME        a probe (entry or return) of FUNC with one int value NAME
-#   E TS PROBE PID TID GOID CPU V   an event of probe PROBE (its kind) with value V
-#   D TS PROBE CPU COUNT SINCE      a drop record (PROBE/CPU -1: not known)
-LOSSGEN_C = r"""
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include "gtr.h"
-
-static struct gtr_writer *w;
-
-static void ck(int rc, const char *what)
-{
-	if (rc) {
-		fprintf(stderr, "lossgen: %s: %d %s\n", what, rc, gtr_writer_error(w));
-		exit(1);
-	}
-}
-
-int main(int argc, char **argv)
-{
-	struct gtr_host host = { 0 };
-	struct gtr_binary bin = { 0 };
-	char line[512], err[256];
-	enum gtr_kind kinds[64] = { 0 };
-
-	if (argc != 2)
-		return 2;
-	host.hostname = host.recorder = (char *)"lossgen";
-	host.kernel = (char *)"6.1.0";
-	host.machine = (char *)"x86_64";
-	host.start_mono_ns = 1000000000000ull;
-	host.start_realtime_ns = 1714564800000000000ull;
-	w = gtr_writer_create(argv[1], GTR_W_FORCE, &host, err, sizeof(err));
-	if (!w) {
-		fprintf(stderr, "lossgen: %s\n", err);
-		return 1;
-	}
-	bin.id = 1;
-	bin.path = (char *)"/srv/app";
-	bin.build_id = bin.go_build_id = (char *)"";
-	bin.go_version = (char *)"go1.22.0";
-	bin.compiler = (char *)"gc";
-	bin.arch = (char *)"x86-64";
-	bin.abi = (char *)"ABIInternal";
-	ck(gtr_writer_binary(w, &bin), "binary");
-	while (fgets(line, sizeof(line), stdin)) {
-		unsigned long long a[8];
-		long long sa[8];
-		char k, func[128], name[64];
-		if (line[0] == 'P' && sscanf(line, "P %llu %c %127s %63s", &a[0], &k, func, name) == 4) {
-			struct gtr_probe p;
-			memset(&p, 0, sizeof(p));
-			p.id = (uint32_t)a[0];
-			p.binary_id = 1;
-			p.kind = k == 'r' ? GTR_KIND_RETURN : GTR_KIND_ENTRY;
-			p.func = p.spec = func;
-			p.fmt = (char *)"";
-			p.nargs = 1;
-			p.args[0].name = name;
-			p.args[0].type_name = (char *)"int";
-			p.args[0].type = GTR_TYPE_INT;
-			p.args[0].size = 8;
-			kinds[p.id & 63] = p.kind;
-			ck(gtr_writer_probe(w, &p), "probe");
-		} else if (line[0] == 'E' && sscanf(line, "E %llu %llu %llu %llu %llu %llu %lld",
-						    &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &sa[0]) == 7) {
-			struct gtr_event ev;
-			memset(&ev, 0, sizeof(ev));
-			ev.ts_ns = a[0];
-			ev.probe_id = (uint32_t)a[1];
-			ev.kind = kinds[a[1] & 63];
-			ev.pid = (uint32_t)a[2];
-			ev.tid = (uint32_t)a[3];
-			ev.goid = a[4];
-			ev.cpu = (uint32_t)a[5];
-			ev.nvals = 1;
-			ev.vals[0].kind = GTR_VAL_INT;
-			ev.vals[0].v.i = sa[0];
-			ck(gtr_writer_event(w, &ev), "event");
-		} else if (line[0] == 'D' && sscanf(line, "D %llu %lld %lld %llu %llu",
-						    &a[0], &sa[0], &sa[1], &a[1], &a[2]) == 5) {
-			const struct gtr_drop d = {
-				.ts_ns = a[0],
-				.probe_id = sa[0] < 0 ? UINT32_MAX : (uint32_t)sa[0],
-				.cpu = sa[1] < 0 ? GTR_CPU_UNKNOWN : (uint32_t)sa[1],
-				.count = a[1],
-				.since_ns = a[2],
-			};
-			ck(gtr_writer_drop(w, &d), "drop");
-		} else if (line[0] != '\n') {
-			fprintf(stderr, "lossgen: bad line: %s", line);
-			return 2;
-		}
-	}
-	ck(gtr_writer_close(w, err, sizeof(err)), "close");
-	return 0;
-}
-"""
-
 S = 1000000000           # ns in a second
 US_ = 1000
 
 
 @pytest.fixture(scope="session")
 def lossgen(tmp_path_factory):
-    d = tmp_path_factory.mktemp("lossgen")
-    src = d / "lossgen.c"
-    src.write_text(LOSSGEN_C)
-    out = str(d / "lossgen")
-    objs = [os.path.join(ROOT, "build", "format", f)
-            for f in sorted(os.listdir(os.path.join(ROOT, "build", "format")))
-            if f.endswith(".o")]
-    subprocess.run(["gcc", "-O2", "-std=gnu11", "-D_GNU_SOURCE", "-I" + os.path.join(ROOT, "format"),
-                    "-o", out, str(src), *objs, "-lcbor", "-lzstd", "-pthread"], check=True)
+    """Writes a .gtr file from a script (tests/fixtures/c/loss_gen.c)."""
+    out = build_with_libgtr(tmp_path_factory.mktemp("lossgen") / "loss_gen",
+                            "tests/fixtures/c/loss_gen.c", opt="-O2")
 
     def write(path, lines):
         subprocess.run([out, str(path)], input="".join(l + "\n" for l in lines), text=True,

@@ -1,8 +1,9 @@
 """gotrace-report: calls that leave by a recovered panic (unwound),
 calls of processes that exited, recorded stacks (-U), interface arguments,
 files the recorder did not close, and option errors. On synthetic files
-written with libgtr's writer (a generator embedded below) and on real
-recordings of a Go program that panics, recovers and calls runtime.Goexit."""
+written with libgtr's writer (tests/fixtures/c/unfinished_gen.c) and on
+real recordings of a Go program that panics, recovers and calls
+runtime.Goexit (tests/fixtures/panics)."""
 import csv
 import io
 import json
@@ -13,223 +14,15 @@ import time
 
 import pytest
 
-from conftest import RECORD, REPORT, ROOT, record, report, wait_for
+from conftest import RECORD, REPORT, ROOT, build_with_libgtr, record, report, wait_for
 
 T0 = 1000000000000        # monotonic ns of the first event
 US = 1000
 
-GEN_C = r"""
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include "gtr.h"
-
-#define T0 1000000000000ull
-#define US 1000ull
-static struct gtr_writer *w;
-static struct gtr_event ev;
-
-static void ck(int rc, const char *what)
-{
-	if (rc) {
-		fprintf(stderr, "gen: %s: %d %s\n", what, rc, gtr_writer_error(w));
-		exit(1);
-	}
-}
-
-static void probe(uint32_t id, enum gtr_kind kind, const char *func, int nargs,
-		  const char *const *names, const char *const *tnames, const enum gtr_type *types)
-{
-	struct gtr_probe p;
-	memset(&p, 0, sizeof(p));
-	p.id = id;
-	p.binary_id = 1;
-	p.kind = kind;
-	p.func = p.spec = (char *)func;
-	p.fmt = (char *)"";
-	p.nargs = (uint32_t)nargs;
-	for (int i = 0; i < nargs; i++) {
-		p.args[i].name = (char *)names[i];
-		p.args[i].type_name = (char *)tnames[i];
-		p.args[i].type = types[i];
-		p.args[i].size = types[i] == GTR_TYPE_INT ? 8 : 16;
-	}
-	ck(gtr_writer_probe(w, &p), "probe");
-}
-
-static void begin(uint64_t ts, uint32_t probe_id, enum gtr_kind kind, uint32_t pid,
-		  uint32_t tid, uint64_t goid)
-{
-	memset(&ev, 0, sizeof(ev));
-	ev.ts_ns = ts;
-	ev.probe_id = probe_id;
-	ev.kind = kind;
-	ev.pid = pid;
-	ev.tid = tid;
-	ev.goid = goid;
-	ev.cpu = 0;
-}
-
-static void vint(int64_t v)
-{
-	ev.vals[ev.nvals].kind = GTR_VAL_INT;
-	ev.vals[ev.nvals++].v.i = v;
-}
-
-static void vstr(const char *s)
-{
-	ev.vals[ev.nvals].kind = GTR_VAL_STR;
-	ev.vals[ev.nvals].v.s.data = (const uint8_t *)s;
-	ev.vals[ev.nvals].v.s.len = (uint32_t)strlen(s);
-	ev.vals[ev.nvals++].v.s.full_len = strlen(s);
-}
-
-static void emit(const uint64_t *stack, uint32_t n)
-{
-	ev.stack = stack;
-	ev.nstack = n;
-	ck(gtr_writer_event(w, &ev), "event");
-}
-
-int main(int argc, char **argv)
-{
-	static const char *const n1[] = { "n" }, *const r1[] = { "r" }, *const rr[] = { "~r0" };
-	static const char *const tint[] = { "int" };
-	static const enum gtr_type ti[] = { GTR_TYPE_INT };
-	static const char *const cn[] = { "e", "v", "s" };
-	static const char *const ctn[] = { "error", "interface {}", "string" };
-	static const enum gtr_type ct[] = { GTR_TYPE_IFACE, GTR_TYPE_IFACE, GTR_TYPE_STRING };
-	static const enum gtr_type ot[] = { GTR_TYPE_STRING };   /* before GTR_TYPE_IFACE */
-	static const uint64_t st_safe1[] = { 0x401100, 0x401050, 0x401201 };
-	static const uint64_t st_boom1[] = { 0x401180, 0x401140, 0x401050, 0x401201 };
-	static const uint64_t st_safe3[] = { 0x401100, 0x401060, 0x401201 };
-	static const uint64_t st_boom3[] = { 0x401180, 0x401140, 0x401060, 0x401201 };
-	static const uint64_t st_boom4[] = { 0x401180, 0x7f0000001234 };
-	struct gtr_host host = { 0 };
-	struct gtr_binary bin = { 0 };
-	char err[256];
-
-	if (argc != 3)
-		return 2;
-	host.hostname = (char *)"gen";
-	host.kernel = (char *)"6.1.0";
-	host.machine = (char *)"x86_64";
-	host.recorder = (char *)"gen";
-	host.start_mono_ns = T0;
-	host.start_realtime_ns = 1714564800000000000ull;
-	host.start_boottime_ns = T0;
-	w = gtr_writer_create(argv[2], GTR_W_FORCE, &host, err, sizeof(err));
-	if (!w) {
-		fprintf(stderr, "gen: %s\n", err);
-		return 1;
-	}
-	bin.id = 1;
-	bin.path = (char *)"/srv/app";
-	bin.build_id = bin.go_build_id = (char *)"";
-	bin.go_version = (char *)"go1.21.0";
-	bin.compiler = (char *)"gc";
-	bin.arch = (char *)"x86-64";
-	bin.abi = (char *)"ABIInternal";
-	ck(gtr_writer_binary(w, &bin), "binary");
-	const struct gtr_symbol syms[] = {
-		{ 0x401000, 0x100, "main.main" }, { 0x401100, 0x80, "main.safe" },
-		{ 0x401180, 0x80, "main.boom" }, { 0x401200, 0x10, "runtime.goexit" },
-	};
-	ck(gtr_writer_symbols(w, 1, syms, 4), "symbols");
-	const struct gtr_mapping m = { .ts_ns = T0, .pid = 100, .start = 0x401000, .end = 0x402000,
-				       .binary_id = 1, .path = "/srv/app", .vaddr = 0x401000 };
-	ck(gtr_writer_mapping(w, &m), "mapping");
-	probe(1, GTR_KIND_ENTRY, "main.safe", 1, n1, tint, ti);
-	probe(2, GTR_KIND_RETURN, "main.safe", 1, r1, tint, ti);
-	probe(3, GTR_KIND_ENTRY, "main.boom", 1, n1, tint, ti);
-	probe(4, GTR_KIND_RETURN, "main.boom", 1, rr, tint, ti);
-	probe(5, GTR_KIND_ENTRY, "main.check", 3, cn, ctn, ct);
-	probe(6, GTR_KIND_ENTRY, "main.oldcheck", 1, cn, ctn, ot);
-	ck(gtr_writer_task(w, 100, 100, "app"), "task");
-	ck(gtr_writer_task(w, 100, 101, "app"), "task");
-	ck(gtr_writer_task(w, 200, 200, "worker"), "task");
-
-	if (!strcmp(argv[1], "edge")) {
-		/* values a consumer must get exactly: CSV and JSON specials,
-		 * a non-UTF-8 byte, 64-bit extremes */
-		static const char *const en[] = { "s", "u", "i" };
-		static const char *const etn[] = { "string", "uint64", "int64" };
-		static const enum gtr_type et[] = { GTR_TYPE_STRING, GTR_TYPE_UINT, GTR_TYPE_INT };
-		probe(8, GTR_KIND_ENTRY, "main.edge", 3, en, etn, et);
-		begin(T0, 8, GTR_KIND_ENTRY, 100, 100, 1);
-		vstr("a,b\"c\nd\xff\\e");
-		ev.vals[ev.nvals].kind = GTR_VAL_UINT;
-		ev.vals[ev.nvals++].v.u = UINT64_MAX;
-		vint(INT64_MIN);
-		emit(NULL, 0);
-		begin(T0 + US, 8, GTR_KIND_ENTRY, 100, 100, 1);
-		vstr("plain");
-		ev.vals[ev.nvals].kind = GTR_VAL_UINT;
-		ev.vals[ev.nvals++].v.u = (1ull << 53) + 1;
-		vint(INT64_MAX);
-		emit(NULL, 0);
-		ck(gtr_writer_close(w, err, sizeof(err)), "close");
-		return 0;
-	}
-	if (!strcmp(argv[1], "maxid")) {
-		/* probe id 2^32-1 is as valid as any: events of it around a
-		 * probe described mid-file */
-		probe(UINT32_MAX, GTR_KIND_ENTRY, "main.max", 1, n1, tint, ti);
-		begin(T0, UINT32_MAX, GTR_KIND_ENTRY, 100, 100, 1); vint(42); emit(NULL, 0);
-		begin(T0 + US, 1, GTR_KIND_ENTRY, 100, 100, 1); vint(1); emit(NULL, 0);
-		probe(7, GTR_KIND_ENTRY, "main.seven", 1, n1, tint, ti);
-		begin(T0 + 2 * US, UINT32_MAX, GTR_KIND_ENTRY, 100, 100, 1); vint(42); emit(NULL, 0);
-		begin(T0 + 3 * US, 1, GTR_KIND_ENTRY, 100, 100, 1); vint(1); emit(NULL, 0);
-		ck(gtr_writer_close(w, err, sizeof(err)), "close");
-		return 0;
-	}
-	if (!strcmp(argv[1], "header")) {
-		gtr_writer_flush(w);
-		if (truncate(argv[2], 16))
-			return 1;
-		_exit(0);
-	}
-	begin(T0, 1, GTR_KIND_ENTRY, 100, 100, 1); vint(1); emit(st_safe1, 3);
-	begin(T0 + 10 * US, 3, GTR_KIND_ENTRY, 100, 100, 1); vint(1); emit(st_boom1, 4);
-	begin(T0 + 20 * US, 4, GTR_KIND_RETURN, 100, 100, 1); vint(2); emit(NULL, 0);
-	begin(T0 + 30 * US, 2, GTR_KIND_RETURN, 100, 100, 1); vint(2); emit(NULL, 0);
-	/* safe(3) calls boom(3), which panics; safe recovers and returns -1 */
-	begin(T0 + 100 * US, 1, GTR_KIND_ENTRY, 100, 100, 1); vint(3); emit(st_safe3, 3);
-	begin(T0 + 110 * US, 3, GTR_KIND_ENTRY, 100, 100, 1); vint(3); emit(st_boom3, 4);
-	begin(T0 + 150 * US, 2, GTR_KIND_RETURN, 100, 100, 1); vint(-1); emit(NULL, 0);
-	begin(T0 + 200 * US, 5, GTR_KIND_ENTRY, 100, 100, 1);
-	vstr("*errors.errorString"); vstr("<nil>"); vstr("<nil>"); emit(NULL, 0);
-	begin(T0 + 210 * US, 6, GTR_KIND_ENTRY, 100, 100, 1); vstr("<nil>"); emit(NULL, 0);
-	/* boom(9) on goroutine 2 never returns: still open at the end */
-	begin(T0 + 300 * US, 3, GTR_KIND_ENTRY, 100, 101, 2); vint(9); emit(NULL, 0);
-	/* boom(5) of process 200, which exits while it is open */
-	begin(T0 + 400 * US, 3, GTR_KIND_ENTRY, 200, 200, 1); vint(5); emit(NULL, 0);
-	const struct gtr_process pr = { .ts_ns = T0 + 450 * US, .pid = 200, .binary_id = 1,
-					.comm = "worker", .exited = true, .exit_code = 2 };
-	ck(gtr_writer_process(w, &pr), "process");
-	begin(T0 + 500 * US, 3, GTR_KIND_ENTRY, 100, 100, 1); vint(4); emit(st_boom4, 2);
-	begin(T0 + 510 * US, 4, GTR_KIND_RETURN, 100, 100, 1); vint(8); emit(NULL, 0);
-	if (!strcmp(argv[1], "killed")) {
-		ck(gtr_writer_flush(w), "flush");
-		_exit(0);    /* as kill -9 would: no summary */
-	}
-	ck(gtr_writer_close(w, err, sizeof(err)), "close");
-	return 0;
-}
-"""
-
-
 @pytest.fixture(scope="session")
 def gen(tmp_path_factory):
     d = tmp_path_factory.mktemp("gen2")
-    src = d / "gen.c"
-    src.write_text(GEN_C)
-    out = str(d / "gen")
-    fdir = os.path.join(ROOT, "build", "format")
-    objs = [os.path.join(fdir, f) for f in sorted(os.listdir(fdir)) if f.endswith(".o")]
-    subprocess.run(["gcc", "-O1", "-std=gnu11", "-D_GNU_SOURCE", "-I" + os.path.join(ROOT, "format"),
-                    "-o", out, str(src), *objs, "-lcbor", "-lzstd", "-pthread"], check=True)
+    out = build_with_libgtr(d / "unfinished_gen", "tests/fixtures/c/unfinished_gen.c")
 
     def make(mode):
         path = str(d / (mode + ".gtr"))
@@ -435,12 +228,7 @@ def test_help_names_the_subcommands():
 
 
 def test_stats_by_integer_sorts_numerically(tmp_path):
-    gen_c = os.path.join(ROOT, "tests/bench/report_gen.c")
-    out = str(tmp_path / "rg")
-    fdir = os.path.join(ROOT, "build", "format")
-    objs = [os.path.join(fdir, f) for f in sorted(os.listdir(fdir)) if f.endswith(".o")]
-    subprocess.run(["gcc", "-O1", "-std=gnu11", "-D_GNU_SOURCE", "-I" + os.path.join(ROOT, "format"),
-                    "-o", out, gen_c, *objs, "-lcbor", "-lzstd"], check=True)
+    out = build_with_libgtr(tmp_path / "rg", "tests/bench/report_gen.c")
     path = str(tmp_path / "c.gtr")
     subprocess.run([out, "calls", path, "20"], check=True)
     rows = report(["stats", "--no-hist", "--by", "a", "-f", "func == \"main.add\"", path]).stdout
@@ -450,87 +238,9 @@ def test_stats_by_integer_sorts_numerically(tmp_path):
 
 # ------------------------------------------------------------ real programs
 
-PANICS_GO = r"""
-package main
-
-import (
-	"errors"
-	"fmt"
-	"os"
-	"runtime"
-)
-
-//go:noinline
-func boom(n int) int {
-	if n == 3 {
-		panic("boom")
-	}
-	return n * 2
-}
-
-//go:noinline
-func safe(n int) (r int) {
-	defer func() {
-		if recover() != nil {
-			r = -1
-		}
-	}()
-	return boom(n)
-}
-
-//go:noinline
-func quit(n int) int {
-	runtime.Goexit()
-	return n
-}
-
-//go:noinline
-func spawn(n int) int {
-	done := make(chan bool)
-	go func() {
-		defer close(done)
-		quit(n)
-	}()
-	<-done
-	return n
-}
-
-//go:noinline
-func check(e error, v any) int {
-	if e == nil {
-		return 0
-	}
-	return 1
-}
-
-//go:noinline
-func rec(n int) int {
-	if n == 0 {
-		return 0
-	}
-	return rec(n-1) + 1
-}
-
-func main() {
-	s := 0
-	for i := 1; i <= 4; i++ {
-		s += safe(i)
-	}
-	s += spawn(7)
-	s += check(errors.New("x"), 5)
-	s += check(nil, nil)
-	s += rec(2)
-	fmt.Println(s)
-	os.Exit(0)
-}
-"""
-
-
 @pytest.fixture(scope="module")
-def panics(gobuild, tmp_path_factory):
-    src = tmp_path_factory.mktemp("panics") / "panics.go"
-    src.write_text(PANICS_GO)
-    return gobuild(str(src), "panics")
+def panics(gobuild):
+    return gobuild("tests/fixtures/panics/main.go", "panics")
 
 
 def test_real_panic_is_unwound(panics, tmp_path):
