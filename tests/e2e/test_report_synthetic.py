@@ -198,9 +198,15 @@ def test_stats_table_and_histograms(calls):
     assert add[3:] == ["500.000us", "900.000us", "1.000ms", "1.000ms"]
     fib = [r for r in rows if r.startswith("main.fib ")][0].split()
     assert fib[1] == str(2 * ITER) and fib[3] == "10.000us" and fib[6] == "30.000us"
-    assert "     usecs               : count    distribution" in rows
     assert max(len(r) for r in rows) < 80
-    assert any(r.strip().startswith("512 -> 1023") for r in rows)
+    # main.add's latencies: 100, 200, ... 1000 us, three times each
+    i = rows.index("main.add: 30 calls returned, latency min 100.000us avg 550.000us max 1.000ms")
+    bar = lambda n: "|" + ("*" * n).ljust(40) + "|"
+    assert rows[i + 1:i + 12] == [
+        "     usecs               : count    distribution"] + [
+        "%10d -> %-10d : %-8d %s" % (lo, 2 * lo - 1 if lo > 1 else 1, n, bar(w))
+        for lo, n, w in [(0, 0, 0), (2, 0, 0), (4, 0, 0), (8, 0, 0), (16, 0, 0), (32, 0, 0),
+                         (64, 3, 8), (128, 3, 8), (256, 9, 24), (512, 15, 40)]]
 
 
 def test_stats_by(calls):
@@ -209,9 +215,14 @@ def test_stats_by(calls):
     adds = {r.split()[1]: r.split()[2] for r in out if r.startswith("main.add ")}
     assert adds == {"1": "10", "2": "10", "3": "10", "7": "1", "8": "1"}
     out = report(["stats", "--by", "name", "--no-hist", "-f", "func == \"main.add\"", calls]).stdout
-    assert '"name-4"' in out
+    rows = {r.split()[1]: r.split()[2:] for r in out.splitlines()[1:]}
+    assert len(rows) == ITER + 2 and rows["-"] == rows['"open"'] == ["1", "33.3"] + ["-"] * 4
+    assert rows['"name-4"'] == ["1", "33.3"] + ["500.000us"] * 4
     p = report(["stats", "--by", "goarg0", calls], check=False)
-    assert p.returncode == 2 and "goarg1 to goarg32" in p.stderr
+    assert p.returncode == 2
+    assert p.stderr.splitlines()[-3:] == [
+        "gotrace-report: bad --by field: no such field 'goarg0': goargN runs from goarg1 to "
+        "goarg32 at column 1", "  goarg0", "  ^"]
 
 
 # ------------------------------------------------------------ selection
