@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *buf_reserve(struct buf *b, size_t n)
+char *buf_grow(struct buf *b, size_t n)
 {
 	if (b->cap - b->len < n) {
 		size_t cap = b->cap ? b->cap : 256;

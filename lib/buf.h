@@ -20,8 +20,17 @@ struct buf {
 
 #define BUF_INIT { NULL, 0, 0 }
 
+/* Grows `b` to hold `n` more bytes; returns data + len (buf_reserve()'s
+ * slow path). */
+char *buf_grow(struct buf *b, size_t n);
+
 /* Makes room for `n` more bytes; returns where they go (data + len). */
-char *buf_reserve(struct buf *b, size_t n);
+static inline char *buf_reserve(struct buf *b, size_t n)
+{
+	if (b->cap - b->len >= n)
+		return b->data + b->len;
+	return buf_grow(b, n);
+}
 
 /* Appends `n` bytes at `p`. */
 void buf_add(struct buf *b, const void *p, size_t n);
@@ -33,7 +42,7 @@ void buf_puts(struct buf *b, const char *s);
 static inline void buf_putc(struct buf *b, char c)
 {
 	if (b->len == b->cap)
-		buf_reserve(b, 1);
+		buf_grow(b, 1);
 	b->data[b->len++] = c;
 }
 

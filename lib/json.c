@@ -7,6 +7,12 @@
 
 static const char hexdig[] = "0123456789abcdef";
 
+/* Whether byte c goes into a JSON string as is, whatever the escaping. */
+static inline bool plain(uint8_t c)
+{
+	return c >= 0x20 && c < 0x7f && c != '\\' && c != '"';
+}
+
 /* \u00XX of byte c. */
 static void put_u00(struct buf *b, uint8_t c)
 {
@@ -74,7 +80,7 @@ void json_escape(struct buf *b, const uint8_t *p, size_t n, unsigned esc)
 	while (i < n) {
 		/* fast path: a run of printable ASCII that needs no escape */
 		size_t j = i;
-		while (j < n && p[j] >= 0x20 && p[j] < 0x7f && p[j] != '\\' && p[j] != '"')
+		while (j < n && plain(p[j]))
 			j++;
 		buf_add(b, p + i, j - i);
 		if (j >= n)
@@ -128,31 +134,52 @@ void jsonw_end_object(struct jsonw *w) { close_level(w, '}'); }
 void jsonw_start_array(struct jsonw *w) { open_level(w, '['); }
 void jsonw_end_array(struct jsonw *w) { close_level(w, ']'); }
 
-static void put_string(struct jsonw *w, const void *p, size_t n)
+/*
+ * Appends p[0, n) quoted (and `colon` after it). Fast path: a string of
+ * plain ASCII (every name gotrace writes, most values) is copied in one
+ * pass into reserved room; others go through json_escape().
+ */
+static void put_string(struct jsonw *w, const void *p, size_t n, bool colon)
 {
-	buf_putc(w->b, '"');
-	json_escape(w->b, p, n, w->esc);
-	buf_putc(w->b, '"');
+	struct buf *b = w->b;
+	const uint8_t *s = p;
+	char *o = buf_reserve(b, n + 3);
+	size_t i;
+
+	o[0] = '"';
+	for (i = 0; i < n && plain(s[i]); i++)
+		o[i + 1] = (char)s[i];
+	if (i == n) {
+		o[n + 1] = '"';
+		if (colon)
+			o[n + 2] = ':';
+		b->len += n + 2 + colon;
+		return;
+	}
+	b->len += i + 1;
+	json_escape(b, s + i, n - i, w->esc);
+	buf_putc(b, '"');
+	if (colon)
+		buf_putc(b, ':');
 }
 
 void jsonw_name(struct jsonw *w, const char *name)
 {
 	sep(w);
-	put_string(w, name, strlen(name));
-	buf_putc(w->b, ':');
+	put_string(w, name, strlen(name), true);
 	w->named = true;
 }
 
 void jsonw_string(struct jsonw *w, const char *s)
 {
 	sep(w);
-	put_string(w, s ? s : "", s ? strlen(s) : 0);
+	put_string(w, s ? s : "", s ? strlen(s) : 0, false);
 }
 
 void jsonw_string_n(struct jsonw *w, const void *p, size_t n)
 {
 	sep(w);
-	put_string(w, p, n);
+	put_string(w, p, n, false);
 }
 
 void jsonw_uint(struct jsonw *w, uint64_t v)

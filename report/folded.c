@@ -428,3 +428,10 @@ void folded_write(const struct folded *f, struct buf *b)
 	free(lines);
 	buf_free(&tmp);
 }
+
+/* --format folded: a row of the output table (report/output.h) whose
+ * stacks the folded sink writes (report/sink.c); it prints no event. */
+const struct output_format out_folded = {
+	.name = "folded",
+	.flags = OUTPUT_F_UNORDERED | OUTPUT_F_SUMMARY,
+};

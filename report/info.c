@@ -514,8 +514,9 @@ static const struct gtr_binary *binary_of(struct gtr_reader *r, uint32_t id)
 	return NULL;
 }
 
-static void print_text(FILE *f, const char *path, struct gtr_reader *r,
-		       const struct stats *st)
+/* File, format, host, clocks and the time range of the events. */
+static void text_head(FILE *f, const char *path, struct gtr_reader *r,
+		      const struct stats *st)
 {
 	unsigned maj, min;
 	char a[64], b[64];
@@ -549,7 +550,11 @@ static void print_text(FILE *f, const char *path, struct gtr_reader *r,
 	} else {
 		fprintf(f, "time range:  no events\n");
 	}
+}
 
+/* Each binary: its facts, and where its Go version and goid offset came from. */
+static void text_binaries(FILE *f, struct gtr_reader *r)
+{
 	fprintf(f, "binaries:    %" PRIu32 "\n", gtr_reader_nbinaries(r));
 	for (uint32_t i = 0; i < gtr_reader_nbinaries(r); i++) {
 		const struct gtr_binary *bi = gtr_reader_binary_at(r, i);
@@ -571,7 +576,11 @@ static void print_text(FILE *f, const char *path, struct gtr_reader *r,
 		else if (!strcmp(bi->compiler, "gc"))
 			fprintf(f, "      goroutine ids not recorded (goid 0): calls are paired by thread\n");
 	}
+}
 
+/* Each probe with its events, then the events of probes not described. */
+static void text_probes(FILE *f, struct gtr_reader *r, const struct stats *st)
+{
 	uint32_t n;
 	struct idn *v = count_sorted(&st->per_probe, &n);
 	fprintf(f, "probes:      %" PRIu32 "\n", gtr_reader_nprobes(r));
@@ -596,6 +605,13 @@ static void print_text(FILE *f, const char *path, struct gtr_reader *r,
 			fprintf(f, "  [%" PRIu32 "] (not described in the file): %" PRIu64 " events\n",
 				v[j].id, v[j].n);
 	free(v);
+}
+
+/* Events lost or suppressed, in all and per loss entry. */
+static void text_losses(FILE *f, struct gtr_reader *r, const struct stats *st)
+{
+	char a[64], b[64];
+
 	fprintf(f, "events:      %" PRIu64 "\n", st->events);
 	fprintf(f, "processes:   %" PRIu32 " records; mappings: %" PRIu32 "\n",
 		gtr_reader_nprocesses(r), gtr_reader_nmappings(r));
@@ -632,8 +648,13 @@ static void print_text(FILE *f, const char *path, struct gtr_reader *r,
 			l->reason == GTR_DROP_RATE ? "suppressed by --rate-limit" : "lost",
 			a, b);
 	}
+}
 
+/* The summary, damage, skipped blocks and what went over the limits. */
+static void text_tail(FILE *f, struct gtr_reader *r, const struct stats *st)
+{
 	const struct gtr_summary *s = gtr_reader_summary(r);
+
 	if (s->present)
 		fprintf(f, "summary:     closed cleanly; %" PRIu64 " events, %" PRIu64 " lost, %" PRIu64 " frames indexed%s\n",
 			s->events, s->drops, s->nframes,
@@ -657,6 +678,16 @@ static void print_text(FILE *f, const char *path, struct gtr_reader *r,
 		fprintf(f, "over limits: %" PRIu64 " symbols, %" PRIu64 " mappings, %" PRIu64
 			" processes, %" PRIu64 " clock samples, %" PRIu64 " loss entries not kept\n",
 			o->symbols, o->mappings, o->processes, o->clocks, o->losses);
+}
+
+static void print_text(FILE *f, const char *path, struct gtr_reader *r,
+		       const struct stats *st)
+{
+	text_head(f, path, r, st);
+	text_binaries(f, r);
+	text_probes(f, r, st);
+	text_losses(f, r, st);
+	text_tail(f, r, st);
 }
 
 int report_info(const char *path, bool json, FILE *out)

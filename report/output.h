@@ -5,6 +5,12 @@
  * spec/OUTPUT.md describes, by appending to a struct buf. Works on
  * struct report_event alone (no libgtr calls), so it is unit-tested on
  * synthetic events. Format strings are compiled once per probe.
+ *
+ * Layers: output.c (the output table, the output object, stacks) calls
+ * one printer per format (out_text.c, out_jsonl.c, out_csv.c,
+ * out_chrome.c), all of which format values through value.c (strings,
+ * numbers, slices) and printf.c (trace.py format strings); output_int.h
+ * is what they share.
  */
 #ifndef REPORT_OUTPUT_H
 #define REPORT_OUTPUT_H
@@ -12,24 +18,53 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "buf.h"
 #include "event.h"
 
-enum output_format {
-	OUTPUT_TEXT = 0,
-	OUTPUT_JSONL = 1,
-	OUTPUT_CSV = 2,
-	OUTPUT_CHROME = 3,
-	OUTPUT_FOLDED = 4,
+struct output;
+
+/*
+ * An output format (--format NAME): a row of the output table. Each
+ * printer lives in a file of its own (report/out_*.c) and fills one; a
+ * NULL function does nothing (put, put_open: writes no record).
+ */
+struct output_format {
+	const char *name;      /* as --format takes it */
+	unsigned flags;        /* OUTPUT_F_* */
+	size_t state_size;     /* bytes of the printer's state (output_state()), zeroed */
+	void (*begin)(struct output *o, struct buf *b);
+	int (*put)(struct output *o, struct buf *b, const struct report_event *e);
+	int (*put_open)(struct output *o, struct buf *b, const struct report_event *e,
+			uint64_t end_ns, const char *status);
+	void (*end)(struct output *o, struct buf *b);
+	/* messages for stderr at the end of the run (what was left out) */
+	void (*warnings)(const struct output *o, FILE *err);
+	void (*free)(struct output *o);  /* frees what the state points to */
 };
 
-/* Parses "text" / "jsonl" / "csv" / "chrome" / "folded" into *fmt.
- * Returns 0, or -1 for an unknown name. */
-int output_format_parse(const char *name, enum output_format *fmt);
+enum {
+	OUTPUT_F_CALLS = 1u << 0,     /* has a call view (--calls) */
+	OUTPUT_F_TIME = 1u << 1,      /* takes the time columns of -t and -T */
+	OUTPUT_F_UNORDERED = 1u << 2, /* shows no entry of a paired function alone:
+				       * pairing need not hold those */
+	OUTPUT_F_SUMMARY = 1u << 3,   /* summarises every matching event (refuses
+				       * --limit), written by a sink of its own */
+};
+
+/* The rows of the output table (report/out_*.c, report/folded.c). */
+extern const struct output_format out_text, out_jsonl, out_csv, out_chrome, out_folded;
+
+/* Finds the format named `name` ("text", "jsonl", "csv", "chrome",
+ * "folded") into *fmt. Returns 0, or -1 for an unknown name. */
+int output_format_parse(const char *name, const struct output_format **fmt);
+
+/* The names of every format, for messages: "text, jsonl, ...". */
+const char *output_format_names(void);
 
 struct output_opts {
-	enum output_format format;
+	const struct output_format *format; /* NULL: text */
 	bool calls;            /* --calls: one line per call (text, jsonl) */
 	bool time_rel;         /* -t: seconds since the first event (text) */
 	bool time_wall;        /* -T: wall-clock time of day (text; from e->real_ns) */
@@ -44,7 +79,6 @@ struct output_opts {
 	void *sym_ctx;
 };
 
-struct output;
 
 /* Creates an output with options `o` (copied). */
 struct output *output_new(const struct output_opts *o);
@@ -76,6 +110,9 @@ int output_put_open(struct output *o, struct buf *b, const struct report_event *
 /* Appends what follows the last event (Chrome metadata and closing). */
 void output_end(struct output *o, struct buf *b);
 
+/* Writes the format's messages about what it left out to `err`. */
+void output_warnings(const struct output *o, FILE *err);
+
 /* Values CSV had to leave out (events with more values than columns). */
 uint64_t output_csv_cut(const struct output *o);
 
@@ -93,9 +130,6 @@ void output_text_event(struct buf *b, const struct report_event *e);
 /* Appends one JSON object and '\n' for `e`. */
 void output_jsonl_event(struct buf *b, const struct report_event *e);
 
-/* Appends whichever of text or JSON Lines `fmt` names. */
-void output_event(struct buf *b, enum output_format fmt,
-		  const struct report_event *e);
 
 /*
  * Building blocks, exposed for tests and for other report commands.

@@ -133,79 +133,118 @@ range:
 	return -1;
 }
 
-int rtime_clock(const char *s, size_t n, struct rtime *t, char *err, size_t errlen)
+/* The zone of an RFC 3339 time at s[*i]: "Z", or "+HH:MM" / "-HH:MM" into
+ * *off (seconds east of UTC). 0, or -1 when malformed. */
+static int rfc3339_zone(const char *s, size_t n, size_t *i, int *off)
+{
+	*off = 0;
+	if (*i < n && (s[*i] == 'Z' || s[*i] == 'z')) {
+		(*i)++;
+		return 0;
+	}
+	if (*i >= n || (s[*i] != '+' && s[*i] != '-'))
+		return -1;
+	const int sign = s[(*i)++] == '-' ? -1 : 1;
+	const int oh = fixed(s, n, i, 2);
+	if (oh < 0 || oh > 23 || *i >= n || s[(*i)++] != ':')
+		return -1;
+	const int om = fixed(s, n, i, 2);
+	if (om < 0 || om > 59)
+		return -1;
+	*off = sign * (oh * 3600 + om * 60);
+	return 0;
+}
+
+/* "YYYY-MM-DDTHH:MM:SS" at s[*i] into *tm. 0, or -1 when malformed. */
+static int rfc3339_fields(const char *s, size_t n, size_t *i, struct tm *tm)
+{
+	const int y = fixed(s, n, i, 4);
+	if (*i >= n || s[(*i)++] != '-')
+		return -1;
+	const int mo = fixed(s, n, i, 2);
+	if (mo < 1 || mo > 12 || *i >= n || s[(*i)++] != '-')
+		return -1;
+	const int d = fixed(s, n, i, 2);
+	if (d < 1 || d > 31 || *i >= n || (s[*i] != 'T' && s[*i] != 't'))
+		return -1;
+	(*i)++;
+	const int hh = fixed(s, n, i, 2);
+	if (hh < 0 || hh > 23 || *i >= n || s[(*i)++] != ':')
+		return -1;
+	const int mm = fixed(s, n, i, 2);
+	if (mm < 0 || mm > 59 || *i >= n || s[(*i)++] != ':')
+		return -1;
+	const int ss = fixed(s, n, i, 2);
+	if (ss < 0 || ss > 60)
+		return -1;
+	memset(tm, 0, sizeof(*tm));
+	tm->tm_year = y - 1900;
+	tm->tm_mon = mo - 1;
+	tm->tm_mday = d;
+	tm->tm_hour = hh;
+	tm->tm_min = mm;
+	tm->tm_sec = ss;
+	return 0;
+}
+
+/* An RFC 3339 time at s[0, n) (it starts "DDDD-"): bytes used, or -1. */
+static int rfc3339(const char *s, size_t n, struct rtime *t, char *err, size_t errlen)
 {
 	size_t i = 0;
-	int64_t fr;
+	struct tm tm;
+	int off;
 
-	if (n >= 5 && dig(s[0]) && dig(s[1]) && dig(s[2]) && dig(s[3]) && s[4] == '-') {
-		struct tm tm;
-		memset(&tm, 0, sizeof(tm));
-		const int y = fixed(s, n, &i, 4);
-		if (i >= n || s[i++] != '-') goto bad3339;
-		const int mo = fixed(s, n, &i, 2);
-		if (mo < 1 || mo > 12 || i >= n || s[i++] != '-') goto bad3339;
-		const int d = fixed(s, n, &i, 2);
-		if (d < 1 || d > 31 || i >= n || (s[i] != 'T' && s[i] != 't')) goto bad3339;
-		i++;
-		const int hh = fixed(s, n, &i, 2);
-		if (hh < 0 || hh > 23 || i >= n || s[i++] != ':') goto bad3339;
-		const int mm = fixed(s, n, &i, 2);
-		if (mm < 0 || mm > 59 || i >= n || s[i++] != ':') goto bad3339;
-		const int ss = fixed(s, n, &i, 2);
-		if (ss < 0 || ss > 60) goto bad3339;
-		fr = frac_ns(s, n, &i);
-		int off = 0;
-		if (i < n && (s[i] == 'Z' || s[i] == 'z')) {
-			i++;
-		} else if (i < n && (s[i] == '+' || s[i] == '-')) {
-			const int sign = s[i++] == '-' ? -1 : 1;
-			const int oh = fixed(s, n, &i, 2);
-			if (oh < 0 || oh > 23 || i >= n || s[i++] != ':') goto bad3339;
-			const int om = fixed(s, n, &i, 2);
-			if (om < 0 || om > 59) goto bad3339;
-			off = sign * (oh * 3600 + om * 60);
-		} else {
-			goto bad3339;
-		}
-		tm.tm_year = y - 1900;
-		tm.tm_mon = mo - 1;
-		tm.tm_mday = d;
-		tm.tm_hour = hh;
-		tm.tm_min = mm;
-		tm.tm_sec = ss;
-		const time_t sec = timegm(&tm);
-		t->kind = RTIME_ABS;
-		t->ns = ((int64_t)sec - off) * 1000000000 + fr;
-		return (int)i;
-bad3339:
+	if (rfc3339_fields(s, n, &i, &tm)) {
 		snprintf(err, errlen, "malformed time: expected RFC 3339, e.g. 2024-05-01T12:00:03.5Z or ...+02:00");
 		return -1;
 	}
-	size_t k = 0;
+	const int64_t fr = frac_ns(s, n, &i);
+	if (rfc3339_zone(s, n, &i, &off)) {
+		snprintf(err, errlen, "malformed time: expected RFC 3339, e.g. 2024-05-01T12:00:03.5Z or ...+02:00");
+		return -1;
+	}
+	const time_t sec = timegm(&tm);
+	t->kind = RTIME_ABS;
+	t->ns = ((int64_t)sec - off) * 1000000000 + fr;
+	return (int)i;
+}
+
+/* A time of day "HH:MM[:SS[.frac]]" at s[0, n): bytes used, 0 when s does
+ * not start with one, -1 when malformed. */
+static int time_of_day(const char *s, size_t n, struct rtime *t, char *err, size_t errlen)
+{
+	size_t i = 0, k = 0;
+	int mm, ss = 0;
+
 	while (k < n && k < 3 && dig(s[k]))
 		k++;
 	if (k == 0 || k > 2 || k >= n || s[k] != ':')
 		return 0;
 	const int hh = fixed(s, n, &i, (int)k);
-	int mm, ss = 0;
 	i++;
 	mm = fixed(s, n, &i, 2);
 	if (hh > 23 || mm < 0 || mm > 59)
-		goto badtod;
+		goto bad;
 	if (i < n && s[i] == ':') {
 		i++;
 		ss = fixed(s, n, &i, 2);
 		if (ss < 0 || ss > 59)
-			goto badtod;
+			goto bad;
 	}
-	fr = frac_ns(s, n, &i);
+	const int64_t fr = frac_ns(s, n, &i);
 	t->kind = RTIME_TOD;
 	t->ns = ((int64_t)hh * 3600 + mm * 60 + ss) * 1000000000 + fr;
 	return (int)i;
-badtod:
+bad:
 	snprintf(err, errlen, "malformed time of day: expected HH:MM[:SS[.fraction]], e.g. 12:00:03.25");
 	return -1;
+}
+
+int rtime_clock(const char *s, size_t n, struct rtime *t, char *err, size_t errlen)
+{
+	if (n >= 5 && dig(s[0]) && dig(s[1]) && dig(s[2]) && dig(s[3]) && s[4] == '-')
+		return rfc3339(s, n, t, err, errlen);
+	return time_of_day(s, n, t, err, errlen);
 }
 
 int rtime_parse(const char *s, struct rtime *t, char *err, size_t errlen)

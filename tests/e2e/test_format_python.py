@@ -32,7 +32,7 @@ def tool(tmp_path_factory):
                     "-I" + os.path.join(ROOT, "lib"),
                     "-o", out, os.path.join(ROOT, "tests/e2e/format_tool.c"), *srcs,
                     *[os.path.join(ROOT, "report", f) for f in
-                      ("info.c", "output.c", "width.c", "timeparse.c")],
+                      ("info.c", "value.c")],
                     *[os.path.join(ROOT, "lib", f) for f in sorted(os.listdir(os.path.join(ROOT, "lib")))
                       if f.endswith(".c")],
                     "-lcbor", "-lzstd", "-lm", "-pthread"], check=True)

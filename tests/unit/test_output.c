@@ -511,13 +511,14 @@ Test(output, json_unknown_probe)
 
 Test(output, format_names)
 {
-	enum output_format f = OUTPUT_JSONL;
+	const struct output_format *f = &out_jsonl;
 
 	cr_expect_eq(output_format_parse("text", &f), 0);
-	cr_expect_eq(f, OUTPUT_TEXT);
+	cr_expect_eq(f, &out_text);
 	cr_expect_eq(output_format_parse("jsonl", &f), 0);
-	cr_expect_eq(f, OUTPUT_JSONL);
+	cr_expect_eq(f, &out_jsonl);
 	cr_expect_eq(output_format_parse("json", &f), -1);
+	cr_expect_str_eq(output_format_names(), "text, jsonl, csv, chrome, folded");
 }
 
 Test(output, buffer_grows)
@@ -554,7 +555,7 @@ Test(output, format_v_verb)
 
 Test(output, compiled_formats_are_cached_per_probe)
 {
-	const struct output_opts oo = { .format = OUTPUT_TEXT };
+	const struct output_opts oo = { .format = &out_text };
 	struct output *o = output_new(&oo);
 
 	arg(0, "a", GTR_TYPE_INT, 8);
@@ -570,7 +571,7 @@ Test(output, compiled_formats_are_cached_per_probe)
 
 Test(output, time_columns)
 {
-	const struct output_opts oo = { .format = OUTPUT_TEXT, .time_rel = true, .time_wall = true };
+	const struct output_opts oo = { .format = &out_text, .time_rel = true, .time_wall = true };
 	struct output *o = output_new(&oo);
 
 	setenv("TZ", "UTC", 1);
@@ -586,7 +587,7 @@ Test(output, time_columns)
 
 Test(output, calls_view)
 {
-	const struct output_opts oo = { .format = OUTPUT_TEXT, .calls = true };
+	const struct output_opts oo = { .format = &out_text, .calls = true };
 	struct output *o = output_new(&oo);
 	static struct gtr_probe rp;
 	static struct gtr_event entry;
@@ -629,10 +630,10 @@ Test(output, calls_view)
 
 Test(output, unfinished_calls_in_each_format)
 {
-	const struct output_opts jo = { .format = OUTPUT_JSONL, .calls = true };
-	const struct output_opts ev_only = { .format = OUTPUT_JSONL };
-	const struct output_opts to = { .format = OUTPUT_TEXT };
-	const struct output_opts co = { .format = OUTPUT_CHROME };
+	const struct output_opts jo = { .format = &out_jsonl, .calls = true };
+	const struct output_opts ev_only = { .format = &out_jsonl };
+	const struct output_opts to = { .format = &out_text };
+	const struct output_opts co = { .format = &out_chrome };
 	struct output *o = output_new(&jo);
 
 	arg(0, "n", GTR_TYPE_INT, 8);
@@ -672,7 +673,7 @@ Test(output, unfinished_calls_in_each_format)
 
 Test(output, interfaces_are_type_names)
 {
-	const struct output_opts co = { .format = OUTPUT_CSV, .csv_values = 3 };
+	const struct output_opts co = { .format = &out_csv, .csv_values = 3 };
 	struct output *o;
 
 	arg(0, "e", GTR_TYPE_IFACE, 16);
@@ -738,9 +739,9 @@ Test(output, stacks_under_text_lines_and_in_json)
 	/* frame 0: the probe; frame 1: a return address just past main.f's last
 	 * byte (a call at its end), named by the byte before; frame 2 unknown */
 	static const uint64_t st[] = { 0x401104, 0x401100, 0x7f0000001234 };
-	const struct output_opts to = { .format = OUTPUT_TEXT, .symbolize = fake_sym, .sym_ctx = &probe };
-	const struct output_opts jo = { .format = OUTPUT_JSONL, .symbolize = fake_sym, .sym_ctx = &probe };
-	const struct output_opts co = { .format = OUTPUT_CHROME, .symbolize = fake_sym, .sym_ctx = &probe };
+	const struct output_opts to = { .format = &out_text, .symbolize = fake_sym, .sym_ctx = &probe };
+	const struct output_opts jo = { .format = &out_jsonl, .symbolize = fake_sym, .sym_ctx = &probe };
+	const struct output_opts co = { .format = &out_chrome, .symbolize = fake_sym, .sym_ctx = &probe };
 	struct output *o = output_new(&to);
 
 	arg(0, "a", GTR_TYPE_INT, 8);
@@ -796,7 +797,7 @@ Test(output, stacks_under_text_lines_and_in_json)
 	o = output_new(&co);
 	cr_expect(strstr(put(o), "\"rets\":{\"a\":1},\"stack\":[\"main.g+0x4\"]}}"), "%s", buf_cstr(&b));
 	output_free(o);
-	const struct output_opts cv = { .format = OUTPUT_TEXT, .calls = true, .symbolize = fake_sym,
+	const struct output_opts cv = { .format = &out_text, .calls = true, .symbolize = fake_sym,
 					.sym_ctx = &probe };
 	o = output_new(&cv);
 	cr_expect_str_eq(put(o), "4242    4243    app             main.add         1.000us      a=1 -> a=1\n"
@@ -806,7 +807,7 @@ Test(output, stacks_under_text_lines_and_in_json)
 
 Test(output, csv)
 {
-	const struct output_opts oo = { .format = OUTPUT_CSV, .csv_values = 2 };
+	const struct output_opts oo = { .format = &out_csv, .csv_values = 2 };
 	struct output *o = output_new(&oo);
 
 	buf_reset(&b);
@@ -826,7 +827,7 @@ Test(output, csv)
 
 Test(output, chrome)
 {
-	const struct output_opts oo = { .format = OUTPUT_CHROME };
+	const struct output_opts oo = { .format = &out_chrome };
 	struct output *o = output_new(&oo);
 	static struct gtr_event entry;
 
@@ -887,7 +888,7 @@ static void slice_arg(uint32_t i, const char *name, const char *type_name, uint3
  * raw element bytes */
 Test(output, csv_values_are_rendered_as_in_text)
 {
-	const struct output_opts co = { .format = OUTPUT_CSV, .csv_values = 9 };
+	const struct output_opts co = { .format = &out_csv, .csv_values = 9 };
 	struct output *o = output_new(&co);
 
 	slice_arg(0, "xs", "[]int", 8);
@@ -932,8 +933,8 @@ Test(output, csv_values_are_rendered_as_in_text)
  * may run on another thread), in text and JSON Lines alike. */
 Test(output, call_rows_take_context_from_the_entry)
 {
-	const struct output_opts to = { .format = OUTPUT_TEXT, .calls = true, .time_rel = true };
-	const struct output_opts jo = { .format = OUTPUT_JSONL, .calls = true };
+	const struct output_opts to = { .format = &out_text, .calls = true, .time_rel = true };
+	const struct output_opts jo = { .format = &out_jsonl, .calls = true };
 	static struct gtr_probe rp;
 	static struct gtr_event entry;
 	struct output *o;

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Chrome trace printer (--format chrome, spec/OUTPUT.md "Chrome trace
+ * JSON"): one "X" event per call and an "i" event per event that is not
+ * part of one, a track per goroutine, named in metadata at the end; for
+ * ui.perfetto.dev and chrome://tracing.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output_int.h"
+#include "xalloc.h"
+
+#define MAX_TRACKS 65536
+
+struct track {
+	uint32_t pid;
+	uint64_t tid;
+	bool used;
+	char comm[GTR_COMM_LEN + 1];
+};
+
+struct chrome {
+	bool any;                   /* an event was written */
+	struct track *tracks;       /* tracks, for their names */
+	uint32_t tracks_cap, tracks_n;
+};
+
+/* Chrome's tid: the goroutine id, or the thread id when it is unknown. */
+static uint64_t chrome_tid(const struct gtr_event *ev)
+{
+	return ev->goid ? ev->goid : ev->tid;
+}
+
+static void tracks_grow(struct chrome *c)
+{
+	const uint32_t cap = c->tracks_cap ? c->tracks_cap * 2 : 64;
+	struct track *n = xcalloc(cap, sizeof(*n), "output");
+
+	for (uint32_t i = 0; i < c->tracks_cap; i++) {
+		if (!c->tracks[i].used)
+			continue;
+		uint32_t h = hash32(c->tracks[i].tid ^ (uint64_t)c->tracks[i].pid << 40, cap);
+		while (n[h].used)
+			h = (h + 1) & (cap - 1);
+		n[h] = c->tracks[i];
+	}
+	free(c->tracks);
+	c->tracks = n;
+	c->tracks_cap = cap;
+}
+
+/* Notes the track of `e` (its goroutine) and the name of its thread. */
+static void chrome_track(struct chrome *c, const struct report_event *e)
+{
+	const uint64_t tid = chrome_tid(e->ev);
+
+	if ((c->tracks_n + 1) * 2 > c->tracks_cap) {
+		if (c->tracks_n >= MAX_TRACKS)
+			return; /* unnamed beyond this: Perfetto shows the number */
+		tracks_grow(c);
+	}
+	uint32_t h = hash32(tid ^ (uint64_t)e->ev->pid << 40, c->tracks_cap);
+	while (c->tracks[h].used && (c->tracks[h].pid != e->ev->pid || c->tracks[h].tid != tid))
+		h = (h + 1) & (c->tracks_cap - 1);
+	if (c->tracks[h].used)
+		return;
+	c->tracks[h].used = true;
+	c->tracks[h].pid = e->ev->pid;
+	c->tracks[h].tid = tid;
+	snprintf(c->tracks[h].comm, sizeof(c->tracks[h].comm), "%s", e->comm ? e->comm : "");
+	c->tracks_n++;
+}
+
+/* Microseconds since t0 with 3 decimals, exactly. */
+static void chrome_us(struct buf *b, uint64_t ts, uint64_t t0)
+{
+	const bool neg = ts < t0;
+	const uint64_t d = neg ? t0 - ts : ts - t0;
+
+	if (neg)
+		buf_putc(b, '-');
+	buf_u64(b, d / 1000);
+	buf_printf(b, ".%03u", (unsigned)(d % 1000));
+}
+
+/* Starts an element of "traceEvents" and a writer for it in *w. */
+static void chrome_next(struct chrome *c, struct buf *b, struct jsonw *w)
+{
+	buf_puts(b, c->any ? ",\n" : "\n");
+	c->any = true;
+	jsonw_init(w, b, JSON_ESC_JS);
+}
+
+/* One Chrome trace event: "X" with `dur_ns` when `complete`, else "i". */
+static void chrome_event(struct output *o, struct buf *b, const struct report_event *e,
+			 const struct gtr_probe *p, const struct gtr_event *entry,
+			 const struct gtr_event *ret, uint64_t ts, bool complete,
+			 uint64_t dur_ns, const char *note, const char *status)
+{
+	struct chrome *c = output_state(o);
+	struct jsonw w;
+	char tmp[32];
+
+	chrome_track(c, e);
+	chrome_next(c, b, &w);
+	jsonw_start_object(&w);
+	if (p && p->func) {
+		jsonw_string_field(&w, "name", p->func);
+	} else {
+		snprintf(tmp, sizeof(tmp), "probe#%" PRIu32, e->ev->probe_id);
+		jsonw_string_field(&w, "name", tmp);
+	}
+	jsonw_string_field(&w, "cat", "call");
+	jsonw_string_field(&w, "ph", complete ? "X" : "i");
+	if (!complete)
+		jsonw_string_field(&w, "s", "t");
+	jsonw_name(&w, "ts");
+	chrome_us(jsonw_raw(&w), ts, e->t0_ns);
+	if (complete) {
+		jsonw_name(&w, "dur");
+		chrome_us(jsonw_raw(&w), dur_ns, 0);
+	}
+	jsonw_uint_field(&w, "pid", e->ev->pid);
+	jsonw_uint_field(&w, "tid", chrome_tid(e->ev));
+	jsonw_name(&w, "args");
+	jsonw_start_object(&w);
+	jsonw_uint_field(&w, "goid", e->ev->goid);
+	if (note)
+		jsonw_string_field(&w, "note", note);
+	if (status)
+		jsonw_string_field(&w, "status", status);
+	out_json_values(&w, "goargs", "args",
+			entry ? (e->entry_probe ? e->entry_probe : e->probe) : NULL, entry);
+	out_json_values(&w, "goret", "rets", ret ? e->probe : NULL, ret);
+	out_json_stack(o, &w, out_call_stack(entry, ret));
+	jsonw_end_object(&w);
+	jsonw_end_object(&w);
+}
+
+static int track_cmp(const void *a, const void *b)
+{
+	const struct track *x = *(const struct track *const *)a, *y = *(const struct track *const *)b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* A metadata event `what` (process_name, thread_name) naming a track. */
+static void chrome_meta(struct jsonw *w, const char *what, uint32_t pid, uint64_t tid,
+			const char *name)
+{
+	jsonw_start_object(w);
+	jsonw_string_field(w, "name", what);
+	jsonw_string_field(w, "ph", "M");
+	jsonw_uint_field(w, "pid", pid);
+	jsonw_uint_field(w, "tid", tid);
+	jsonw_name(w, "args");
+	jsonw_start_object(w);
+	jsonw_string_field(w, "name", name);
+	jsonw_end_object(w);
+	jsonw_end_object(w);
+}
+
+static void chrome_begin(struct output *o, struct buf *b)
+{
+	buf_puts(b, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"gotrace-report\"},\"traceEvents\":[");
+}
+
+/*
+ * Metadata: a name per goroutine track, and one per process, from the
+ * thread name of its lowest goroutine (goroutine 1 runs main.main).
+ */
+static void chrome_end(struct output *o, struct buf *b)
+{
+	struct chrome *c = output_state(o);
+	const struct track **v = calloc(c->tracks_cap + 1, sizeof(*v));
+	uint32_t n = 0;
+	struct jsonw w;
+	char name[64];
+
+	if (!v)
+		xalloc_die("chrome track names");
+	for (uint32_t i = 0; i < c->tracks_cap; i++)
+		if (c->tracks[i].used)
+			v[n++] = &c->tracks[i];
+	qsort(v, n, sizeof(*v), track_cmp);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct track *t = v[i];
+
+		chrome_next(c, b, &w);
+		if (i == 0 || v[i - 1]->pid != t->pid) {
+			snprintf(name, sizeof(name), "%s %u", t->comm, t->pid);
+			chrome_meta(&w, "process_name", t->pid, 0, name);
+			buf_puts(b, ",\n");
+		}
+		snprintf(name, sizeof(name), "goroutine %llu", (unsigned long long)t->tid);
+		chrome_meta(&w, "thread_name", t->pid, t->tid, name);
+	}
+	free(v);
+	buf_puts(b, "\n]}\n");
+}
+
+static int chrome_put(struct output *o, struct buf *b, const struct report_event *e)
+{
+	const struct gtr_event *ev = e->ev;
+
+	if (ev->kind == GTR_KIND_RETURN && e->entry)
+		chrome_event(o, b, e, e->entry_probe ? e->entry_probe : e->probe, e->entry,
+			     ev, e->entry->ts_ns, true, e->latency_ns, NULL, NULL);
+	else if (ev->kind == GTR_KIND_RETURN)
+		chrome_event(o, b, e, e->probe, NULL, ev, ev->ts_ns, false, 0,
+			     e->lost ? NULL : "return without entry",
+			     e->lost ? "lost" : NULL);
+	else if (!e->tracked)
+		chrome_event(o, b, e, e->probe, ev, NULL, ev->ts_ns, false, 0, NULL, NULL);
+	else
+		return 0;
+	return 1;
+}
+
+static int chrome_put_open(struct output *o, struct buf *b, const struct report_event *e,
+			   uint64_t end_ns, const char *status)
+{
+	const struct gtr_event *ev = e->ev;
+
+	chrome_event(o, b, e, e->probe, ev, NULL, ev->ts_ns, true,
+		     end_ns > ev->ts_ns ? end_ns - ev->ts_ns : 0, NULL, status);
+	return 1;
+}
+
+static void chrome_free(struct output *o)
+{
+	struct chrome *c = output_state(o);
+
+	free(c->tracks);
+}
+
+const struct output_format out_chrome = {
+	.name = "chrome",
+	.flags = OUTPUT_F_UNORDERED,
+	.state_size = sizeof(struct chrome),
+	.begin = chrome_begin,
+	.put = chrome_put,
+	.put_open = chrome_put_open,
+	.end = chrome_end,
+	.free = chrome_free,
+};

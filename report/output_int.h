@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What report/output.c, the printers (report/out_*.c), value.c and
+ * printf.c share; nothing outside output reads this.
+ */
+#ifndef REPORT_OUTPUT_INT_H
+#define REPORT_OUTPUT_INT_H
+
+#include <string.h>
+
+#include "json.h"
+#include "output.h"
+
+struct fcache_ent;
+
+struct output {
+	struct output_opts o;
+	const struct output_format *fmt;  /* o.format, or text */
+	void *state;                /* the printer's: fmt->state_size bytes */
+	struct fcache_ent *fc;      /* compiled format strings by probe (printf.c) */
+	uint32_t fc_cap, fc_n;
+};
+
+/* The printer state of `o` (fmt->state_size bytes, zeroed at first). */
+static inline void *output_state(const struct output *o)
+{
+	return o->state;
+}
+
+/* A hash of `v` into [0, cap), cap a power of two. */
+static inline uint32_t hash32(uint64_t v, uint32_t cap)
+{
+	return (uint32_t)((v * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+static inline bool arg_is(const struct gtr_arg *arg, enum gtr_type t)
+{
+	return arg && arg->type == t;
+}
+
+/* Whether a value holds float bits (a float argument's word). */
+static inline bool value_is_float(const struct gtr_value *v, const struct gtr_arg *arg)
+{
+	return v->kind == GTR_VAL_UINT && arg_is(arg, GTR_TYPE_FLOAT);
+}
+
+/* Whether a string value was cut (fewer bytes kept than its length). */
+static inline bool str_truncated(const struct gtr_value *v)
+{
+	return v->v.s.full_len > v->v.s.len;
+}
+
+/* A parameter name worth showing: known and not the blank identifier. */
+static inline bool name_known(const char *name)
+{
+	return name && name[0] && strcmp(name, "_") != 0;
+}
+
+/* Argument i of probe p, NULL when the probe does not describe it. */
+static inline const struct gtr_arg *arg_at(const struct gtr_probe *p, uint32_t i)
+{
+	return p && i < p->nargs && i < GTR_MAX_ARGS ? &p->args[i] : NULL;
+}
+
+/* value.c: the double a value stands for (float bits when the argument is
+ * a float). */
+double out_value_double(const struct gtr_value *v, const struct gtr_arg *arg);
+
+/*
+ * value.c: a value as %s and CSV show it: as text (output_text_value()),
+ * except that strings, []byte and interfaces are their bytes escaped,
+ * without quotes, then "...(len=N)" when cut; `prec` >= 0 limits the bytes
+ * of a string shown. Slices print as in text ("[1 2 3](len=3)").
+ */
+void out_bare_value(struct buf *b, const struct gtr_value *v,
+		    const struct gtr_arg *arg, int prec);
+
+/* printf.c: appends the values of `ev` through probe p's format string
+ * (p->fmt, not empty), compiled once per probe when `o` is not NULL. */
+void out_printf(struct output *o, struct buf *b, const struct gtr_probe *p,
+		const struct gtr_event *ev);
+
+/* printf.c: frees the compiled format strings of `o`. */
+void out_printf_free(struct output *o);
+
+/* output.c: the stack a call shows: its entry's, else its return's. */
+const struct gtr_event *out_call_stack(const struct gtr_event *entry,
+				       const struct gtr_event *ret);
+
+/* out_jsonl.c: "ARR":[values],"OBJ":{name:value} of `ev` (NULL: empty)
+ * from probe `p`, as members of the object `w` is in. */
+void out_json_values(struct jsonw *w, const char *arr, const char *obj,
+		     const struct gtr_probe *p, const struct gtr_event *ev);
+
+/* out_jsonl.c: "stack":["name+0xoff",...] of `ev`, when it has one. */
+void out_json_stack(const struct output *o, struct jsonw *w, const struct gtr_event *ev);
+
+#endif /* REPORT_OUTPUT_INT_H */

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the read loop (report/run.c) and the sinks (report/sink.c) share:
+ * the state of one run and the sink interface.
+ */
+#ifndef REPORT_RUN_INT_H
+#define REPORT_RUN_INT_H
+
+#include "buf.h"
+#include "filter.h"
+#include "gtr.h"
+#include "run.h"
+#include "timeparse.h"
+
+#define PROG "gotrace-report"
+
+struct exit_rec {
+	uint32_t pid;
+	uint64_t ts_ns;
+};
+
+struct sink;
+
+struct run {
+	const struct report_opts *opts;
+	const struct sink *sink;
+	void *state;               /* the sink's */
+	struct gtr_reader *r;
+	struct filter *filters[REPORT_MAX_FILTERS];
+	struct output *out;
+	struct filter *by;
+	struct pairer *pair;
+	const struct gtr_probe **probes; /* every probe described so far */
+	uint32_t np;
+	uint32_t maxvals;          /* values of the probe with the most */
+	struct buf buf;            /* output, written out by FLUSH_AT bytes */
+	uint64_t t0, last_ts;
+	bool have_t0;
+	int64_t since, until;      /* monotonic ns; INT64_MIN / INT64_MAX none */
+	struct rtime since_t, until_t;
+	uint64_t records, matched; /* output records; events or calls counted */
+	uint64_t lost, suppressed, nevents;
+	bool stop;                 /* --limit reached */
+	bool at_end;               /* the file was read to its end */
+	bool werr;                 /* output could not be written */
+	bool lean;                 /* --count of events: no names, no pairing */
+	bool any_return;           /* some probe is a return probe */
+	unsigned uses;             /* FILTER_USES_* of all filters */
+	struct exit_rec *exits;    /* process exits, by pid then time */
+	uint32_t nexits;
+	uint64_t open_end, exited_end; /* calls open at the end: still open, exited */
+};
+
+enum {
+	SINK_UNORDERED = 1u << 0,  /* needs no file order (report/pair.h) */
+	SINK_LEAN = 1u << 1,       /* needs no names nor pairing unless a filter does */
+	SINK_ALL = 1u << 2,        /* sees the events the filters leave out too */
+};
+
+/*
+ * Where events go once paired and filtered: one sink per run, selected
+ * once from the options (sink_select()). A NULL function does nothing.
+ */
+struct sink {
+	const char *name;
+	unsigned flags;            /* SINK_* */
+	/* before the first event (the probes described up front are known) */
+	void (*begin)(struct run *run);
+	/* every event pairing releases, in file order: those `kept` by the
+	 * filters and the time window, and the others too with SINK_ALL */
+	void (*event)(struct run *run, struct report_event *e, bool kept);
+	/* a call that did not return (unwound, exited, open, lost) and that
+	 * the filters kept; `status` as output_put_open() takes it */
+	void (*unfinished)(struct run *run, const struct report_event *e,
+			   uint64_t end_ns, const char *status);
+	/* after the last event: what is left to append to run->buf */
+	void (*end)(struct run *run);
+	/* messages for stderr about what was left out */
+	void (*warnings)(const struct run *run);
+	void (*free)(struct run *run);
+};
+
+/* The sink the options `o` ask for: stats, count (of events or of
+ * calls), folded stacks, or print (the output printers). */
+const struct sink *sink_select(const struct report_opts *o);
+
+#endif /* REPORT_RUN_INT_H */
