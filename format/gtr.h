@@ -317,6 +317,15 @@ int gtr_writer_flush(struct gtr_writer *w);
 /* Bytes written to the file so far (blocks and header). */
 uint64_t gtr_writer_bytes(const struct gtr_writer *w);
 
+/*
+ * After a write error (a full disk): cuts the file back to the end of its
+ * last complete block, drops the frame being built (*lost gets its
+ * events), and accepts writes again; metadata written since may be lost
+ * with the cut. 0 (also when nothing had failed), or -errno when the file
+ * cannot be cut (the writer stays failed).
+ */
+int gtr_writer_recover(struct gtr_writer *w, uint64_t *lost);
+
 /* Events appended so far. */
 uint64_t gtr_writer_events(const struct gtr_writer *w);
 

@@ -55,6 +55,7 @@ struct gtr_writer {
 	char *path;
 	char err[512];
 	uint64_t bytes;          /* written so far == offset of the next block */
+	uint64_t good;           /* end of the last block written whole */
 
 	/* current frame */
 	uint8_t *buf;            /* FRAME_RESERVE bytes, then records */
@@ -158,7 +159,11 @@ static int write_block(struct gtr_writer *w, uint32_t type,
 		{ .iov_base = hdr, .iov_len = sizeof(hdr) },
 		{ .iov_base = (void *)payload, .iov_len = len },
 	};
-	return write_all(w, iov, len ? 2 : 1);
+	const int rc = write_all(w, iov, len ? 2 : 1);
+
+	if (!rc)
+		w->good = w->bytes;
+	return rc;
 }
 
 /* ------------------------------------------------------------- metadata CBOR */
@@ -487,6 +492,23 @@ static int flush_frame(struct gtr_writer *w)
 int gtr_writer_flush(struct gtr_writer *w)
 {
 	return flush_frame(w);
+}
+
+int gtr_writer_recover(struct gtr_writer *w, uint64_t *lost)
+{
+	*lost = 0;
+	if (!w->failed)
+		return 0;
+	if (w->fd < 0 || w->good < GTR_FILE_HDR_LEN)
+		return w->failed;
+	if (ftruncate(w->fd, (off_t)w->good) || lseek(w->fd, (off_t)w->good, SEEK_SET) < 0)
+		return wfail(w, -errno, "cut back");
+	*lost = w->frame_events;
+	w->events -= w->frame_events;
+	w->bytes = w->good;
+	w->failed = 0;
+	frame_reset(w);
+	return 0;
 }
 
 /* Makes room for a record of at most `need` bytes in the frame buffer. */

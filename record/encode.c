@@ -63,7 +63,9 @@ struct encoder {
 		uint32_t binary; /* the traced binary `bias` is of */
 	} procs[1024];       /* processes whose mappings were recorded */
 	int nprocs;
-	int werr;
+	int werr;            /* the writer failed (a full disk): events are counted, not written */
+	uint64_t unwritten;  /* events read but not written since then */
+	uint64_t werr_ns;    /* when it failed, CLOCK_MONOTONIC */
 };
 
 
@@ -453,11 +455,15 @@ int encoder_on_event(const struct gt_event *ev, size_t size, void *ctx)
 	uint32_t i, doff = 0;
 	size_t dmax;
 
-	if (r->werr || ev->type != GT_REC_EVENT ||
+	if (ev->type != GT_REC_EVENT ||
 	    ev->probe_id >= (uint32_t)plan_nprobes(r->plan))
 		return 0;
 	if (r->max_events && r->events >= r->max_events)
 		return 0;   /* --max-events: the file holds exactly that many */
+	if (r->werr || !r->w) {
+		r->unwritten = gtr_add_sat(r->unwritten, 1);
+		return 0;
+	}
 	p = plan_probe(r->plan, ev->probe_id);
 	dmax = size > GT_EVENT_HDR_SIZE + sizeof(ev->slots)
 		       ? size - GT_EVENT_HDR_SIZE - sizeof(ev->slots) : 0;
@@ -482,12 +488,59 @@ int encoder_on_event(const struct gt_event *ev, size_t size, void *ctx)
 	out.nvals = p->meta.nargs < ev->nslots ? p->meta.nargs : ev->nslots;
 	for (i = 0; i < out.nvals; i++)
 		event_value(r, p, ev, i, &doff, dmax, &out.vals[i]);
+	const uint64_t before = gtr_writer_events(r->w);
+
 	if (gtr_writer_event(r->w, &out)) {
-		fprintf(stderr, "gotrace-record: %s\n", gtr_writer_error(r->w));
-		r->werr = 1;
-		return -1;
+		encoder_fail(r, ev->ts_ns);
+		/* in the writer's frame when only the flush after it failed:
+		 * then counted with the frame by encoder_recover() */
+		if (gtr_writer_events(r->w) > before)
+			r->events++;
+		else
+			r->unwritten = gtr_add_sat(r->unwritten, 1);
+		return 0;
 	}
 	r->events++;
+	return 0;
+}
+
+void encoder_fail(struct encoder *r, uint64_t ts_ns)
+{
+	if (r->werr)
+		return;
+	r->werr = 1;
+	r->werr_ns = ts_ns;
+	fprintf(stderr, "gotrace-record: %s; from now on events are counted, "
+		"not written\n", r->w ? gtr_writer_error(r->w) : "no output file");
+}
+
+uint64_t encoder_unwritten(const struct encoder *r)
+{
+	return r->unwritten;
+}
+
+int encoder_recover(struct encoder *r, uint64_t now_ns)
+{
+	uint64_t lost = 0;
+
+	if (!r->werr)
+		return 0;
+	if (!r->w || gtr_writer_recover(r->w, &lost))
+		return -1;
+	r->events -= lost < r->events ? lost : r->events;
+	r->unwritten = gtr_add_sat(r->unwritten, lost);
+	{
+		/* the events not written, as a loss of every probe */
+		const struct gtr_drop d = {
+			.ts_ns = now_ns, .since_ns = r->werr_ns,
+			.probe_id = UINT32_MAX, .cpu = GTR_CPU_UNKNOWN,
+			.count = r->unwritten, .reason = GTR_DROP_BUFFER,
+		};
+
+		if (gtr_writer_drop(r->w, &d) || gtr_writer_flush(r->w))
+			return -1;
+	}
+	r->werr = 0;
 	return 0;
 }
 

@@ -59,8 +59,9 @@ void encoder_write_clock(struct gtr_writer *w);
 /*
  * capture_fn: writes one ring buffer record (a struct gt_event of `size`
  * bytes; others are ignored) as an event, and first its process and
- * thread when new. 0, or -1 after printing the writer's error (then
- * encoder_failed() is true and later records are ignored).
+ * thread when new. Returns 0. When the writer fails (a full disk), says
+ * so once, and from then on counts events instead of writing them
+ * (encoder_failed(), encoder_unwritten()).
  */
 int encoder_on_event(const struct gt_event *ev, size_t size, void *ctx);
 
@@ -89,5 +90,21 @@ uint64_t encoder_suppressed(const struct encoder *r);
 
 /* Whether writing failed (the error was printed). */
 bool encoder_failed(const struct encoder *r);
+
+/* Marks writing as failed at ts_ns (CLOCK_MONOTONIC) and says so once,
+ * with the writer's error. */
+void encoder_fail(struct encoder *r, uint64_t ts_ns);
+
+/* Events read but not written since writing failed (saturating). */
+uint64_t encoder_unwritten(const struct encoder *r);
+
+/*
+ * After a failure: cuts the file back to its last whole block
+ * (gtr_writer_recover()) and records the events not written as one loss
+ * of every probe over [failure, now_ns], so that the file says what it
+ * misses. 0 when recorded (or nothing failed), -1 when there is still no
+ * room (the count is then the caller's to print).
+ */
+int encoder_recover(struct encoder *r, uint64_t now_ns);
 
 #endif /* GOTRACE_ENCODE_H */

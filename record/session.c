@@ -533,26 +533,31 @@ static int session_go(struct session *s)
 	return 0;
 }
 
-/* Closes the current file and opens the next of the rotation. 0, or -1
- * after printing why. */
+/* Closes the current file and opens the next of the rotation. A full disk
+ * (the flush, the next file) leaves the encoder counting what it cannot
+ * write, as without rotation. Returns 0. */
 static int session_rotate(struct session *s)
 {
 	struct gtr_writer *w = encoder_writer(s->enc), *next;
 	char err[1024];
 
 	encoder_drops(s->enc);
-	s->written += gtr_writer_bytes(w);
-	if (gtr_writer_close(w, err, sizeof(err))) {
-		encoder_set_writer(s->enc, NULL);
-		fprintf(stderr, "gotrace-record: %s\n", err);
-		return -1;
+	if (gtr_writer_flush(w)) {
+		/* a full disk: stay on this file, counting what is not
+		 * written, as without rotation */
+		encoder_fail(s->enc, clock_ns(CLOCK_MONOTONIC));
+		return 0;
 	}
+	s->written += gtr_writer_bytes(w);
+	if (gtr_writer_close(w, err, sizeof(err)))
+		/* its frames are whole; its summary is what is missing */
+		fprintf(stderr, "gotrace-record: %s\n", err);
 	host_fill(&s->host, &s->uts, s->hostname, sizeof(s->hostname));
 	next = open_output(s, ++s->file_no, &s->host, err, sizeof(err));
 	encoder_set_writer(s->enc, next);
 	if (!next) {
 		fprintf(stderr, "gotrace-record: %s\n", err);
-		return -1;
+		encoder_fail(s->enc, clock_ns(CLOCK_MONOTONIC));
 	}
 	return 0;
 }
@@ -605,30 +610,30 @@ static int session_loop(struct session *s)
 		int n = capture_poll(s->cap, 100);
 		uint64_t now, bytes;
 
-		if (n < 0 || encoder_failed(s->enc)) {
-			if (n < 0)
-				fprintf(stderr, "gotrace-record: reading events: %s\n",
-					strerror(-n));
+		if (n < 0) {
+			fprintf(stderr, "gotrace-record: reading events: %s\n",
+				strerror(-n));
 			break;
 		}
 		now = clock_ns(CLOCK_MONOTONIC);
 		bytes = s->written + gtr_writer_bytes(encoder_writer(s->enc));
 		if (session_should_stop(s, now, start, bytes))
 			break;
-		if (o->rotate_size &&
+		/* a full disk: events are counted until the end, nothing
+		 * more is written */
+		if (!encoder_failed(s->enc) && o->rotate_size &&
 		    gtr_writer_bytes(encoder_writer(s->enc)) >= o->rotate_size &&
 		    session_rotate(s))
 			return -1;
 		if (now - last_flush >= 1000000000ull) {
 			struct gtr_writer *w = encoder_writer(s->enc);
 
-			encoder_drops(s->enc);
-			encoder_processes_check(s->enc, now, 0, 0);
-			encoder_write_clock(w);
-			if (gtr_writer_flush(w)) {
-				fprintf(stderr, "gotrace-record: %s\n",
-					gtr_writer_error(w));
-				break;
+			if (!encoder_failed(s->enc)) {
+				encoder_drops(s->enc);
+				encoder_processes_check(s->enc, now, 0, 0);
+				encoder_write_clock(w);
+				if (gtr_writer_flush(w))
+					encoder_fail(s->enc, now);
 			}
 			if (status_on)
 				status_line(s, now - start,
@@ -649,8 +654,23 @@ static void session_drain(struct session *s)
 {
 	const int st = s->status;
 
-	while (!encoder_failed(s->enc) && capture_poll(s->cap, 0) > 0)
+	while (capture_poll(s->cap, 0) > 0)
 		;
+	if (encoder_failed(s->enc)) {
+		const uint64_t n = encoder_unwritten(s->enc);
+
+		/* room may have been freed since, or the cut frees it */
+		if (!encoder_recover(s->enc, clock_ns(CLOCK_MONOTONIC)))
+			fprintf(stderr, "gotrace-record: %llu events could not be "
+				"written to %s; the file records them as lost\n",
+				(unsigned long long)encoder_unwritten(s->enc),
+				s->o->output);
+		else
+			fprintf(stderr, "gotrace-record: %llu events could not be "
+				"written to %s and the file cannot say so (no room): "
+				"it holds the events before the disk filled\n",
+				(unsigned long long)n, s->o->output);
+	}
 	encoder_drops(s->enc);
 	encoder_processes_check(s->enc, clock_ns(CLOCK_MONOTONIC), s->cmd_pid,
 			WIFEXITED(st) ? WEXITSTATUS(st)
@@ -673,6 +693,9 @@ static void session_summary(const struct session *s)
 	if (nfiles > 1)
 		fprintf(stderr, " and %s1..%s%u (%u files kept)", o->output,
 			o->output, nfiles - 1, nfiles);
+	if (encoder_unwritten(s->enc))
+		fprintf(stderr, "; %llu events not written (no room)",
+			(unsigned long long)encoder_unwritten(s->enc));
 	fputc('\n', stderr);
 	if (o->rate)
 		fprintf(stderr, "gotrace-record: %llu events suppressed "

@@ -478,3 +478,40 @@ def test_exit_statuses_without_tracefs(gobuild, tmp_path, procs, via):
         assert ends == want
     evs = events(trace)
     assert sorted(e["goargs"][0] for e in evs) == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]
+
+
+@pytest.mark.parametrize("rotate", [False, True])
+def test_full_disk_counts_what_it_could_not_write(gobuild, tmp_path, rotate):
+    """On a 300 KiB tmpfs (in a private mount namespace) the disk fills:
+    one correct message, the target runs to its end, and the events not
+    written are counted and recorded in the file as lost once the cut
+    frees room, so that written + lost = calls; with rotation too."""
+    exe = gobuild("tests/fixtures/hot/main.go", "hot")
+    calls = 1000000
+    out = tmp_path / "full"
+    out.mkdir()
+    args = ["-o", str(out / "t.gtr"), "main.add"]
+    if rotate:
+        args = ["-C", "100K", "-W", "100"] + args
+    shell = 'mount -t tmpfs -o size=300k tmpfs "$1" && shift && "$@"; rc=$?; ' \
+            'cp -a "$0"/. "$0.saved"/; exit $rc'
+    saved = tmp_path / "full.saved"
+    saved.mkdir()
+    p = subprocess.run(["unshare", "-m", "sh", "-c", shell, str(out), str(out), RECORD,
+                        *args, "--", exe, str(calls)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("%d " % calls)
+    err = p.stderr
+    assert err.count("No space left on device; from now on events are counted, not written") == 1
+    assert "reading events" not in err and "Operation not permitted" not in err
+    m = re.search(r"(\d+) events could not be written to \S+; the file records them as lost", err)
+    assert m, err
+    unwritten = int(m.group(1))
+    written = lost = 0
+    for f in sorted(os.listdir(saved)):
+        info = json.loads(report(["info", "--json", str(saved / f)]).stdout)
+        written += info["events"]
+        lost += info["drops"]
+    assert lost == unwritten > 0
+    assert written + lost == calls
