@@ -649,16 +649,53 @@ int gobin_func_args_size(const struct gobin *b, const struct gobin_func *f)
 }
 
 /*
+ * The Go name a cgo export wrapper exports ("_cgoexp_c1c9c7e88ddb_goCallback"
+ * -> "goCallback"; src/cmd/cgo/out.go names it _cgoexp_<hash>_<name>), or
+ * NULL for another name.
+ */
+static const char *cgo_export_name(const char *name)
+{
+	const char *p;
+
+	if (strncmp(name, "_cgoexp_", 8))
+		return NULL;
+	p = name + 8 + strspn(name + 8, "0123456789abcdef");
+	return *p == '_' && p > name + 8 && p[1] ? p + 1 : NULL;
+}
+
+int gobin_func_find_cgo_export(const struct gobin *b, const char *name,
+			       struct gobin_func *out)
+{
+	const char *dot = strrchr(name, '.');
+	const char *want = dot ? dot + 1 : name;
+
+	for (size_t i = 0; i < b->nfuncs; i++) {
+		const char *exp = cgo_export_name(b->funcs[i].name);
+
+		if (exp && !strcmp(exp, want)) {
+			*out = b->funcs[i];
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/*
  * The part of a symbol after its package path, without the receiver
  * punctuation, into out: "net/http.(*conn).serve" -> "conn.serve".
  */
 static void short_name(const char *name, char *out, size_t outlen)
 {
+	const char *exp = cgo_export_name(name);
 	const char *slash = strrchr(name, '/');
 	const char *p = slash ? slash + 1 : name;
 	const char *dot = strchr(p, '.');
 	size_t o = 0;
 
+	if (exp) {
+		snprintf(out, outlen, "%s", exp);
+		return;
+	}
 	for (p = dot ? dot + 1 : name; *p && o + 1 < outlen; p++)
 		if (*p != '(' && *p != ')' && *p != '*')
 			out[o++] = *p;
@@ -732,8 +769,16 @@ int gobin_func_suggest(const struct gobin *b, const char *name,
 		} else {
 			d2 = edit_distance(name, fname, 1000);
 		}
-		if (i && strcmp(fname, b->funcs[i - 1].name) == 0)
-			continue;
+		{
+			/* same-named functions (an ABI wrapper beside its
+			 * function, generic instances) are one suggestion */
+			int k = 0;
+
+			while (k < n && strcmp(best[k].name, fname))
+				k++;
+			if (k < n)
+				continue;
+		}
 		pos = n;
 		while (pos > 0 && (best[pos - 1].d1 > d1 ||
 				   (best[pos - 1].d1 == d1 && best[pos - 1].d2 > d2)))

@@ -148,6 +148,17 @@ int gobin_func_find_all(const struct gobin *b, const char *name,
 			struct gobin_func *out, int max);
 
 /*
+ * The cgo export wrapper of the Go function `name` ("main.goCallback" or
+ * "goCallback", exported with //export): "_cgoexp_<hash>_goCallback",
+ * which C calls and into which gc usually inlines the function itself, so
+ * that no function of the Go name is left; its one parameter points at
+ * the arguments and results (src/cmd/cgo/out.go, writeExports). Returns 0
+ * and fills *out, or -ENOENT.
+ */
+int gobin_func_find_cgo_export(const struct gobin *b, const char *name,
+			       struct gobin_func *out);
+
+/*
  * Calls fn for every function whose name matches the shell glob `pattern`
  * (fnmatch(3) without FNM_PATHNAME; NULL matches all), in address order.
  * Stops early when fn returns non-zero and returns that value; else 0.
@@ -156,9 +167,10 @@ int gobin_func_each(const struct gobin *b, const char *pattern,
 		    int (*fn)(const struct gobin_func *f, void *ctx), void *ctx);
 
 /*
- * Up to `max` function names closest to `name` (edit distance on the part
- * after the package, then the whole), for "did you mean" hints. Returns the
- * number written to out[]; names are owned by `b`.
+ * Up to `max` distinct function names closest to `name` (edit distance on
+ * the part after the package, then the whole; a cgo export wrapper by the
+ * Go name it exports), for "did you mean" hints. Returns the number
+ * written to out[]; names are owned by `b`.
  */
 int gobin_func_suggest(const struct gobin *b, const char *name,
 		       const char **out, int max);

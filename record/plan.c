@@ -482,6 +482,19 @@ int plan_add(struct plan *pl, const char *text, const char *dflt_path,
 		return add_exact(pl, spec, b, n);
 	if (has_glob(spec->func))
 		return add_glob(pl, spec, b);
+	{
+		/* an //export'ed Go function lives on in its cgo wrapper */
+		struct gobin_func f;
+
+		if (!gobin_func_find_cgo_export(b->gb, spec->func, &f)) {
+			if (!pl->opts.quiet)
+				fprintf(stderr, "gotrace-record: probe '%s': %s is "
+					"exported to C; probing its cgo wrapper %s, "
+					"whose parameter points at the arguments and "
+					"results\n", spec->text, spec->func, f.name);
+			return add_probe(pl, spec, b, &f) ? -1 : 0;
+		}
+	}
 	n = gobin_func_suggest(b->gb, spec->func, near, 5);
 	fprintf(stderr, "gotrace-record: function '%s' not found in %s",
 		spec->func, b->path);

@@ -3,6 +3,7 @@ stacks grow, goroutine ids, and targets that behave as if untraced."""
 import collections
 import json
 import os
+import re
 import subprocess
 
 import pytest
@@ -366,3 +367,25 @@ def test_closures_and_method_values(gobuild, tmp_path):
     assert [e["args"]["k"] for e in a if e["kind"] == "entry"] == [5, 6]
     assert [e["goargs"][0] for e in a if e["kind"] == "return"] == [5, 11]
     assert len({e["goid"] for e in evs}) == 1 and evs[0]["goid"] > 0
+
+
+def test_cgo_exported_function_by_its_go_name(gobuild, tmp_path):
+    """A Go function exported to C (//export goCallback) is probed by its
+    Go name: itself, or the cgo wrapper _cgoexp_<hash>_goCallback that gc
+    inlined it into (said on stderr); a typo suggests it, once."""
+    exe = gobuild("tests/fixtures/cgoexport/main.go", "cgoexport", cgo=True)
+    trace = str(tmp_path / "x.gtr")
+    p = record(["-o", trace, "main.goCallback", "r:main.goCallback", "--", exe])
+    assert p.stdout == "12\n"
+    evs = jsonl(trace)
+    names = {e["func"] for e in evs}
+    assert len(names) == 1
+    name = names.pop()
+    assert name == "main.goCallback" or re.fullmatch(r"_cgoexp_[0-9a-f]+_goCallback", name)
+    if name != "main.goCallback":
+        assert "main.goCallback is exported to C; probing its cgo wrapper %s" % name in p.stderr
+    assert [e["kind"] for e in evs] == ["entry", "return"] * 3
+    p = record(["-o", trace, "-f", "main.goCallbak", "--", exe], check=False)
+    assert p.returncode == 1
+    hint = p.stderr.split("did you mean: ", 1)[1].strip().split(", ")
+    assert name in hint and len(hint) == len(set(hint))
