@@ -130,6 +130,62 @@ uint32_t *gtr_map_get(const struct gtr_map *m, uint64_t key);
 int gtr_map_put(struct gtr_map *m, uint64_t key, uint32_t val, uint32_t max);
 
 /*
+ * Field schemas of the metadata maps (format/schema.c): one table per map
+ * says, for each key, the kind of its value and where the value lives in
+ * the public struct. The writer writes the keys in table order
+ * (writer.c, e_fields()); the reader takes them in any order and skips
+ * keys it does not know (reader_meta.c, decode_map()).
+ */
+enum gtr_fkind {
+	GTR_F_U64,  /* uint64_t: unsigned integer */
+	GTR_F_U32,  /* uint32_t: unsigned integer that fits 32 bits */
+	GTR_F_I32,  /* int32_t: integer in [-2^31, 2^31) */
+	GTR_F_BOOL, /* bool */
+	GTR_F_STR,  /* const char *: text of at most GTR_MAX_NAME bytes;
+		       NULL is written, and read back, as "" */
+	GTR_F_TYPE, /* enum gtr_type: its name; unknown names read as OTHER */
+	GTR_F_KIND, /* enum gtr_kind: "entry" or "return" */
+	GTR_F_MAP,  /* a nested map of schema `sub`, at the same base + off */
+};
+
+/* Flags of a field. */
+#define GTR_F_REQUIRED 1u /* the reader rejects a map without it */
+#define GTR_F_OPTIONAL 2u /* the writer leaves it out when it holds `absent` */
+
+struct gtr_schema;
+
+struct gtr_field {
+	const char *key;
+	enum gtr_fkind kind;
+	unsigned flags;
+	size_t off;       /* of the value in the struct */
+	int64_t absent;   /* what a map without the key means (integers) */
+	const struct gtr_schema *sub; /* GTR_F_MAP: the nested map's fields */
+};
+
+struct gtr_schema {
+	const struct gtr_field *fields;
+	size_t n;         /* at most 32 (the reader's bit set of keys seen) */
+};
+
+/* A field of struct `type`; with flags and the value its absence means. */
+#define GTR_FIELD(key, kind, type, member) \
+	{ key, kind, 0, offsetof(type, member), 0, NULL }
+#define GTR_FIELD_X(key, kind, type, member, flags, absent) \
+	{ key, kind, flags, offsetof(type, member), absent, NULL }
+#define GTR_SCHEMA(fields) { fields, sizeof(fields) / sizeof((fields)[0]) }
+
+/* HOST (after "format", which the writer adds and the reader skips: the
+ * version is the file header's), its "clocks" map, and a CLOCK block; the
+ * clock fields are those of struct gtr_host (start_*_ns). */
+extern const struct gtr_schema gtr_host_schema, gtr_clock_schema;
+/* BINARY, PROCESS and MAPPING: the whole map. */
+extern const struct gtr_schema gtr_binary_schema, gtr_process_schema,
+	gtr_mapping_schema;
+/* PROBE without its arrays "args" (maps of gtr_arg_schema) and "exprs". */
+extern const struct gtr_schema gtr_probe_schema, gtr_arg_schema;
+
+/*
  * Copies at most `max` bytes of s[len] to out and replaces every byte that
  * is not part of a valid UTF-8 sequence (RFC 3629) by '?'. Returns the
  * number of bytes written (== min(len, max)).

@@ -3,7 +3,9 @@
  * Metadata blocks of the reader: HOST, BINARY, PROBE, SUMMARY, SYMBOLS,
  * MAPPING, PROCESS and CLOCK, decoded from CBOR maps by tables, and kept
  * within the limits of spec/FORMAT.md ("Limits"; what is not kept is
- * counted in struct gtr_overflow).
+ * counted in struct gtr_overflow). The tables of all but SUMMARY and
+ * SYMBOLS are the field schemas the writer writes by (schema.c, which says
+ * why those two are not).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,27 +67,12 @@ static int get_key(struct gcr *c, const uint8_t **k, size_t *kn)
 }
 
 /*
- * Table-driven decoding of the metadata maps. A table lists the keys of a
- * map whose values go straight into a struct (`base`), by kind and offset;
- * keys with nested values go to a callback; every other key is skipped.
+ * Table-driven decoding of the metadata maps. A schema (gtr_internal.h)
+ * lists the keys of a map whose values go straight into a struct (`base`),
+ * by kind and offset; keys with array values go to a callback; every other
+ * key is skipped. The schemas of most blocks are shared with the writer
+ * (schema.c); those of SUMMARY and SYMBOLS, below, are the reader's.
  */
-enum mf_kind {
-	MF_U64,  /* uint64_t: unsigned integer */
-	MF_U32,  /* uint32_t: unsigned integer that fits 32 bits */
-	MF_I32,  /* int32_t: unsigned or negative integer in [-2^31, 2^31) */
-	MF_BOOL, /* bool */
-	MF_STR,  /* const char *: text of at most GTR_MAX_NAME bytes, copied */
-	MF_TYPE, /* enum gtr_type: type name, unknown ones GTR_TYPE_OTHER */
-	MF_KIND, /* enum gtr_kind: "entry" or "return", nothing else */
-};
-
-struct map_field {
-	const char *key;
-	enum mf_kind kind;
-	size_t off;      /* of the destination in *base */
-};
-
-#define MF(key, kind, type, member) { key, kind, offsetof(type, member) }
 
 /*
  * Decodes a key that is not in the table: 0 when done, -1 on malformed
@@ -94,8 +81,12 @@ struct map_field {
 typedef int (*map_cb)(struct gtr_reader *r, struct gcr *c, const uint8_t *k,
 		      size_t kn, void *base);
 
+static int decode_map(struct gtr_reader *r, struct gcr *c,
+		      const struct gtr_schema *s, void *base, map_cb cb,
+		      uint32_t *seen);
+
 static int decode_field(struct gtr_reader *r, struct gcr *c,
-			const struct map_field *f, void *base)
+			const struct gtr_field *f, void *base)
 {
 	void *dst = (char *)base + f->off;
 	const uint8_t *s;
@@ -104,15 +95,15 @@ static int decode_field(struct gtr_reader *r, struct gcr *c,
 	uint64_t v;
 
 	switch (f->kind) {
-	case MF_U64:
+	case GTR_F_U64:
 		return gcr_uint(c, dst);
-	case MF_U32:
+	case GTR_F_U32:
 		return gcr_u32(c, dst);
-	case MF_BOOL:
+	case GTR_F_BOOL:
 		return gcr_bool(c, dst);
-	case MF_STR:
+	case GTR_F_STR:
 		return get_str(r, c, dst);
-	case MF_I32:
+	case GTR_F_I32:
 		if (gcr_head(c, &major, &ai, &v) || v > INT32_MAX)
 			return -1;
 		if (major == GCR_UINT)
@@ -122,12 +113,12 @@ static int decode_field(struct gtr_reader *r, struct gcr *c,
 		else
 			return -1;
 		return 0;
-	case MF_TYPE:
+	case GTR_F_TYPE:
 		if (gcr_text(c, &s, &sn, GTR_MAX_NAME))
 			return -1;
 		*(enum gtr_type *)dst = gtr_type_from_name((const char *)s, sn);
 		return 0;
-	case MF_KIND:
+	case GTR_F_KIND:
 		if (gcr_text(c, &s, &sn, GTR_MAX_NAME))
 			return -1;
 		if (gcr_key_is(s, sn, "entry"))
@@ -137,18 +128,20 @@ static int decode_field(struct gtr_reader *r, struct gcr *c,
 		else
 			return -1;
 		return 0;
+	case GTR_F_MAP:
+		return decode_map(r, c, f->sub, dst, NULL, NULL);
 	}
 	return -1;
 }
 
 /*
- * Decodes a map with text keys into *base: the keys of fields[] by the
+ * Decodes a map with text keys into *base: the keys of schema s by the
  * table, others by cb when given, the rest skipped. When seen is given,
- * bit i of *seen is set if the map had fields[i]. 0, or -1 when malformed.
+ * bit i of *seen is set if the map had field i. 0, or -1 when malformed.
  */
 static int decode_map(struct gtr_reader *r, struct gcr *c,
-		      const struct map_field *fields, size_t nfields, void *base,
-		      map_cb cb, uint32_t *seen)
+		      const struct gtr_schema *s, void *base, map_cb cb,
+		      uint32_t *seen)
 {
 	uint64_t n;
 	const uint8_t *k;
@@ -160,11 +153,11 @@ static int decode_map(struct gtr_reader *r, struct gcr *c,
 		if (get_key(c, &k, &kn))
 			return -1;
 		size_t f = 0;
-		while (f < nfields && !gcr_key_is(k, kn, fields[f].key))
+		while (f < s->n && !gcr_key_is(k, kn, s->fields[f].key))
 			f++;
 		int rc;
-		if (f < nfields) {
-			rc = decode_field(r, c, &fields[f], base);
+		if (f < s->n) {
+			rc = decode_field(r, c, &s->fields[f], base);
 			if (seen && f < 32)
 				*seen |= 1u << f;
 		} else {
@@ -178,74 +171,91 @@ static int decode_map(struct gtr_reader *r, struct gcr *c,
 	return 0;
 }
 
-#define DECODE_MAP(r, c, fields, base, cb, seen) \
-	decode_map(r, c, fields, sizeof(fields) / sizeof((fields)[0]), base, cb, seen)
-
-/* The "clocks" map of HOST, and a CLOCK block. */
-static const struct map_field clock_fields[] = {
-	MF("monotonic_ns", MF_U64, struct gtr_host, start_mono_ns),
-	MF("realtime_ns", MF_U64, struct gtr_host, start_realtime_ns),
-	MF("boottime_ns", MF_U64, struct gtr_host, start_boottime_ns),
-};
-
-static const struct map_field host_fields[] = {
-	MF("hostname", MF_STR, struct gtr_host, hostname),
-	MF("kernel", MF_STR, struct gtr_host, kernel),
-	MF("machine", MF_STR, struct gtr_host, machine),
-	MF("recorder", MF_STR, struct gtr_host, recorder),
-};
-
-static int host_key(struct gtr_reader *r, struct gcr *c, const uint8_t *k,
-		    size_t kn, void *base)
+/* Whether `seen` (of decode_map()) has every GTR_F_REQUIRED field of s. */
+static bool has_required(const struct gtr_schema *s, uint32_t seen)
 {
-	if (!gcr_key_is(k, kn, "clocks"))
-		return 1;
-	return DECODE_MAP(r, c, clock_fields, base, NULL, NULL);
+	for (size_t i = 0; i < s->n; i++)
+		if ((s->fields[i].flags & GTR_F_REQUIRED) && !(seen >> i & 1))
+			return false;
+	return true;
+}
+
+/* Sets the fields of s in *base to what a map without them means. */
+static void init_fields(const struct gtr_schema *s, void *base)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct gtr_field *f = &s->fields[i];
+		void *dst = (char *)base + f->off;
+
+		switch (f->kind) {
+		case GTR_F_U64:
+			*(uint64_t *)dst = (uint64_t)f->absent;
+			break;
+		case GTR_F_U32:
+			*(uint32_t *)dst = (uint32_t)f->absent;
+			break;
+		case GTR_F_I32:
+			*(int32_t *)dst = (int32_t)f->absent;
+			break;
+		case GTR_F_BOOL:
+			*(bool *)dst = f->absent != 0;
+			break;
+		case GTR_F_STR:
+			*(const char **)dst = NULL;
+			break;
+		case GTR_F_TYPE:
+			*(enum gtr_type *)dst = (enum gtr_type)f->absent;
+			break;
+		case GTR_F_KIND:
+			*(enum gtr_kind *)dst = (enum gtr_kind)f->absent;
+			break;
+		case GTR_F_MAP:
+			init_fields(f->sub, dst);
+			break;
+		}
+	}
+}
+
+/* Points the strings of s in *base that no map gave at "". */
+static void fill_fields(const struct gtr_schema *s, void *base)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct gtr_field *f = &s->fields[i];
+		void *dst = (char *)base + f->off;
+
+		if (f->kind == GTR_F_STR && !*(const char **)dst)
+			*(const char **)dst = empty_str;
+		else if (f->kind == GTR_F_MAP)
+			fill_fields(f->sub, dst);
+	}
+}
+
+/* Frees the strings of s in *base. */
+static void free_fields(const struct gtr_schema *s, void *base)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct gtr_field *f = &s->fields[i];
+		void *dst = (char *)base + f->off;
+
+		if (f->kind == GTR_F_STR)
+			free_str(*(const char **)dst);
+		else if (f->kind == GTR_F_MAP)
+			free_fields(f->sub, dst);
+	}
 }
 
 static int parse_host(struct gtr_reader *r, struct gcr *c)
 {
-	return DECODE_MAP(r, c, host_fields, &r->host, host_key, NULL);
+	return decode_map(r, c, &gtr_host_schema, &r->host, NULL, NULL);
 }
 
 static void free_binary(struct gtr_binary *b)
 {
 	if (!b)
 		return;
-	free_str(b->path);
-	free_str(b->build_id);
-	free_str(b->go_build_id);
-	free_str(b->go_version);
-	free_str(b->compiler);
-	free_str(b->arch);
-	free_str(b->abi);
-	free_str(b->go_version_source);
-	free_str(b->goid_source);
+	free_fields(&gtr_binary_schema, b);
 	free(b);
 }
-
-static void fill_empty(const char **s)
-{
-	if (!*s)
-		*s = empty_str;
-}
-
-static const struct map_field binary_fields[] = {
-	MF("id", MF_U32, struct gtr_binary, id), /* required: bit 0 of seen */
-	MF("path", MF_STR, struct gtr_binary, path),
-	MF("build_id", MF_STR, struct gtr_binary, build_id),
-	MF("go_build_id", MF_STR, struct gtr_binary, go_build_id),
-	MF("go_version", MF_STR, struct gtr_binary, go_version),
-	MF("compiler", MF_STR, struct gtr_binary, compiler),
-	MF("arch", MF_STR, struct gtr_binary, arch),
-	MF("abi", MF_STR, struct gtr_binary, abi),
-	MF("pie", MF_BOOL, struct gtr_binary, pie),
-	MF("stripped", MF_BOOL, struct gtr_binary, stripped),
-	MF("dwarf", MF_BOOL, struct gtr_binary, has_dwarf),
-	MF("go_version_source", MF_STR, struct gtr_binary, go_version_source),
-	MF("goid_offset", MF_I32, struct gtr_binary, goid_offset),
-	MF("goid_source", MF_STR, struct gtr_binary, goid_source),
-};
 
 static int parse_binary(struct gtr_reader *r, struct gcr *c)
 {
@@ -257,20 +267,12 @@ static int parse_binary(struct gtr_reader *r, struct gcr *c)
 	}
 	struct gtr_binary *b = calloc(1, sizeof(*b));
 	if (b)
-		b->goid_offset = -1;   /* absent: files of older recorders */
-	if (!b || DECODE_MAP(r, c, binary_fields, b, NULL, &seen))
+		init_fields(&gtr_binary_schema, b);
+	if (!b || decode_map(r, c, &gtr_binary_schema, b, NULL, &seen))
 		goto bad;
-	if (!(seen & 1) || c->p != c->end)
+	if (!has_required(&gtr_binary_schema, seen) || c->p != c->end)
 		goto bad;
-	fill_empty(&b->path);
-	fill_empty(&b->build_id);
-	fill_empty(&b->go_build_id);
-	fill_empty(&b->go_version);
-	fill_empty(&b->compiler);
-	fill_empty(&b->arch);
-	fill_empty(&b->abi);
-	fill_empty(&b->go_version_source);
-	fill_empty(&b->goid_source);
+	fill_fields(&gtr_binary_schema, b);
 	if (r->nbinaries == r->binaries_cap) {
 		const uint32_t cap = r->binaries_cap ? r->binaries_cap * 2 : 16;
 		struct gtr_binary **v = realloc(r->binaries, cap * sizeof(*v));
@@ -290,32 +292,11 @@ static void free_probe(struct gtr_probe *p)
 {
 	if (!p)
 		return;
-	free_str(p->func);
-	free_str(p->spec);
-	free_str(p->fmt);
-	for (uint32_t i = 0; i < GTR_MAX_ARGS; i++) {
-		free_str(p->args[i].name);
-		free_str(p->args[i].type_name);
-	}
+	free_fields(&gtr_probe_schema, p);
+	for (uint32_t i = 0; i < GTR_MAX_ARGS; i++)
+		free_fields(&gtr_arg_schema, &p->args[i]);
 	free(p);
 }
-
-static const struct map_field arg_fields[] = {
-	MF("name", MF_STR, struct gtr_arg, name),
-	MF("type_name", MF_STR, struct gtr_arg, type_name),
-	MF("type", MF_TYPE, struct gtr_arg, type),
-	MF("size", MF_U32, struct gtr_arg, size),
-};
-
-static const struct map_field probe_fields[] = {
-	MF("id", MF_U32, struct gtr_probe, id),     /* required: bit 0 of seen */
-	MF("kind", MF_KIND, struct gtr_probe, kind), /* required: bit 1 */
-	MF("binary_id", MF_U32, struct gtr_probe, binary_id),
-	MF("func", MF_STR, struct gtr_probe, func),
-	MF("address", MF_U64, struct gtr_probe, address),
-	MF("spec", MF_STR, struct gtr_probe, spec),
-	MF("fmt", MF_STR, struct gtr_probe, fmt),
-};
 
 /* "args" and "exprs" of a PROBE. */
 static int probe_key(struct gtr_reader *r, struct gcr *c, const uint8_t *k,
@@ -330,7 +311,7 @@ static int probe_key(struct gtr_reader *r, struct gcr *c, const uint8_t *k,
 		if (!rc && m > GTR_MAX_ARGS)
 			rc = -1;
 		for (uint64_t j = 0; !rc && j < m; j++)
-			rc = DECODE_MAP(r, c, arg_fields, &p->args[j], NULL, NULL);
+			rc = decode_map(r, c, &gtr_arg_schema, &p->args[j], NULL, NULL);
 		if (!rc)
 			p->nargs = (uint32_t)m;
 		return rc;
@@ -359,11 +340,12 @@ static int parse_probe(struct gtr_reader *r, struct gcr *c)
 	struct gtr_probe *p = calloc(1, sizeof(*p));
 	if (!p)
 		goto bad;
+	init_fields(&gtr_probe_schema, p);
 	for (uint32_t i = 0; i < GTR_MAX_ARGS; i++)
-		p->args[i].type = GTR_TYPE_WORD;
-	if (DECODE_MAP(r, c, probe_fields, p, probe_key, &seen))
+		init_fields(&gtr_arg_schema, &p->args[i]);
+	if (decode_map(r, c, &gtr_probe_schema, p, probe_key, &seen))
 		goto bad;
-	if ((seen & 3) != 3 || c->p != c->end)
+	if (!has_required(&gtr_probe_schema, seen) || c->p != c->end)
 		goto bad;
 	for (uint32_t i = 0; i < p->nexprs; i++)
 		if (p->exprs[i] >= p->nargs)
@@ -373,13 +355,9 @@ static int parse_probe(struct gtr_reader *r, struct gcr *c)
 		free_probe(p);
 		return -1;
 	}
-	fill_empty(&p->func);
-	fill_empty(&p->spec);
-	fill_empty(&p->fmt);
-	for (uint32_t i = 0; i < GTR_MAX_ARGS; i++) {
-		fill_empty(&p->args[i].name);
-		fill_empty(&p->args[i].type_name);
-	}
+	fill_fields(&gtr_probe_schema, p);
+	for (uint32_t i = 0; i < GTR_MAX_ARGS; i++)
+		fill_fields(&gtr_arg_schema, &p->args[i]);
 	if (r->nprobes == r->probes_cap) {
 		const uint32_t cap = r->probes_cap ? r->probes_cap * 2 : 64;
 		struct gtr_probe **v = realloc(r->probes, cap * sizeof(*v));
@@ -409,14 +387,16 @@ struct summary_in {
 	uint64_t dropped;
 };
 
-static const struct map_field summary_fields[] = {
-	MF("events", MF_U64, struct summary_in, s.events),
-	MF("drops", MF_U64, struct summary_in, s.drops),
-	MF("suppressed", MF_U64, struct summary_in, s.suppressed),
-	MF("first_ts_ns", MF_U64, struct summary_in, s.first_ts_ns),
-	MF("last_ts_ns", MF_U64, struct summary_in, s.last_ts_ns),
-	MF("frames_truncated", MF_BOOL, struct summary_in, s.frames_truncated),
+static const struct gtr_field summary_fields[] = {
+	GTR_FIELD("events", GTR_F_U64, struct summary_in, s.events),
+	GTR_FIELD("drops", GTR_F_U64, struct summary_in, s.drops),
+	GTR_FIELD("suppressed", GTR_F_U64, struct summary_in, s.suppressed),
+	GTR_FIELD("first_ts_ns", GTR_F_U64, struct summary_in, s.first_ts_ns),
+	GTR_FIELD("last_ts_ns", GTR_F_U64, struct summary_in, s.last_ts_ns),
+	GTR_FIELD("frames_truncated", GTR_F_BOOL, struct summary_in,
+		  s.frames_truncated),
 };
+static const struct gtr_schema summary_schema = GTR_SCHEMA(summary_fields);
 
 /* "probes" and "frames" of a SUMMARY. */
 static int summary_key(struct gtr_reader *r, struct gcr *c, const uint8_t *k,
@@ -495,7 +475,7 @@ int rd_parse_summary(struct gtr_reader *r, struct gcr *c)
 {
 	struct summary_in v = { .s = { .present = true } };
 
-	if (DECODE_MAP(r, c, summary_fields, &v, summary_key, NULL) || c->p != c->end)
+	if (decode_map(r, c, &summary_schema, &v, summary_key, NULL) || c->p != c->end)
 		goto bad;
 	free(r->sum_ids);
 	free(r->sum_events);
@@ -533,9 +513,11 @@ struct symbols_in {
 	uint64_t nsyms;
 };
 
-static const struct map_field symbols_fields[] = {
-	MF("binary_id", MF_U32, struct symbols_in, bin), /* required: bit 0 */
+static const struct gtr_field symbols_fields[] = {
+	GTR_FIELD_X("binary_id", GTR_F_U32, struct symbols_in, bin,
+		    GTR_F_REQUIRED, 0),
 };
+static const struct gtr_schema symbols_schema = GTR_SCHEMA(symbols_fields);
 
 /* "symbols": checks the array's shape and notes where it is. */
 static int symbols_key(struct gtr_reader *r, struct gcr *c, const uint8_t *k,
@@ -568,9 +550,9 @@ static int parse_symbols(struct gtr_reader *r, const struct block *b)
 		return -1;
 	struct gcr c = { d, d + len };
 	/* First pass: find binary_id and the symbols array, wherever they are. */
-	if (DECODE_MAP(r, &c, symbols_fields, &v, symbols_key, &seen))
+	if (decode_map(r, &c, &symbols_schema, &v, symbols_key, &seen))
 		return -1;
-	const bool have_bin = seen & 1;
+	const bool have_bin = has_required(&symbols_schema, seen);
 	if (c.p != c.end || !have_bin) {
 		snprintf(r->why, sizeof(r->why), "%s", have_bin ? "bytes after the map" : "no binary_id");
 		return -1;
@@ -627,22 +609,12 @@ static int parse_symbols(struct gtr_reader *r, const struct block *b)
 	return 0;
 }
 
-static const struct map_field mapping_fields[] = {
-	MF("ts_ns", MF_U64, struct gtr_mapping, ts_ns),
-	MF("pid", MF_U32, struct gtr_mapping, pid),
-	MF("start", MF_U64, struct gtr_mapping, start),
-	MF("end", MF_U64, struct gtr_mapping, end),
-	MF("offset", MF_U64, struct gtr_mapping, offset),
-	MF("vaddr", MF_U64, struct gtr_mapping, vaddr),
-	MF("binary_id", MF_U32, struct gtr_mapping, binary_id),
-	MF("path", MF_STR, struct gtr_mapping, path),
-};
-
 static int parse_mapping(struct gtr_reader *r, struct gcr *c)
 {
-	struct gtr_mapping m = { .binary_id = UINT32_MAX };
+	struct gtr_mapping m = { 0 };
 
-	if (DECODE_MAP(r, c, mapping_fields, &m, NULL, NULL))
+	init_fields(&gtr_mapping_schema, &m);
+	if (decode_map(r, c, &gtr_mapping_schema, &m, NULL, NULL))
 		goto bad;
 	if (c->p != c->end || m.end <= m.start) {
 		snprintf(r->why, sizeof(r->why), "%s",
@@ -656,7 +628,7 @@ static int parse_mapping(struct gtr_reader *r, struct gcr *c)
 	}
 	if (rd_grow((void **)&r->maps, &r->maps_cap, r->nmaps, sizeof(m)))
 		goto bad;
-	fill_empty(&m.path);
+	fill_fields(&gtr_mapping_schema, &m);
 	r->maps[r->nmaps++] = m;
 	r->maps_sorted = false;
 	return 0;
@@ -665,21 +637,12 @@ bad:
 	return -1;
 }
 
-static const struct map_field process_fields[] = {
-	MF("ts_ns", MF_U64, struct gtr_process, ts_ns),
-	MF("pid", MF_U32, struct gtr_process, pid),
-	MF("binary_id", MF_U32, struct gtr_process, binary_id),
-	MF("comm", MF_STR, struct gtr_process, comm),
-	MF("exited", MF_BOOL, struct gtr_process, exited),
-	MF("exit_code", MF_I32, struct gtr_process, exit_code),
-};
-
 static int parse_process(struct gtr_reader *r, struct gcr *c)
 {
-	struct gtr_process p = { .binary_id = UINT32_MAX,
-				 .exit_code = GTR_EXIT_UNKNOWN };
+	struct gtr_process p = { 0 };
 
-	if (DECODE_MAP(r, c, process_fields, &p, NULL, NULL) || c->p != c->end)
+	init_fields(&gtr_process_schema, &p);
+	if (decode_map(r, c, &gtr_process_schema, &p, NULL, NULL) || c->p != c->end)
 		goto bad;
 	if (!p.exited)
 		p.exit_code = 0;
@@ -690,7 +653,7 @@ static int parse_process(struct gtr_reader *r, struct gcr *c)
 	}
 	if (rd_grow((void **)&r->procs, &r->procs_cap, r->nprocs, sizeof(p)))
 		goto bad;
-	fill_empty(&p.comm);
+	fill_fields(&gtr_process_schema, &p);
 	r->procs[r->nprocs++] = p;
 	return 0;
 bad:
@@ -702,7 +665,7 @@ static int parse_clock(struct gtr_reader *r, struct gcr *c)
 {
 	struct gtr_host h = { 0 };
 
-	if (DECODE_MAP(r, c, clock_fields, &h, NULL, NULL) || c->p != c->end)
+	if (decode_map(r, c, &gtr_clock_schema, &h, NULL, NULL) || c->p != c->end)
 		return -1;
 	const struct gtr_clock_sample cs = {
 		.monotonic_ns = h.start_mono_ns,
@@ -795,7 +758,7 @@ int rd_absorb(struct gtr_reader *r, const struct block *b)
 
 void rd_meta_init(struct gtr_reader *r)
 {
-	r->host.hostname = r->host.kernel = r->host.machine = r->host.recorder = empty_str;
+	fill_fields(&gtr_host_schema, &r->host);
 }
 
 void rd_meta_free(struct gtr_reader *r)
@@ -806,10 +769,7 @@ void rd_meta_free(struct gtr_reader *r)
 	for (uint32_t i = 0; i < r->nbinaries; i++)
 		free_binary(r->binaries[i]);
 	free(r->binaries);
-	free_str(r->host.hostname);
-	free_str(r->host.kernel);
-	free_str(r->host.machine);
-	free_str(r->host.recorder);
+	free_fields(&gtr_host_schema, &r->host);
 	gtr_map_free(&r->probe_ix);
 	for (uint32_t i = 0; i < r->nsymtabs; i++) {
 		for (uint32_t j = 0; j < r->symtabs[i].n; j++)

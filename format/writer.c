@@ -233,6 +233,86 @@ static void e_text(struct enc *e, const char *s)
 	e->len += gtr_utf8_sanitize(e->p + e->len, s, n, n);
 }
 
+/* Whether field f of *base is written: not when it is GTR_F_OPTIONAL and
+ * holds the value its absence means. */
+static bool field_present(const struct gtr_field *f, const void *base)
+{
+	const void *v = (const char *)base + f->off;
+
+	if (!(f->flags & GTR_F_OPTIONAL))
+		return true;
+	switch (f->kind) {
+	case GTR_F_U64:
+		return *(const uint64_t *)v != (uint64_t)f->absent;
+	case GTR_F_U32:
+		return *(const uint32_t *)v != (uint32_t)f->absent;
+	case GTR_F_I32:
+		return *(const int32_t *)v != (int32_t)f->absent;
+	case GTR_F_BOOL:
+		return *(const bool *)v != (f->absent != 0);
+	default:
+		return true;
+	}
+}
+
+/* Number of fields of schema s that *base writes. */
+static size_t e_count(const struct gtr_schema *s, const void *base)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		n += field_present(&s->fields[i], base);
+	return n;
+}
+
+static void e_object(struct enc *e, const struct gtr_schema *s, const void *base);
+
+/* The fields of schema s in *base, as keys and values in table order. */
+static void e_fields(struct enc *e, const struct gtr_schema *s, const void *base)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct gtr_field *f = &s->fields[i];
+		const void *v = (const char *)base + f->off;
+
+		if (!field_present(f, base))
+			continue;
+		e_text(e, f->key);
+		switch (f->kind) {
+		case GTR_F_U64:
+			e_uint(e, *(const uint64_t *)v);
+			break;
+		case GTR_F_U32:
+			e_uint(e, *(const uint32_t *)v);
+			break;
+		case GTR_F_I32:
+			e_int(e, *(const int32_t *)v);
+			break;
+		case GTR_F_BOOL:
+			e_bool(e, *(const bool *)v);
+			break;
+		case GTR_F_STR:
+			e_text(e, *(const char *const *)v);
+			break;
+		case GTR_F_TYPE:
+			e_text(e, gtr_type_name(*(const enum gtr_type *)v));
+			break;
+		case GTR_F_KIND:
+			e_text(e, gtr_kind_name(*(const enum gtr_kind *)v));
+			break;
+		case GTR_F_MAP:
+			e_object(e, f->sub, v);
+			break;
+		}
+	}
+}
+
+/* A map of the fields of schema s in *base. */
+static void e_object(struct enc *e, const struct gtr_schema *s, const void *base)
+{
+	e_map(e, e_count(s, base));
+	e_fields(e, s, base);
+}
+
 static int flush_frame(struct gtr_writer *w);
 
 /*
@@ -251,38 +331,17 @@ static int write_meta(struct gtr_writer *w, uint32_t type)
 	return write_block(w, type, w->meta.p, w->meta.len);
 }
 
-/* The clocks map of HOST and CLOCK blocks: three paired readings, ns. */
-static void e_clocks(struct enc *e, uint64_t mono, uint64_t real, uint64_t boot)
-{
-	e_map(e, 3);
-	e_text(e, "monotonic_ns");
-	e_uint(e, mono);
-	e_text(e, "realtime_ns");
-	e_uint(e, real);
-	e_text(e, "boottime_ns");
-	e_uint(e, boot);
-}
-
 static int write_host(struct gtr_writer *w, const struct gtr_host *h)
 {
 	struct enc *e = &w->meta;
 
 	e->len = 0;
-	e_map(e, 6);
+	e_map(e, 1 + e_count(&gtr_host_schema, h));
 	e_text(e, "format");
 	e_array(e, 2);
 	e_uint(e, GTR_VERSION_MAJOR);
 	e_uint(e, GTR_VERSION_MINOR);
-	e_text(e, "hostname");
-	e_text(e, h->hostname);
-	e_text(e, "kernel");
-	e_text(e, h->kernel);
-	e_text(e, "machine");
-	e_text(e, h->machine);
-	e_text(e, "recorder");
-	e_text(e, h->recorder);
-	e_text(e, "clocks");
-	e_clocks(e, h->start_mono_ns, h->start_realtime_ns, h->start_boottime_ns);
+	e_fields(e, &gtr_host_schema, h);
 	return write_meta(w, GTR_BLOCK_HOST);
 }
 
@@ -297,35 +356,7 @@ int gtr_writer_binary(struct gtr_writer *w, const struct gtr_binary *b)
 	if (gtr_map_put(&w->binaries, b->id, 0, UINT32_MAX))
 		return werr(w, -ENOMEM, "out of memory");
 	e->len = 0;
-	e_map(e, 14);
-	e_text(e, "id");
-	e_uint(e, b->id);
-	e_text(e, "path");
-	e_text(e, b->path);
-	e_text(e, "build_id");
-	e_text(e, b->build_id);
-	e_text(e, "go_build_id");
-	e_text(e, b->go_build_id);
-	e_text(e, "go_version");
-	e_text(e, b->go_version);
-	e_text(e, "compiler");
-	e_text(e, b->compiler);
-	e_text(e, "arch");
-	e_text(e, b->arch);
-	e_text(e, "abi");
-	e_text(e, b->abi);
-	e_text(e, "pie");
-	e_bool(e, b->pie);
-	e_text(e, "stripped");
-	e_bool(e, b->stripped);
-	e_text(e, "dwarf");
-	e_bool(e, b->has_dwarf);
-	e_text(e, "go_version_source");
-	e_text(e, b->go_version_source ? b->go_version_source : "");
-	e_text(e, "goid_offset");
-	e_int(e, b->goid_offset);
-	e_text(e, "goid_source");
-	e_text(e, b->goid_source ? b->goid_source : "");
+	e_object(e, &gtr_binary_schema, b);
 	return write_meta(w, GTR_BLOCK_BINARY);
 }
 
@@ -380,35 +411,12 @@ int gtr_writer_probe(struct gtr_writer *w, const struct gtr_probe *p)
 	w->nprobes++;
 
 	e->len = 0;
-	e_map(e, 9);
-	e_text(e, "id");
-	e_uint(e, p->id);
-	e_text(e, "binary_id");
-	e_uint(e, p->binary_id);
-	e_text(e, "kind");
-	e_text(e, gtr_kind_name(p->kind));
-	e_text(e, "func");
-	e_text(e, p->func);
-	e_text(e, "address");
-	e_uint(e, p->address);
-	e_text(e, "spec");
-	e_text(e, p->spec);
-	e_text(e, "fmt");
-	e_text(e, p->fmt);
+	e_map(e, e_count(&gtr_probe_schema, p) + 2);
+	e_fields(e, &gtr_probe_schema, p);
 	e_text(e, "args");
 	e_array(e, p->nargs);
-	for (uint32_t i = 0; i < p->nargs; i++) {
-		const struct gtr_arg *a = &p->args[i];
-		e_map(e, 4);
-		e_text(e, "name");
-		e_text(e, a->name);
-		e_text(e, "type_name");
-		e_text(e, a->type_name);
-		e_text(e, "type");
-		e_text(e, gtr_type_name(a->type));
-		e_text(e, "size");
-		e_uint(e, a->size);
-	}
+	for (uint32_t i = 0; i < p->nargs; i++)
+		e_object(e, &gtr_arg_schema, &p->args[i]);
 	e_text(e, "exprs");
 	e_array(e, p->nexprs);
 	for (uint32_t i = 0; i < p->nexprs; i++)
@@ -889,38 +897,25 @@ int gtr_writer_mapping(struct gtr_writer *w, const struct gtr_mapping *m)
 	if (m->end <= m->start)
 		return werr(w, -EINVAL, "mapping of pid %u: end 0x%llx is not above start 0x%llx",
 			    m->pid, (unsigned long long)m->end, (unsigned long long)m->start);
-	const bool bin = m->binary_id != UINT32_MAX;
 	e->len = 0;
-	e_map(e, 7 + bin);
-	e_text(e, "ts_ns");
-	e_uint(e, m->ts_ns);
-	e_text(e, "pid");
-	e_uint(e, m->pid);
-	e_text(e, "start");
-	e_uint(e, m->start);
-	e_text(e, "end");
-	e_uint(e, m->end);
-	e_text(e, "offset");
-	e_uint(e, m->offset);
-	e_text(e, "vaddr");
-	e_uint(e, m->vaddr);
-	e_text(e, "path");
-	e_text(e, m->path);
-	if (bin) {
-		e_text(e, "binary_id");
-		e_uint(e, m->binary_id);
-	}
+	e_object(e, &gtr_mapping_schema, m);
 	return write_meta(w, GTR_BLOCK_MAPPING);
 }
 
 int gtr_writer_clock(struct gtr_writer *w, const struct gtr_clock_sample *c)
 {
 	struct enc *e = &w->meta;
+	/* the clock fields are those of the host's anchor (schema.c) */
+	const struct gtr_host h = {
+		.start_mono_ns = c->monotonic_ns,
+		.start_realtime_ns = c->realtime_ns,
+		.start_boottime_ns = c->boottime_ns,
+	};
 
 	if (w->failed)
 		return w->failed;
 	e->len = 0;
-	e_clocks(e, c->monotonic_ns, c->realtime_ns, c->boottime_ns);
+	e_object(e, &gtr_clock_schema, &h);
 	return write_meta(w, GTR_BLOCK_CLOCK);
 }
 
@@ -930,28 +925,12 @@ int gtr_writer_process(struct gtr_writer *w, const struct gtr_process *p)
 
 	if (w->failed)
 		return w->failed;
-	const bool bin = p->binary_id != UINT32_MAX;
+	struct gtr_process v = *p;
+	/* an exit code goes only with the exit */
+	if (!v.exited)
+		v.exit_code = GTR_EXIT_UNKNOWN;
 	e->len = 0;
-	const bool code = p->exited && p->exit_code != GTR_EXIT_UNKNOWN;
-	e_map(e, 3 + bin + p->exited + code);
-	e_text(e, "ts_ns");
-	e_uint(e, p->ts_ns);
-	e_text(e, "pid");
-	e_uint(e, p->pid);
-	e_text(e, "comm");
-	e_text(e, p->comm);
-	if (bin) {
-		e_text(e, "binary_id");
-		e_uint(e, p->binary_id);
-	}
-	if (p->exited) {
-		e_text(e, "exited");
-		e_bool(e, true);
-	}
-	if (code) {
-		e_text(e, "exit_code");
-		e_int(e, p->exit_code);
-	}
+	e_object(e, &gtr_process_schema, &v);
 	return write_meta(w, GTR_BLOCK_PROCESS);
 }
 
