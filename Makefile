@@ -21,14 +21,15 @@ LDLIBS_FORMAT := -lcbor -lzstd -pthread
 LDLIBS_RECORD := -lbpf -lelf -ldw -lZydis $(LDLIBS_FORMAT)
 LDLIBS_REPORT := -lpcre2-8 $(LDLIBS_FORMAT) -lm
 
-FORMAT_SRCS := $(wildcard format/*.c)
+# libgtr: format/ and the one hash map of lib/ it stands on
+FORMAT_SRCS := $(wildcard format/*.c) lib/map.c
 RECORD_SRCS := $(filter-out record/main.c,$(wildcard record/*.c))
 REPORT_SRCS := $(filter-out report/main.c,$(wildcard report/*.c))
 FORMAT_OBJS := $(FORMAT_SRCS:%.c=$(B)/%.o)
 RECORD_OBJS := $(RECORD_SRCS:%.c=$(B)/%.o)
 REPORT_OBJS := $(REPORT_SRCS:%.c=$(B)/%.o)
 # lib/: helpers under every part (UTF-8, JSON writer, buffers, allocation)
-LIB_OBJS    := $(patsubst %.c,$(B)/%.o,$(wildcard lib/*.c))
+LIB_OBJS    := $(patsubst %.c,$(B)/%.o,$(filter-out lib/map.c,$(wildcard lib/*.c)))
 RECORD_OBJS += $(LIB_OBJS)
 REPORT_OBJS += $(LIB_OBJS)
 CFLAGS      += -Ilib
@@ -114,7 +115,7 @@ support-table:
 # ---- fuzzing the reader (libFuzzer, ASan, UBSan); new inputs go to
 # build/fuzz/new, never into the repository's corpus
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -std=gnu11 -D_GNU_SOURCE -Iformat
+	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -std=gnu11 -D_GNU_SOURCE -Iformat -Ilib
 $(B)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(wildcard format/*.h) | $(DEPS_STAMP)
 	@mkdir -p $(B)/fuzz/new
 	$(CLANG) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(LDLIBS_FORMAT)

@@ -14,6 +14,8 @@
 
 #include "gtr.h"
 
+#include "map.h"
+
 /* File header: magic, u16 major, u16 minor, u32 flags (spec "File header"). */
 #define GTR_MAGIC "\x89GTR\r\n\x1a\n"
 #define GTR_MAGIC_LEN 8
@@ -110,24 +112,7 @@ uint32_t gtr_block_crc(const uint8_t hdr[GTR_BLOCK_HDR_LEN],
 /* Type from its name ("int"...), GTR_TYPE_OTHER for names not known. */
 enum gtr_type gtr_type_from_name(const char *s, size_t len);
 
-/*
- * Open-addressing map from a 64-bit key to a 32-bit value. Grows up to
- * `max` entries; gtr_map_put() returns -1 when full or out of memory.
- */
-struct gtr_map {
-	uint64_t *keys;
-	uint32_t *vals;
-	uint8_t *used;
-	uint32_t cap;    /* slots, power of two */
-	uint32_t n;
-};
 
-void gtr_map_free(struct gtr_map *m);
-void gtr_map_clear(struct gtr_map *m);
-/* Pointer to the value of `key`, or NULL. */
-uint32_t *gtr_map_get(const struct gtr_map *m, uint64_t key);
-/* Inserts or replaces; 0, or -1 when out of memory or at `max` entries. */
-int gtr_map_put(struct gtr_map *m, uint64_t key, uint32_t val, uint32_t max);
 
 /*
  * Field schemas of the metadata maps (format/schema.c): one table per map

@@ -143,9 +143,9 @@ void gtr_reader_close(struct gtr_reader *r)
 	if (r->fd >= 0)
 		close(r->fd);
 	rd_meta_free(r);
-	gtr_map_free(&r->task_ix);
-	gtr_map_free(&r->ps_ix);
-	gtr_map_free(&r->loss_ix);
+	u64map_free(&r->task_ix);
+	u64map_free(&r->ps_ix);
+	u64map_free(&r->loss_ix);
 	free(r->ps);
 	free(r->losses);
 	free(r->comms);

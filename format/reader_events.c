@@ -47,7 +47,7 @@ void rd_start_frame(struct gtr_reader *r, const struct block *b)
 	r->frame_gen++;
 	r->nps = 0;
 	if (r->ps_ix.n)
-		gtr_map_clear(&r->ps_ix);
+		u64map_clear(&r->ps_ix);
 	r->stack_pending = false;
 	r->stack_prev = 0;
 	rd_prefetch_next(r);
@@ -139,7 +139,7 @@ static int set_task(struct gtr_reader *r, uint32_t pid, uint32_t tid,
 		    const uint8_t *s, size_t n)
 {
 	const uint64_t key = (uint64_t)pid << 32 | tid;
-	uint32_t *ix = gtr_map_get(&r->task_ix, key);
+	uint32_t *ix = u64map_get(&r->task_ix, key);
 	uint32_t i;
 
 	if (ix) {
@@ -147,7 +147,7 @@ static int set_task(struct gtr_reader *r, uint32_t pid, uint32_t tid,
 	} else {
 		if (r->ncomms >= GTR_MAX_TASKS) {
 			/* Bounded table: forget every name rather than grow. */
-			gtr_map_clear(&r->task_ix);
+			u64map_clear(&r->task_ix);
 			r->ncomms = 0;
 		}
 		if (r->ncomms == r->comms_cap) {
@@ -159,7 +159,7 @@ static int set_task(struct gtr_reader *r, uint32_t pid, uint32_t tid,
 			r->comms_cap = cap;
 		}
 		i = r->ncomms;
-		if (gtr_map_put(&r->task_ix, key, i, GTR_MAX_TASKS))
+		if (u64map_put(&r->task_ix, key, i, GTR_MAX_TASKS))
 			return -1;
 		r->ncomms++;
 	}
@@ -176,7 +176,7 @@ static inline struct rstate *pstate(struct gtr_reader *r, uint32_t id, bool crea
 		if (r->ps_dgen[id] == r->frame_gen)
 			return &r->ps[r->ps_dslot[id]];
 	} else if (r->ps_ix.n) {
-		const uint32_t *v = gtr_map_get(&r->ps_ix, id);
+		const uint32_t *v = u64map_get(&r->ps_ix, id);
 		if (v)
 			return &r->ps[*v];
 	}
@@ -187,7 +187,7 @@ static inline struct rstate *pstate(struct gtr_reader *r, uint32_t id, bool crea
 	if (id < DIRECT_PROBES) {
 		r->ps_dgen[id] = r->frame_gen;
 		r->ps_dslot[id] = r->nps;
-	} else if (gtr_map_put(&r->ps_ix, id, r->nps, GTR_FRAME_PROBES)) {
+	} else if (u64map_put(&r->ps_ix, id, r->nps, GTR_FRAME_PROBES)) {
 		return NULL;
 	}
 	return &r->ps[r->nps++];
@@ -200,13 +200,13 @@ static void add_loss(struct gtr_reader *r, const struct gtr_drop *d)
 	const uint64_t key = ((uint64_t)d->probe_id << 32 | d->cpu) ^
 			     ((uint64_t)(d->reason != GTR_DROP_BUFFER) << 62);
 	const uint64_t first = d->since_ns && d->since_ns <= d->ts_ns ? d->since_ns : d->ts_ns;
-	uint32_t *ix = gtr_map_get(&r->loss_ix, key);
+	uint32_t *ix = u64map_get(&r->loss_ix, key);
 	struct gtr_loss *l;
 
 	if (!ix) {
 		if (r->nlosses >= GTR_MAX_LOSSES ||
 		    rd_grow((void **)&r->losses, &r->losses_cap, r->nlosses, sizeof(*l)) ||
-		    gtr_map_put(&r->loss_ix, key, r->nlosses, GTR_MAX_LOSSES)) {
+		    u64map_put(&r->loss_ix, key, r->nlosses, GTR_MAX_LOSSES)) {
 			r->overflow.losses++;
 			return;
 		}

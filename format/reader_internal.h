@@ -107,7 +107,7 @@ struct gtr_reader {
 	uint64_t frame_gen;                /* bumped per frame */
 	uint64_t ps_dgen[DIRECT_PROBES];   /* == frame_gen: ps_dslot valid */
 	uint32_t ps_dslot[DIRECT_PROBES];
-	struct gtr_map ps_ix;              /* other probe ids -> slot */
+	struct u64map ps_ix;              /* other probe ids -> slot */
 	struct rstate *ps;                 /* GTR_FRAME_PROBES slots */
 	uint32_t nps;
 	uint64_t stack[GTR_MAX_STACK];
@@ -120,7 +120,7 @@ struct gtr_reader {
 	bool host_seen;
 	struct gtr_probe **probes;
 	uint32_t nprobes, probes_cap;
-	struct gtr_map probe_ix;
+	struct u64map probe_ix;
 	const struct gtr_probe *direct[DIRECT_PROBES];
 	struct gtr_binary **binaries;
 	uint32_t nbinaries, binaries_cap;
@@ -139,7 +139,7 @@ struct gtr_reader {
 	uint32_t nclocks, clocks_cap;
 	struct gtr_loss *losses;
 	uint32_t nlosses, losses_cap;
-	struct gtr_map loss_ix;
+	struct u64map loss_ix;
 	struct gtr_overflow overflow;
 	uint32_t *sum_ids;
 	uint64_t *sum_events;
@@ -148,7 +148,7 @@ struct gtr_reader {
 	bool index_loaded;
 
 	/* task names */
-	struct gtr_map task_ix;
+	struct u64map task_ix;
 	struct comm *comms;
 	uint32_t ncomms, comms_cap;
 
@@ -247,7 +247,7 @@ static inline const struct gtr_probe *rd_find_probe(const struct gtr_reader *r,
 {
 	if (id < DIRECT_PROBES)
 		return r->direct[id];
-	const uint32_t *ix = gtr_map_get(&r->probe_ix, id);
+	const uint32_t *ix = u64map_get(&r->probe_ix, id);
 	return ix ? r->probes[*ix] : NULL;
 }
 

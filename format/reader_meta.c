@@ -350,7 +350,7 @@ static int parse_probe(struct gtr_reader *r, struct gcr *c)
 	for (uint32_t i = 0; i < p->nexprs; i++)
 		if (p->exprs[i] >= p->nargs)
 			goto bad;
-	if (gtr_map_get(&r->probe_ix, p->id)) {
+	if (u64map_get(&r->probe_ix, p->id)) {
 		snprintf(r->why, sizeof(r->why), "probe id %u defined twice", p->id);
 		free_probe(p);
 		return -1;
@@ -366,7 +366,7 @@ static int parse_probe(struct gtr_reader *r, struct gcr *c)
 		r->probes = v;
 		r->probes_cap = cap;
 	}
-	if (gtr_map_put(&r->probe_ix, p->id, r->nprobes, GTR_MAX_PROBES))
+	if (u64map_put(&r->probe_ix, p->id, r->nprobes, GTR_MAX_PROBES))
 		goto bad;
 	r->probes[r->nprobes++] = p;
 	if (p->id < DIRECT_PROBES)
@@ -770,7 +770,7 @@ void rd_meta_free(struct gtr_reader *r)
 		free_binary(r->binaries[i]);
 	free(r->binaries);
 	free_fields(&gtr_host_schema, &r->host);
-	gtr_map_free(&r->probe_ix);
+	u64map_free(&r->probe_ix);
 	for (uint32_t i = 0; i < r->nsymtabs; i++) {
 		for (uint32_t j = 0; j < r->symtabs[i].n; j++)
 			free_str(r->symtabs[i].syms[j].name);

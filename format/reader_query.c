@@ -40,7 +40,7 @@ const struct gtr_host *gtr_reader_host(const struct gtr_reader *r)
 
 const char *gtr_reader_comm(const struct gtr_reader *r, uint32_t pid, uint32_t tid)
 {
-	const uint32_t *ix = gtr_map_get(&r->task_ix, (uint64_t)pid << 32 | tid);
+	const uint32_t *ix = u64map_get(&r->task_ix, (uint64_t)pid << 32 | tid);
 	return ix ? r->comms[*ix].s : "";
 }
 

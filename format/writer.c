@@ -75,8 +75,8 @@ struct gtr_writer {
 
 	/* metadata */
 	struct enc meta;
-	struct gtr_map binaries;  /* id -> 0 */
-	struct gtr_map probes;    /* id -> index in probe_ids/probe_events */
+	struct u64map binaries;  /* id -> 0 */
+	struct u64map probes;    /* id -> index in probe_ids/probe_events */
 	uint32_t *probe_ids;
 	uint64_t *probe_events;
 	uint32_t *probe_intmask; /* bit i: args[i].type is int */
@@ -351,9 +351,9 @@ int gtr_writer_binary(struct gtr_writer *w, const struct gtr_binary *b)
 
 	if (w->failed)
 		return w->failed;
-	if (gtr_map_get(&w->binaries, b->id))
+	if (u64map_get(&w->binaries, b->id))
 		return werr(w, -EEXIST, "binary id %u written twice to %s", b->id, w->path);
-	if (gtr_map_put(&w->binaries, b->id, 0, UINT32_MAX))
+	if (u64map_put(&w->binaries, b->id, 0, UINT32_MAX))
 		return werr(w, -ENOMEM, "out of memory");
 	e->len = 0;
 	e_object(e, &gtr_binary_schema, b);
@@ -376,10 +376,10 @@ int gtr_writer_probe(struct gtr_writer *w, const struct gtr_probe *p)
 	if (p->kind != GTR_KIND_ENTRY && p->kind != GTR_KIND_RETURN)
 		return werr(w, -EINVAL, "probe %u: kind %d is neither entry nor return",
 			    p->id, (int)p->kind);
-	if (!gtr_map_get(&w->binaries, p->binary_id))
+	if (!u64map_get(&w->binaries, p->binary_id))
 		return werr(w, -ENOENT, "probe %u (%s) names binary %u, not written to %s yet",
 			    p->id, p->func ? p->func : "", p->binary_id, w->path);
-	if (gtr_map_get(&w->probes, p->id))
+	if (u64map_get(&w->probes, p->id))
 		return werr(w, -EEXIST, "probe id %u written twice to %s", p->id, w->path);
 	if (w->nprobes == w->probe_cap) {
 		const uint32_t cap = w->probe_cap ? w->probe_cap * 2 : 64;
@@ -399,7 +399,7 @@ int gtr_writer_probe(struct gtr_writer *w, const struct gtr_probe *p)
 			return werr(w, -ENOMEM, "out of memory");
 		w->probe_cap = cap;
 	}
-	if (gtr_map_put(&w->probes, p->id, w->nprobes, UINT32_MAX))
+	if (u64map_put(&w->probes, p->id, w->nprobes, UINT32_MAX))
 		return werr(w, -ENOMEM, "out of memory");
 	w->probe_ids[w->nprobes] = p->id;
 	w->probe_events[w->nprobes] = 0;
@@ -573,7 +573,7 @@ static inline int probe_index(struct gtr_writer *w, uint32_t id, uint32_t *ix)
 		*ix = w->last_ix;
 		return 0;
 	}
-	const uint32_t *v = gtr_map_get(&w->probes, id);
+	const uint32_t *v = u64map_get(&w->probes, id);
 	if (!v)
 		return -1;
 	w->last_valid = true;
@@ -855,7 +855,7 @@ int gtr_writer_symbols(struct gtr_writer *w, uint32_t binary_id,
 
 	if (w->failed)
 		return w->failed;
-	if (!gtr_map_get(&w->binaries, binary_id))
+	if (!u64map_get(&w->binaries, binary_id))
 		return werr(w, -ENOENT, "symbols of binary %u, which was not written to %s before",
 			    binary_id, w->path);
 	if (n && !syms)
@@ -998,8 +998,8 @@ static void writer_free(struct gtr_writer *w)
 	if (w->fd >= 0)
 		close(w->fd);
 	ZSTD_freeCCtx(w->cctx);
-	gtr_map_free(&w->binaries);
-	gtr_map_free(&w->probes);
+	u64map_free(&w->binaries);
+	u64map_free(&w->probes);
 	free(w->probe_ids);
 	free(w->probe_events);
 	free(w->probe_intmask);

@@ -77,51 +77,61 @@ void pair_free(struct pairer *p)
 	free(p->funcs);
 	free(p->gors);
 	free(p->gix);
-	free(p->pmap);
+	free(p->pents);
+	free(p->fret);
+	u64map_free(&p->pidx);
+	u64map_free(&p->fidx);
 	free(p);
 }
 
 /* ------------------------------------------------------------ probes */
 
-void pair_probes(struct pairer *p, const struct gtr_probe *const *probes, size_t n)
+/* The fid of `key` ("binary:symbol"), a new one when it is new. */
+static uint32_t func_id(struct pairer *p, const char *key)
 {
-	uint32_t cap = 16;
+	const uint64_t h = u64map_hash_str(key, 0);
+	const uint32_t *f = u64map_get(&p->fidx, h);
+	uint32_t fid;
 
-	while (cap < 2 * n + 2)
-		cap *= 2;
-	free(p->pmap);
-	p->pmap = xrealloc(NULL, cap * sizeof(*p->pmap), "pairing");
-	memset(p->pmap, 0, cap * sizeof(*p->pmap));
-	p->pmap_cap = cap;
-	/* fids stay stable across calls: functions are only ever added */
-	for (size_t i = 0; i < n; i++) {
-		const struct gtr_probe *pr = probes[i];
-		const char *name = pr->func ? pr->func : "";
-		char key[GTR_MAX_NAME + 16];
-		uint32_t fid;
-
-		snprintf(key, sizeof(key), "%u:%s", pr->binary_id, name);
+	if (f && !strcmp(p->funcs[*f], key))
+		return *f;
+	if (f) {
+		/* two names with one 64-bit hash: found the long way */
 		for (fid = 0; fid < p->nfuncs; fid++)
 			if (!strcmp(p->funcs[fid], key))
-				break;
-		if (fid == p->nfuncs) {
-			p->funcs = xrealloc(p->funcs, (p->nfuncs + 1) * sizeof(*p->funcs), "pairing");
-			p->funcs[p->nfuncs] = xrealloc(NULL, strlen(key) + 1, "pairing");
-			strcpy(p->funcs[p->nfuncs], key);
-			p->nfuncs++;
-		}
-		struct probe_ent *e = pmap_slot(p, pr->id);
-		e->used = true;
-		e->id = pr->id;
-		e->fid = fid;
+				return fid;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (probes[i]->kind != GTR_KIND_RETURN)
+	fid = p->nfuncs++;
+	p->funcs = xrealloc(p->funcs, p->nfuncs * sizeof(*p->funcs), "pairing");
+	p->fret = xrealloc(p->fret, p->nfuncs * sizeof(*p->fret), "pairing");
+	p->funcs[fid] = xrealloc(NULL, strlen(key) + 1, "pairing");
+	strcpy(p->funcs[fid], key);
+	p->fret[fid] = false;
+	if (!f && u64map_put(&p->fidx, h, fid, UINT32_MAX))
+		xalloc_die("pairing: function index");
+	return fid;
+}
+
+void pair_probes(struct pairer *p, const struct gtr_probe *const *probes, size_t n)
+{
+	/* probes are only ever added (format: a probe id is defined once),
+	 * so only those after the ones seen are new: linear in all */
+	for (size_t i = p->npents; i < n; i++) {
+		const struct gtr_probe *pr = probes[i];
+		char key[GTR_MAX_NAME + 16];
+
+		if (u64map_get(&p->pidx, pr->id))
 			continue;
-		const uint32_t fid = pmap_slot(p, probes[i]->id)->fid;
-		for (uint32_t h = 0; h < p->pmap_cap; h++)
-			if (p->pmap[h].used && p->pmap[h].fid == fid)
-				p->pmap[h].has_ret = true;
+		snprintf(key, sizeof(key), "%u:%s", pr->binary_id, pr->func ? pr->func : "");
+		const uint32_t fid = func_id(p, key);
+
+		p->pents = xrealloc(p->pents, (p->npents + 1) * sizeof(*p->pents), "pairing");
+		p->pents[p->npents] = (struct probe_ent){ .id = pr->id, .fid = fid, .used = true };
+		if (u64map_put(&p->pidx, pr->id, p->npents, UINT32_MAX))
+			xalloc_die("pairing: probe index");
+		p->npents++;
+		if (pr->kind == GTR_KIND_RETURN)
+			p->fret[fid] = true;
 	}
 }
 
@@ -589,7 +599,7 @@ bool pair_push(struct pairer *p, struct report_event *e)
 	settle(p);
 	if (ev->ts_ns > p->max_seen)
 		p->max_seen = ev->ts_ns;
-	if (!pe || !pe->used || !pe->has_ret) {
+	if (!pe || !pe->used || !probe_has_ret(p, pe)) {
 		const struct gor *g = gor_get(p, ev->pid, key, false);
 		return pass(p, e, pe && pe->used ? pe->fid : NO_FID, g ? g->depth : 0, false,
 			    false);

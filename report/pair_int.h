@@ -6,6 +6,7 @@
 #ifndef REPORT_PAIR_INT_H
 #define REPORT_PAIR_INT_H
 
+#include "map.h"
 #include "pair.h"
 
 #define NO_FID UINT32_MAX
@@ -112,7 +113,6 @@ struct gor {
 struct probe_ent {
 	uint32_t id;
 	uint32_t fid;
-	bool has_ret;             /* the function has a return probe */
 	bool used;
 };
 
@@ -120,9 +120,12 @@ struct pairer {
 	struct pair_limits lim;
 	struct pair_counts cnt;
 
-	struct probe_ent *pmap;   /* probe id -> function, open addressing */
-	uint32_t pmap_cap;
-	char **funcs;             /* fid -> symbol */
+	struct u64map pidx;       /* probe id -> index in pents */
+	struct probe_ent *pents;  /* the probes seen, in file order */
+	uint32_t npents;
+	struct u64map fidx;       /* hash of "binary:symbol" -> fid */
+	char **funcs;             /* fid -> "binary:symbol" */
+	bool *fret;               /* fid -> the function has a return probe */
 	uint32_t nfuncs;
 
 	struct gor *gors;
@@ -162,16 +165,18 @@ struct pairer {
 	uint64_t longest;         /* longest drop span with a known since_ns */
 };
 
-/* The slot of probe `id` in the probe map (used or where it would go);
- * NULL when the map is empty. */
-static inline struct probe_ent *pmap_slot(const struct pairer *p, uint32_t id)
+/* Probe `id` as pair_probes() was told of it, or NULL. */
+static inline const struct probe_ent *pmap_slot(const struct pairer *p, uint32_t id)
 {
-	if (!p->pmap_cap)
-		return NULL;
-	uint32_t h = (id * 2654435761u) & (p->pmap_cap - 1);
-	while (p->pmap[h].used && p->pmap[h].id != id)
-		h = (h + 1) & (p->pmap_cap - 1);
-	return &p->pmap[h];
+	const uint32_t *i = u64map_get(&p->pidx, id);
+
+	return i ? &p->pents[*i] : NULL;
+}
+
+/* Whether the function of probe `e` has a return probe. */
+static inline bool probe_has_ret(const struct pairer *p, const struct probe_ent *e)
+{
+	return p->fret[e->fid];
 }
 
 /* pair_loss.c: makes room for the loss spans of function `fid`. */

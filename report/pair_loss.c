@@ -142,7 +142,7 @@ void pair_drop(struct pairer *p, const struct gtr_drop *d)
 		return;
 	const struct probe_ent *pe = d->probe_id == UINT32_MAX ? NULL : pmap_slot(p, d->probe_id);
 	if (pe && pe->used) {
-		if (!pe->has_ret)
+		if (!probe_has_ret(p, pe))
 			return;           /* not paired: nothing to decide */
 		fid_room(p, pe->fid);
 		if (p->judged[pe->fid] && lo < p->judged[pe->fid])

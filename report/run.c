@@ -243,7 +243,8 @@ static int refresh_probes(struct run *run, const struct gtr_probe ***probes, uin
 		fprintf(stderr, PROG ": out of memory (%" PRIu32 " probes)\n", n);
 		return -1;
 	}
-	for (uint32_t i = 0; i < n; i++)
+	/* probes are only added: the new ones are those after *np */
+	for (uint32_t i = *np < n ? *np : 0; i < n; i++)
 		p[i] = gtr_reader_probe_at(run->r, i);
 	*probes = p;
 	*np = n;

@@ -107,6 +107,27 @@ int main(int argc, char **argv)
 	const double tj = best(jsonl, NULL, 0);
 	printf("  jsonl output: %8.2f M events/s (%.3fs)\n", n / tj / 1e6, tj);
 	unlink(path);
+
+	/* Report time against the number of probes, written all first or
+	 * between event frames: the time per probe should stay flat. */
+	printf("gotrace-report bench: time against probes (each called once; "
+	       "stats, best of 3)\n");
+	for (int m = 0; m < 2; m++) {
+		for (unsigned long k = 1000; k <= 64000; k *= 4) {
+			char num[32];
+
+			snprintf(num, sizeof(num), "%lu", k);
+			char *pgen[] = { (char *)"report_gen", (char *)(m ? "interleaved" : "upfront"),
+					 path, num, NULL };
+			if (report_gen_main(4, pgen))
+				return 1;
+			char *st[] = { report, (char *)"stats", (char *)"--no-progress", path, NULL };
+			const double ts = best(st, NULL, 0);
+			printf("  %-11s %6lu probes: %7.3fs, %6.2f us per probe\n",
+			       m ? "interleaved" : "upfront", 2 * k, ts, ts / (2.0 * k) * 1e6);
+			unlink(path);
+		}
+	}
 	rmdir(dir);
 	return 0;
 }

@@ -10,6 +10,10 @@
  *       (see tests/e2e/test_report_synthetic.py for the arithmetic).
  *   report_gen flat OUT.gtr EVENTS        main.add entry/return pairs on
  *       one goroutine: the benchmark's million-event file.
+ *   report_gen upfront OUT.gtr N          N functions, each with an entry
+ *   report_gen interleaved OUT.gtr N      and a return probe, called once:
+ *       all probes before the events, or each pair of probes just before
+ *       its call, between event frames (as mass attach writes them).
  *
  * Host clock anchor: CLOCK_MONOTONIC 1000 s = 2024-05-01T12:00:00Z.
  */
@@ -116,8 +120,9 @@ int main(int argc, char **argv)
 	char err[512], name[64];
 	int rc;
 
-	if (argc != 4 || (strcmp(argv[1], "calls") && strcmp(argv[1], "flat"))) {
-		fprintf(stderr, "usage: report_gen calls|flat OUT.gtr N\n");
+	if (argc != 4 || (strcmp(argv[1], "calls") && strcmp(argv[1], "flat") &&
+			  strcmp(argv[1], "upfront") && strcmp(argv[1], "interleaved"))) {
+		fprintf(stderr, "usage: report_gen calls|flat|upfront|interleaved OUT.gtr N\n");
 		return 2;
 	}
 	const unsigned long n = strtoul(argv[3], NULL, 10);
@@ -151,7 +156,32 @@ int main(int argc, char **argv)
 	if ((rc = gtr_writer_task(w, 100, 100, "app")) || (rc = gtr_writer_task(w, 100, 101, "app-worker")))
 		die("gtr_writer_task", rc);
 
-	if (!strcmp(argv[1], "flat")) {
+	if (!strcmp(argv[1], "upfront") || !strcmp(argv[1], "interleaved")) {
+		/* n functions main.f<i>, probes 100+2i (entry) and 101+2i (return) */
+		const bool inter = !strcmp(argv[1], "interleaved");
+		static char fname[64];
+
+		for (unsigned long i = 0; !inter && i < n; i++) {
+			snprintf(fname, sizeof(fname), "main.f%lu", i);
+			probe(100 + 2 * (uint32_t)i, GTR_KIND_ENTRY, fname, "", 1, fib_names, int1);
+			probe(101 + 2 * (uint32_t)i, GTR_KIND_RETURN, fname, "", 1, ret_names, int1);
+		}
+		for (unsigned long i = 0; i < n; i++) {
+			if (inter) {
+				snprintf(fname, sizeof(fname), "main.f%lu", i);
+				probe(100 + 2 * (uint32_t)i, GTR_KIND_ENTRY, fname, "", 1, fib_names, int1);
+				probe(101 + 2 * (uint32_t)i, GTR_KIND_RETURN, fname, "", 1, ret_names, int1);
+			}
+			begin(T0 + i * 1000, 100 + 2 * (uint32_t)i, GTR_KIND_ENTRY, 100, 100, 1);
+			vint((int64_t)i);
+			emit();
+			begin(T0 + i * 1000 + 500, 101 + 2 * (uint32_t)i, GTR_KIND_RETURN, 100, 100, 1);
+			vint((int64_t)i);
+			emit();
+			if (inter && (rc = gtr_writer_flush(w)))
+				die("gtr_writer_flush", rc);
+		}
+	} else if (!strcmp(argv[1], "flat")) {
 		/* n events: entry/return pairs of main.add, 1 us apart, latency 500 ns */
 		for (unsigned long i = 0; i < n; i++) {
 			const uint64_t k = i / 2;

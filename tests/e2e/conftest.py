@@ -81,9 +81,12 @@ def build_with_libgtr(out, *srcs, opt="-O1"):
     its path."""
     fdir = os.path.join(OBJ_DIR, "format")
     _need(os.path.isdir(fdir), "libgtr is not built in %s (run make)" % OBJ_DIR)
+    # libgtr: format/ and lib/'s hash map (Makefile, FORMAT_SRCS)
     objs = sorted(os.path.join(fdir, f) for f in os.listdir(fdir) if f.endswith(".o"))
+    objs.append(os.path.join(OBJ_DIR, "lib", "map.o"))
     subprocess.run(["gcc", opt, *HELPER_CFLAGS, "-std=gnu11", "-D_GNU_SOURCE",
-                    "-I" + os.path.join(ROOT, "format"), "-o", str(out),
+                    "-I" + os.path.join(ROOT, "format"), "-I" + os.path.join(ROOT, "lib"),
+                    "-o", str(out),
                     *[os.path.join(ROOT, s) for s in srcs], *objs,
                     "-lcbor", "-lzstd", "-pthread"], check=True)
     return str(out)
