@@ -188,10 +188,13 @@ def test_interfaces_show_their_dynamic_type(gobuild, tmp_path):
         [(0, "*errors.errorString"), (3, "<nil>")]
 
 
-def test_stripped_binary_with_a_signature(gobuild, tmp_path):
-    """No DWARF: a signature in the probe gives names and types, and the
-    values come out typed (string content, signed int8, bool)."""
-    exe = gobuild("examples/functions/main.go", "functions-sig", "-ldflags=-s -w")
+@pytest.mark.parametrize("pie", [False, True], ids=["exe", "pie"])
+def test_stripped_binary_with_a_signature(gobuild, tmp_path, pie):
+    """No DWARF, PIE or not: a signature in the probe gives names and
+    types, and the values come out typed (string content, signed int8,
+    bool)."""
+    exe = gobuild("examples/functions/main.go", "functions-sig" + ("-pie" if pie else ""),
+                  "-ldflags=-s -w", *(["-buildmode=pie"] if pie else []))
     trace = str(tmp_path / "t.gtr")
     record(["-q", "-o", trace, 'main.greet(s string, n int) "%s %d" s, n',
             "main.(*T).M(k int8, ok bool)", "--", exe, "2"])
