@@ -119,6 +119,9 @@ struct gtr_probe {
 	struct gtr_arg args[GTR_MAX_ARGS];
 	uint32_t nexprs;      /* format expressions, as indexes into args */
 	uint32_t exprs[GTR_MAX_ARGS];
+	const char *args_source; /* where the arguments' names, types and places
+				    came from: "DWARF", "signature", "raw" (words
+				    of the calling convention), "" unknown */
 };
 
 /* Identity of a traced executable. */

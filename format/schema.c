@@ -75,6 +75,7 @@ static const struct gtr_field probe_fields[] = {
 	GTR_FIELD("address", GTR_F_U64, struct gtr_probe, address),
 	GTR_FIELD("spec", GTR_F_STR, struct gtr_probe, spec),
 	GTR_FIELD("fmt", GTR_F_STR, struct gtr_probe, fmt),
+	GTR_FIELD("args_source", GTR_F_STR, struct gtr_probe, args_source),
 };
 const struct gtr_schema gtr_probe_schema = GTR_SCHEMA(probe_fields);
 

@@ -198,6 +198,8 @@ static int locate(struct probe *p)
 	const int ret = p->spec.kind == GTR_KIND_RETURN;
 	int n;
 
+	p->args_source = p->spec.sig ? "signature" : "DWARF";
+
 	if (p->spec.sig && ret) {
 		fprintf(stderr, "gotrace-record: probe '%s': a signature gives "
 			"parameters; results of return probes need DWARF\n",
@@ -226,7 +228,10 @@ static int locate(struct probe *p)
 
 		n = gobin_func_raw_args(gb, &p->fn, p->args,
 					words < GT_MAX_FETCH ? words : GT_MAX_FETCH);
+		p->args_source = "raw";
 	}
+	if (n < 0)
+		p->args_source = "raw";
 	return n < 0 ? locate_raw(p) : n;
 }
 
@@ -264,6 +269,7 @@ static int probe_prepare(struct plan *pl, struct probe *p, uint32_t id,
 	p->meta.address = p->fn.entry;
 	p->meta.spec = p->spec.text;
 	p->meta.fmt = p->spec.fmt ? p->spec.fmt : "";
+	p->meta.args_source = p->args_source;
 	plan_values(p, n);
 	if (plan_exprs(p) || plan_fetches(p, id, &pl->opts))
 		return -1;

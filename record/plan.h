@@ -51,6 +51,7 @@ struct probe {
 	struct gt_plan plan;
 	int nargs;
 	struct gobin_arg args[GTR_MAX_ARGS];
+	const char *args_source; /* "DWARF", "signature", "raw" (gtr_probe) */
 	/* Values from field paths: their fetch is built whole, not from
 	 * args[i]'s location (path[i] set). */
 	unsigned char path[GTR_MAX_ARGS];

@@ -146,6 +146,7 @@ static const char *source_word(const char *s)
 {
 	static const char *const known[] = {
 		"buildinfo", "runtime.buildVersion", "DWARF", "table", "derived", "g",
+		"signature", "raw",
 	};
 
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
@@ -289,6 +290,7 @@ static void json_probe(struct jsonw *w, const struct gtr_probe *p)
 	jsonw_uint_field(w, "address", p->address);
 	jsonw_string_field(w, "spec", p->spec);
 	jsonw_string_field(w, "fmt", p->fmt);
+	jsonw_string_field(w, "args_source", p->args_source);
 	jsonw_name(w, "args");
 	jsonw_start_array(w);
 	for (uint32_t a = 0; a < p->nargs; a++) {
@@ -594,6 +596,8 @@ static void text_probes(FILE *f, struct gtr_reader *r, const struct stats *st)
 			gtr_kind_name(p->kind), bi ? tx(bi->path) : "?", cnt);
 		if (p->fmt[0])
 			fprintf(f, "      format \"%s\"\n", tx(p->fmt));
+		if (p->args_source[0])
+			fprintf(f, "      arguments from %s\n", source_word(p->args_source));
 		for (uint32_t a2 = 0; a2 < p->nargs; a2++)
 			fprintf(f, "      %s %s (%s, %" PRIu32 " bytes)\n",
 				p->args[a2].name[0] ? tx(p->args[a2].name) : "_",

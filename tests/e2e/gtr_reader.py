@@ -206,6 +206,7 @@ class GtrReader:
                                 "kind": p["kind"], "func": _text(p.get("func", "")),
                                 "address": _uint(p.get("address", 0)),
                                 "spec": _text(p.get("spec", "")), "fmt": _text(p.get("fmt", "")),
+                                "args_source": _text(p.get("args_source", "")),
                                 "args": args, "exprs": exprs}
             self.probe_order.append(pid)
         elif btype == 5:

@@ -201,3 +201,11 @@ def test_info_says_where_goroutine_ids_came_from(gobuild, toolchain, tmp_path):
     assert b["goid_offset"] == {True: 160}.get(toolchain.minor in (23, 24), 152)
     text = report(["info", trace]).stdout
     assert "goroutine ids from runtime.g+%d (offset from table)" % b["goid_offset"] in text
+    # where each probe's arguments came from: DWARF, a signature, raw words
+    full = gobuild("examples/functions/main.go", "functions")
+    record(["-q", "-f", "-o", trace, "main.add", "--", full, "1"])
+    assert json.loads(report(["info", "--json", trace]).stdout)["probes"][0]["args_source"] == "DWARF"
+    record(["-q", "-f", "-o", trace, "main.add", "main.greet(s string, n int)", "--", exe, "1"])
+    probes = json.loads(report(["info", "--json", trace]).stdout)["probes"]
+    assert [p["args_source"] for p in probes] == ["raw", "signature"]
+    assert "      arguments from signature\n" in report(["info", trace]).stdout
