@@ -1,4 +1,4 @@
-# gotrace: build, test, demo, bench, install.
+# gotrace: build, test, demo, bench, install; asan and lint for developers.
 # Every target that needs packages runs `deps` first; nothing is downloaded.
 
 PREFIX   ?= /usr/local
@@ -8,15 +8,21 @@ CLANG    ?= clang
 BPFTOOL  ?= bpftool
 PYTHON   ?= /usr/bin/python3
 B        := build
+# where gotrace-record and gotrace-report go: the root, or build/asan/
+TOOLS    ?=
 
 DEPS_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev \
 	libcbor-dev libcriterion-dev libzydis-dev libpcre2-dev pkg-config \
 	golang-go gccgo python3-pytest python3-cbor2 python3-zstandard zstd \
 	libclang-rt-14-dev caddy age binutils bpftrace linux-perf util-linux man-db
 
+# CFLAGS, CPPFLAGS and LDFLAGS are the user's (make CFLAGS=-O0); the flags
+# the build needs are kept apart, in GT_CFLAGS, and always given first.
 CFLAGS   ?= -O2 -g
-CFLAGS   += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
-	    -Iformat -Ibpf -Irecord -Ireport -I$(B) -MMD -MP
+GT_INCLUDES = -Iformat -Ibpf -Irecord -Ireport -Ilib -I$(B)
+GT_CFLAGS = -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
+	    $(GT_INCLUDES) -MMD -MP
+ALL_CFLAGS = $(GT_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LDLIBS_FORMAT := -lcbor -lzstd -pthread
 LDLIBS_RECORD := -lbpf -lelf -ldw -lZydis $(LDLIBS_FORMAT)
 LDLIBS_REPORT := -lpcre2-8 $(LDLIBS_FORMAT) -lm
@@ -32,32 +38,53 @@ REPORT_OBJS := $(REPORT_SRCS:%.c=$(B)/%.o)
 LIB_OBJS    := $(patsubst %.c,$(B)/%.o,$(filter-out lib/map.c,$(wildcard lib/*.c)))
 RECORD_OBJS += $(LIB_OBJS)
 REPORT_OBJS += $(LIB_OBJS)
-CFLAGS      += -Ilib
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 
-DEPS_STAMP := $(B)/.deps-ok
+# Packages are the machine's: one stamp per machine's build/ serves every
+# build tree (build/asan too), so they are checked once, not on each build.
+DEPS_STAMP := build/.deps-ok
+# Extra packages of the developer targets that `make test` does not run.
+LINT_PKGS  := cppcheck pmccabe
+ASAN_PKGS  := libasan8 libubsan1
 
-.PHONY: all deps test unit e2e demo bench fuzz fuzz-short install clean support-table
+.PHONY: all deps test unit e2e demo bench fuzz fuzz-short install clean support-table \
+	asan asan-run lint
 
-all: gotrace-record gotrace-report
+all: $(TOOLS)gotrace-record $(TOOLS)gotrace-report $(B)/libgtr.a
 
-# Installs what is missing (idempotent). Run by the other targets once per
-# build tree; `make deps` always checks again.
-deps:
-	@missing=""; for p in $(DEPS_PKGS); do \
-	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+# $(call install_pkgs,PACKAGES,TARGET): installs those of PACKAGES that are
+# not installed (one dpkg-query for all; idempotent).
+define install_pkgs
+	@pkgs="$(strip $(1))"; \
+	ok=" $$(dpkg-query -W -f='$${Package}:$${db:Status-Abbrev} ' $$pkgs 2>/dev/null) "; \
+	missing=""; for p in $$pkgs; do \
+	  case "$$ok" in *" $$p:ii "*) ;; *) missing="$$missing $$p";; esac; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "gotrace: installing Debian packages:$$missing"; \
-	  if [ "$$(id -u)" != 0 ]; then echo "gotrace: run 'make deps' as root to install them" >&2; exit 1; fi; \
+	  if [ "$$(id -u)" != 0 ]; then echo "gotrace: run 'make $(2)' as root to install them" >&2; exit 1; fi; \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing || \
 	  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; }; \
 	fi
-	@mkdir -p $(B) && touch $(DEPS_STAMP)
+endef
+
+# Installs what is missing. Run by the other targets once (DEPS_STAMP);
+# `make deps` always checks again.
+deps:
+	$(call install_pkgs,$(DEPS_PKGS),deps)
+	@mkdir -p build && touch $(DEPS_STAMP)
 
 $(DEPS_STAMP):
 	@$(MAKE) --no-print-directory deps
+
+build/.lint-deps-ok: | $(DEPS_STAMP)
+	$(call install_pkgs,$(LINT_PKGS),lint)
+	@touch $@
+
+build/.asan-deps-ok: | $(DEPS_STAMP)
+	$(call install_pkgs,$(ASAN_PKGS),asan)
+	@touch $@
 
 # ---- BPF program, compiled once and embedded as a skeleton
 # libbpf's target architecture (bpf_tracing.h: x86, arm64...), from the
@@ -77,21 +104,26 @@ $(B)/gotrace.skel.h: $(B)/gotrace.bpf.o
 # ---- C objects
 $(B)/%.o: %.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(B)/record/capture.o: $(B)/gotrace.skel.h
 $(B)/record/main.o: $(B)/gotrace.skel.h
 
-gotrace-record: $(B)/record/main.o $(RECORD_OBJS) $(FORMAT_OBJS)
-	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS_RECORD)
+$(TOOLS)gotrace-record: $(B)/record/main.o $(RECORD_OBJS) $(FORMAT_OBJS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS_RECORD)
 
-gotrace-report: $(B)/report/main.o $(REPORT_OBJS) $(FORMAT_OBJS)
-	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS_REPORT)
+$(TOOLS)gotrace-report: $(B)/report/main.o $(REPORT_OBJS) $(FORMAT_OBJS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS_REPORT)
+
+# libgtr in one archive, for the C programs the end-to-end tests build
+# (tests/e2e/conftest.py: build_with_libgtr)
+$(B)/libgtr.a: $(FORMAT_OBJS)
+	rm -f $@ && $(AR) rcs $@ $^
 
 # ---- tests
 $(B)/tests/%: tests/unit/%.c $(RECORD_OBJS) $(REPORT_OBJS) $(FORMAT_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) -lcriterion $(LDLIBS_RECORD) $(LDLIBS_REPORT)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.o,$^) -lcriterion $(LDLIBS_RECORD) $(LDLIBS_REPORT)
 
 # Go builds of the tests and the demo keep their cache, and a toolchain
 # fetched through GOTOOLCHAIN, under build/.
@@ -133,10 +165,10 @@ demo: all
 
 # Benchmarks print figures; nothing here is a pass/fail timing assertion.
 $(B)/report_bench: tests/bench/report_bench.c tests/bench/report_gen.c $(FORMAT_OBJS)
-	$(CC) $(CFLAGS) -Itests/bench -o $@ tests/bench/report_bench.c $(FORMAT_OBJS) $(LDLIBS_FORMAT)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -Itests/bench -o $@ tests/bench/report_bench.c $(FORMAT_OBJS) $(LDLIBS_FORMAT)
 
 $(B)/format_bench: tests/bench/format_bench.c $(FORMAT_OBJS)
-	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS_FORMAT)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS_FORMAT)
 
 bench: all $(B)/report_bench $(B)/format_bench
 	$(B)/format_bench
@@ -152,7 +184,55 @@ install: all
 	install -D -m 0644 man/gotrace-report.1 $(DESTDIR)$(PREFIX)/share/man/man1/gotrace-report.1
 	install -D -m 0644 man/gotrace-record.1 $(DESTDIR)$(PREFIX)/share/man/man1/gotrace-record.1
 
+# ---- AddressSanitizer and UBSan: the tools and the unit tests built apart
+# in build/asan/; every unit test, and the end-to-end tests that need no
+# BPF, run against them (tests/e2e/conftest.py: GOTRACE_BIN_DIR, ...).
+ASAN_B     := build/asan
+ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+E2E_NO_BPF := tests/e2e/test_report_synthetic.py tests/e2e/test_report_unfinished_stacks.py \
+	tests/e2e/test_format_python.py tests/e2e/test_errors.py
+
+asan: build/.asan-deps-ok
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  $(MAKE) --no-print-directory B=$(ASAN_B) TOOLS=$(ASAN_B)/ \
+	  CFLAGS="$(CFLAGS) $(ASAN_FLAGS)" asan-run
+
+# (run by `make asan`, inside the ASan build)
+asan-run: all unit
+	GOTRACE_BIN_DIR=$(B) GOTRACE_OBJ_DIR=$(B) GOTRACE_CFLAGS="$(ASAN_FLAGS)" \
+	  $(PYTHON) -m pytest -q -rs -p no:cacheprovider -m "not bpf" $(E2E_NO_BPF)
+
+# ---- static checks. cppcheck must find nothing (documented suppressions
+# in tests/lint/); clang's analyzer and pmccabe report without failing,
+# until the functions they point at are split and their findings judged.
+LINT_SRCS := $(sort $(wildcard lib/*.c) $(FORMAT_SRCS) $(RECORD_SRCS) record/main.c \
+	$(REPORT_SRCS) report/main.c)
+LINT_HDRS := $(wildcard lib/*.h format/*.h record/*.h report/*.h bpf/gotrace.h)
+MCCABE_MAX := 40
+LINES_MAX  := 120
+
+lint: build/.lint-deps-ok $(B)/gotrace.skel.h $(LINT_SRCS:%.c=$(B)/lint/%.analyzer)
+	@echo "== cppcheck"
+	@cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,portability,performance \
+	  -j2 -D__x86_64__ -D_GNU_SOURCE $(GT_INCLUDES) \
+	  --library=tests/lint/libbpf.cfg --suppress-xml=tests/lint/cppcheck-suppressions.xml \
+	  --template='{file}:{line}: {severity}: {message} [{id}]' $(LINT_SRCS)
+	@echo "== clang --analyze (reported, not yet a failure)"
+	@cat $(filter %.analyzer,$^) | grep -E ': (warning|error): ' | sort -u || true
+	@echo "$$(cat $(filter %.analyzer,$^) | grep -E ': (warning|error): ' | sort -u | wc -l) finding(s)"
+	@echo "== functions of McCabe complexity over $(MCCABE_MAX) or over $(LINES_MAX) lines (pmccabe; reported, not yet a failure)"
+	@pmccabe $(LINT_SRCS) | awk '$$2 > $(MCCABE_MAX) || $$5 > $(LINES_MAX) \
+	  { printf "%s: complexity %d, %d lines\n", $$6 " " $$7, $$2, $$5; n++ } \
+	  END { printf "%d function(s)\n", n }'
+
+$(B)/lint/%.analyzer: %.c $(LINT_HDRS) | build/.lint-deps-ok $(B)/gotrace.skel.h
+	@mkdir -p $(dir $@)
+	@$(CLANG) --analyze -std=gnu11 -D_GNU_SOURCE $(GT_INCLUDES) \
+	  -o /dev/null $< > $@.tmp 2>&1; mv $@.tmp $@
+
 clean:
 	rm -rf $(B) gotrace-record gotrace-report
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# Header dependencies of this build tree's objects and programs.
+-include $(wildcard $(patsubst %.o,%.d,$(FORMAT_OBJS) $(RECORD_OBJS) $(REPORT_OBJS) \
+	$(B)/record/main.o $(B)/report/main.o) $(UNIT_BINS:=.d) $(B)/report_bench.d $(B)/format_bench.d)

@@ -11,8 +11,8 @@ Environment:
   GOTRACE_BIN_DIR   where gotrace-record and gotrace-report are (default:
                     the repository's root; `make asan` points it at the
                     ASan build)
-  GOTRACE_OBJ_DIR   the build directory whose format/*.o (libgtr) the C
-                    helpers of the tests link (default: build/)
+  GOTRACE_OBJ_DIR   the build directory whose libgtr.a the C helpers of
+                    the tests link (default: build/)
   GOTRACE_CFLAGS    extra flags for building those helpers (`make asan`
                     gives the sanitizers its objects were built with)
 """
@@ -77,17 +77,13 @@ def pytest_collection_modifyitems(config, items):
 
 def build_with_libgtr(out, *srcs, opt="-O1"):
     """Builds the C program `out` from srcs (paths under the repository or
-    absolute) against libgtr's built objects, with GOTRACE_CFLAGS; returns
-    its path."""
-    fdir = os.path.join(OBJ_DIR, "format")
-    _need(os.path.isdir(fdir), "libgtr is not built in %s (run make)" % OBJ_DIR)
-    # libgtr: format/ and lib/'s hash map (Makefile, FORMAT_SRCS)
-    objs = sorted(os.path.join(fdir, f) for f in os.listdir(fdir) if f.endswith(".o"))
-    objs.append(os.path.join(OBJ_DIR, "lib", "map.o"))
+    absolute) against libgtr (build/libgtr.a: format/ and the lib/ it
+    stands on), with GOTRACE_CFLAGS; returns its path."""
+    lib = os.path.join(OBJ_DIR, "libgtr.a")
+    _need(os.path.exists(lib), "%s is not built (run make)" % lib)
     subprocess.run(["gcc", opt, *HELPER_CFLAGS, "-std=gnu11", "-D_GNU_SOURCE",
                     "-I" + os.path.join(ROOT, "format"), "-I" + os.path.join(ROOT, "lib"),
-                    "-o", str(out),
-                    *[os.path.join(ROOT, s) for s in srcs], *objs,
+                    "-o", str(out), *[os.path.join(ROOT, s) for s in srcs], lib,
                     "-lcbor", "-lzstd", "-pthread"], check=True)
     return str(out)
 
