@@ -118,7 +118,7 @@ enum gtr_type gtr_type_from_name(const char *s, size_t len);
  * Field schemas of the metadata maps (format/schema.c): one table per map
  * says, for each key, the kind of its value and where the value lives in
  * the public struct. The writer writes the keys in table order
- * (writer.c, e_fields()); the reader takes them in any order and skips
+ * (writer_meta.c, e_fields()); the reader takes them in any order and skips
  * keys it does not know (reader_meta.c, decode_map()).
  */
 enum gtr_fkind {

@@ -596,12 +596,12 @@ int gtr_reader_next(struct gtr_reader *r, struct gtr_event *ev,
 				r->in_frame = false;
 				if (r->fc.p != r->fc.end)
 					rd_damaged(r, r->frame_off,
-						"event frame: bytes after its last record",
-						"ignored them");
+						   "event frame: bytes after its last record",
+						   "ignored them");
 				else if (r->stack_pending)
 					rd_damaged(r, r->frame_off,
-						"event frame: stack record not followed by an event record",
-						"ignored it");
+						   "event frame: stack record not followed by an event record",
+						   "ignored it");
 				continue;
 			}
 			const int rc = decode_record(r, ev, drop);

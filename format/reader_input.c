@@ -169,7 +169,7 @@ int rd_read_block(struct gtr_reader *r, struct block *b)
 			/* Only crafted input gets here: many fake headers with
 			 * large lengths would make the scan quadratic. */
 			rd_damaged(r, bad_off, why,
-				"no valid block found within the resynchronisation limit; reading stopped");
+				   "no valid block found within the resynchronisation limit; reading stopped");
 			r->pos = r->len;
 			r->eof = true;
 			return 0;
