@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target for the .gtr reader (format/reader.c), built with
+ * libFuzzer target for the .gtr reader (format/reader*.c), built with
  * clang -fsanitize=fuzzer,address,undefined (Makefile: `make fuzz`).
  *
  * The first input byte picks how the rest is used, so mutations reach every
