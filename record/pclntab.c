@@ -397,7 +397,7 @@ static int pcln_load(struct gobin *b, const struct pcln *p)
 		name = pcln_name(b, p, off, &fentry);
 		if (!name)
 			continue;
-		if (b->fflags) {
+		if (b->fflags && fids) {
 			b->fflags[out] = pcln_flag(b, p, off);
 			fids[out] = pcln_funcid(p, off);
 			if (!strcmp(name, "runtime.deferreturn"))

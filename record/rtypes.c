@@ -130,7 +130,8 @@ const char *gobin_type_name_at(const struct gobin *cb, uint64_t addr)
 			rb.base = types_base(b);
 			gobin_dwarf_each_top(b->dwarf, rtype_cb, &rb);
 		}
-		qsort(rb.v, rb.n, sizeof(*rb.v), rtype_cmp);
+		if (rb.n)
+			qsort(rb.v, rb.n, sizeof(*rb.v), rtype_cmp);
 		b->rtypes = rb.v;
 		b->nrtypes = rb.n;
 	}
