@@ -416,6 +416,11 @@ void gtr_reader_version(const struct gtr_reader *r, unsigned *major,
 uint64_t gtr_reader_damage(const struct gtr_reader *r);
 bool gtr_reader_truncated(const struct gtr_reader *r);
 
+/* Whether the file's last block, which says it is the end-of-recording
+ * summary, failed its checksum: the recording was closed, but the
+ * summary's counts are lost (the events before it were read). */
+bool gtr_reader_summary_damaged(const struct gtr_reader *r);
+
 /*
  * Blocks of unknown type and event-frame records of unknown type skipped so
  * far (a newer minor version of the format may add them; not damage).

@@ -136,6 +136,10 @@ int rd_read_block(struct gtr_reader *r, struct block *b)
 	}
 	const int first = rc;
 	const uint64_t bad_off = r->buf_off + r->pos;
+	/* what the damaged block's header claims it is, when it says */
+	const uint32_t claimed = r->len - r->pos >= 8 &&
+				 !memcmp(r->buf + r->pos, GTR_BLOCK_MAGIC, 4)
+				 ? gtr_get_le32(r->buf + r->pos + 4) : 0;
 	char why[sizeof(r->why)];
 	memcpy(why, r->why, sizeof(why));
 
@@ -183,6 +187,7 @@ int rd_read_block(struct gtr_reader *r, struct block *b)
 		       r->path, (unsigned long long)bad_off, why);
 	} else {
 		rd_damaged(r, bad_off, why, "skipped to the end of the file");
+		r->summary_damaged = claimed == GTR_BLOCK_SUMMARY;
 	}
 	return 0;
 }

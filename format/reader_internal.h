@@ -154,6 +154,7 @@ struct gtr_reader {
 
 	uint64_t damage, skipped;
 	bool truncated;
+	bool summary_damaged;  /* the last block claimed to be the summary */
 	uint64_t crc_work;      /* bytes checksummed so far */
 	struct gtr_summary summary;
 	struct prefetch pf;

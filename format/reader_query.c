@@ -62,6 +62,11 @@ bool gtr_reader_truncated(const struct gtr_reader *r)
 	return r->truncated;
 }
 
+bool gtr_reader_summary_damaged(const struct gtr_reader *r)
+{
+	return r->summary_damaged;
+}
+
 uint64_t gtr_reader_skipped(const struct gtr_reader *r)
 {
 	return r->skipped;

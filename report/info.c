@@ -663,6 +663,8 @@ static void text_tail(FILE *f, struct gtr_reader *r, const struct stats *st)
 		fprintf(f, "summary:     closed cleanly; %" PRIu64 " events, %" PRIu64 " lost, %" PRIu64 " frames indexed%s\n",
 			s->events, s->drops, s->nframes,
 			s->frames_truncated ? " (index truncated)" : "");
+	else if (gtr_reader_summary_damaged(r))
+		fprintf(f, "summary:     damaged (the last block, the summary, fails its checksum; the recording was closed)\n");
 	else
 		fprintf(f, "summary:     none (the recording was not closed: crash, kill -9 or full disk)\n");
 

@@ -615,6 +615,10 @@ static void read_warnings(const struct run *run, bool at_end)
 		fprintf(stderr, PROG ": warning: %s ends in the middle of a block: the recording was "
 			"interrupted or the file was cut short (an incomplete copy?); events up to the "
 			"last complete frame were read\n", name);
+	else if (at_end && !sum->present && gtr_reader_summary_damaged(run->r))
+		fprintf(stderr, PROG ": warning: the summary at the end of %s is damaged (its "
+			"checksum fails): the recording was closed, but its counts are lost; every "
+			"event before it was read\n", name);
 	else if (at_end && !sum->present)
 		fprintf(stderr, PROG ": warning: %s was not closed by gotrace-record (killed or crashed); "
 			"read up to its last complete frame\n", name);

@@ -273,3 +273,26 @@ def test_drop_counts_saturate(tool, tmp_path):
     doc = json.loads(subprocess.run([REPORT, "info", "--json", path], capture_output=True,
                                     text=True).stdout)
     assert doc["drops"] == 2**64 - 1
+
+
+def test_damaged_summary_says_damaged(tool, tmp_path):
+    """A byte flipped in the summary (the last block) reads as a damaged
+    summary of a closed recording, not as a recording that was never
+    closed; every event before it is read."""
+    from conftest import REPORT
+    from gtr_reader import GtrReader
+    path = str(tmp_path / "ok.gtr")
+    tool("gen", path)
+    data = bytearray(open(path, "rb").read())
+    last = [(off, t, payload) for off, t, payload in GtrReader(path).blocks()][-1]
+    assert last[1] == 5
+    data[last[0] + 16 + len(last[2]) // 2] ^= 0x40
+    bad = str(tmp_path / "bad.gtr")
+    open(bad, "wb").write(bytes(data))
+    p = subprocess.run([REPORT, "--count", bad], capture_output=True, text=True)
+    q = subprocess.run([REPORT, "--count", path], capture_output=True, text=True)
+    assert p.stdout == q.stdout
+    assert "the summary at the end of %s is damaged" % bad in p.stderr
+    assert "was not closed" not in p.stderr
+    info = subprocess.run([REPORT, "info", bad], capture_output=True, text=True).stdout
+    assert "summary:     damaged (the last block, the summary, fails its checksum" in info
