@@ -468,7 +468,7 @@ int plan_add(struct plan *pl, const char *text, const char *dflt_path,
 	const struct probe_spec *spec;
 	const char *near[5];
 	struct binary *b;
-	char err[512];
+	char err[1024];
 	int i, n;
 
 	if (probe_spec_parse(text, &parsed, err, sizeof(err))) {
@@ -502,8 +502,12 @@ int plan_add(struct plan *pl, const char *text, const char *dflt_path,
 		}
 	}
 	n = gobin_func_suggest(b->gb, spec->func, near, 5);
-	fprintf(stderr, "gotrace-record: function '%s' not found in %s",
-		spec->func, b->path);
+	if (strlen(spec->func) > 120)
+		fprintf(stderr, "gotrace-record: function '%.100s...' (%zu bytes) not found in %s",
+			spec->func, strlen(spec->func), b->path);
+	else
+		fprintf(stderr, "gotrace-record: function '%s' not found in %s",
+			spec->func, b->path);
 	for (i = 0; i < n; i++)
 		fprintf(stderr, "%s%s", i ? ", " : "; did you mean: ", near[i]);
 	fprintf(stderr, "\n");

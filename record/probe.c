@@ -15,17 +15,26 @@ struct parser {
 	size_t errlen;
 };
 
+/* A probe longer than this is echoed cut in messages, with its length,
+ * so that the reason after it is never cut off. */
+#define ECHO_MAX 300
+
 /* Sets the message "bad probe 'TEXT': WHAT at column N" (N of `at`). */
 static int fail(const struct parser *p, const char *at, const char *fmt, ...)
 {
-	char what[128];
+	const size_t len = strlen(p->text);
+	char what[256];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	snprintf(p->err, p->errlen, "bad probe '%s': %s at column %zu",
-		 p->text, what, (size_t)(at - p->text) + 1);
+	if (len > ECHO_MAX)
+		snprintf(p->err, p->errlen, "bad probe '%.*s...' (%zu bytes): %s at column %zu",
+			 ECHO_MAX - 40, p->text, len, what, (size_t)(at - p->text) + 1);
+	else
+		snprintf(p->err, p->errlen, "bad probe '%s': %s at column %zu",
+			 p->text, what, (size_t)(at - p->text) + 1);
 	return -EINVAL;
 }
 
@@ -288,6 +297,9 @@ static int parse_format(const struct parser *p, const char **sp,
 		return nomem(p);
 	if (rc)
 		return fail(p, s, "unterminated format string");
+	if (strlen(out->fmt) > GTR_MAX_NAME)
+		return fail(p, s, "format string of %zu bytes, longer than the %d "
+			    "a trace file keeps", strlen(out->fmt), GTR_MAX_NAME);
 	s = skip_ws(s + 1 + used);
 	if (*s == ',')
 		s++;

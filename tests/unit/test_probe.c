@@ -526,3 +526,30 @@ Test(pred, what_bpf_cannot_do_is_refused_with_a_hint)
 	refused("n == 1 && nope == 1", 11, "unknown value");
 	refused("goarg10 == 1", 1, "unknown value");
 }
+
+/* A long probe is echoed cut, with its length, and the reason stays whole;
+ * a format string longer than a trace file keeps is refused, not cut. */
+Test(probe, long_probes_are_echoed_cut_with_the_reason_whole)
+{
+	static char text[12000], fmt[1200], want[1024];
+
+	memcpy(text, "main.add (", 10);
+	memset(text + 10, '(', 10000);
+	strcpy(text + 10010, "goarg1 == 1");
+	cr_assert_eq(probe_spec_parse(text, &sp, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "bad probe '%.260s...' (%zu bytes): unclosed '(' of the "
+		 "predicate at column 10", text, strlen(text));
+	cr_expect_str_eq(err, want);
+	probe_spec_free(&sp);
+
+	memset(fmt, 'x', 1100);
+	snprintf(text, sizeof(text), "main.add \"%.1100s\" goarg1", fmt);
+	cr_assert_eq(probe_spec_parse(text, &sp, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "bad probe '%.260s...' (%zu bytes): format string of 1100 "
+		 "bytes, longer than the 1024 a trace file keeps at column 10", text, strlen(text));
+	cr_expect_str_eq(err, want);
+	probe_spec_free(&sp);
+
+	snprintf(text, sizeof(text), "main.add \"%.1024s\" goarg1", fmt);
+	cr_expect_eq(probe_spec_parse(text, &sp, err, sizeof(err)), 0, "%s", err);
+}
