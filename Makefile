@@ -152,11 +152,48 @@ $(B)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(wildcard format
 	@mkdir -p $(B)/fuzz/new
 	$(CLANG) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(LDLIBS_FORMAT)
 
-fuzz-short: $(B)/fuzz/fuzz_reader
-	$(B)/fuzz/fuzz_reader -runs=20000 -max_len=65536 -rss_limit_mb=2048 -timeout=10 $(B)/fuzz/new tests/fuzz/corpus
+# the report's whole reading path, its filters, and gotrace-record's probe
+# and predicate parsers; fuzz_gen writes valid files with many interleaved
+# blocks of every kind (seeds in build/fuzz/seeds, never in the repository)
+FUZZ_LIB_SRCS := $(filter-out lib/map.c,$(wildcard lib/*.c))
+FUZZ_REPORT_DEPS := $(REPORT_SRCS) $(FUZZ_LIB_SRCS) $(FORMAT_SRCS) $(wildcard format/*.h report/*.h lib/*.h)
+$(B)/fuzz/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_REPORT_DEPS) | $(DEPS_STAMP)
+	@mkdir -p $(B)/fuzz/new-report
+	$(CLANG) $(FUZZ_FLAGS) -Ireport -o $@ $< $(REPORT_SRCS) $(FUZZ_LIB_SRCS) $(FORMAT_SRCS) $(LDLIBS_REPORT)
+$(B)/fuzz/fuzz_filter: tests/fuzz/fuzz_filter.c $(FUZZ_REPORT_DEPS) | $(DEPS_STAMP)
+	@mkdir -p $(B)/fuzz/new-filter
+	$(CLANG) $(FUZZ_FLAGS) -Ireport -o $@ $< $(REPORT_SRCS) $(FUZZ_LIB_SRCS) $(FORMAT_SRCS) $(LDLIBS_REPORT)
+$(B)/fuzz/fuzz_probe: tests/fuzz/fuzz_probe.c record/probe.c record/pred.c record/probe.h record/pred.h | $(DEPS_STAMP)
+	@mkdir -p $(B)/fuzz/new-probe
+	$(CLANG) $(FUZZ_FLAGS) -Irecord -Ibpf -o $@ $< record/probe.c record/pred.c
+$(B)/fuzz/fuzz_gen: tests/fuzz/fuzz_gen.c $(FORMAT_OBJS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(FORMAT_OBJS) $(LDLIBS_FORMAT)
+$(B)/fuzz/seeds/.done: $(B)/fuzz/fuzz_gen
+	@rm -rf $(B)/fuzz/seeds && mkdir -p $(B)/fuzz/seeds
+	$(B)/fuzz/fuzz_gen $(B)/fuzz/seeds 48 && touch $@
 
-fuzz: $(B)/fuzz/fuzz_reader
-	$(B)/fuzz/fuzz_reader -max_total_time=$${FUZZ_SECONDS:-600} -max_len=65536 -rss_limit_mb=2048 -timeout=10 $(B)/fuzz/new tests/fuzz/corpus
+FUZZ_TARGETS := $(addprefix $(B)/fuzz/,fuzz_reader fuzz_report fuzz_filter fuzz_probe)
+FUZZ_OPTS := -max_len=65536 -rss_limit_mb=2048 -timeout=10
+# corpora: new inputs go into build/fuzz/new*, then the
+# repository's corpus and the generated seeds
+FUZZ_READ_CORPUS   := $(B)/fuzz/new tests/fuzz/corpus
+FUZZ_REPORT_CORPUS := $(B)/fuzz/new-report tests/fuzz/corpus-report $(B)/fuzz/seeds
+FUZZ_FILTER_CORPUS := $(B)/fuzz/new-filter tests/fuzz/corpus-filter
+FUZZ_PROBE_CORPUS  := $(B)/fuzz/new-probe tests/fuzz/corpus-probe
+
+# fuzz-short: a fixed number of runs of each target (about a minute in all)
+fuzz-short: $(FUZZ_TARGETS) $(B)/fuzz/seeds/.done
+	$(B)/fuzz/fuzz_reader -runs=20000 $(FUZZ_OPTS) $(FUZZ_READ_CORPUS)
+	$(B)/fuzz/fuzz_report -runs=10000 -close_fd_mask=3 $(FUZZ_OPTS) $(FUZZ_REPORT_CORPUS)
+	$(B)/fuzz/fuzz_filter -runs=20000 $(FUZZ_OPTS) $(FUZZ_FILTER_CORPUS)
+	$(B)/fuzz/fuzz_probe -runs=20000 $(FUZZ_OPTS) $(FUZZ_PROBE_CORPUS)
+
+# fuzz: FUZZ_SECONDS (default 600) for each target, one after the other
+fuzz: $(FUZZ_TARGETS) $(B)/fuzz/seeds/.done
+	$(B)/fuzz/fuzz_reader -max_total_time=$${FUZZ_SECONDS:-600} $(FUZZ_OPTS) $(FUZZ_READ_CORPUS)
+	$(B)/fuzz/fuzz_report -max_total_time=$${FUZZ_SECONDS:-600} -close_fd_mask=3 $(FUZZ_OPTS) $(FUZZ_REPORT_CORPUS)
+	$(B)/fuzz/fuzz_filter -max_total_time=$${FUZZ_SECONDS:-600} $(FUZZ_OPTS) $(FUZZ_FILTER_CORPUS)
+	$(B)/fuzz/fuzz_probe -max_total_time=$${FUZZ_SECONDS:-600} $(FUZZ_OPTS) $(FUZZ_PROBE_CORPUS)
 
 test: all unit fuzz-short e2e
 

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer target for the whole reading path of gotrace-report: the
+ * reader (format/), pairing, filters, stats and every output printer,
+ * through report_run() as `gotrace-report print|stats` calls it.
+ * Built with clang -fsanitize=fuzzer,address,undefined (Makefile:
+ * `make fuzz`); run with -close_fd_mask=3, as the report writes its
+ * output to stdout and its warnings to stderr.
+ *
+ * The first two input bytes pick the options (command, --format, --calls,
+ * -t, --count, a filter, --by, --since, --limit, pairing limits); the rest
+ * is the .gtr file, written to a memfd the report reads by path.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "output.h"
+#include "run.h"
+
+/* Filters that read each kind of field, and --by fields. */
+static const char *const filters[] = {
+	"latency > 1us",
+	"goarg1 == 1 || len(goarg2) > 3",
+	"glob(func, \"main.*\") && comm != \"x\"",
+	"name =~ \"a.*b\" || binary == \"/x\"",
+	"pid > 0 && goid != 7 && kind == \"return\"",
+	"goret1 >= 0 || ts > 1ms",
+	"cpu == 0 || tid < 100",
+	"!(n == 2) && ts < 10s",
+};
+static const char *const bys[] = { "pid", "goid", "comm", "goarg1", "name", "tid" };
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	/* in case -close_fd_mask was not given: the report's output */
+	if (!freopen("/dev/null", "w", stdout))
+		abort();
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int fd = -1;
+	static char path[64];
+
+	if (fd < 0) {
+		fd = memfd_create("gtr", 0);
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	}
+	if (size < 2)
+		return 0;
+	const uint8_t a = data[0], b = data[1];
+	if (ftruncate(fd, 0) || pwrite(fd, data + 2, size - 2, 0) != (ssize_t)(size - 2))
+		return 0;
+
+	static const struct output_format *const fmts[] = {
+		&out_text, &out_jsonl, &out_csv, &out_chrome, &out_folded,
+	};
+	struct report_opts o = {
+		.path = path, .name = "fuzz.gtr", .hist = true, .progress = -1,
+		.format = fmts[a % 5],
+	};
+	if ((a >> 3) % 8 == 7) {
+		o.stats = true;
+		o.hist = b & 1;
+		if (b & 2)
+			o.by = bys[(b >> 2) % 6];
+	} else {
+		o.calls = (a >> 3) & 1;
+		o.time_rel = (a >> 4) & 1;
+		o.count = ((a >> 3) % 8) == 6;
+	}
+	if (a & 0x40)
+		o.filters[o.nfilters++] = filters[(b >> 5) % 8];
+	if (a & 0x80) {
+		o.since = "+1us";
+		o.limit = 1 + (b & 0xf);
+	}
+	if ((b & 0x18) == 0x18) {
+		o.lim.max_depth = 2;
+		o.lim.max_goroutines = 2;
+		o.lim.keep_str = 4;
+	}
+	(void)report_run(&o);
+	fflush(stdout);
+	return 0;
+}
