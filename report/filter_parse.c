@@ -612,6 +612,10 @@ static struct filter *compile(const char *expr, struct filter_error *err,
 
 	memset(f, 0, sizeof(*f));
 	memset(err, 0, sizeof(*err));
+	/* the pool always exists: an empty string literal points into it
+	 * even when it is all the filter holds */
+	f->cap_pool = 64;
+	f->pool = xrealloc(NULL, f->cap_pool, "filter");
 	f->field_only = field_only;
 	f->expr = strdup(expr);
 	if (!f->expr || n >= UINT32_MAX / 2) {

@@ -203,9 +203,14 @@ static int rfc3339(const char *s, size_t n, struct rtime *t, char *err, size_t e
 		snprintf(err, errlen, "malformed time: expected RFC 3339, e.g. 2024-05-01T12:00:03.5Z or ...+02:00");
 		return -1;
 	}
-	const time_t sec = timegm(&tm);
+	const time_t sec = timegm(&tm) - off;
+	/* nanoseconds in an int64 reach from 1677 to 2262 */
+	if (sec < -9223372036LL + 1 || sec > 9223372035LL) {
+		snprintf(err, errlen, "time out of range: years 1678 to 2261 can be compared");
+		return -1;
+	}
 	t->kind = RTIME_ABS;
-	t->ns = ((int64_t)sec - off) * 1000000000 + fr;
+	t->ns = (int64_t)sec * 1000000000 + fr;
 	return (int)i;
 }
 
@@ -309,7 +314,13 @@ bool rtime_to_mono(const struct rtime *t, const struct gtr_host *h,
 	}
 	if (!h || !h->start_realtime_ns)
 		return false;
-	*mono = (int64_t)h->start_mono_ns + (real - (int64_t)h->start_realtime_ns);
+	/* a time far from the recording's start saturates at the ends */
+	int64_t d;
+
+	if (__builtin_sub_overflow(real, (int64_t)h->start_realtime_ns, &d))
+		*mono = real < 0 ? INT64_MIN : INT64_MAX;
+	else if (__builtin_add_overflow(d, (int64_t)h->start_mono_ns, mono))
+		*mono = d < 0 ? INT64_MIN : INT64_MAX;
 	return true;
 }
 

@@ -1178,3 +1178,17 @@ Test(filter, cap_reads_the_recorded_capacity)
 	bad("cap(1) > 2", 5, "a slice parameter's name in cap()");
 	bad("cap(xs", 7, "')' to close cap(");
 }
+
+/* Found by fuzzing: an expression whose only string literals are empty
+ * has no string pool (UB when read); a time beyond what int64 nanoseconds
+ * hold is refused, not overflowed. */
+Test(filter, empty_string_literals_and_times_out_of_range)
+{
+	ev_add(1, 2, "x");
+	cr_expect(!m("comm == \"\""));
+	cr_expect(m("comm != \"\""));
+	ev_str("", 0, 0, false, 0, 0.0, 0);
+	cr_expect(m("s == \"\""));
+	bad("ts >= 1012-05-01T12:00:00Z", 7, "time out of range");
+	bad("ts < 2300-01-01T00:00:00Z", 6, "time out of range");
+}
