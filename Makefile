@@ -173,7 +173,7 @@ $(B)/fuzz/seeds/.done: $(B)/fuzz/fuzz_gen
 	$(B)/fuzz/fuzz_gen $(B)/fuzz/seeds 48 && touch $@
 
 FUZZ_TARGETS := $(addprefix $(B)/fuzz/,fuzz_reader fuzz_report fuzz_filter fuzz_probe)
-FUZZ_OPTS := -max_len=65536 -rss_limit_mb=2048 -timeout=10
+FUZZ_OPTS := -max_len=65536 -rss_limit_mb=2048 -timeout=10 -artifact_prefix=$(B)/fuzz/
 # corpora: new inputs go into build/fuzz/new*, then the
 # repository's corpus and the generated seeds
 FUZZ_READ_CORPUS   := $(B)/fuzz/new tests/fuzz/corpus
