@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "reader_internal.h"
@@ -88,6 +89,18 @@ static int try_block(struct gtr_reader *r)
 		snprintf(r->why, sizeof(r->why), "block length %u exceeds the limit of %u",
 			 len, GTR_MAX_BLOCK);
 		return TB_BAD;
+	}
+	/* A length past the end of a regular file (as it is now: it may be
+	 * growing) cannot be read whole: say so without growing the window
+	 * to hold it, so that a forged length costs no memory. */
+	if (GTR_BLOCK_HDR_LEN + (size_t)len > r->len - r->pos) {
+		struct stat st;
+
+		if (!fstat(r->fd, &st) && S_ISREG(st.st_mode) &&
+		    r->buf_off + r->pos + GTR_BLOCK_HDR_LEN + len > (uint64_t)st.st_size) {
+			snprintf(r->why, sizeof(r->why), "incomplete block");
+			return TB_SHORT;
+		}
 	}
 	a = rd_win_fill(r, GTR_BLOCK_HDR_LEN + (size_t)len);
 	if (a < 0)
