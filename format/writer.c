@@ -699,6 +699,11 @@ int gtr_writer_close(struct gtr_writer *w, char *err, size_t errlen)
 		rc = wr_flush_frame(w);
 	if (!rc)
 		rc = wr_write_summary(w);
+	/* a block cut short (a full disk) is cut off: the file ends after
+	 * its last whole block and stays readable to its end */
+	if (rc && w->fd >= 0 && w->good >= GTR_FILE_HDR_LEN && w->bytes > w->good &&
+	    ftruncate(w->fd, (off_t)w->good) == 0)
+		w->bytes = w->good;
 	if (w->fd >= 0) {
 		if (close(w->fd) && !rc)
 			rc = wfail(w, -errno, "close");

@@ -770,13 +770,24 @@ out:
 		s.child = 0;
 	}
 	if (s.enc && encoder_writer(s.enc)) {
+		const bool full = encoder_unwritten(s.enc) > 0;
+
 		s.written += gtr_writer_bytes(encoder_writer(s.enc));
 		if (gtr_writer_close(encoder_writer(s.enc), err, sizeof(err))) {
-			fprintf(stderr, "gotrace-record: %s\n", err);
+			if (full)
+				fprintf(stderr, "gotrace-record: no room for the summary of "
+					"%s either: it ends after its last whole block\n",
+					o->output);
+			else
+				fprintf(stderr, "gotrace-record: %s\n", err);
 			ret = 1;
 		}
 	}
-	if (!o->quiet && ret == 0)
+	/* events that could not be written (a full disk) are an error,
+	 * whatever the command's status */
+	if (s.enc && encoder_unwritten(s.enc))
+		ret = 1;
+	if (!o->quiet && (ret == 0 || (s.enc && encoder_unwritten(s.enc))))
 		session_summary(&s);
 	session_wait_command(&s);
 	if (ret == 0 && o->cmd) {
