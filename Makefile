@@ -27,15 +27,16 @@ LDLIBS_FORMAT := -lcbor -lzstd -pthread
 LDLIBS_RECORD := -lbpf -lelf -ldw -lZydis $(LDLIBS_FORMAT)
 LDLIBS_REPORT := -lpcre2-8 $(LDLIBS_FORMAT) -lm
 
-# libgtr: format/ and the one hash map of lib/ it stands on
-FORMAT_SRCS := $(wildcard format/*.c) lib/map.c
+# libgtr: format/ and the helpers of lib/ it stands on (the hash map, UTF-8)
+LIBGTR_LIB_SRCS := lib/map.c lib/utf8.c
+FORMAT_SRCS := $(wildcard format/*.c) $(LIBGTR_LIB_SRCS)
 RECORD_SRCS := $(filter-out record/main.c,$(wildcard record/*.c))
 REPORT_SRCS := $(filter-out report/main.c,$(wildcard report/*.c))
 FORMAT_OBJS := $(FORMAT_SRCS:%.c=$(B)/%.o)
 RECORD_OBJS := $(RECORD_SRCS:%.c=$(B)/%.o)
 REPORT_OBJS := $(REPORT_SRCS:%.c=$(B)/%.o)
-# lib/: helpers under every part (UTF-8, JSON writer, buffers, allocation)
-LIB_OBJS    := $(patsubst %.c,$(B)/%.o,$(filter-out lib/map.c,$(wildcard lib/*.c)))
+# lib/: the other helpers under every part (JSON writer, buffers, allocation)
+LIB_OBJS    := $(patsubst %.c,$(B)/%.o,$(filter-out $(LIBGTR_LIB_SRCS),$(wildcard lib/*.c)))
 RECORD_OBJS += $(LIB_OBJS)
 REPORT_OBJS += $(LIB_OBJS)
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
@@ -148,14 +149,15 @@ support-table:
 # build/fuzz/new, never into the repository's corpus
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -std=gnu11 -D_GNU_SOURCE -Iformat -Ilib
-$(B)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(wildcard format/*.h) | $(DEPS_STAMP)
+$(B)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(wildcard format/*.h) \
+		$(LIBGTR_LIB_SRCS:.c=.h) | $(DEPS_STAMP)
 	@mkdir -p $(B)/fuzz/new
 	$(CLANG) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(LDLIBS_FORMAT)
 
 # the report's whole reading path, its filters, and gotrace-record's probe
 # and predicate parsers; fuzz_gen writes valid files with many interleaved
 # blocks of every kind (seeds in build/fuzz/seeds, never in the repository)
-FUZZ_LIB_SRCS := $(filter-out lib/map.c,$(wildcard lib/*.c))
+FUZZ_LIB_SRCS := $(filter-out $(LIBGTR_LIB_SRCS),$(wildcard lib/*.c))
 FUZZ_REPORT_DEPS := $(REPORT_SRCS) $(FUZZ_LIB_SRCS) $(FORMAT_SRCS) $(wildcard format/*.h report/*.h lib/*.h)
 $(B)/fuzz/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_REPORT_DEPS) | $(DEPS_STAMP)
 	@mkdir -p $(B)/fuzz/new-report

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shared pieces of libgtr: CRC32C, enum names, the id map and UTF-8
- * sanitising. See gtr_internal.h.
+ * Shared pieces of libgtr: CRC32C, enum names and UTF-8 sanitising (with
+ * lib/utf8.c's decoder). See gtr_internal.h.
  */
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "gtr_internal.h"
+#include "utf8.h"
 
 /* ------------------------------------------------------------- CRC32C */
 
@@ -141,48 +142,16 @@ const char *gtr_kind_name(enum gtr_kind k)
 
 /* ------------------------------------------------------------- UTF-8 */
 
-/* Length of the valid UTF-8 sequence at p[n], or 0 (RFC 3629 table 3-7). */
-static size_t utf8_seq(const uint8_t *p, size_t n)
-{
-	const uint8_t c = p[0];
-	uint8_t lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2;
-	else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		if (c == 0xe0)
-			lo = 0xa0;
-		else if (c == 0xed)
-			hi = 0x9f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		if (c == 0xf0)
-			lo = 0x90;
-		else if (c == 0xf4)
-			hi = 0x8f;
-	} else
-		return 0;
-	if (n < len || p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	return len;
-}
-
 size_t gtr_utf8_sanitize(uint8_t *out, const char *s, size_t len, size_t max)
 {
 	const size_t n = len < max ? len : max;
 
 	memcpy(out, s, n);
 	for (size_t i = 0; i < n;) {
-		const size_t l = utf8_seq(out + i, n - i);
+		uint32_t cp;
+		const int l = out[i] < 0x80 ? 1 : utf8_seq(out + i, n - i, &cp);
 		if (l) {
-			i += l;
+			i += (size_t)l;
 		} else {
 			out[i] = '?';
 			i++;

@@ -172,7 +172,7 @@ extern const struct gtr_schema gtr_probe_schema, gtr_arg_schema;
 
 /*
  * Copies at most `max` bytes of s[len] to out and replaces every byte that
- * is not part of a valid UTF-8 sequence (RFC 3629) by '?'. Returns the
+ * is not part of a well-formed UTF-8 sequence (lib/utf8.h: utf8_seq) by '?'. Returns the
  * number of bytes written (== min(len, max)).
  */
 size_t gtr_utf8_sanitize(uint8_t *out, const char *s, size_t len, size_t max);

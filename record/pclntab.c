@@ -25,6 +25,7 @@
 
 #include "gobin_int.h"
 #include "gofacts.h"
+#include "utf8.h"
 
 struct pcln {
 	const uint8_t *d;
@@ -184,29 +185,27 @@ static uint8_t pcln_funcid(const struct pcln *p, uint64_t funcoff)
 	return funcoff < avail && avail - funcoff > at ? p->functab[funcoff + at] : 0;
 }
 
-/* A symbol name: printable ASCII or valid UTF-8, no control bytes. */
+/* A symbol name: printable ASCII or well-formed UTF-8 (lib/utf8.h), no
+ * control bytes. */
 static bool plausible_name(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const uint8_t *p = (const uint8_t *)s;
+	const size_t n = strlen(s);
+	uint32_t cp;
 
-	if (!*p)
+	if (!n)
 		return false;
-	for (int i = 0; *p && i < 1024; i++) {
-		int n = 0;
-
-		if (*p < 0x20 || *p == 0x7f)
+	for (size_t i = 0; i < n;) {
+		if (p[i] < 0x20 || p[i] == 0x7f)
 			return false;
-		if (*p < 0x80) {
-			p++;
+		if (p[i] < 0x80) {
+			i++;
 			continue;
 		}
-		if ((*p & 0xe0) == 0xc0) n = 1;
-		else if ((*p & 0xf0) == 0xe0) n = 2;
-		else if ((*p & 0xf8) == 0xf0) n = 3;
-		else return false;
-		for (p++; n > 0; n--, p++)
-			if ((*p & 0xc0) != 0x80)
-				return false;
+		const int k = utf8_seq(p + i, n - i, &cp);
+		if (!k)
+			return false;
+		i += (size_t)k;
 	}
 	return true;
 }
