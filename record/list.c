@@ -31,156 +31,47 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "gobin.h"
+#include "json.h"
 #include "list.h"
 
 #define LIST_MAX_ARGS 64
 
 /* ------------------------------------------------------------ JSON */
 
-/* A small streaming JSON writer: commas and nesting are tracked here. */
-struct jw {
-	FILE *f;
-	int depth;
-	bool need_comma[32];
-	bool after_key;
-};
+/* Strings as gotrace-report's JSON Lines: bytes that are not UTF-8 become
+ * U+FFFD, \n and \t are short (lib/json.h). */
+#define LIST_JSON_ESC (JSON_ESC_FFFD | JSON_ESC_JS)
+#define LIST_FLUSH (64u << 10)   /* bytes of JSON held before a write */
 
-static void jw_sep(struct jw *w)
+/* Writes the JSON held in `b` to `out` when there are more than `min`
+ * bytes of it (the buffer is emptied). */
+static void json_flush(struct buf *b, FILE *out, size_t min)
 {
-	if (w->after_key) {
-		w->after_key = false;
+	if (b->len <= min)
 		return;
-	}
-	if (w->depth > 0 && w->need_comma[w->depth])
-		fputc(',', w->f);
-	if (w->depth > 0)
-		w->need_comma[w->depth] = true;
+	fwrite(b->data, 1, b->len, out);
+	buf_reset(b);
 }
 
-static void jw_open(struct jw *w, char c)
+/* A string member, or null when `v` is NULL. */
+static void json_str_or_null(struct jsonw *w, const char *k, const char *v)
 {
-	jw_sep(w);
-	fputc(c, w->f);
-	if (w->depth < 31)
-		w->depth++;
-	w->need_comma[w->depth] = false;
+	jsonw_name(w, k);
+	if (v)
+		jsonw_string(w, v);
+	else
+		jsonw_null(w);
 }
 
-static void jw_close(struct jw *w, char c)
+/* A number member that is null when negative (unknown). */
+static void json_count(struct jsonw *w, const char *k, long long v)
 {
-	fputc(c, w->f);
-	if (w->depth > 0)
-		w->depth--;
-}
-
-/* Length of the valid UTF-8 sequence at s, 0 when invalid. */
-static int utf8_len(const unsigned char *s)
-{
-	int n;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) { n = 2; cp = s[0] & 0x1f; }
-	else if ((s[0] & 0xf0) == 0xe0) { n = 3; cp = s[0] & 0x0f; }
-	else if ((s[0] & 0xf8) == 0xf0) { n = 4; cp = s[0] & 0x07; }
-	else return 0;
-	for (int i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
-/* Writes s as a JSON string; invalid UTF-8 bytes become U+FFFD. */
-static void jw_raw_str(struct jw *w, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	fputc('"', w->f);
-	while (*p) {
-		const int n = utf8_len(p);
-
-		if (*p == '"' || *p == '\\') {
-			fprintf(w->f, "\\%c", *p);
-		} else if (*p == '\n') {
-			fputs("\\n", w->f);
-		} else if (*p == '\t') {
-			fputs("\\t", w->f);
-		} else if (*p < 0x20 || *p == 0x7f) {
-			fprintf(w->f, "\\u%04x", *p);
-		} else if (n == 0) {
-			fputs("\\ufffd", w->f);
-			p++;
-			continue;
-		} else {
-			fwrite(p, 1, (size_t)n, w->f);
-			p += n;
-			continue;
-		}
-		p++;
-	}
-	fputc('"', w->f);
-}
-
-/* A string value (in an array, or after jw_key). */
-static void jw_strval(struct jw *w, const char *s)
-{
-	jw_sep(w);
-	jw_raw_str(w, s);
-}
-
-static void jw_key(struct jw *w, const char *k)
-{
-	jw_sep(w);
-	jw_raw_str(w, k);
-	fputc(':', w->f);
-	w->after_key = true;
-}
-
-static void jw_str(struct jw *w, const char *k, const char *v)
-{
-	jw_key(w, k);
-	jw_strval(w, v);
-}
-
-static void jw_str_or_null(struct jw *w, const char *k, const char *v)
-{
-	jw_key(w, k);
-	if (v) {
-		jw_strval(w, v);
-	} else {
-		jw_sep(w);
-		fputs("null", w->f);
-	}
-}
-
-static void jw_u64(struct jw *w, const char *k, uint64_t v)
-{
-	if (k)
-		jw_key(w, k);
-	jw_sep(w);
-	fprintf(w->f, "%llu", (unsigned long long)v);
-}
-
-static void jw_bool(struct jw *w, const char *k, bool v)
-{
-	jw_key(w, k);
-	jw_sep(w);
-	fputs(v ? "true" : "false", w->f);
-}
-
-static void jw_null(struct jw *w, const char *k)
-{
-	jw_key(w, k);
-	jw_sep(w);
-	fputs("null", w->f);
+	if (v >= 0)
+		jsonw_uint_field(w, k, (uint64_t)v);
+	else
+		jsonw_null_field(w, k);
 }
 
 /* ------------------------------------------------------------ facts */
@@ -250,50 +141,44 @@ static void facts_text(const struct gobin *b, FILE *out)
 		fprintf(out, "note         %s\n", gobin_note(b));
 }
 
-static void facts_json(const struct gobin *b, struct jw *w)
+static void facts_json(const struct gobin *b, struct jsonw *w)
 {
 	struct gtr_binary d;
 	const char *k, *v;
 
 	gobin_describe(b, &d);
-	jw_key(w, "binary");
-	jw_open(w, '{');
-	jw_str(w, "path", d.path);
-	jw_str(w, "compiler", d.compiler);
-	jw_str(w, "go_version", d.go_version);
-	jw_str(w, "go_version_source", gobin_version_source(b));
-	jw_key(w, "goid");
-	jw_open(w, '{');
-	if (gobin_goid_offset(b) >= 0)
-		jw_u64(w, "offset", (uint64_t)gobin_goid_offset(b));
-	else
-		jw_null(w, "offset");
-	jw_str(w, "source", gobin_goid_source(b));
-	if (gobin_goid_offset_derived(b) >= 0)
-		jw_u64(w, "derived", (uint64_t)gobin_goid_offset_derived(b));
-	else
-		jw_null(w, "derived");
-	jw_close(w, '}');
-	jw_str(w, "arch", d.arch);
-	jw_str(w, "abi", d.abi);
-	jw_bool(w, "pie", d.pie);
-	jw_bool(w, "stripped", d.stripped);
-	jw_bool(w, "dwarf", d.has_dwarf);
-	jw_str_or_null(w, "debuginfo", gobin_debuginfo_path(b)[0] ?
-		       gobin_debuginfo_path(b) : NULL);
-	jw_str(w, "build_id", d.build_id);
-	jw_str(w, "go_build_id", d.go_build_id);
-	jw_str(w, "main_path", gobin_main_path(b));
-	jw_str(w, "main_module", gobin_main_module(b));
-	jw_str(w, "main_version", gobin_main_version(b));
-	jw_key(w, "build_settings");
-	jw_open(w, '{');
+	jsonw_name(w, "binary");
+	jsonw_start_object(w);
+	jsonw_string_field(w, "path", d.path);
+	jsonw_string_field(w, "compiler", d.compiler);
+	jsonw_string_field(w, "go_version", d.go_version);
+	jsonw_string_field(w, "go_version_source", gobin_version_source(b));
+	jsonw_name(w, "goid");
+	jsonw_start_object(w);
+	json_count(w, "offset", gobin_goid_offset(b));
+	jsonw_string_field(w, "source", gobin_goid_source(b));
+	json_count(w, "derived", gobin_goid_offset_derived(b));
+	jsonw_end_object(w);
+	jsonw_string_field(w, "arch", d.arch);
+	jsonw_string_field(w, "abi", d.abi);
+	jsonw_bool_field(w, "pie", d.pie);
+	jsonw_bool_field(w, "stripped", d.stripped);
+	jsonw_bool_field(w, "dwarf", d.has_dwarf);
+	json_str_or_null(w, "debuginfo", gobin_debuginfo_path(b)[0] ?
+			 gobin_debuginfo_path(b) : NULL);
+	jsonw_string_field(w, "build_id", d.build_id);
+	jsonw_string_field(w, "go_build_id", d.go_build_id);
+	jsonw_string_field(w, "main_path", gobin_main_path(b));
+	jsonw_string_field(w, "main_module", gobin_main_module(b));
+	jsonw_string_field(w, "main_version", gobin_main_version(b));
+	jsonw_name(w, "build_settings");
+	jsonw_start_object(w);
 	for (size_t i = 0; gobin_build_setting(b, i, &k, &v) == 0; i++)
-		jw_str(w, k, v);
-	jw_close(w, '}');
-	jw_u64(w, "functions", gobin_func_count(b));
-	jw_str(w, "note", gobin_note(b));
-	jw_close(w, '}');
+		jsonw_string_field(w, k, v);
+	jsonw_end_object(w);
+	jsonw_uint_field(w, "functions", gobin_func_count(b));
+	jsonw_string_field(w, "note", gobin_note(b));
+	jsonw_end_object(w);
 }
 
 /* ------------------------------------------------------------ functions */
@@ -422,7 +307,8 @@ struct list_ctx {
 	const char *glob;
 	bool json;
 	FILE *out;
-	struct jw w;
+	struct buf jb;           /* JSON not yet written to out */
+	struct jsonw w;
 	size_t matched;
 	/* what a probe on the glob taken as a name means (every instance of
 	 * "main.Map[...]", whatever pclntab calls them) */
@@ -447,37 +333,58 @@ static bool is_named(const struct list_ctx *c, const struct gobin_func *f)
 static void args_json(struct list_ctx *c, const char *key,
 		      const struct gobin_arg *a, int n, bool params)
 {
+	struct jsonw *w = &c->w;
 	char loc[32];
 
-	jw_key(&c->w, key);
+	jsonw_name(w, key);
 	if (n < 0) {
-		jw_sep(&c->w);
-		fputs("null", c->out);
+		jsonw_null(w);
 		return;
 	}
-	jw_open(&c->w, '[');
+	jsonw_start_array(w);
 	for (int i = 0; i < n; i++) {
 		const char *why;
 		const bool cap = arg_capture(c->listed_only, &a[i], &why);
 
-		jw_open(&c->w, '{');
+		jsonw_start_object(w);
 		if (params)
-			jw_u64(&c->w, "goarg", (uint64_t)i + 1);
-		jw_str(&c->w, "name", a[i].name);
-		jw_str(&c->w, "type", a[i].type_name);
-		jw_str(&c->w, "kind", gtr_type_name(a[i].type));
-		jw_u64(&c->w, "size", a[i].size);
-		jw_key(&c->w, "locations");
-		jw_open(&c->w, '[');
+			jsonw_uint_field(w, "goarg", (uint64_t)i + 1);
+		jsonw_string_field(w, "name", a[i].name);
+		jsonw_string_field(w, "type", a[i].type_name);
+		jsonw_string_field(w, "kind", gtr_type_name(a[i].type));
+		jsonw_uint_field(w, "size", a[i].size);
+		jsonw_name(w, "locations");
+		jsonw_start_array(w);
 		for (uint32_t k = 0; k < a[i].npieces; k++)
-			jw_strval(&c->w, gobin_piece_str(&a[i].pieces[k], loc,
-							  sizeof(loc)));
-		jw_close(&c->w, ']');
-		jw_bool(&c->w, "capture", cap);
-		jw_str_or_null(&c->w, "why", why);
-		jw_close(&c->w, '}');
+			jsonw_string(w, gobin_piece_str(&a[i].pieces[k], loc, sizeof(loc)));
+		jsonw_end_array(w);
+		jsonw_bool_field(w, "capture", cap);
+		json_str_or_null(w, "why", why);
+		jsonw_end_object(w);
 	}
-	jw_close(&c->w, ']');
+	jsonw_end_array(w);
+}
+
+/* The JSON object of function `f` (its line of the "functions" array). */
+static void func_json(struct list_ctx *c, const struct gobin_func *f, int argsz,
+		      enum gobin_abi abi, const char *sig, int np, int nr)
+{
+	struct jsonw *w = &c->w;
+
+	jsonw_start_object(w);
+	jsonw_string_field(w, "name", f->name);
+	jsonw_uint_field(w, "entry", f->entry);
+	jsonw_uint_field(w, "end", f->end);
+	jsonw_uint_field(w, "file_offset", f->file_offset);
+	jsonw_uint_field(w, "size", f->end - f->entry);
+	jsonw_string_field(w, "abi", abi_name(abi));
+	json_count(w, "args_size", argsz);
+	json_str_or_null(w, "signature", np >= 0 ? sig : NULL);
+	args_json(c, "params", c->p, np, true);
+	args_json(c, "results", c->r, nr, false);
+	jsonw_end_object(w);
+	buf_putc(&c->jb, '\n');
+	json_flush(&c->jb, c->out, LIST_FLUSH);
 }
 
 static int list_one(const struct gobin_func *f, void *vctx)
@@ -502,22 +409,7 @@ static int list_one(const struct gobin_func *f, void *vctx)
 	if (np >= 0)
 		signature(f->name, c->p, np, c->r, nr, sig, sizeof(sig));
 	if (c->json) {
-		jw_open(&c->w, '{');
-		jw_str(&c->w, "name", f->name);
-		jw_u64(&c->w, "entry", f->entry);
-		jw_u64(&c->w, "end", f->end);
-		jw_u64(&c->w, "file_offset", f->file_offset);
-		jw_u64(&c->w, "size", f->end - f->entry);
-		jw_str(&c->w, "abi", abi_name(abi));
-		if (argsz >= 0)
-			jw_u64(&c->w, "args_size", (uint64_t)argsz);
-		else
-			jw_null(&c->w, "args_size");
-		jw_str_or_null(&c->w, "signature", np >= 0 ? sig : NULL);
-		args_json(c, "params", c->p, np, true);
-		args_json(c, "results", c->r, nr, false);
-		jw_close(&c->w, '}');
-		fputc('\n', c->out);
+		func_json(c, f, argsz, abi, sig, np, nr);
 		return 0;
 	}
 	fprintf(c->out, "\n%s\n", np >= 0 ? sig : f->name);
@@ -590,25 +482,26 @@ int gotrace_list(const char *binary, const char *debuginfo, const char *glob,
 	}
 	c->json = json;
 	c->out = out;
-	c->w.f = out;
+	jsonw_init(&c->w, &c->jb, LIST_JSON_ESC);
 	if (json) {
-		jw_open(&c->w, '{');
+		jsonw_start_object(&c->w);
 		facts_json(b, &c->w);
-		jw_str_or_null(&c->w, "glob", c->glob);
-		fputc('\n', out);
-		jw_key(&c->w, "functions");
-		jw_open(&c->w, '[');
-		fputc('\n', out);
+		json_str_or_null(&c->w, "glob", c->glob);
+		buf_putc(&c->jb, '\n');
+		jsonw_name(&c->w, "functions");
+		jsonw_start_array(&c->w);
+		buf_putc(&c->jb, '\n');
 	} else {
 		facts_text(b, out);
 		fprintf(out, "functions    %zu\n", gobin_func_count(b));
 	}
 	gobin_func_each(b, NULL, list_one, c);
 	if (json) {
-		jw_close(&c->w, ']');
-		jw_u64(&c->w, "matched", c->matched);
-		jw_close(&c->w, '}');
-		fputc('\n', out);
+		jsonw_end_array(&c->w);
+		jsonw_uint_field(&c->w, "matched", c->matched);
+		jsonw_end_object(&c->w);
+		buf_putc(&c->jb, '\n');
+		json_flush(&c->jb, out, 0);
 	} else if (c->glob) {
 		fprintf(out, "\n%zu of %zu functions match '%s'\n", c->matched,
 			gobin_func_count(b), c->glob);
@@ -625,6 +518,7 @@ int gotrace_list(const char *binary, const char *debuginfo, const char *glob,
 			"pattern for the shell)");
 		rc = 1;
 	}
+	buf_free(&c->jb);
 	free(c->named);
 	free(c);
 	gobin_close(b);
