@@ -232,7 +232,10 @@ struct gtr_writer;
 /*
  * gtr_writer_create() creates `path` (mode 0600, never through a symbolic
  * link, refusing an existing file unless GTR_W_FORCE) and writes the file
- * header and the host block. `host` NULL: the writer fills it in from
+ * header and the host block. "-" is standard output (refused when it is a
+ * terminal); an existing pipe, FIFO, socket or character device (also
+ * through a link, e.g. /dev/stdout) is written as a stream: no seeking, so
+ * a failed write cannot be cut back (gtr_writer_recover()). `host` NULL: the writer fills it in from
  * uname(2), gethostname(2) and the three clocks; NULL strings in a given
  * host are written as "". Text longer than GTR_MAX_NAME is cut and invalid
  * UTF-8 bytes are replaced by '?' in every metadata string. Returns NULL
@@ -241,6 +244,9 @@ struct gtr_writer;
 struct gtr_writer *gtr_writer_create(const char *path, unsigned flags,
 				     const struct gtr_host *host, char *err,
 				     size_t errlen);
+
+/* True when the writer streams (a pipe, FIFO or device; see above). */
+bool gtr_writer_is_stream(const struct gtr_writer *w);
 
 /* Appends a binary block; must precede probes that name it. 0 or -errno. */
 int gtr_writer_binary(struct gtr_writer *w, const struct gtr_binary *b);
@@ -342,6 +348,10 @@ int gtr_writer_close(struct gtr_writer *w, char *err, size_t errlen);
 /* Message of the last failure of `w`. */
 const char *gtr_writer_error(const struct gtr_writer *w);
 
+/* 0, or the negative errno that stopped the writer (-ENOSPC: disk full;
+ * -EPIPE: the reader of a streamed trace went away). */
+int gtr_writer_failed(const struct gtr_writer *w);
+
 /* ---------------------------------------------------------------- reader */
 
 struct gtr_reader;
@@ -371,6 +381,23 @@ struct gtr_reader *gtr_reader_open(const char *path, char *err,
  */
 int gtr_reader_next(struct gtr_reader *r, struct gtr_event *ev,
 		    struct gtr_drop *drop);
+
+/*
+ * Called before the reader waits for input that has not arrived yet (a
+ * pipe, or a followed file at its end): a chance to flush output. A
+ * nonzero return ends reading there, as at the end of the file.
+ */
+typedef int (*gtr_wait_fn)(void *ctx);
+
+/*
+ * Live reading. `on_wait` (may be NULL) is called as gtr_wait_fn says.
+ * `follow`: at the end of a regular file, wait for the recorder to write
+ * more (polled every 100 ms), like `tail -f`, until the file's summary is
+ * read or on_wait returns nonzero; a block being written is waited for,
+ * never taken for damage. Call before the first gtr_reader_next().
+ */
+void gtr_reader_follow(struct gtr_reader *r, bool follow, gtr_wait_fn on_wait,
+		       void *ctx);
 
 /* Probe `id`, or NULL when the file has not (yet) described it. */
 const struct gtr_probe *gtr_reader_probe(const struct gtr_reader *r,

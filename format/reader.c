@@ -69,6 +69,23 @@ int rd_grow(void **v, uint32_t *cap, uint32_t n, size_t size)
 
 /* ------------------------------------------------------------- open, close */
 
+/*
+ * The input window's first size in bytes: WINDOW_INITIAL, or a regular
+ * file's size when that is smaller (rounded up to 4 KiB, and room for one
+ * more block header), so that opening a small file neither allocates nor
+ * faults in 1 MiB. The window grows as blocks need (rd_win_fill()), as it
+ * does for a file that grows while it is read.
+ */
+static size_t window_initial(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size >= WINDOW_INITIAL - GTR_BLOCK_HDR_LEN)
+		return WINDOW_INITIAL;
+	return ((size_t)st.st_size + GTR_BLOCK_HDR_LEN + 4095) & ~(size_t)4095;
+}
+
 struct gtr_reader *gtr_reader_open(const char *path, char *err, size_t errlen)
 {
 	struct gtr_reader *r;
@@ -95,11 +112,11 @@ struct gtr_reader *gtr_reader_open(const char *path, char *err, size_t errlen)
 		rd_msg(r, "%s is a directory; expected a .gtr file from gotrace-record", path);
 		goto fail;
 	}
-	r->cap = WINDOW_INITIAL;
+	r->stream = !fstat(r->fd, &st) && !S_ISREG(st.st_mode);
+	r->cap = window_initial(r->fd);
 	r->buf = malloc(r->cap);
-	r->dctx = ZSTD_createDCtx();
 	r->pf.on = true;
-	if (!r->buf || !r->dctx) {
+	if (!r->buf) {
 		rd_msg(r, "out of memory");
 		goto fail;
 	}
@@ -155,6 +172,14 @@ void gtr_reader_close(struct gtr_reader *r)
 	free(r->buf);
 	free(r->path);
 	free(r);
+}
+
+void gtr_reader_follow(struct gtr_reader *r, bool follow, gtr_wait_fn on_wait,
+		       void *ctx)
+{
+	r->follow = follow && !r->stream;
+	r->on_wait = on_wait;
+	r->wait_ctx = ctx;
 }
 
 void gtr_reader_set_prefetch(struct gtr_reader *r, bool on)

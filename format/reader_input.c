@@ -8,10 +8,12 @@
 #define _GNU_SOURCE /* memmem */
 #endif
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "reader_internal.h"
@@ -21,6 +23,32 @@
  * offset reached (spec "Limits"): bounds the time crafted input can cost.
  */
 #define GTR_RESYNC_BUDGET (1ull << 30)
+
+/* Whether a read(2) of the input would block now (a pipe with nothing
+ * in it); regular files never block. */
+static bool would_block(const struct gtr_reader *r)
+{
+	struct pollfd p = { .fd = r->fd, .events = POLLIN };
+
+	return r->stream && poll(&p, 1, 0) == 0;
+}
+
+/*
+ * At the end of a followed file: 1 when more may come (after waiting up
+ * to 100 ms), 0 when reading ends here (the summary was read, or the
+ * wait hook said stop).
+ */
+static int follow_wait(struct gtr_reader *r)
+{
+	const struct timespec tick = { 0, 100 * 1000 * 1000 };
+
+	if (!r->follow || r->ended)
+		return 0;
+	if (r->on_wait && r->on_wait(r->wait_ctx))
+		return 0;
+	nanosleep(&tick, NULL);
+	return 1;
+}
 
 ssize_t rd_win_fill(struct gtr_reader *r, size_t n)
 {
@@ -50,6 +78,10 @@ ssize_t rd_win_fill(struct gtr_reader *r, size_t n)
 		r->pos = 0;
 	}
 	while (r->len - r->pos < n && !r->eof) {
+		if (r->on_wait && would_block(r) && r->on_wait(r->wait_ctx)) {
+			r->eof = true;
+			break;
+		}
 		const ssize_t got = read(r->fd, r->buf + r->len, r->cap - r->len);
 		if (got < 0) {
 			if (errno == EINTR)
@@ -59,6 +91,8 @@ ssize_t rd_win_fill(struct gtr_reader *r, size_t n)
 			       (unsigned long long)(r->buf_off + r->len), strerror(e));
 			return -e;
 		}
+		if (!got && follow_wait(r))
+			continue;
 		if (!got)
 			r->eof = true;
 		r->len += (size_t)got;
@@ -96,7 +130,7 @@ static int try_block(struct gtr_reader *r)
 	if (GTR_BLOCK_HDR_LEN + (size_t)len > r->len - r->pos) {
 		struct stat st;
 
-		if (!fstat(r->fd, &st) && S_ISREG(st.st_mode) &&
+		if (!r->follow && !fstat(r->fd, &st) && S_ISREG(st.st_mode) &&
 		    r->buf_off + r->pos + GTR_BLOCK_HDR_LEN + len > (uint64_t)st.st_size) {
 			snprintf(r->why, sizeof(r->why), "incomplete block");
 			return TB_SHORT;

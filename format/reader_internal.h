@@ -93,9 +93,15 @@ struct gtr_reader {
 	size_t cap, pos, len;
 	uint64_t buf_off;
 	bool eof;
+	/* live input (gtr_reader_follow()): a pipe, or a file being written */
+	bool stream;            /* not a regular file: reads may block */
+	bool follow;            /* at the end of the file, wait for more */
+	bool ended;             /* the summary was read: nothing follows */
+	gtr_wait_fn on_wait;    /* called before waiting for input; may be NULL */
+	void *wait_ctx;
 
 	/* current event frame */
-	ZSTD_DCtx *dctx;
+	ZSTD_DCtx *dctx;                   /* created on first use */
 	uint8_t *dbuf;
 	size_t dcap;
 	struct gcr fc;
@@ -108,8 +114,8 @@ struct gtr_reader {
 	uint64_t ps_dgen[DIRECT_PROBES];   /* == frame_gen: ps_dslot valid */
 	uint32_t ps_dslot[DIRECT_PROBES];
 	struct u64map ps_ix;              /* other probe ids -> slot */
-	struct rstate *ps;                 /* GTR_FRAME_PROBES slots */
-	uint32_t nps;
+	struct rstate *ps;                 /* ps_cap <= GTR_FRAME_PROBES slots */
+	uint32_t nps, ps_cap;
 	uint64_t stack[GTR_MAX_STACK];
 	uint32_t nstack;
 	bool stack_pending;

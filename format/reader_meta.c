@@ -726,6 +726,7 @@ int rd_absorb(struct gtr_reader *r, const struct block *b)
 	case GTR_BLOCK_SUMMARY:
 		what = "summary";
 		rc = rd_parse_summary(r, &c);
+		r->ended = true;
 		break;
 	case GTR_BLOCK_SYMBOLS:
 		what = "symbols";

@@ -193,7 +193,7 @@ int gtr_writer_recover(struct gtr_writer *w, uint64_t *lost)
 	*lost = 0;
 	if (!w->failed)
 		return 0;
-	if (w->fd < 0 || w->good < GTR_FILE_HDR_LEN)
+	if (w->fd < 0 || w->good < GTR_FILE_HDR_LEN || w->stream)
 		return w->failed;
 	if (ftruncate(w->fd, (off_t)w->good) || lseek(w->fd, (off_t)w->good, SEEK_SET) < 0)
 		return wfail(w, -errno, "cut back");
@@ -562,6 +562,11 @@ const char *gtr_writer_error(const struct gtr_writer *w)
 	return w ? w->err : "";
 }
 
+int gtr_writer_failed(const struct gtr_writer *w)
+{
+	return w ? w->failed : 0;
+}
+
 /* ------------------------------------------------------------- create, close */
 
 static void writer_free(struct gtr_writer *w)
@@ -598,11 +603,51 @@ static uint64_t clock_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* True for what a trace can be streamed into: a pipe, FIFO, socket or
+ * character device (never a regular file, directory or block device). */
+static bool streamable(mode_t m)
+{
+	return S_ISFIFO(m) || S_ISSOCK(m) || S_ISCHR(m);
+}
+
+/*
+ * Opens an existing pipe, FIFO, socket or character device at `path` (or
+ * standard output for "-"), for a streamed trace. 1 when `path` is not
+ * one (nothing opened), 0 when opened, or a negative errno with w->err.
+ */
+static int open_stream(struct gtr_writer *w)
+{
+	struct stat st;
+
+	if (!strcmp(w->path, "-")) {
+		if (isatty(STDOUT_FILENO))
+			return wr_err(w, -EINVAL, "standard output is a terminal; pipe the trace into 'gotrace-report -' or give a file with -o FILE");
+		w->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+		if (w->fd < 0)
+			return wr_err(w, -errno, "cannot write the trace to standard output: %s", strerror(errno));
+		free(w->path);
+		w->path = strdup("standard output");
+		w->stream = true;
+		return w->path ? 0 : wr_err(w, -ENOMEM, "out of memory");
+	}
+	/* stat(2) follows links: /dev/stdout is one, to the process's fd 1 */
+	if (stat(w->path, &st) || !streamable(st.st_mode))
+		return 1;
+	w->fd = open(w->path, O_WRONLY | O_CLOEXEC);
+	if (w->fd < 0)
+		return wr_err(w, -errno, "cannot open %s for writing: %s", w->path, strerror(errno));
+	w->stream = true;
+	return 0;
+}
+
 /* Opens `path` for a new trace as gtr_writer_create() documents. */
 static int open_new(struct gtr_writer *w, unsigned flags)
 {
 	struct stat st;
+	const int s = open_stream(w);
 
+	if (s <= 0)
+		return s;
 	if (!lstat(w->path, &st)) {
 		if (S_ISLNK(st.st_mode))
 			return wr_err(w, -ELOOP, "%s is a symbolic link; refusing to write a trace through it (remove it or choose another path)",
@@ -610,7 +655,7 @@ static int open_new(struct gtr_writer *w, unsigned flags)
 		if (!(flags & GTR_W_FORCE))
 			return wr_err(w, -EEXIST, "%s exists; use --force to overwrite", w->path);
 		if (!S_ISREG(st.st_mode))
-			return wr_err(w, -EEXIST, "%s exists and is not a regular file; refusing to replace it",
+			return wr_err(w, -EEXIST, "%s exists and is not a regular file, pipe or FIFO; refusing to replace it",
 				      w->path);
 		if (unlink(w->path) && errno != ENOENT)
 			return wr_err(w, -errno, "cannot remove %s to overwrite it: %s",
@@ -623,6 +668,11 @@ static int open_new(struct gtr_writer *w, unsigned flags)
 		return wr_err(w, -errno, "cannot create %s: %s", w->path, strerror(errno));
 	}
 	return 0;
+}
+
+bool gtr_writer_is_stream(const struct gtr_writer *w)
+{
+	return w->stream;
 }
 
 struct gtr_writer *gtr_writer_create(const char *path, unsigned flags,
@@ -701,7 +751,7 @@ int gtr_writer_close(struct gtr_writer *w, char *err, size_t errlen)
 		rc = wr_write_summary(w);
 	/* a block cut short (a full disk) is cut off: the file ends after
 	 * its last whole block and stays readable to its end */
-	if (rc && w->fd >= 0 && w->good >= GTR_FILE_HDR_LEN && w->bytes > w->good &&
+	if (rc && w->fd >= 0 && !w->stream && w->good >= GTR_FILE_HDR_LEN && w->bytes > w->good &&
 	    ftruncate(w->fd, (off_t)w->good) == 0)
 		w->bytes = w->good;
 	if (w->fd >= 0) {

@@ -42,6 +42,8 @@ struct pstate {
 struct gtr_writer {
 	int fd;
 	int failed;              /* sticky negative errno */
+	bool stream;             /* a pipe, FIFO or device: no seeking, no
+				  * cutting back (gtr_writer_is_stream()) */
 	char *path;
 	char err[512];
 	uint64_t bytes;          /* written so far == offset of the next block */

@@ -510,6 +510,8 @@ void encoder_fail(struct encoder *r, uint64_t ts_ns)
 		return;
 	r->werr = 1;
 	r->werr_ns = ts_ns;
+	if (r->w && gtr_writer_failed(r->w) == -EPIPE)
+		return;   /* a live reader went away: the session stops */
 	fprintf(stderr, "gotrace-record: %s; from now on events are counted, "
 		"not written\n", r->w ? gtr_writer_error(r->w) : "no output file");
 }

@@ -43,14 +43,20 @@ static const char doc[] =
 	"                          # every caddy process, net/http functions\n"
 	"  gotrace-record -o t.gtr -d 30 'main.lookup' 'r:main.lookup' -p 1234\n"
 	"                          # entries and returns for 30 s\n"
+	"  gotrace-record -o - 'main.*' -p 1234 | gotrace-report -\n"
+	"                          # watch calls live\n"
 	"  gotrace-report t.gtr    # print what was recorded\n";
 
 enum {
 	OPT_MAX_EVENTS = 1000, OPT_MAX_SIZE, OPT_LIST, OPT_JSON, OPT_DEBUGINFO,
+	OPT_FLUSH,
 };
 
 static const struct argp_option options[] = {
-	{ "output", 'o', "FILE", 0, "Write the trace to FILE (required)", 0 },
+	{ "output", 'o', "FILE", 0, "Write the trace to FILE (required); '-' is "
+	  "standard output, and a pipe or FIFO is streamed", 0 },
+	{ "flush-interval", OPT_FLUSH, "SECONDS", 0,
+	  "Write recorded events out at least every SECONDS (default 1)", 0 },
 	{ "pid", 'p', "PID", 0, "Trace the running process PID (repeatable)", 0 },
 	{ "force", 'f', NULL, 0, "Overwrite FILE if it exists", 0 },
 	{ "string-size", 's', "BYTES", 0,
@@ -189,6 +195,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_LIST: o->list = 1; break;
 	case OPT_JSON: o->json = 1; break;
 	case OPT_DEBUGINFO: o->debuginfo = arg; break;
+	case OPT_FLUSH: o->flush_ns = parse_seconds(arg); break;
 	case ARGP_KEY_ARG:
 		o->specs[o->nspecs++] = arg;
 		break;
@@ -208,6 +215,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "give either -p PID or -- CMD, not both");
 		if (o->rotate_count && !o->rotate_size)
 			argp_error(state, "-W COUNT needs -C SIZE");
+		if (o->rotate_size && !strcmp(o->output, "-"))
+			argp_error(state, "-C SIZE writes a series of files; it cannot go with -o -");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -37,6 +37,8 @@ struct session {
 	struct utsname uts;
 	char hostname[256];
 	unsigned file_no;        /* current output file of a rotation */
+	bool gone;               /* the reader of a streamed trace went away
+				  * (set before the writer is closed) */
 	uint64_t written;        /* bytes of the files closed before */
 	pid_t child;             /* the command, while it runs */
 	pid_t cmd_pid;           /* the command, once it exited */
@@ -109,8 +111,24 @@ static char *which(const char *cmd)
 	return strdup(cmd);
 }
 
-/* Forks CMD stopped before exec; it runs when a byte arrives on *go_fd. */
-static pid_t spawn_stopped(char **cmd, int *go_fd)
+/* Whether the trace goes to our standard output: "-", or a path to the
+ * same pipe or device (/dev/stdout, /proc/self/fd/1). */
+static bool output_is_stdout(const char *output)
+{
+	struct stat a, b;
+
+	if (!strcmp(output, "-"))
+		return true;
+	return !stat(output, &a) && !fstat(STDOUT_FILENO, &b) && !S_ISREG(a.st_mode) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/*
+ * Forks CMD stopped before exec; it runs when a byte arrives on *go_fd.
+ * `stdout_to_stderr`: the trace goes to our standard output, so CMD's
+ * output goes to standard error instead of into the trace.
+ */
+static pid_t spawn_stopped(char **cmd, int *go_fd, bool stdout_to_stderr)
 {
 	int fds[2];
 	pid_t pid;
@@ -129,6 +147,8 @@ static pid_t spawn_stopped(char **cmd, int *go_fd)
 		signal(SIGPIPE, SIG_DFL);
 		if (read(fds[0], &c, 1) != 1)
 			_exit(127);   /* recorder gave up before exec */
+		if (stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		execvp(cmd[0], cmd);
 		fprintf(stderr, "gotrace-record: cannot run %s: %s\n", cmd[0],
 			strerror(errno));
@@ -479,7 +499,7 @@ static int session_attach(struct session *s)
 		fprintf(stderr, "gotrace-record: process exits from the sched_process_exit tracepoint, attached as %s\n",
 			capture_exit_via(s->cap));
 	if (o->cmd) {
-		s->child = spawn_stopped(o->cmd, &s->go_fd);
+		s->child = spawn_stopped(o->cmd, &s->go_fd, output_is_stdout(o->output));
 		if (s->child < 0) {
 			fprintf(stderr, "gotrace-record: cannot start %s: %s\n",
 				o->cmd[0], strerror(errno));
@@ -562,6 +582,14 @@ static int session_rotate(struct session *s)
 	return 0;
 }
 
+/* Whether the trace was streamed to a reader that went away (EPIPE):
+ * the recording ends, and that is no error. */
+static bool reader_gone(const struct session *s)
+{
+	return s->enc && encoder_failed(s->enc) &&
+	       gtr_writer_failed(encoder_writer(s->enc)) == -EPIPE;
+}
+
 /*
  * Whether the recording ends now: the command exited, a signal, the -p
  * targets exited, or a limit (s->why). A signal while the command runs
@@ -586,7 +614,9 @@ static int session_should_stop(struct session *s, uint64_t now,
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 	}
-	if (o->npids && !targets_alive(o))
+	if (reader_gone(s))
+		s->why = "the reader of the trace went away";
+	else if (o->npids && !targets_alive(o))
 		s->why = "the traced processes exited";
 	else if (o->duration_ns && now - start >= o->duration_ns)
 		s->why = "--duration reached";
@@ -604,10 +634,12 @@ static int session_loop(struct session *s)
 	const struct record_opts *o = s->o;
 	const int status_on = status_enabled(o);
 	uint64_t start, last_flush, last_events = 0;
+	const uint64_t flush_ns = o->flush_ns ? o->flush_ns : 1000000000ull;
+	const int poll_ms = flush_ns < 100000000ull ? (int)(flush_ns / 1000000) + 1 : 100;
 
 	start = last_flush = clock_ns(CLOCK_MONOTONIC);
 	for (;;) {
-		int n = capture_poll(s->cap, 100);
+		int n = capture_poll(s->cap, poll_ms);
 		uint64_t now, bytes;
 
 		if (n < 0) {
@@ -625,7 +657,7 @@ static int session_loop(struct session *s)
 		    gtr_writer_bytes(encoder_writer(s->enc)) >= o->rotate_size &&
 		    session_rotate(s))
 			return -1;
-		if (now - last_flush >= 1000000000ull) {
+		if (now - last_flush >= flush_ns) {
 			struct gtr_writer *w = encoder_writer(s->enc);
 
 			if (!encoder_failed(s->enc)) {
@@ -656,7 +688,7 @@ static void session_drain(struct session *s)
 
 	while (capture_poll(s->cap, 0) > 0)
 		;
-	if (encoder_failed(s->enc)) {
+	if (encoder_failed(s->enc) && !reader_gone(s)) {
 		const uint64_t n = encoder_unwritten(s->enc);
 
 		/* room may have been freed since, or the cut frees it */
@@ -689,11 +721,15 @@ static void session_summary(const struct session *s)
 		"%llu bytes written to %s",
 		(unsigned long long)encoder_events(s->enc),
 		(unsigned long long)encoder_dropped(s->enc),
-		(unsigned long long)s->written, o->output);
+		(unsigned long long)s->written,
+		strcmp(o->output, "-") ? o->output : "standard output");
 	if (nfiles > 1)
 		fprintf(stderr, " and %s1..%s%u (%u files kept)", o->output,
 			o->output, nfiles - 1, nfiles);
-	if (encoder_unwritten(s->enc))
+	if (encoder_unwritten(s->enc) && s->gone)
+		fprintf(stderr, "; %llu events after the reader went away",
+			(unsigned long long)encoder_unwritten(s->enc));
+	else if (encoder_unwritten(s->enc))
 		fprintf(stderr, "; %llu events not written (no room)",
 			(unsigned long long)encoder_unwritten(s->enc));
 	fputc('\n', stderr);
@@ -769,11 +805,13 @@ out:
 		waitpid(s.child, &s.status, 0);
 		s.child = 0;
 	}
+	const bool gone = s.gone = reader_gone(&s);
+
 	if (s.enc && encoder_writer(s.enc)) {
 		const bool full = encoder_unwritten(s.enc) > 0;
 
 		s.written += gtr_writer_bytes(encoder_writer(s.enc));
-		if (gtr_writer_close(encoder_writer(s.enc), err, sizeof(err))) {
+		if (gtr_writer_close(encoder_writer(s.enc), err, sizeof(err)) && !gone) {
 			if (full)
 				fprintf(stderr, "gotrace-record: no room for the summary of "
 					"%s either: it ends after its last whole block\n",
@@ -785,7 +823,7 @@ out:
 	}
 	/* events that could not be written (a full disk) are an error,
 	 * whatever the command's status */
-	if (s.enc && encoder_unwritten(s.enc))
+	if (s.enc && encoder_unwritten(s.enc) && !gone)
 		ret = 1;
 	if (!o->quiet && (ret == 0 || (s.enc && encoder_unwritten(s.enc))))
 		session_summary(&s);

@@ -39,6 +39,8 @@ struct record_opts {
 	int list, json;
 	const char *debuginfo;   /* separate debug file of the first binary */
 	uint64_t rate;           /* events/s kept per probe, 0: no limit */
+	uint64_t flush_ns;       /* events reach the output at least this
+				  * often (ns; 0: the default, 1 s) */
 };
 
 /*

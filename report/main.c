@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff.h"
 #include "gtr.h"
 #include "info.h"
 #include "output.h"
@@ -27,7 +28,7 @@ const char *argp_program_version = "gotrace-report " GOTRACE_VERSION;
 enum {
 	OPT_FORMAT = 0x100, OPT_SINCE, OPT_UNTIL, OPT_LIMIT, OPT_CALLS, OPT_COUNT,
 	OPT_BY, OPT_NO_HIST, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_MAX_DEPTH,
-	OPT_MAX_GOROUTINES, OPT_KEEP_STR, OPT_STRICT,
+	OPT_MAX_GOROUTINES, OPT_KEEP_STR, OPT_STRICT, OPT_FOLLOW,
 };
 
 /* Options of one command given to another: a clear message, not argp's. */
@@ -47,6 +48,9 @@ static const struct argp_option common_options[] = {
 	{ "max-goroutines", OPT_MAX_GOROUTINES, "N", 0, "Goroutines with open calls tracked (default 65536)", 0 },
 	{ "strict", OPT_STRICT, 0, 0,
 	  "Exit 2 when a filter had no answer for some event (a regular expression hit a PCRE2 limit)", 0 },
+	{ "follow", OPT_FOLLOW, 0, 0,
+	  "Read a trace that is still being written, waiting for more at its end like tail -f, "
+	  "until the recording ends or Ctrl-C", 0 },
 	{ "keep-string", OPT_KEEP_STR, "BYTES", 0,
 	  "Bytes of each string kept from an entry until its return (default 256)", 0 },
 	{ 0 },
@@ -84,6 +88,7 @@ static const char print_doc[] =
 	"USAGE: gotrace-report [print] [OPTION...] FILE  events or calls\n"
 	"       gotrace-report stats [OPTION...] FILE    latency per function\n"
 	"       gotrace-report info [--json] FILE        what the file holds\n"
+	"       gotrace-report diff BASE NEW             compare, gate (diff --help)\n"
 	"(gotrace-report stats --help: the options of stats)\n"
 	"\n"
 	"EXAMPLES:\n"
@@ -188,6 +193,8 @@ static void check_end(struct report_opts *env, struct argp_state *state)
 	if (!env->path)
 		argp_error(state, "no trace file given");
 	env->name = strcmp(env->path, "-") ? env->path : "standard input";
+	if (env->follow && !strcmp(env->path, "-"))
+		argp_error(state, "--follow reads a file that is being written; standard input is read live already");
 	if (env->calls && !(env->format->flags & OUTPUT_F_CALLS))
 		argp_error(state, "--calls works with --format text or jsonl (chrome shows calls already)");
 	if ((env->time_rel || env->time_wall) && !(env->format->flags & OUTPUT_F_TIME))
@@ -237,6 +244,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_STRICT:
 		env->strict = true;
+		return 0;
+	case OPT_FOLLOW:
+		env->follow = true;
 		return 0;
 	case ARGP_KEY_ARG:
 		if (env->path)
@@ -351,6 +361,7 @@ static const struct cmd cmds[] = {
 	{ "print", cmd_print },
 	{ "stats", cmd_stats },
 	{ "info", cmd_info },
+	{ "diff", report_diff_cmd },
 };
 
 int main(int argc, char **argv)

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -362,6 +363,51 @@ static int compile_args(struct run *run)
 	return 0;
 }
 
+/*
+ * Set by SIGINT and SIGTERM while a live input is read (a pipe, or
+ * --follow): reading stops at the next wait for input and the report
+ * ends as at the end of the file. A signal handler has no context
+ * argument, hence a global.
+ */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* The reader waits for input (gtr_wait_fn): what is formatted goes out
+ * now, so that a live view shows it; nonzero after Ctrl-C. */
+static int on_input_wait(void *ctx)
+{
+	struct run *run = ctx;
+
+	if (!write_out(&run->buf) || fflush(stdout))
+		run->werr = true;
+	return interrupted || run->werr;
+}
+
+/* Live input: output is flushed whenever the reader waits, and Ctrl-C
+ * ends the report cleanly instead of killing it (no SA_RESTART: a
+ * blocked read returns). */
+static void live_input(struct run *run)
+{
+	const struct report_opts *o = run->opts;
+	struct stat st;
+	const bool stream = !strcmp(o->path, "-") ? !fstat(STDIN_FILENO, &st) && !S_ISREG(st.st_mode)
+				: !stat(o->path, &st) && !S_ISREG(st.st_mode);
+
+	gtr_reader_follow(run->r, o->follow, on_input_wait, run);
+	if (stream || o->follow) {
+		struct sigaction sa = { .sa_handler = on_interrupt };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
+}
+
 /* Opens the file and starts pairing. 0, or -1 with a message. */
 static int open_file(struct run *run)
 {
@@ -373,6 +419,7 @@ static int open_file(struct run *run)
 		fprintf(stderr, PROG ": %s\n", err);
 		return -1;
 	}
+	live_input(run);
 	if (gtr_reader_preload(run->r) < 0) {
 		fprintf(stderr, PROG ": %s\n", gtr_reader_error(run->r));
 		return -1;
@@ -619,7 +666,7 @@ static void read_warnings(const struct run *run, bool at_end)
 		fprintf(stderr, PROG ": warning: the summary at the end of %s is damaged (its "
 			"checksum fails): the recording was closed, but its counts are lost; every "
 			"event before it was read\n", name);
-	else if (at_end && !sum->present)
+	else if (at_end && !sum->present && !interrupted)
 		fprintf(stderr, PROG ": warning: %s was not closed by gotrace-record (killed or crashed); "
 			"read up to its last complete frame\n", name);
 }
@@ -721,7 +768,7 @@ static int run_pass(struct run *run)
 int report_run(const struct report_opts *o)
 {
 	struct run run = {
-		.opts = o, .sink = sink_select(o), .since = INT64_MIN, .until = INT64_MAX,
+		.opts = o, .sink = o->sink ? o->sink : sink_select(o), .since = INT64_MIN, .until = INT64_MAX,
 	};
 	const int ret = run_pass(&run);
 

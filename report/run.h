@@ -19,6 +19,8 @@
 /* Exit statuses (spec/OUTPUT.md). */
 enum { EXIT_READ = 1, EXIT_USAGE = 2 };
 
+struct sink;
+
 /* What the command line asked for (filled by report/main.c). */
 struct report_opts {
 	bool stats;                /* the stats command */
@@ -29,10 +31,14 @@ struct report_opts {
 	const struct output_format *format;
 	bool calls, time_rel, time_wall, count, hist;
 	bool strict;               /* a filter evaluation error fails the run */
+	bool follow;               /* wait for more at the end (tail -f) */
 	int progress;              /* -1 never, 0 on a terminal, 1 always */
 	const char *since, *until, *by;
 	uint64_t limit;            /* 0: none */
 	struct pair_limits lim;
+	const struct sink *sink;   /* NULL: as the options say (sink_select());
+				      else this one (diff's), with sink_arg */
+	void *sink_arg;
 };
 
 /*

@@ -1,0 +1,197 @@
+"""Live traces: gotrace-record streaming into a pipe, a FIFO or standard
+output, gotrace-report reading them as they come (and following a file
+that is still being written), and Ctrl-C on either side ending both
+cleanly. Each test runs once per Go toolchain (loop_bin)."""
+import json
+import os
+import pty
+import re
+import select
+import signal
+import subprocess
+import time
+
+from conftest import RECORD, REPORT, report
+
+
+def start_loop(procs, loop_bin):
+    p = procs([loop_bin], stdout=subprocess.PIPE, text=True)
+    assert p.p.stdout.readline().startswith("ready")
+    return p
+
+
+def read_line(f, timeout=20.0):
+    """One line from pipe f, or None when none came within timeout s."""
+    r, _, _ = select.select([f], [], [], timeout)
+    return f.readline() if r else None
+
+
+def recorded_events(stderr):
+    m = re.search(r"gotrace-record: (\d+) events, (\d+) dropped", stderr)
+    assert m, stderr
+    return int(m.group(1)), int(m.group(2))
+
+
+def live_pair(procs, record_args, report_args):
+    """gotrace-record -o - ... | gotrace-report ... -: both processes."""
+    rec = procs([RECORD, "-o", "-", *record_args], stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE)
+    rep = procs([REPORT, *report_args, "-"], stdin=rec.p.stdout,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    rec.p.stdout.close()   # the report holds the only reading end
+    return rec, rep
+
+
+def test_pipe_shows_events_while_recording(loop_bin, procs):
+    """Events reach the report while the recorder still runs (it flushes
+    every --flush-interval), and Ctrl-C on the recorder ends both with
+    every event written shown once."""
+    target = start_loop(procs, loop_bin)
+    rec, rep = live_pair(procs, ["--flush-interval", "0.2", "-p", str(target.pid),
+                                 "main.add"], ["--format", "jsonl"])
+    first = read_line(rep.p.stdout)
+    assert first, rep.p.stderr.read()
+    assert rec.p.poll() is None, "the first event came only after the recording ended"
+    assert json.loads(first)["goargs"][0] == 42
+    rec.p.send_signal(signal.SIGINT)
+    rest = rep.p.stdout.read().decode().splitlines()
+    assert rec.p.wait(30) == 0 and rep.p.wait(30) == 0
+    rec_err, rep_err = rec.p.stderr.read().decode(), rep.p.stderr.read().decode()
+    n, dropped = recorded_events(rec_err)
+    lines = [first] + rest
+    assert dropped == 0 and len(lines) == n, (len(lines), n, rec_err)
+    assert all(json.loads(l)["goargs"][0] == 42 for l in lines)
+    assert rep_err == "", rep_err
+    assert "standard output" in rec_err
+
+
+def test_report_interrupted_stops_the_recorder(loop_bin, procs):
+    """Ctrl-C on the report: it prints its summary of what it read and
+    exits 0; the recorder sees its reader gone, detaches and exits 0."""
+    target = start_loop(procs, loop_bin)
+    rec, rep = live_pair(procs, ["--flush-interval", "0.2", "-p", str(target.pid),
+                                 "main.add"], ["stats"])
+    assert "attached" in rec.p.stderr.readline().decode()
+    # the loop calls main.add every 5 ms, flushed every 0.2 s
+    time.sleep(1.5)
+    rep.p.send_signal(signal.SIGINT)
+    out = rep.p.stdout.read().decode()
+    assert rep.p.wait(30) == 0
+    assert re.search(r"^main\.add\s+\d+", out, re.M), out
+    assert rep.p.stderr.read().decode() == ""
+    assert rec.p.wait(30) == 0
+    err = rec.p.stderr.read().decode()
+    assert "stopped: the reader of the trace went away" in err, err
+    assert "Broken pipe" not in err and "no room" not in err, err
+
+
+def test_fifo_and_dev_stdout_are_outputs(loop_bin, procs, tmp_path):
+    """A FIFO is written as a stream (no --force needed, nothing is
+    replaced), and so is /dev/stdout when it is a pipe, though it is a
+    symbolic link; a symbolic link to a regular file is still refused."""
+    target = start_loop(procs, loop_bin)
+    fifo = str(tmp_path / "trace.fifo")
+    os.mkfifo(fifo)
+    rep = procs([REPORT, "--format", "jsonl", fifo], stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE)
+    rec = procs([RECORD, "-o", fifo, "-d", "1", "-p", str(target.pid), "main.add"],
+                stderr=subprocess.PIPE)
+    assert rec.p.wait(60) == 0 and rep.p.wait(60) == 0
+    n, _ = recorded_events(rec.p.stderr.read().decode())
+    lines = rep.p.stdout.read().decode().splitlines()
+    assert n > 0 and len(lines) == n
+
+    rec2 = procs([RECORD, "-o", "/dev/stdout", "-d", "1", "-p", str(target.pid), "main.add"],
+                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    rep2 = procs([REPORT, "--format", "jsonl", "-"], stdin=rec2.p.stdout,
+                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    rec2.p.stdout.close()
+    assert rec2.p.wait(60) == 0 and rep2.p.wait(60) == 0
+    n2, _ = recorded_events(rec2.p.stderr.read().decode())
+    assert n2 > 0 and len(rep2.p.stdout.read().decode().splitlines()) == n2
+
+    regular = tmp_path / "regular.gtr"
+    regular.write_bytes(b"")
+    link = tmp_path / "link.gtr"
+    link.symlink_to(regular)
+    p = subprocess.run([RECORD, "-o", str(link), "-f", "-d", "1", "-p", str(target.pid),
+                        "main.add"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1 and "is a symbolic link; refusing" in p.stderr, p.stderr
+
+
+def test_standard_output_refusals(loop_bin, procs):
+    """-o - onto a terminal is refused (a trace is binary), and so is -o -
+    with rotation (-C writes a series of files)."""
+    target = start_loop(procs, loop_bin)
+    p = subprocess.run([RECORD, "-o", "-", "-C", "1M", "-p", str(target.pid), "main.add"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2, p
+    assert "cannot go with -o -" in p.stderr, p.stderr
+    master, slave = pty.openpty()
+    try:
+        p = subprocess.run([RECORD, "-o", "-", "-d", "1", "-p", str(target.pid), "main.add"],
+                           stdout=slave, stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert p.returncode == 1
+    assert "standard output is a terminal; pipe the trace into 'gotrace-report -'" in p.stderr
+
+
+def test_command_output_stays_out_of_the_stream(functions, procs):
+    """With -o - and a command, the command's standard output goes to
+    standard error, never into the trace."""
+    rec, rep = live_pair(procs, ["main.add", "--", functions, "3"], ["--format", "jsonl"])
+    assert rec.p.wait(60) == 0 and rep.p.wait(60) == 0
+    rec_err = rec.p.stderr.read().decode()
+    n, _ = recorded_events(rec_err)
+    lines = rep.p.stdout.read().decode().splitlines()
+    assert n == 3 and len(lines) == 3, (lines, rec_err)
+    assert rep.p.stderr.read().decode() == ""
+    plain = subprocess.run([functions, "3"], capture_output=True, text=True, timeout=60)
+    assert plain.stdout and plain.stdout in rec_err
+
+
+def record_and_follow(procs, loop_bin, tmp_path):
+    """A recorder writing a file, and gotrace-report --follow reading it."""
+    target = start_loop(procs, loop_bin)
+    trace = str(tmp_path / "f.gtr")
+    rec = procs([RECORD, "-o", trace, "--flush-interval", "0.2", "-p", str(target.pid),
+                 "main.add"], stderr=subprocess.PIPE)
+    assert "attached" in rec.p.stderr.readline().decode()
+    rep = procs([REPORT, "--follow", "--format", "jsonl", trace], stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE)
+    return rec, rep, trace
+
+
+def test_follow_reads_a_file_being_written(loop_bin, procs, tmp_path):
+    """--follow: events show while the recorder writes the file; the
+    report ends by itself once the recorder closes it, with every event."""
+    rec, rep, trace = record_and_follow(procs, loop_bin, tmp_path)
+    first = read_line(rep.p.stdout)
+    assert first and rec.p.poll() is None
+    rec.p.send_signal(signal.SIGINT)
+    assert rec.p.wait(30) == 0
+    rest = rep.p.stdout.read().decode().splitlines()
+    assert rep.p.wait(30) == 0
+    assert rep.p.stderr.read().decode() == ""
+    whole = report(["--format", "jsonl", trace]).stdout.splitlines()
+    assert len(whole) > 0 and [first.decode().rstrip("\n")] + rest == whole
+
+
+def test_follow_ends_cleanly_on_ctrl_c(loop_bin, procs, tmp_path):
+    """Ctrl-C on a following report: exit 0, the summary of what was read,
+    no warning about an unclosed file."""
+    rec, rep, _ = record_and_follow(procs, loop_bin, tmp_path)
+    assert read_line(rep.p.stdout)
+    rep.p.send_signal(signal.SIGINT)
+    assert rep.p.wait(30) == 0
+    assert rep.p.stderr.read().decode() == ""
+    assert rec.p.poll() is None    # the recorder goes on: it writes a file
+    assert rec.stop(signal.SIGINT) == 0
+
+
+def test_follow_refuses_standard_input():
+    p = subprocess.run([REPORT, "--follow", "-"], capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL, timeout=30)
+    assert p.returncode == 2 and "standard input is read live already" in p.stderr
