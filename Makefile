@@ -13,7 +13,7 @@ TOOLS    ?=
 
 DEPS_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev \
 	libcbor-dev libcriterion-dev libzydis-dev libpcre2-dev pkg-config \
-	golang-go gccgo python3-pytest python3-cbor2 python3-zstandard zstd \
+	golang-go gccgo python3-pytest python3-cbor2 python3-zstandard python3-scipy zstd \
 	libclang-rt-14-dev caddy age binutils bpftrace linux-perf util-linux man-db
 
 # CFLAGS, CPPFLAGS and LDFLAGS are the user's (make CFLAGS=-O0); the flags
@@ -233,7 +233,7 @@ install: all
 ASAN_B     := build/asan
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 E2E_NO_BPF := tests/e2e/test_report_synthetic.py tests/e2e/test_report_unfinished_stacks.py \
-	tests/e2e/test_format_python.py tests/e2e/test_errors.py
+	tests/e2e/test_format_python.py tests/e2e/test_errors.py tests/e2e/test_diff.py
 
 asan: build/.asan-deps-ok
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

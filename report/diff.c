@@ -257,7 +257,7 @@ static void record_exits(struct diff_meta *m, struct gtr_reader *r)
 {
 	for (uint32_t i = 0; i < gtr_reader_nprocesses(r); i++) {
 		const struct gtr_process *p = gtr_reader_process_at(r, i);
-		if (!p->exited || p->binary_id == UINT32_MAX)
+		if (!p->exited)
 			continue;
 		uint32_t k = 0;
 		while (k < m->nexit && m->exit_code[k] != p->exit_code)
@@ -271,14 +271,29 @@ static void record_exits(struct diff_meta *m, struct gtr_reader *r)
 	}
 }
 
+/* A probe as the user wrote it, without the binary's path (which differs
+ * between builds) and format: "return main.*" for 'r:./app:main.* "%d" x'. */
+static char *probe_key(const struct gtr_probe *p)
+{
+	const char *s = p->spec && p->spec[0] ? p->spec : p->func ? p->func : "";
+	size_t n = strcspn(s, " \t\"");
+	const char *c;
+
+	while ((c = memchr(s, ':', n))) {
+		n -= (size_t)(c + 1 - s);
+		s = c + 1;
+	}
+	char *k = xcalloc(1, n + 8, "diff probes");
+	snprintf(k, n + 8, "%s %.*s", gtr_kind_name(p->kind), (int)n, s);
+	return k;
+}
+
 static void record_probes(struct diff *d, struct run *run)
 {
 	const int s = d->side;
 
 	for (uint32_t i = 0; i < run->np; i++) {
-		const struct gtr_probe *p = run->probes[i];
-		char *k = xcalloc(1, strlen(p->func ? p->func : "") + 8, "diff probes");
-		sprintf(k, "%s %s", gtr_kind_name(p->kind), p->func ? p->func : "");
+		char *k = probe_key(run->probes[i]);
 		uint32_t j = 0;
 		while (j < d->nprobes[s] && strcmp(d->probes[s][j], k))
 			j++;
@@ -471,9 +486,9 @@ static void check_comparable(struct diff *d)
 	}
 	char *ob = probes_only(d, DIFF_BASE, &nb), *on = probes_only(d, DIFF_NEW, &nn);
 	if (nb || nn) {
-		why_add(&d->incomparable, "probes: %" PRIu32 " only in base%s%s, %" PRIu32
-			" only in new%s%s", nb, nb ? " (" : "", nb ? ob : "", nn, nn ? " (" : "",
-			nn ? on : "");
+		why_add(&d->incomparable, "probes: %" PRIu32 " only in base%s%s%s, %" PRIu32
+			" only in new%s%s%s", nb, nb ? " (" : "", ob, nb ? ")" : "", nn,
+			nn ? " (" : "", on, nn ? ")" : "");
 		kinds |= DIFF_ACCEPT_PROBES;
 	}
 	free(ob);

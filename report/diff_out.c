@@ -348,8 +348,11 @@ static void text_gate(struct tctx *c)
 	else if (fails)
 		buf_printf(c->b, "gate: FAIL (%" PRIu32 " failure%s, %" PRIu32 " cannot tell)\n", fails,
 			   fails == 1 ? "" : "s", unsure);
+	else if (unsure)
+		buf_printf(c->b, "gate: no rule fails, but %" PRIu32 " cannot tell (too few samples): "
+			   "those are neither a pass nor a fail\n", unsure);
 	else
-		buf_printf(c->b, "gate: pass (%" PRIu32 " cannot tell)\n", unsure);
+		buf_puts(c->b, "gate: pass\n");
 }
 
 static void write_text(const struct diff *d, struct buf *b)
@@ -367,6 +370,13 @@ static void write_text(const struct diff *d, struct buf *b)
 	if (c.footnote)
 		buf_printf(b, "± ∞: too few latencies for a 95%% interval of that quantile\n");
 	text_shift(&c);
+	for (uint32_t i = 0; i < d->nres; i++)
+		if (d->res[i].sampled) {
+			buf_printf(b, "(sampled): over %d latencies on a side; its statistics are of a "
+				   "uniform sample of %d of them, whose intervals hold for the whole\n",
+				   DIFF_SAMPLES, DIFF_SAMPLES);
+			break;
+		}
 	text_calls(&c);
 	text_errors(&c);
 	text_edges(&c);
@@ -510,7 +520,7 @@ static void j_edges(struct jsonw *w, const struct diff *d)
 
 static void j_findings(struct jsonw *w, const struct diff *d)
 {
-	bool fail = false;
+	bool fail = false, unsure = false;
 
 	jsonw_name(w, "rules");
 	jsonw_start_array(w);
@@ -530,10 +540,11 @@ static void j_findings(struct jsonw *w, const struct diff *d)
 		jsonw_string_field(w, "detail", f->why);
 		jsonw_end_object(w);
 		fail |= f->verdict == DV_FAIL;
+		unsure |= f->verdict == DV_CANNOT_TELL;
 	}
 	jsonw_end_array(w);
 	jsonw_string_field(w, "verdict", d->incomparable && !d->accepted ? "not comparable"
-					 : fail ? "fail" : "pass");
+					 : fail ? "fail" : unsure ? "cannot tell" : "pass");
 }
 
 static void write_json(const struct diff *d, struct buf *b)
