@@ -19,7 +19,7 @@ DEPS_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev \
 # CFLAGS, CPPFLAGS and LDFLAGS are the user's (make CFLAGS=-O0); the flags
 # the build needs are kept apart, in GT_CFLAGS, and always given first.
 CFLAGS   ?= -O2 -g
-GT_INCLUDES = -Iformat -Ibpf -Irecord -Ireport -Ilib -I$(B)
+GT_INCLUDES = -Iformat -Ibpf -Ilang -Irecord -Ireport -Ilib -I$(B)
 GT_CFLAGS = -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	    $(GT_INCLUDES) -MMD -MP
 ALL_CFLAGS = $(GT_CFLAGS) $(CPPFLAGS) $(CFLAGS)
@@ -30,6 +30,8 @@ LDLIBS_REPORT := -lpcre2-8 $(LDLIBS_FORMAT) -lm
 # libgtr: format/ and the helpers of lib/ it stands on (the hash map, UTF-8)
 LIBGTR_LIB_SRCS := lib/map.c lib/utf8.c
 FORMAT_SRCS := $(wildcard format/*.c) $(LIBGTR_LIB_SRCS)
+# lang/: the predicate language (spec/FILTER.md) both programs parse
+LANG_SRCS   := $(wildcard lang/*.c)
 RECORD_SRCS := $(filter-out record/main.c,$(wildcard record/*.c))
 REPORT_SRCS := $(filter-out report/main.c,$(wildcard report/*.c))
 FORMAT_OBJS := $(FORMAT_SRCS:%.c=$(B)/%.o)
@@ -37,8 +39,9 @@ RECORD_OBJS := $(RECORD_SRCS:%.c=$(B)/%.o)
 REPORT_OBJS := $(REPORT_SRCS:%.c=$(B)/%.o)
 # lib/: the other helpers under every part (JSON writer, buffers, allocation)
 LIB_OBJS    := $(patsubst %.c,$(B)/%.o,$(filter-out $(LIBGTR_LIB_SRCS),$(wildcard lib/*.c)))
-RECORD_OBJS += $(LIB_OBJS)
-REPORT_OBJS += $(LIB_OBJS)
+LANG_OBJS   := $(LANG_SRCS:%.c=$(B)/%.o)
+RECORD_OBJS += $(LANG_OBJS) $(LIB_OBJS)
+REPORT_OBJS += $(LANG_OBJS) $(LIB_OBJS)
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 
@@ -158,16 +161,19 @@ $(B)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c $(FORMAT_SRCS) $(wildcard format
 # and predicate parsers; fuzz_gen writes valid files with many interleaved
 # blocks of every kind (seeds in build/fuzz/seeds, never in the repository)
 FUZZ_LIB_SRCS := $(filter-out $(LIBGTR_LIB_SRCS),$(wildcard lib/*.c))
-FUZZ_REPORT_DEPS := $(REPORT_SRCS) $(FUZZ_LIB_SRCS) $(FORMAT_SRCS) $(wildcard format/*.h report/*.h lib/*.h)
+FUZZ_REPORT_SRCS := $(REPORT_SRCS) $(LANG_SRCS) $(FUZZ_LIB_SRCS) $(FORMAT_SRCS)
+FUZZ_REPORT_DEPS := $(FUZZ_REPORT_SRCS) $(wildcard format/*.h lang/*.h report/*.h lib/*.h)
 $(B)/fuzz/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_REPORT_DEPS) | $(DEPS_STAMP)
 	@mkdir -p $(B)/fuzz/new-report
-	$(CLANG) $(FUZZ_FLAGS) -Ireport -o $@ $< $(REPORT_SRCS) $(FUZZ_LIB_SRCS) $(FORMAT_SRCS) $(LDLIBS_REPORT)
+	$(CLANG) $(FUZZ_FLAGS) -Ilang -Ireport -o $@ $< $(FUZZ_REPORT_SRCS) $(LDLIBS_REPORT)
 $(B)/fuzz/fuzz_filter: tests/fuzz/fuzz_filter.c $(FUZZ_REPORT_DEPS) | $(DEPS_STAMP)
 	@mkdir -p $(B)/fuzz/new-filter
-	$(CLANG) $(FUZZ_FLAGS) -Ireport -o $@ $< $(REPORT_SRCS) $(FUZZ_LIB_SRCS) $(FORMAT_SRCS) $(LDLIBS_REPORT)
-$(B)/fuzz/fuzz_probe: tests/fuzz/fuzz_probe.c record/probe.c record/pred.c record/probe.h record/pred.h | $(DEPS_STAMP)
+	$(CLANG) $(FUZZ_FLAGS) -Ilang -Ireport -o $@ $< $(FUZZ_REPORT_SRCS) $(LDLIBS_REPORT)
+FUZZ_PROBE_SRCS := record/probe.c record/pred.c $(LANG_SRCS) lib/xalloc.c
+$(B)/fuzz/fuzz_probe: tests/fuzz/fuzz_probe.c $(FUZZ_PROBE_SRCS) record/probe.h record/pred.h \
+		$(wildcard lang/*.h) | $(DEPS_STAMP)
 	@mkdir -p $(B)/fuzz/new-probe
-	$(CLANG) $(FUZZ_FLAGS) -Irecord -Ibpf -o $@ $< record/probe.c record/pred.c
+	$(CLANG) $(FUZZ_FLAGS) -Ilang -Irecord -Ibpf -o $@ $< $(FUZZ_PROBE_SRCS)
 $(B)/fuzz/fuzz_gen: tests/fuzz/fuzz_gen.c $(FORMAT_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(FORMAT_OBJS) $(LDLIBS_FORMAT)
 $(B)/fuzz/seeds/.done: $(B)/fuzz/fuzz_gen
@@ -248,9 +254,9 @@ asan-run: all unit
 # ---- static checks. cppcheck must find nothing (documented suppressions
 # in tests/lint/); clang's analyzer and pmccabe report without failing,
 # until the functions they point at are split and their findings judged.
-LINT_SRCS := $(sort $(wildcard lib/*.c) $(FORMAT_SRCS) $(RECORD_SRCS) record/main.c \
+LINT_SRCS := $(sort $(wildcard lib/*.c) $(FORMAT_SRCS) $(LANG_SRCS) $(RECORD_SRCS) record/main.c \
 	$(REPORT_SRCS) report/main.c)
-LINT_HDRS := $(wildcard lib/*.h format/*.h record/*.h report/*.h bpf/gotrace.h)
+LINT_HDRS := $(wildcard lib/*.h format/*.h lang/*.h record/*.h report/*.h bpf/gotrace.h)
 MCCABE_MAX := 40
 LINES_MAX  := 120
 

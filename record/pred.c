@@ -1,167 +1,54 @@
 // SPDX-License-Identifier: MIT
-/* Record-time predicate compiler; see pred.h and spec/PROBES.md. */
-#include <ctype.h>
+/*
+ * Record-time predicates: a probe's "(PREDICATE)" is parsed by lang/, the
+ * parser of gotrace-report -f, and the part of its tree the BPF program
+ * can run is lowered to struct gt_pred; see pred.h and spec/PROBES.md.
+ */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "lang.h"
 #include "pred.h"
 
-struct lexer {
-	const char *text, *p;
+/* One lowering: the tree, how values resolve, where comparisons go. */
+struct lower {
+	const struct lang_tree *t;
+	pred_resolve_fn resolve;
+	void *ctx;
+	const enum gtr_type *types;
+	int ntypes;
+	struct gt_pred *out;
+	int max, n;
+	char *err;
+	size_t errlen;
 };
 
-static void skip_ws(struct lexer *l)
+/*
+ * Refuses what BPF cannot run, at byte `pos` of the predicate, with the
+ * reason (printf `fmt`) and the way out: report-time filtering.
+ */
+static int refuse(const struct lower *lw, uint32_t pos, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int refuse(const struct lower *lw, uint32_t pos, const char *fmt, ...)
 {
-	while (isspace((unsigned char)*l->p))
-		l->p++;
-}
+	char why[256];
+	va_list ap;
 
-static int refuse(const struct lexer *l, char *err, size_t errlen,
-		  const char *what)
-{
-	snprintf(err, errlen, "record-time predicate '%s': %s at column %d; "
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	snprintf(lw->err, lw->errlen, "record-time predicate '%s': %s at column %u; "
 		 "in BPF gotrace compares captured integers (or len() of "
 		 "strings) with constants, joined by &&; record without it "
-		 "and filter with gotrace-report -f '%s'", l->text, what,
-		 (int)(l->p - l->text) + 1, l->text);
+		 "and filter with gotrace-report -f '%s'", lw->t->expr, why,
+		 pos + 1, lw->t->expr);
 	return -EINVAL;
 }
 
-/* Reads a comparison operator; returns enum gt_cmp or -1. */
-static int read_op(struct lexer *l)
-{
-	static const struct { const char *s; int op; } ops[] = {
-		{ "==", GT_EQ }, { "!=", GT_NE }, { "<=", GT_LE },
-		{ ">=", GT_GE }, { "<", GT_LT }, { ">", GT_GT },
-	};
-	size_t i;
-
-	skip_ws(l);
-	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-		size_t n = strlen(ops[i].s);
-
-		if (!strncmp(l->p, ops[i].s, n)) {
-			l->p += n;
-			return ops[i].op;
-		}
-	}
-	return -1;
-}
-
-/* The value of digit c in `base` (10 or 16), or -1. */
-static int digit_value(int c, int base)
-{
-	static const char digits[] = "0123456789abcdef";
-	const char *d = c ? strchr(digits, tolower(c)) : NULL;
-
-	return d && d - digits < base ? (int)(d - digits) : -1;
-}
-
-/*
- * Reads an integer constant as spec/FILTER.md writes them (and
- * report/filter.c reads them): [-] decimal without leading zeros, or
- * [-] 0x hex, from -2^63 to 2^64 - 1, followed by no letter, digit, '_'
- * or '.'; true and false are 1 and 0.
- * Returns 0 with the value's 64 bits in *v, 1 when no constant starts
- * here (l->p unmoved), or -1 when a malformed one does: why[whylen] says
- * what, and l->p points at the offending column.
- */
-static int read_const(struct lexer *l, unsigned long long *v, char *why,
-		      size_t whylen)
-{
-	const char *s, *tok;
-	unsigned long long limit = ~0ull;
-	int neg = 0, base = 10;
-
-	skip_ws(l);
-	s = tok = l->p;
-	if (!strncmp(s, "true", 4) && !isalnum((unsigned char)s[4]) && s[4] != '_') {
-		*v = 1;
-		l->p += 4;
-		return 0;
-	}
-	if (!strncmp(s, "false", 5) && !isalnum((unsigned char)s[5]) && s[5] != '_') {
-		*v = 0;
-		l->p += 5;
-		return 0;
-	}
-	if (*s == '-') {
-		neg = 1;
-		limit = 1ull << 63;         /* -2^63 */
-		s++;
-	}
-	if (!isdigit((unsigned char)*s))
-		return 1;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-		if (digit_value((unsigned char)*s, 16) < 0) {
-			l->p = s;
-			snprintf(why, whylen, "expected hex digits after '0x'");
-			return -1;
-		}
-	} else if (s[0] == '0' && isdigit((unsigned char)s[1])) {
-		l->p = s;
-		snprintf(why, whylen, "integer literal with a leading zero "
-			 "(write decimal without it, or hex as 0x...)");
-		return -1;
-	}
-	for (*v = 0; digit_value((unsigned char)*s, base) >= 0; s++) {
-		const unsigned d = (unsigned)digit_value((unsigned char)*s, base);
-
-		if (*v > (limit - d) / (unsigned)base) {
-			l->p = tok;
-			snprintf(why, whylen, "integer literal out of range "
-				 "(-9223372036854775808..18446744073709551615)");
-			return -1;
-		}
-		*v = *v * (unsigned)base + d;
-	}
-	if (isalnum((unsigned char)*s) || *s == '_' || *s == '.') {
-		l->p = s;
-		snprintf(why, whylen, "unexpected '%c' in integer literal", *s);
-		return -1;
-	}
-	if (neg)
-		*v = 0 - *v;                /* two's complement, -2^63 included */
-	l->p = s;
-	return 0;
-}
-
-/* Reads an operand: NAME or len(NAME); *is_len tells which. */
-static int read_operand(struct lexer *l, char *name, size_t len, int *is_len)
-{
-	const char *s;
-	size_t n;
-
-	skip_ws(l);
-	*is_len = 0;
-	if (!strncmp(l->p, "len(", 4)) {
-		*is_len = 1;
-		l->p += 4;
-		skip_ws(l);
-	}
-	s = l->p;
-	while (isalnum((unsigned char)*l->p) || *l->p == '_' || *l->p == '.')
-		l->p++;
-	n = l->p - s;
-	if (!n || n >= len || isdigit((unsigned char)*s)) {
-		l->p = s;
-		return -1;
-	}
-	memcpy(name, s, n);
-	name[n] = '\0';
-	if (*is_len) {
-		skip_ws(l);
-		if (*l->p != ')')
-			return -1;
-		l->p++;
-	}
-	return 0;
-}
-
+/* The comparison with its operands swapped: 42 < n is n > 42. */
 static int flip(int op)
 {
 	switch (op) {
@@ -173,77 +60,173 @@ static int flip(int op)
 	return op;
 }
 
+/* enum gt_cmp of lang/'s enum cmp. */
+static int gt_op(uint8_t cmp)
+{
+	static const int ops[] = {
+		[CMP_EQ] = GT_EQ, [CMP_NE] = GT_NE, [CMP_LT] = GT_LT,
+		[CMP_LE] = GT_LE, [CMP_GT] = GT_GT, [CMP_GE] = GT_GE,
+	};
+
+	return ops[cmp];
+}
+
+static bool is_field(const struct operand *o)
+{
+	return o->src != SRC_LIT_INT && o->src != SRC_LIT_STR &&
+	       o->src != SRC_LIT_TIME && o->src != SRC_ARG;
+}
+
+/*
+ * Why `l OP r` is not "captured value OP integer constant": refuses at
+ * the operand that is in the way.
+ */
+static int refuse_operands(const struct lower *lw, const struct node *n)
+{
+	const struct operand *l = &n->l, *r = &n->r;
+
+	for (int side = 0; side < 2; side++) {
+		const struct operand *o = side ? r : l;
+
+		if (is_field(o))
+			return refuse(lw, o->pos, "'%.*s' is not a captured value "
+				      "(it is known at report time)", (int)o->len,
+				      lw->t->expr + o->pos);
+		if (o->src == SRC_LIT_STR)
+			return refuse(lw, o->pos, "strings are compared at report time");
+		if (o->src == SRC_LIT_TIME)
+			return refuse(lw, o->pos, "times are compared at report time");
+	}
+	if (l->src == SRC_ARG)   /* and r too */
+		return refuse(lw, r->pos, "expected an integer constant, "
+			      "not another captured value");
+	return refuse(lw, l->pos, "expected a captured value, not two constants");
+}
+
+/*
+ * Why value `v` of type `t` cannot be compared in BPF as written (as
+ * len() when v->len_of), or NULL when it can.
+ */
+static const char *type_refusal(const struct operand *v, enum gtr_type t)
+{
+	if (v->len_of) {
+		if (t == GTR_TYPE_STRING || t == GTR_TYPE_BYTES || t == GTR_TYPE_SLICE)
+			return NULL;
+		return t == GTR_TYPE_IFACE
+		       ? "an interface's type name is compared at report time"
+		       : "len() takes a string, []byte or slice";
+	}
+	switch (t) {
+	case GTR_TYPE_INT:
+	case GTR_TYPE_UINT:
+	case GTR_TYPE_BOOL:
+	case GTR_TYPE_PTR:
+	case GTR_TYPE_WORD:
+		return NULL;
+	case GTR_TYPE_STRING:
+	case GTR_TYPE_BYTES:
+		return "strings are compared at report time";
+	case GTR_TYPE_IFACE:
+		return "an interface's type name is compared at report time";
+	case GTR_TYPE_SLICE:
+		return "a slice is compared by its length: write len() of it";
+	default:
+		return "this value is not captured as an integer";
+	}
+}
+
+/* Lowers one comparison node into lw->out[lw->n]. */
+static int lower_cmp(struct lower *lw, const struct node *n)
+{
+	const struct operand *v = &n->l, *c = &n->r;
+	int op = gt_op(n->cmp), idx;
+	char name[160];
+
+	if (v->src == SRC_LIT_INT && c->src == SRC_ARG) {
+		v = &n->r;
+		c = &n->l;
+		op = flip(op);
+	} else if (v->src != SRC_ARG || c->src != SRC_LIT_INT) {
+		return refuse_operands(lw, n);
+	}
+	lang_slot_name(lw->t, v->slot, name, sizeof(name));
+	idx = lw->resolve(lw->ctx, name);
+	if (idx < 0 || idx >= lw->ntypes || idx >= GT_MAX_FETCH)
+		return refuse(lw, v->pos, "unknown value '%s'", name);
+	const enum gtr_type t = lw->types[idx];
+	const char *why = type_refusal(v, t);
+	if (why)
+		return refuse(lw, v->pos, "%s", why);
+	/* the filter compares exact integers; BPF compares 64 bits */
+	const bool is_signed = t == GTR_TYPE_INT && !v->len_of;
+	if (is_signed ? c->ival > INT64_MAX : c->ival < 0)
+		return refuse(lw, c->pos, "constant outside the values of '%.*s' (%s)",
+			      (int)v->len, lw->t->expr + v->pos,
+			      is_signed ? "-9223372036854775808..9223372036854775807"
+					: "0..18446744073709551615");
+	if (lw->n >= lw->max)
+		return refuse(lw, n->l.pos, "too many comparisons (at most %d)", lw->max);
+	memset(&lw->out[lw->n], 0, sizeof(lw->out[lw->n]));
+	lw->out[lw->n].slot = (__u8)idx;
+	lw->out[lw->n].op = (__u8)op;
+	lw->out[lw->n].is_signed = is_signed;
+	lw->out[lw->n].value = (uint64_t)c->ival;  /* two's complement */
+	lw->n++;
+	return 0;
+}
+
+/* Lowers node `ni`: comparisons joined by && (nested too). */
+static int lower_node(struct lower *lw, uint32_t ni)
+{
+	const struct node *n = &lw->t->nodes[ni];
+	int rc;
+
+	switch (n->op) {
+	case N_AND:
+		for (uint32_t k = 0; k < n->count; k++)
+			if ((rc = lower_node(lw, lw->t->kids[n->first + k])))
+				return rc;
+		return 0;
+	case N_CMP:
+		return lower_cmp(lw, n);
+	case N_OR:
+		return refuse(lw, n->pos, "'||' is evaluated at report time");
+	case N_NOT:
+		return refuse(lw, n->pos, "'!' is evaluated at report time");
+	case N_IN:
+		return refuse(lw, n->pos, "'in' is evaluated at report time");
+	case N_RE:
+		return refuse(lw, n->pos, "regular expressions are matched at report time");
+	default:
+		return refuse(lw, n->pos, "strings are compared at report time");
+	}
+}
+
 int pred_compile(const char *text, pred_resolve_fn resolve, void *ctx,
 		 const enum gtr_type *types, int ntypes, struct gt_pred *out,
 		 int max, char *err, size_t errlen)
 {
-	struct lexer l = { text, text };
-	int n = 0;
+	struct lang_tree t;
+	char why[256];
+	unsigned column;
 
-	if (max > GT_MAX_PRED)
-		max = GT_MAX_PRED;
-	for (;;) {
-		unsigned long long c;
-		char name[128], why[128];
-		int is_len, op, idx, rc;
-		enum gtr_type t;
-		const char *at;
-
-		skip_ws(&l);
-		at = l.p;
-		rc = read_const(&l, &c, why, sizeof(why));
-		if (rc < 0)
-			return refuse(&l, err, errlen, why);
-		if (rc == 0) {
-			/* constant OP operand */
-			if ((op = read_op(&l)) < 0)
-				return refuse(&l, err, errlen, "expected ==, !=, <, <=, > or >=");
-			if (read_operand(&l, name, sizeof(name), &is_len))
-				return refuse(&l, err, errlen, "expected a captured value");
-			op = flip(op);
-		} else {
-			if (read_operand(&l, name, sizeof(name), &is_len))
-				return refuse(&l, err, errlen, "expected a captured value");
-			if ((op = read_op(&l)) < 0)
-				return refuse(&l, err, errlen, "expected ==, !=, <, <=, > or >=");
-			skip_ws(&l);
-			if (*l.p == '"')
-				return refuse(&l, err, errlen, "strings are compared at report time");
-			rc = read_const(&l, &c, why, sizeof(why));
-			if (rc < 0)
-				return refuse(&l, err, errlen, why);
-			if (rc > 0)
-				return refuse(&l, err, errlen, "expected an integer constant");
-		}
-		idx = resolve(ctx, name);
-		if (idx < 0 || idx >= ntypes || idx >= GT_MAX_FETCH) {
-			l.p = at;
-			return refuse(&l, err, errlen, "unknown value");
-		}
-		t = types[idx];
-		if (is_len != (t == GTR_TYPE_STRING || t == GTR_TYPE_BYTES)) {
-			l.p = at;
-			return refuse(&l, err, errlen, is_len
-				      ? "len() takes a string or []byte"
-				      : "strings are compared at report time");
-		}
-		if (t == GTR_TYPE_FLOAT || t == GTR_TYPE_OTHER) {
-			l.p = at;
-			return refuse(&l, err, errlen, "this value is not captured as an integer");
-		}
-		if (n >= max)
-			return refuse(&l, err, errlen, "too many comparisons (at most 4)");
-		memset(&out[n], 0, sizeof(out[n]));
-		out[n].slot = idx;
-		out[n].op = op;
-		out[n].is_signed = t == GTR_TYPE_INT;
-		out[n].value = c;
-		n++;
-		skip_ws(&l);
-		if (!*l.p)
-			return n;
-		if (strncmp(l.p, "&&", 2))
-			return refuse(&l, err, errlen, "expected && or the end");
-		l.p += 2;
+	if (lang_parse(&t, text, false, NULL, NULL, &column, why, sizeof(why))) {
+		/* not even a filter: say so, and where its language is */
+		if (column)
+			snprintf(err, errlen, "record-time predicate '%s': %s at column %u "
+				 "(predicates are written as filters of "
+				 "gotrace-report -f, spec/FILTER.md)", text, why, column);
+		else
+			snprintf(err, errlen, "record-time predicate '%s': %s", text, why);
+		return -EINVAL;
 	}
+	struct lower lw = {
+		.t = &t, .resolve = resolve, .ctx = ctx, .types = types,
+		.ntypes = ntypes, .out = out,
+		.max = max > GT_MAX_PRED ? GT_MAX_PRED : max,
+		.err = err, .errlen = errlen,
+	};
+	const int rc = lower_node(&lw, t.root);
+	lang_tree_free(&t);
+	return rc ? rc : lw.n;
 }

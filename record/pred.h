@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Record-time predicates: the part of a probe's "(PREDICATE)" that the BPF
- * program can evaluate itself, so that hot functions spare the disk:
- * comparisons of captured values with integer constants, joined by &&.
- *   goarg1 == 42 && len(goarg2) > 100 && n != -1
- * Constants are written as spec/FILTER.md writes integers (decimal without
- * leading zeros, 0x hex, -2^63 to 2^64 - 1) or true/false.
+ * program can evaluate itself, so that hot functions spare the disk. A
+ * predicate is written in the filter language of gotrace-report -f
+ * (spec/FILTER.md) and parsed by its parser (lang/); what BPF runs is
+ * comparisons of captured values (goargN, goretN, retval, parameter names,
+ * len() of a string, []byte or slice) with integer constants, either side
+ * first, joined by && (parentheses allowed), at most GT_MAX_PRED:
+ *   goarg1 == 42 && len(goarg2) > 100 && -1 != n && d < 10ms
+ * Constants read exactly as the filter reads them (decimal without leading
+ * zeros, 0x hex, -2^63 to 2^64 - 1, durations in ns, true/false).
  * Anything else is refused with a pointer to report-time filtering.
  */
 #ifndef GOTRACE_PRED_H
@@ -20,10 +24,16 @@
 typedef int (*pred_resolve_fn)(void *ctx, const char *name);
 
 /*
- * Compiles `text` into out[max] (at most GT_MAX_PRED). `types[i]` is the
- * gtr_type of value i (signedness, and whether len() applies). Returns the
- * number of predicates, or -EINVAL with a message in err[errlen] that
- * names the column and says to filter at report time instead.
+ * Compiles `text` into out[max] (at most GT_MAX_PRED), resolving each
+ * value by the name a recorder knows it by ("goargN", "goretN" -- retval
+ * is goret1 -- or the parameter's name) through `resolve`, once per
+ * comparison. `types[i]` is the gtr_type of value i: signed for
+ * GTR_TYPE_INT; len() for strings, []byte and slices; integers, bools,
+ * pointers and words as they are. Returns the number of comparisons, or
+ * -EINVAL with a message in err[errlen] that names the column and either
+ * says the text is not a filter (spec/FILTER.md) or, for a filter BPF
+ * cannot run (||, !, strings, floats, a constant outside the value's
+ * range...), says to filter at report time instead.
  */
 int pred_compile(const char *text, pred_resolve_fn resolve, void *ctx,
 		 const enum gtr_type *types, int ntypes, struct gt_pred *out,

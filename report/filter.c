@@ -1,14 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The filter language of spec/FILTER.md: the static type check against
- * the probes of a file and the per-event evaluator; the lexer is
- * filter_lex.c, the parser filter_parse.c.
- *
- * Layout: nodes live in one array and refer to each other by index; the
- * children of an n-ary && / || sit in `kids`, the literals of `in (...)` in
- * `lits`; string literals and field names live in one byte pool. Nesting
- * ('(' and '!') is bounded, so neither the parser nor the evaluator can
- * overflow the stack.
+ * The filter language of spec/FILTER.md at report time: the static type
+ * check of lang/'s tree against the probes of a file and the per-event
+ * evaluator; filter_compile.c parses (lang/) and compiles the regular
+ * expressions. Nesting is bounded (LANG_MAX_DEPTH), so the recursive
+ * evaluator cannot overflow the stack.
  */
 #include "filter_int.h"
 
@@ -44,7 +40,7 @@ static uint8_t value_flags(const struct gtr_probe *pr, int i)
 static struct res resolve_slot(const struct filter *f, uint32_t s, enum gtr_kind kind,
 			       const struct gtr_probe *pr, const struct gtr_probe *epr)
 {
-	const struct slot *sl = &f->slots[s];
+	const struct slot *sl = &f->t.slots[s];
 	struct res r = { -1, W_NONE, 0 };
 	int i;
 
@@ -67,12 +63,12 @@ static struct res resolve_slot(const struct filter *f, uint32_t s, enum gtr_kind
 		}
 		break;
 	default:
-		if (pr && (i = arg_index(pr, f->pool + sl->name_off)) >= 0) {
+		if (pr && (i = arg_index(pr, f->t.pool + sl->name_off)) >= 0) {
 			r.idx = (int16_t)i;
 			r.where = W_EVENT;
 			r.flg = value_flags(pr, i);
 		} else if (kind == GTR_KIND_RETURN && epr &&
-			   (i = arg_index(epr, f->pool + sl->name_off)) >= 0) {
+			   (i = arg_index(epr, f->t.pool + sl->name_off)) >= 0) {
 			r.idx = (int16_t)i;
 			r.where = W_ENTRY;
 			r.flg = value_flags(epr, i);
@@ -85,14 +81,14 @@ static struct res resolve_slot(const struct filter *f, uint32_t s, enum gtr_kind
 /* Static type of slot `s` in probe `pr`; -1 when the probe lacks it. */
 static int slot_type(const struct filter *f, uint32_t s, const struct gtr_probe *pr)
 {
-	const struct slot *sl = &f->slots[s];
+	const struct slot *sl = &f->t.slots[s];
 	int i;
 
 	if (sl->space == SP_ARG && pr->kind != GTR_KIND_ENTRY)
 		return -1;
 	if (sl->space == SP_RET && pr->kind != GTR_KIND_RETURN)
 		return -1;
-	i = sl->space == SP_NAME ? arg_index(pr, f->pool + sl->name_off) : (int)sl->n - 1;
+	i = sl->space == SP_NAME ? arg_index(pr, f->t.pool + sl->name_off) : (int)sl->n - 1;
 	if (i < 0 || (uint32_t)i >= pr->nargs)
 		return -1;
 	switch (pr->args[i].type) {
@@ -108,10 +104,10 @@ static int slot_type(const struct filter *f, uint32_t s, const struct gtr_probe 
 
 static const char *slot_name(const struct filter *f, uint32_t s, char *out, size_t n)
 {
-	const struct slot *sl = &f->slots[s];
+	const struct slot *sl = &f->t.slots[s];
 
 	if (sl->space == SP_NAME)
-		snprintf(out, n, "an argument or result named '%s'", f->pool + sl->name_off);
+		snprintf(out, n, "an argument or result named '%s'", f->t.pool + sl->name_off);
 	else
 		snprintf(out, n, "a %s%u", sl->space == SP_ARG ? "goarg" : "goret", sl->n);
 	return out;
@@ -143,7 +139,7 @@ static void check_operand(const struct filter *f, const struct operand *a,
 		err->column = pos + 1;
 		snprintf(err->msg, sizeof(err->msg),
 			 "cannot compare '%.*s' (%s in %s%s) with %s",
-			 (int)(a->len > 64 ? 64 : a->len), f->expr + a->pos,
+			 (int)(a->len > 64 ? 64 : a->len), f->t.expr + a->pos,
 			 found == TY_STR ? "a string" : "a number",
 			 example ? example : "?",
 			 have > 1 ? " and every other probe that has it" : "",
@@ -162,14 +158,14 @@ static void check_not_slice(const struct filter *f, const struct operand *a,
 {
 	if (err->msg[0] || a->src != SRC_ARG || a->len_of)
 		return;
-	const struct slot *sl = &f->slots[a->slot];
+	const struct slot *sl = &f->t.slots[a->slot];
 	const char *tname = NULL;
 	size_t have = 0, slices = 0;
 	for (size_t k = 0; k < nprobes; k++) {
 		const struct gtr_probe *pr = probes[k];
 		if (slot_type(f, a->slot, pr) < 0)
 			continue;
-		const int i = sl->space == SP_NAME ? arg_index(pr, f->pool + sl->name_off)
+		const int i = sl->space == SP_NAME ? arg_index(pr, f->t.pool + sl->name_off)
 						   : (int)sl->n - 1;
 		have++;
 		if (pr->args[i].type != GTR_TYPE_SLICE)
@@ -181,7 +177,7 @@ static void check_not_slice(const struct filter *f, const struct operand *a,
 	if (!have || slices < have)
 		return;
 	const int n = (int)(a->len > 64 ? 64 : a->len);
-	const char *name = f->expr + a->pos;
+	const char *name = f->t.expr + a->pos;
 	err->column = a->pos + 1;
 	if (tname)
 		snprintf(err->msg, sizeof(err->msg),
@@ -198,10 +194,10 @@ int filter_check(const struct filter *f,
 	memset(err, 0, sizeof(*err));
 	if (!nprobes)
 		return 0;
-	if (f->field_only)
-		check_not_slice(f, &f->field, probes, nprobes, err);
-	for (uint32_t i = 0; i < f->nnodes && !err->msg[0]; i++) {
-		const struct node *n = &f->nodes[i];
+	if (f->t.field_only)
+		check_not_slice(f, &f->t.field, probes, nprobes, err);
+	for (uint32_t i = 0; i < f->t.nnodes && !err->msg[0]; i++) {
+		const struct node *n = &f->t.nodes[i];
 		/* a slice's operand comes first: its message says what applies */
 		check_not_slice(f, &n->l, probes, nprobes, err);
 		if (n->op == N_CMP)
@@ -217,7 +213,7 @@ int filter_check(const struct filter *f,
 			break;
 		case N_IN:
 			if (n->count && !n->l.len_of)
-				check_operand(f, &n->l, f->lits[n->first].ty, n->pos, probes, nprobes, err);
+				check_operand(f, &n->l, f->t.lits[n->first].ty, n->pos, probes, nprobes, err);
 			break;
 		case N_RE:
 		case N_STRFN:
@@ -227,7 +223,7 @@ int filter_check(const struct filter *f,
 	}
 	if (err->msg[0])
 		return -1;
-	for (uint32_t s = 0; warn && s < f->nslots; s++) {
+	for (uint32_t s = 0; warn && s < f->t.nslots; s++) {
 		size_t have = 0;
 		char what[160];
 		for (size_t k = 0; k < nprobes; k++)
@@ -235,7 +231,7 @@ int filter_check(const struct filter *f,
 		if (!have)
 			fprintf(warn, "gotrace-report: warning: no probe in the file so far has %s; %s\n",
 				slot_name(f, s, what, sizeof(what)),
-				f->field_only ? "every event falls in its \"-\" group"
+				f->t.field_only ? "every event falls in its \"-\" group"
 					      : "comparisons with it are false");
 	}
 	return 0;
@@ -245,8 +241,8 @@ int filter_set_clock(struct filter *f, const struct gtr_host *h,
 		     struct filter_error *err)
 {
 	memset(err, 0, sizeof(*err));
-	for (uint32_t i = 0; i < f->nnodes; i++) {
-		struct node *n = &f->nodes[i];
+	for (uint32_t i = 0; i < f->t.nnodes; i++) {
+		struct node *n = &f->t.nodes[i];
 		for (int side = 0; side < 2; side++) {
 			struct operand *o = side ? &n->r : &n->l;
 			int64_t mono;
@@ -277,7 +273,7 @@ static uint32_t cache_lookup(struct filter *f, const struct gtr_probe *pr,
 		/* grow and start over: re-resolving is cheap and rare */
 		const uint32_t cap = f->cap_ents ? f->cap_ents * 2 : 16;
 		f->ents = xrealloc(f->ents, cap * sizeof(*f->ents), "filter");
-		f->rtab = xrealloc(f->rtab, (size_t)cap * f->nslots * sizeof(*f->rtab) + 1, "filter");
+		f->rtab = xrealloc(f->rtab, (size_t)cap * f->t.nslots * sizeof(*f->rtab) + 1, "filter");
 		memset(f->ents, 0, cap * sizeof(*f->ents));
 		f->cap_ents = cap;
 		f->nents = 0;
@@ -294,8 +290,8 @@ static uint32_t cache_lookup(struct filter *f, const struct gtr_probe *pr,
 		e->id = id;
 		e->probe = pr;
 		e->entry_probe = epr;
-		for (uint32_t s = 0; s < f->nslots; s++)
-			f->rtab[h * f->nslots + s] = resolve_slot(f, s, pr->kind, pr, epr);
+		for (uint32_t s = 0; s < f->t.nslots; s++)
+			f->rtab[h * f->t.nslots + s] = resolve_slot(f, s, pr->kind, pr, epr);
 	}
 	f->last_ok = true;
 	f->last_probe = pr;
@@ -372,7 +368,7 @@ static void load(const struct filter *f, const struct ctx *c,
 	case SRC_LIT_INT: v->t = V_INT; v->i = o->ival; return;
 	case SRC_LIT_STR:
 		v->t = V_STR;
-		v->s = (const uint8_t *)f->pool + o->soff;
+		v->s = (const uint8_t *)f->t.pool + o->soff;
 		v->slen = v->sfull = o->slen;
 		return;
 	case SRC_LIT_TIME:
@@ -568,7 +564,7 @@ bool filter_glob(const char *pat, const uint8_t *s, size_t n)
 
 static bool strfn(const struct filter *f, const struct node *n, const struct val *a)
 {
-	const uint8_t *lit = (const uint8_t *)f->pool + n->r.soff;
+	const uint8_t *lit = (const uint8_t *)f->t.pool + n->r.soff;
 	const uint64_t ln = n->r.slen;
 
 	switch (n->cmp) {
@@ -621,18 +617,18 @@ static inline int cmp_arg_int(const struct ctx *c, const struct operand *o,
 
 static bool eval(const struct filter *f, struct ctx *c, uint32_t ni)
 {
-	const struct node *n = &f->nodes[ni];
+	const struct node *n = &f->t.nodes[ni];
 	struct val a, b;
 
 	switch (n->op) {
 	case N_AND:
 		for (uint32_t k = 0; k < n->count; k++)
-			if (!eval(f, c, f->kids[n->first + k]))
+			if (!eval(f, c, f->t.kids[n->first + k]))
 				return false;
 		return true;
 	case N_OR:
 		for (uint32_t k = 0; k < n->count; k++)
-			if (eval(f, c, f->kids[n->first + k]))
+			if (eval(f, c, f->t.kids[n->first + k]))
 				return true;
 		return false;
 	case N_NOT:
@@ -640,7 +636,7 @@ static bool eval(const struct filter *f, struct ctx *c, uint32_t ni)
 	case N_IN:
 		load(f, c, &n->l, &a);
 		for (uint32_t k = 0; k < n->count; k++) {
-			load(f, c, &f->lits[n->first + k], &b);
+			load(f, c, &f->t.lits[n->first + k], &b);
 			if (compare(&a, &b) == 0)
 				return true;
 		}
@@ -697,23 +693,23 @@ decided:
 static void make_ctx(struct filter *f, const struct report_event *e, struct ctx *c)
 {
 	c->e = e;
-	if (f->nslots == 0) {
+	if (f->t.nslots == 0) {
 		c->res = f->scratch;
 	} else if (!e->probe) {
 		/* undescribed probe: rare, resolved per event without allocating */
-		for (uint32_t s = 0; s < f->nslots; s++)
+		for (uint32_t s = 0; s < f->t.nslots; s++)
 			f->scratch[s] = resolve_slot(f, s, e->ev->kind, NULL, e->entry_probe);
 		c->res = f->scratch;
 	} else {
 		const uint32_t h = cache_lookup(f, e->probe, e->entry_probe);
-		c->res = f->rtab + (size_t)h * f->nslots;
+		c->res = f->rtab + (size_t)h * f->t.nslots;
 	}
 }
 
 /* Whether node ni compares an argument with an integer literal. */
 static bool fast_cmp_node(const struct filter *f, uint32_t ni)
 {
-	const struct node *n = &f->nodes[ni];
+	const struct node *n = &f->t.nodes[ni];
 
 	return n->op == N_CMP && n->l.src == SRC_ARG &&
 	       n->r.src == SRC_LIT_INT && !n->l.len_of;
@@ -722,21 +718,21 @@ static bool fast_cmp_node(const struct filter *f, uint32_t ni)
 /* Finds whether the filter is a conjunction of fast comparisons. */
 static void fast_plan(struct filter *f)
 {
-	const struct node *root = &f->nodes[f->root];
+	const struct node *root = &f->t.nodes[f->t.root];
 
 	f->nfast = -1;
-	if (fast_cmp_node(f, f->root)) {
-		f->fast[0] = f->root;
+	if (fast_cmp_node(f, f->t.root)) {
+		f->fast[0] = f->t.root;
 		f->nfast = 1;
 		return;
 	}
 	if (root->op != N_AND || root->count > 16)
 		return;
 	for (uint32_t k = 0; k < root->count; k++)
-		if (!fast_cmp_node(f, f->kids[root->first + k]))
+		if (!fast_cmp_node(f, f->t.kids[root->first + k]))
 			return;
 	for (uint32_t k = 0; k < root->count; k++)
-		f->fast[k] = f->kids[root->first + k];
+		f->fast[k] = f->t.kids[root->first + k];
 	f->nfast = (int)root->count;
 }
 
@@ -747,7 +743,7 @@ static void fast_resolve(struct filter *f, const struct report_event *e)
 
 	make_ctx(f, e, &c);
 	for (int k = 0; k < f->nfast; k++) {
-		const struct node *n = &f->nodes[f->fast[k]];
+		const struct node *n = &f->t.nodes[f->fast[k]];
 		const struct res r = c.res[n->l.slot];
 
 		f->fops[k] = (struct fast_op){ .lit = n->r.ival, .idx = r.idx,
@@ -807,7 +803,7 @@ bool filter_match(struct filter *f, const struct report_event *e)
 {
 	struct ctx c;
 
-	if (f->field_only)
+	if (f->t.field_only)
 		return false;
 	if (!f->nfast)
 		fast_plan(f);
@@ -820,7 +816,7 @@ bool filter_match(struct filter *f, const struct report_event *e)
 	}
 	make_ctx(f, e, &c);
 	c.re_rc = 0;
-	const bool r = eval(f, &c, f->root);
+	const bool r = eval(f, &c, f->t.root);
 	if (c.re_rc) {
 		if (!f->eval_errors) {
 			PCRE2_UCHAR msg[120];
@@ -851,10 +847,10 @@ bool filter_field(struct filter *f, const struct report_event *e,
 	struct val v;
 
 	memset(out, 0, sizeof(*out));
-	if (!f->field_only)
+	if (!f->t.field_only)
 		return false;
 	make_ctx(f, e, &c);
-	load(f, &c, &f->field, &v);
+	load(f, &c, &f->t.field, &v);
 	switch (v.t) {
 	case V_INT:
 		if (v.i >= INT64_MIN && v.i <= INT64_MAX) {
@@ -911,10 +907,5 @@ void filter_error_print_as(FILE *out, const char *prefix, const char *what,
 	for (size_t i = n; i + 1 < err->column; i++)
 		fputc(' ', out);
 	fputs("^\n", out);
-}
-
-unsigned filter_uses(const struct filter *f)
-{
-	return f ? f->uses : 0;
 }
 

@@ -169,12 +169,12 @@ def test_record_time_predicate_runs_in_bpf(gobuild, tmp_path):
 
 
 def test_predicates_bpf_cannot_run_are_refused_with_a_hint(functions, tmp_path):
+    # filters the kernel cannot run point to report-time filtering
     for pred, why in [('s == "x"', "strings are compared at report time at column 6"),
-                      ("n * 2 > 1", "expected ==, !=, <, <=, > or >= at column 3"),
-                      ("len(n) > 1", "len() takes a string or []byte at column 1"),
-                      ("n == 1 || n == 2", "expected && or the end at column 8"),
-                      ("n == 010", "integer literal with a leading zero (write decimal "
-                       "without it, or hex as 0x...) at column 6")]:
+                      ("len(n) > 1", "len() takes a string, []byte or slice at column 1"),
+                      ("n == 1 || n == 2", "'||' is evaluated at report time at column 8"),
+                      ("pid == 1", "'pid' is not a captured value (it is known at report "
+                       "time) at column 1")]:
         p = record(["-o", str(tmp_path / "x.gtr"), "main.greet (%s)" % pred,
                     "--", functions], check=False)
         assert p.returncode == 1, pred
@@ -183,6 +183,19 @@ def test_predicates_bpf_cannot_run_are_refused_with_a_hint(functions, tmp_path):
             "gotrace compares captured integers (or len() of strings) with constants, joined "
             "by &&; record without it and filter with gotrace-report -f '%s'\n"
             % (pred, pred, why, pred)), p.stderr
+    # what is not a filter at all gets the filter's own message and column
+    for pred, why in [("n * 2 > 1", "unexpected character '*' at column 3"),
+                      ("n == 010", "integer literal with a leading zero (write decimal "
+                       "without it, or hex as 0x...) at column 6")]:
+        p = record(["-o", str(tmp_path / "x.gtr"), "main.greet (%s)" % pred,
+                    "--", functions], check=False)
+        assert p.returncode == 1, pred
+        assert p.stderr == (
+            "gotrace-record: probe 'main.greet (%s)': record-time predicate '%s': %s "
+            "(predicates are written as filters of gotrace-report -f, spec/FILTER.md)\n"
+            % (pred, pred, why)), p.stderr
+        f = report(["print", "-f", pred, str(tmp_path / "none.gtr")], check=False)
+        assert why in f.stderr, f.stderr
 
 
 def test_rate_limit_counts_what_it_suppresses(gobuild, tmp_path):

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target for probe specifications as gotrace-record reads them
- * (record/probe.c, spec/PROBES.md) and record-time predicates
- * (record/pred.c): the input is parsed as a probe; its predicate, or else
- * the whole input, is compiled with a resolver of one named value of each
- * type, also reachable as goargN (see tests/unit/test_probe.c).
+ * (record/probe.c, spec/PROBES.md) and record-time predicates (parsed by
+ * lang/, lowered by record/pred.c): the input is parsed as a probe; its
+ * predicate, or else the whole input, is compiled with a resolver of one
+ * named value of each type, also reachable as goargN (see
+ * tests/unit/test_pred.c).
  */
 #include <errno.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
 /*
  * Unit tests of entry/return pairing (report/pair.h), statistics
  * (report/stats.h), folded stacks (report/folded.h) and time literals
- * (report/timeparse.h) on synthetic events.
+ * (lang/timeparse.h) on synthetic events.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The parser of the filter language (spec/FILTER.md, "Grammar"):
- * recursive descent into the flat node array of filter_int.h, with the
- * checks that need no probe (operand kinds, regular expressions).
+ * The parser of the predicate language (spec/FILTER.md, "Grammar"):
+ * recursive descent into the flat node array of lang.h, with the checks
+ * that need no probe (operand kinds; regular expressions through the
+ * caller's lang_regex_fn).
  */
-#include "filter_int.h"
+#include "lang_int.h"
 
 /* ------------------------------------------------------------ parser */
 
-static uint32_t new_node(struct filter *f, uint8_t op, uint32_t pos)
+static uint32_t new_node(struct lang_tree *f, uint8_t op, uint32_t pos)
 {
 	GROW(f->nodes, f->nnodes, f->cap_nodes);
 	struct node *n = &f->nodes[f->nnodes];
@@ -62,10 +63,9 @@ static bool expect(struct parser *p, enum tok t, const char *what)
 	return !p->failed;
 }
 
-static uint32_t slot_for(struct filter *f, uint8_t space, uint32_t n,
+static uint32_t slot_for(struct lang_tree *f, uint8_t space, uint32_t n,
 			 const char *name, uint32_t len)
 {
-	f->uses |= FILTER_USES_VALUES;
 	for (uint32_t i = 0; i < f->nslots; i++) {
 		const struct slot *s = &f->slots[i];
 		if (s->space != space)
@@ -141,12 +141,6 @@ static bool parse_field(struct parser *p, struct operand *o)
 		if (n == strlen(builtins[i].name) && !memcmp(s, builtins[i].name, n)) {
 			o->src = builtins[i].src;
 			o->ty = builtins[i].ty;
-			if (o->src == SRC_COMM)
-				p->f->uses |= FILTER_USES_COMM;
-			else if (o->src == SRC_LATENCY)
-				p->f->uses |= FILTER_USES_LATENCY;
-			else if (o->src == SRC_BINARY)
-				p->f->uses |= FILTER_USES_BINARY;
 			return true;
 		}
 	o->src = SRC_ARG;
@@ -333,7 +327,7 @@ static uint32_t parse_or(struct parser *p);
 /* contains|startswith|endswith|glob "(" field "," string ")" */
 static uint32_t parse_call(struct parser *p)
 {
-	struct filter *f = p->f;
+	struct lang_tree *f = p->f;
 	const struct token name = p->tok;
 	uint8_t fn = FN_CONTAINS;
 	struct operand l, r;
@@ -378,7 +372,7 @@ static uint32_t parse_call(struct parser *p)
 /* operand "in" "(" literal { "," literal } ")" */
 static uint32_t parse_in(struct parser *p, struct operand *l, uint32_t oppos)
 {
-	struct filter *f = p->f;
+	struct lang_tree *f = p->f;
 	const uint32_t first = f->nlits;
 	uint8_t ty = l->ty;
 
@@ -421,11 +415,11 @@ static uint32_t parse_in(struct parser *p, struct operand *l, uint32_t oppos)
 /* operand ("=~" | "!~") string */
 static uint32_t parse_regex(struct parser *p, struct operand *l, uint32_t oppos)
 {
-	struct filter *f = p->f;
+	struct lang_tree *f = p->f;
 	const bool neg = p->tok.t == T_NMATCH;
 	struct operand r;
-	int ec;
-	PCRE2_SIZE eo;
+	size_t eo = 0;
+	char msg[160];
 
 	if (is_literal(l) || l->len_of || l->ty == TY_INT) {
 		fail_at(p, l->pos, "'%s' takes a string field on its left", neg ? "!~" : "=~");
@@ -440,30 +434,19 @@ static uint32_t parse_regex(struct parser *p, struct operand *l, uint32_t oppos)
 	}
 	if (!parse_operand(p, &r, "a regular expression"))
 		return 0;
-	pcre2_code *code = pcre2_compile((PCRE2_SPTR)(f->pool + r.soff), r.slen,
-					 PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &ec, &eo, NULL);
-	if (!code) {
-		PCRE2_UCHAR msg[160];
-		pcre2_get_error_message(ec, msg, sizeof(msg));
+	msg[0] = '\0';
+	if (p->regex && p->regex(p->regex_ctx, f->nregex, f->pool + r.soff, r.slen,
+				 &eo, msg, sizeof(msg))) {
 		/* the caret goes under the offending byte when the literal has
 		 * no escapes before it, else under the literal */
 		uint32_t at = r.pos;
 		if (eo <= r.slen && !memchr(p->s + r.pos + 1, '\\', eo))
 			at = r.pos + 1 + (uint32_t)eo;
-		fail_at(p, at, "bad regular expression: %s", (const char *)msg);
-		return 0;
-	}
-	pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* optional: falls back */
-	GROW(f->res, f->nres, f->cap_res);
-	f->res[f->nres].code = code;
-	f->res[f->nres].md = pcre2_match_data_create_from_pattern(code, NULL);
-	if (!f->res[f->nres].md) {
-		pcre2_code_free(code);
-		fail_at(p, r.pos, "out of memory for a regular expression");
+		fail_at(p, at, "%s", msg);
 		return 0;
 	}
 	const uint32_t n = new_node(f, N_RE, oppos);
-	f->nodes[n].first = f->nres++;
+	f->nodes[n].first = f->nregex++;
 	f->nodes[n].cmp = neg;
 	f->nodes[n].l = *l;
 	f->nodes[n].r = r;
@@ -472,12 +455,12 @@ static uint32_t parse_regex(struct parser *p, struct operand *l, uint32_t oppos)
 
 static uint32_t parse_primary(struct parser *p)
 {
-	struct filter *f = p->f;
+	struct lang_tree *f = p->f;
 
 	if (p->tok.t == T_LPAREN) {
 		const struct token open = p->tok;
-		if (++p->depth > MAX_DEPTH) {
-			fail_at(p, open.pos, "filter nested too deeply (more than %d levels)", MAX_DEPTH);
+		if (++p->depth > LANG_MAX_DEPTH) {
+			fail_at(p, open.pos, "filter nested too deeply (more than %d levels)", LANG_MAX_DEPTH);
 			return 0;
 		}
 		advance(p);
@@ -540,8 +523,8 @@ static uint32_t parse_unary(struct parser *p)
 	if (p->tok.t != T_NOT)
 		return parse_primary(p);
 	const uint32_t pos = p->tok.pos;
-	if (++p->depth > MAX_DEPTH) {
-		fail_at(p, pos, "filter nested too deeply (more than %d levels)", MAX_DEPTH);
+	if (++p->depth > LANG_MAX_DEPTH) {
+		fail_at(p, pos, "filter nested too deeply (more than %d levels)", LANG_MAX_DEPTH);
 		return 0;
 	}
 	advance(p);
@@ -560,10 +543,9 @@ static uint32_t parse_unary(struct parser *p)
 static uint32_t parse_chain(struct parser *p, enum tok optok, uint8_t op,
 			    uint32_t (*sub)(struct parser *))
 {
-	struct filter *f = p->f;
+	struct lang_tree *f = p->f;
 	uint32_t *tmp = NULL, n = 0, cap = 0;
-	const uint32_t pos = p->tok.pos;
-	uint32_t res = 0;
+	uint32_t pos = 0, res = 0;
 
 	for (;;) {
 		const uint32_t k = sub(p);
@@ -573,6 +555,8 @@ static uint32_t parse_chain(struct parser *p, enum tok optok, uint8_t op,
 		tmp[n++] = k;
 		if (p->tok.t != optok)
 			break;
+		if (n == 1)
+			pos = p->tok.pos;     /* the first operator */
 		advance(p);
 		if (p->failed)
 			goto out;
@@ -603,31 +587,37 @@ static uint32_t parse_or(struct parser *p)
 	return parse_chain(p, T_OR, N_OR, parse_and);
 }
 
-static struct filter *compile(const char *expr, struct filter_error *err,
-			      bool field_only)
+int lang_parse(struct lang_tree *f, const char *expr, bool field_only,
+	       lang_regex_fn regex, void *regex_ctx, unsigned *column,
+	       char *msg, size_t msglen)
 {
-	struct filter *f = xrealloc(NULL, sizeof(*f), "filter");
 	struct parser p;
 	const size_t n = strlen(expr);
 
 	memset(f, 0, sizeof(*f));
-	memset(err, 0, sizeof(*err));
+	*column = 0;
+	if (msglen)
+		msg[0] = '\0';
 	/* the pool always exists: an empty string literal points into it
-	 * even when it is all the filter holds */
+	 * even when it is all the expression holds */
 	f->cap_pool = 64;
 	f->pool = xrealloc(NULL, f->cap_pool, "filter");
 	f->field_only = field_only;
 	f->expr = strdup(expr);
 	if (!f->expr || n >= UINT32_MAX / 2) {
-		snprintf(err->msg, sizeof(err->msg), "filter too long");
-		filter_free(f);
-		return NULL;
+		snprintf(msg, msglen, "filter too long");
+		lang_tree_free(f);
+		return -1;
 	}
 	memset(&p, 0, sizeof(p));
 	p.s = f->expr;
 	p.n = (uint32_t)n;
 	p.f = f;
-	p.err = err;
+	p.regex = regex;
+	p.regex_ctx = regex_ctx;
+	p.err_column = column;
+	p.err_msg = msg;
+	p.err_len = msglen;
 	p.tok.t = T_EOF;
 	advance(&p);
 	if (field_only) {
@@ -649,46 +639,31 @@ static struct filter *compile(const char *expr, struct filter_error *err,
 				tok_desc(&p, &p.tok, found, sizeof(found)));
 	}
 	if (p.failed) {
-		filter_free(f);
-		return NULL;
+		lang_tree_free(f);
+		return -1;
 	}
-	f->scratch = xrealloc(NULL, (f->nslots + 1) * sizeof(*f->scratch), "filter");
-	return f;
+	return 0;
 }
 
-struct filter *filter_compile(const char *expr, struct filter_error *err)
+void lang_tree_free(struct lang_tree *f)
 {
-	return compile(expr, err, false);
-}
-
-struct filter *filter_compile_field(const char *expr, struct filter_error *err)
-{
-	return compile(expr, err, true);
-}
-
-const char *filter_expr(const struct filter *f)
-{
-	return f->expr;
-}
-
-void filter_free(struct filter *f)
-{
-	if (!f)
-		return;
-	for (uint32_t i = 0; i < f->nres; i++) {
-		pcre2_match_data_free(f->res[i].md);
-		pcre2_code_free(f->res[i].code);
-	}
-	free(f->res);
 	free(f->expr);
 	free(f->nodes);
 	free(f->kids);
 	free(f->lits);
 	free(f->pool);
 	free(f->slots);
-	free(f->ents);
-	free(f->rtab);
-	free(f->scratch);
-	free(f);
+	memset(f, 0, sizeof(*f));
 }
 
+const char *lang_slot_name(const struct lang_tree *t, uint32_t s, char *out,
+			   size_t n)
+{
+	const struct slot *sl = &t->slots[s];
+
+	if (sl->space == SP_NAME)
+		snprintf(out, n, "%s", t->pool + sl->name_off);
+	else
+		snprintf(out, n, "%s%u", sl->space == SP_ARG ? "goarg" : "goret", sl->n);
+	return out;
+}

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The lexer of the filter language (spec/FILTER.md, "Tokens"): numbers,
+ * The lexer of the predicate language (spec/FILTER.md, "Tokens"): numbers,
  * durations and times, strings with their escapes, operators.
  */
-#include "filter_int.h"
+#include "lang_int.h"
 
-uint32_t pool_add(struct filter *f, const void *p, size_t n, bool nul)
+uint32_t pool_add(struct lang_tree *f, const void *p, size_t n, bool nul)
 {
 	const uint32_t off = f->npool;
 	const size_t need = f->npool + n + (nul ? 1 : 0);
@@ -33,9 +33,9 @@ void fail_at(struct parser *p, uint32_t pos, const char *fmt, ...)
 	if (p->failed)
 		return;
 	p->failed = true;
-	p->err->column = pos + 1;
+	*p->err_column = pos + 1;
 	va_start(ap, fmt);
-	vsnprintf(p->err->msg, sizeof(p->err->msg), fmt, ap);
+	vsnprintf(p->err_msg, p->err_len, fmt, ap);
 	va_end(ap);
 }
 
@@ -182,7 +182,7 @@ range:
 
 static void lex_string(struct parser *p, struct token *t)
 {
-	struct filter *f = p->f;
+	struct lang_tree *f = p->f;
 	const uint32_t start = p->pos;
 	uint32_t i = start + 1;
 
@@ -238,7 +238,6 @@ static void lex_string(struct parser *p, struct token *t)
 	p->pos = i + 1;
 }
 
-/* Reads the next token into p->tok; on error sets p->failed. */
 /*
  * An operator or punctuation at s (c = s[0]) into t->t; its length, or 0
  * when c starts none (-1 after a failure).
