@@ -149,6 +149,10 @@ struct gtr_host {
 	uint64_t start_mono_ns;     /* CLOCK_MONOTONIC at start */
 	uint64_t start_realtime_ns; /* CLOCK_REALTIME read with it */
 	uint64_t start_boottime_ns; /* CLOCK_BOOTTIME read with it */
+	/* A file selected from another (gotrace-report -w): the original's
+	 * first event, CLOCK_MONOTONIC, from which reports count relative
+	 * times; 0: this file's own first event. */
+	uint64_t origin_ns;
 };
 
 /* One event: a probe hit. Values point into memory owned by the producer. */
@@ -348,6 +352,10 @@ int gtr_writer_close(struct gtr_writer *w, char *err, size_t errlen);
 /* Message of the last failure of `w`. */
 const char *gtr_writer_error(const struct gtr_writer *w);
 
+/* For a selection from another file: the last event time (CLOCK_MONOTONIC
+ * ns) of the original, recorded in the summary as `span_end_ns`. */
+void gtr_writer_set_span_end(struct gtr_writer *w, uint64_t ns);
+
 /* 0, or the negative errno that stopped the writer (-ENOSPC: disk full;
  * -EPIPE: the reader of a streamed trace went away). */
 int gtr_writer_failed(const struct gtr_writer *w);
@@ -469,6 +477,8 @@ struct gtr_summary {
 	const uint32_t *probe_ids;
 	const uint64_t *probe_events; /* events per probe, as the writer counted */
 	bool frames_truncated; /* the writer's frame index stopped at 2^20 */
+	uint64_t span_end_ns; /* a selected file: the original's last event, over
+				 which reports measure rates; 0: none */
 };
 
 /*

@@ -395,6 +395,7 @@ static const struct gtr_field summary_fields[] = {
 	GTR_FIELD("last_ts_ns", GTR_F_U64, struct summary_in, s.last_ts_ns),
 	GTR_FIELD("frames_truncated", GTR_F_BOOL, struct summary_in,
 		  s.frames_truncated),
+	GTR_FIELD("span_end_ns", GTR_F_U64, struct summary_in, s.span_end_ns),
 };
 static const struct gtr_schema summary_schema = GTR_SCHEMA(summary_fields);
 

@@ -34,6 +34,8 @@ static const struct gtr_field host_fields[] = {
 	GTR_FIELD("machine", GTR_F_STR, struct gtr_host, machine),
 	GTR_FIELD("recorder", GTR_F_STR, struct gtr_host, recorder),
 	{ "clocks", GTR_F_MAP, 0, 0, 0, &gtr_clock_schema },
+	/* a selection (gotrace-report -w): where relative times count from */
+	GTR_FIELD_X("origin_ns", GTR_F_U64, struct gtr_host, origin_ns, GTR_F_OPTIONAL, 0),
 };
 const struct gtr_schema gtr_host_schema = GTR_SCHEMA(host_fields);
 

@@ -562,6 +562,11 @@ const char *gtr_writer_error(const struct gtr_writer *w)
 	return w ? w->err : "";
 }
 
+void gtr_writer_set_span_end(struct gtr_writer *w, uint64_t ns)
+{
+	w->span_end = ns;
+}
+
 int gtr_writer_failed(const struct gtr_writer *w)
 {
 	return w ? w->failed : 0;

@@ -42,6 +42,7 @@ struct pstate {
 struct gtr_writer {
 	int fd;
 	int failed;              /* sticky negative errno */
+	uint64_t span_end;       /* gtr_writer_set_span_end(), 0: none */
 	bool stream;             /* a pipe, FIFO or device: no seeking, no
 				  * cutting back (gtr_writer_is_stream()) */
 	char *path;

@@ -384,7 +384,7 @@ int wr_write_summary(struct gtr_writer *w)
 	struct enc *e = &w->meta;
 
 	e->len = 0;
-	e_map(e, (w->frames_capped ? 7 : 6) + (w->suppressed ? 1 : 0));
+	e_map(e, (w->frames_capped ? 7 : 6) + (w->suppressed ? 1 : 0) + (w->span_end ? 1 : 0));
 	e_text(e, "events");
 	e_uint(e, w->events);
 	e_text(e, "drops");
@@ -417,6 +417,10 @@ int wr_write_summary(struct gtr_writer *w)
 	if (w->frames_capped) {
 		e_text(e, "frames_truncated");
 		e_bool(e, true);
+	}
+	if (w->span_end) {
+		e_text(e, "span_end_ns");
+		e_uint(e, w->span_end);
 	}
 	return write_meta(w, GTR_BLOCK_SUMMARY);
 }

@@ -28,7 +28,7 @@ const char *argp_program_version = "gotrace-report " GOTRACE_VERSION;
 enum {
 	OPT_FORMAT = 0x100, OPT_SINCE, OPT_UNTIL, OPT_LIMIT, OPT_CALLS, OPT_COUNT,
 	OPT_BY, OPT_NO_HIST, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_MAX_DEPTH,
-	OPT_MAX_GOROUTINES, OPT_KEEP_STR, OPT_STRICT, OPT_FOLLOW,
+	OPT_MAX_GOROUTINES, OPT_KEEP_STR, OPT_STRICT, OPT_FOLLOW, OPT_PID, OPT_FORCE,
 };
 
 /* Options of one command given to another: a clear message, not argp's. */
@@ -41,6 +41,7 @@ static const struct argp_option common_options[] = {
 	{ "since", OPT_SINCE, "TIME", 0,
 	  "Only events at or after TIME: +DURATION from the first event (+5s), RFC 3339, or HH:MM[:SS[.frac]] local time", 0 },
 	{ "until", OPT_UNTIL, "TIME", 0, "Only events at or before TIME (same forms)", 0 },
+	{ "pid", OPT_PID, "PID", 0, "Only events of process PID (repeatable: any of them)", 0 },
 	{ "limit", OPT_LIMIT, "N", 0, "Stop after N output records (events, calls)", 0 },
 	{ "progress", OPT_PROGRESS, 0, 0, "Show a progress bar on stderr even when it is not a terminal", 0 },
 	{ "no-progress", OPT_NO_PROGRESS, 0, 0, "Never show a progress bar", 0 },
@@ -63,6 +64,9 @@ static const struct argp_option print_options[] = {
 	{ 0, 't', 0, 0, "Text: add a TIME column, seconds since the first event", 0 },
 	{ 0, 'T', 0, 0, "Text: add a TIME column, wall-clock HH:MM:SS.us (local time)", 0 },
 	{ "count", OPT_COUNT, 0, 0, "Print only the number of matching events", 0 },
+	{ "write", 'w', "OUT", 0,
+	  "Write the selected events to a new trace OUT, with the metadata they need ('-': standard output)", 0 },
+	{ "force", OPT_FORCE, 0, 0, "With -w: overwrite OUT if it exists", 0 },
 	/* stats' options */
 	WRONG_CMD("by", OPT_BY, "FIELD"),
 	WRONG_CMD("no-hist", OPT_NO_HIST, 0),
@@ -102,7 +106,9 @@ static const char print_doc[] =
 	"  gotrace-report --format folded app.gtr | flamegraph.pl > f.svg\n"
 	"  gotrace-report stats --by goarg1 app.gtr    # latency per first argument\n"
 	"  gotrace-report --since +5s --until +6s app.gtr    # one second of it\n"
-	"  gotrace-report info app.gtr                 # host, probes, counts, losses\n";
+	"  gotrace-report info app.gtr                 # host, probes, counts, losses\n"
+	"  gotrace-report -w small.gtr --pid 1234 -f 'latency > 10ms' app.gtr\n"
+	"                                              # a smaller trace for a bug report\n";
 
 static const char stats_doc[] =
 	"Summarise a gotrace trace file per function: calls, rate, latency "
@@ -183,8 +189,46 @@ static error_t parse_cmd_opt(int key, char *arg, struct argp_state *state,
 	case OPT_COUNT: env->count = true; return 0;
 	case 't': env->time_rel = true; return 0;
 	case 'T': env->time_wall = true; return 0;
+	case 'w': env->write_path = arg; return 0;
+	case OPT_FORCE: env->write_flags |= GTR_W_FORCE; return 0;
 	default: return ARGP_ERR_UNKNOWN;
 	}
+}
+
+/*
+ * --pid PID, repeated: one filter "pid == A || pid == B ...", built in
+ * `expr` (which lives as long as the options).
+ */
+static void add_pid(struct report_opts *env, struct argp_state *state, const char *arg,
+		    char *expr, size_t len)
+{
+	const uint64_t pid = parse_num(state, "--pid", arg, UINT32_MAX);
+	const size_t used = strlen(expr);
+
+	if (!used) {
+		if (env->nfilters == REPORT_MAX_FILTERS)
+			argp_error(state, "too many --filter options (at most %d; join them with &&)",
+				   REPORT_MAX_FILTERS);
+		env->filters[env->nfilters++] = expr;
+	}
+	if ((size_t)snprintf(expr + used, len - used, "%spid == %llu", used ? " || " : "",
+			     (unsigned long long)pid) >= len - used)
+		argp_error(state, "too many --pid options (at most 64)");
+}
+
+/* -w writes a trace: options that shape printed output do not apply. */
+static void check_write(const struct report_opts *env, struct argp_state *state)
+{
+	if (!env->write_path) {
+		if (env->write_flags & GTR_W_FORCE)
+			argp_error(state, "--force goes with -w OUT");
+		return;
+	}
+	if (env->format != &out_text || env->calls || env->count || env->time_rel || env->time_wall)
+		argp_error(state, "-w writes events to a trace; --format, --calls, --count, -t and -T "
+			   "shape printed output (read OUT with them afterwards)");
+	if (env->follow)
+		argp_error(state, "-w reads its input to the end; --follow does not go with it");
 }
 
 /* After the last argument: the combinations that make no sense. */
@@ -195,6 +239,10 @@ static void check_end(struct report_opts *env, struct argp_state *state)
 	env->name = strcmp(env->path, "-") ? env->path : "standard input";
 	if (env->follow && !strcmp(env->path, "-"))
 		argp_error(state, "--follow reads a file that is being written; standard input is read live already");
+	check_write(env, state);
+	/* the entry of a kept return is written from pairing's copy: whole */
+	if (env->write_path && !env->lim.keep_str)
+		env->lim.keep_str = GTR_MAX_STRING;
 	if (env->calls && !(env->format->flags & OUTPUT_F_CALLS))
 		argp_error(state, "--calls works with --format text or jsonl (chrome shows calls already)");
 	if ((env->time_rel || env->time_wall) && !(env->format->flags & OUTPUT_F_TIME))
@@ -248,6 +296,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_FOLLOW:
 		env->follow = true;
 		return 0;
+	case OPT_PID: {
+		static char pids[64 * 24];
+
+		add_pid(env, state, arg, pids, sizeof(pids));
+		return 0;
+	}
 	case ARGP_KEY_ARG:
 		if (env->path)
 			argp_error(state, "one trace file at a time (got '%s' and '%s')",

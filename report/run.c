@@ -508,8 +508,11 @@ static inline bool needs_pairing(const struct run *run, const struct gtr_event *
  * with a message. */
 static int first_event(struct run *run, const struct gtr_event *ev)
 {
+	const uint64_t origin = gtr_reader_host(run->r)->origin_ns;
+
 	run->have_t0 = true;
-	run->t0 = ev->ts_ns;
+	/* a file selected from another counts from the original's start */
+	run->t0 = origin && origin <= ev->ts_ns ? origin : ev->ts_ns;
 	return resolve_window(run);
 }
 
@@ -520,6 +523,8 @@ static bool on_drop(struct run *run, const struct gtr_drop *drop)
 		run->suppressed = gtr_add_sat(run->suppressed, drop->count);
 	else
 		run->lost = gtr_add_sat(run->lost, drop->count);
+	if (run->sink->drop)
+		run->sink->drop(run, drop);
 	/* calls held for it may now be decided */
 	pair_drop(run->pair, drop);
 	return drain(run);
@@ -604,6 +609,11 @@ static int read_loop(struct run *run, struct progress *prog)
  */
 static int finish(struct run *run, struct progress *prog)
 {
+	const struct gtr_summary *sum = gtr_reader_summary(run->r);
+
+	/* a file selected from another spans the original's time */
+	if (sum->present && sum->span_end_ns > run->last_ts && run->have_t0)
+		run->last_ts = sum->span_end_ns;
 	if (!run->stop && !run->werr) {
 		/* the end: every loss is known, the held events go out */
 		pair_finish(run->pair);
@@ -626,7 +636,8 @@ static int finish(struct run *run, struct progress *prog)
 		fprintf(stderr, PROG ": cannot write output: %s\n", strerror(errno));
 		return EXIT_READ;
 	}
-	return 0;
+	/* output that failed on the way (said so then: -w, a live flush) */
+	return run->werr ? EXIT_READ : 0;
 }
 
 /* ------------------------------------------------------------ warnings */

@@ -32,6 +32,8 @@ struct report_opts {
 	bool calls, time_rel, time_wall, count, hist;
 	bool strict;               /* a filter evaluation error fails the run */
 	bool follow;               /* wait for more at the end (tail -f) */
+	const char *write_path;    /* -w: kept events into this trace */
+	unsigned write_flags;      /* GTR_W_* for it (--force) */
 	int progress;              /* -1 never, 0 on a terminal, 1 always */
 	const char *since, *until, *by;
 	uint64_t limit;            /* 0: none */

@@ -73,6 +73,8 @@ struct sink {
 	 * the filters kept; `status` as output_put_open() takes it */
 	void (*unfinished)(struct run *run, const struct report_event *e,
 			   uint64_t end_ns, const char *status);
+	/* every drop record, in file order */
+	void (*drop)(struct run *run, const struct gtr_drop *d);
 	/* after the last event: what is left to append to run->buf */
 	void (*end)(struct run *run);
 	/* messages for stderr about what was left out */
@@ -83,5 +85,8 @@ struct sink {
 /* The sink the options `o` ask for: stats, count (of events or of
  * calls), folded stacks, or print (the output printers). */
 const struct sink *sink_select(const struct report_opts *o);
+
+/* -w: the kept events into a new trace (report/write.c). */
+extern const struct sink sink_write;
 
 #endif /* REPORT_RUN_INT_H */

@@ -184,6 +184,8 @@ static const struct sink sink_folded = {
 
 const struct sink *sink_select(const struct report_opts *o)
 {
+	if (o->write_path)
+		return &sink_write;
 	if (o->stats)
 		return &sink_stats;
 	if (o->count)
