@@ -5,8 +5,8 @@
  * (1h30m, 1.5s, 200us, 3ns), wall-clock times (RFC 3339 or HH:MM:SS[.frac]
  * in the local time zone) and times relative to the start (+5s).
  */
-#ifndef REPORT_TIMEPARSE_H
-#define REPORT_TIMEPARSE_H
+#ifndef GOTRACE_TIMEPARSE_H
+#define GOTRACE_TIMEPARSE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -64,4 +64,4 @@ int64_t rtime_mono_to_real(const struct gtr_host *h, uint64_t mono);
  * "2.000s") into out[24]; returns out. */
 char *rtime_fmt_duration(char out[24], uint64_t ns);
 
-#endif /* REPORT_TIMEPARSE_H */
+#endif /* GOTRACE_TIMEPARSE_H */
