@@ -418,11 +418,44 @@ static void array_elem(struct tbuild *tb, Dwarf_Die *die,
 }
 
 /*
+ * Writes type name `n` into name[len] as a user reads it: gc's shapes of
+ * a generic instance ("[]go.shape.int_0", Go 1.18-1.20; "go.shape.int",
+ * Go 1.21+; cmd/compile/internal/typecheck/subr.go, Shapify) become the
+ * underlying type they stand for ("[]int").
+ */
+static void type_name_clean(const char *n, char *name, size_t len)
+{
+	static const char shape[] = "go.shape.";
+	size_t o = 0;
+	bool in_shape = false;
+
+	while (*n && o + 1 < len) {
+		if (!strncmp(n, shape, sizeof(shape) - 1)) {
+			n += sizeof(shape) - 1;
+			in_shape = true;
+			continue;
+		}
+		if (in_shape && *n == '_' && strspn(n + 1, "0123456789") &&
+		    strchr("],; )", n[1 + strspn(n + 1, "0123456789")])) {
+			n += 1 + strspn(n + 1, "0123456789");
+			in_shape = false;
+			continue;
+		}
+		if (strchr("],", *n))
+			in_shape = false;
+		name[o++] = *n++;
+	}
+	name[o] = '\0';
+}
+
+/*
  * Follows the typedef (const, volatile, restrict) chain from *die to the
  * type it stands for, into *die; Go's own typedefs (map, chan, error...)
  * have go_kind and end the chain. name[len] gets the first name on the
- * way, or "*T" for an unnamed pointer to T. False when the chain ends in
- * no type.
+ * way, or "*T" for an unnamed pointer to T; a generic instance's local
+ * typedefs of its shaped parameters (".param0", Go 1.18+) are passed
+ * through to the type they stand for, named as type_name_clean() writes
+ * it. False when the chain ends in no type.
  */
 static bool resolve_type(Dwarf_Die *die, char *name, size_t len)
 {
@@ -431,7 +464,7 @@ static bool resolve_type(Dwarf_Die *die, char *name, size_t len)
 	int tag = dwarf_tag(die);
 	Dwarf_Die sub;
 
-	snprintf(name, len, "%s", n ? n : "");
+	type_name_clean(n && n[0] != '.' ? n : "", name, len);
 	while (!gk && (tag == DW_TAG_typedef || tag == DW_TAG_const_type ||
 		       tag == DW_TAG_volatile_type || tag == DW_TAG_restrict_type)) {
 		if (!die_type(die, &sub))
@@ -440,11 +473,15 @@ static bool resolve_type(Dwarf_Die *die, char *name, size_t len)
 		tag = dwarf_tag(die);
 		gk = die_udata(die, DW_AT_go_kind, 0);
 		if (!name[0] && (n = dwarf_diename(die)))
-			snprintf(name, len, "%s", n);
+			type_name_clean(n, name, len);
 	}
 	if (!name[0] && tag == DW_TAG_pointer_type && die_type(die, &sub) &&
-	    (n = dwarf_diename(&sub)))
-		snprintf(name, len, "*%s", n);
+	    (n = dwarf_diename(&sub))) {
+		char el[256];
+
+		type_name_clean(n, el, sizeof(el));
+		snprintf(name, len, "*%.200s", el);
+	}
 	return true;
 }
 

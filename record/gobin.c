@@ -451,25 +451,68 @@ static bool elided_name_is(const char *name, const char *pattern)
 	       !strcmp(pattern + head + 5, end);
 }
 
+/*
+ * Whether `name` is a generic instance whose name without its type
+ * arguments is `src`, the name as written in the source:
+ * "main.Sum[go.shape.int]" and "main.Sum[...]" are "main.Sum",
+ * "main.(*List[...]).Push" is "main.(*List).Push".
+ */
+static bool source_name_is(const char *name, const char *src)
+{
+	const char *open, *end = gobin_type_args_end(name, &open);
+	const size_t head = open ? (size_t)(open - name) : 0;
+
+	return end && !strncmp(name, src, head) && !strcmp(src + head, end);
+}
+
+/* Every real function (no ABI wrapper) of `b` that `match` says is
+ * `name`, up to max into out[]; returns how many there are. */
+static int find_generic(const struct gobin *b, const char *name,
+			bool (*match)(const char *, const char *),
+			struct gobin_func *out, int max)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < b->nfuncs; i++) {
+		if (!match(b->funcs[i].name, name) ||
+		    (b->fflags && (b->fflags[i] & GOBIN_FF_WRAPPER)))
+			continue;
+		if (n < max)
+			out[n] = b->funcs[i];
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The instance the ELF symbol `name` ("main.Sum[go.shape.int_0]", as nm
+ * prints it) is, when pclntab names it otherwise ("main.Sum[...]", Go
+ * 1.18-1.20): the function at the symbol's address. 1 with out[0] filled
+ * (when max > 0), or 0.
+ */
+static int find_by_symbol(const struct gobin *b, const char *name,
+			  struct gobin_func *out, int max)
+{
+	const uint64_t at = strstr(name, "[go.shape.") ? gobin_symbol(b, name) : 0;
+	struct gobin_func f;
+
+	if (!at || gobin_func_at(b, at, &f) || f.entry != at)
+		return 0;
+	if (max > 0)
+		out[0] = f;
+	return 1;
+}
+
 int gobin_func_find_all(const struct gobin *b, const char *name,
 			struct gobin_func *out, int max)
 {
 	size_t lo = 0, hi = b->nfuncs, i;
 	int n = 0, nreal = 0;
 
-	if (strstr(name, "[...]") && gobin_func_find(b, name, NULL) != 0) {
+	if (strstr(name, "[...]") && gobin_func_find(b, name, NULL) != 0)
 		/* every instance of a generic function whose pclntab name
 		 * spells its type arguments (Go 1.21+) */
-		for (i = 0; i < b->nfuncs; i++) {
-			if (!elided_name_is(b->funcs[i].name, name) ||
-			    (b->fflags && (b->fflags[i] & GOBIN_FF_WRAPPER)))
-				continue;
-			if (n < max)
-				out[n] = b->funcs[i];
-			n++;
-		}
-		return n;
-	}
+		return find_generic(b, name, elided_name_is, out, max);
 
 	while (lo < hi) {
 		const size_t mid = lo + (hi - lo) / 2;
@@ -494,7 +537,12 @@ int gobin_func_find_all(const struct gobin *b, const char *name,
 			out[n] = b->funcs[k];
 		n++;
 	}
-	return n;
+	if (n)
+		return n;
+	/* a generic function by its source name: all its instances */
+	if (!strchr(name, '['))
+		return find_generic(b, name, source_name_is, out, max);
+	return find_by_symbol(b, name, out, max);
 }
 
 /* Index in b->funcs of the function at entry `entry`, or -1. */

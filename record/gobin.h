@@ -141,8 +141,13 @@ int gobin_func_find(const struct gobin *b, const char *name,
 /*
  * Every function named exactly `name` that a probe on that name means:
  * each instance of a generic function ("main.Map[...]" names them all),
- * but not an ABI wrapper beside a real function of the same name. Writes
- * up to `max` to out[] and returns how many there are (0: none).
+ * but not an ABI wrapper beside a real function of the same name. When
+ * no function has that name: a generic function's name as the source
+ * writes it ("main.Sum", "main.(*List).Push") means all its instances,
+ * and an instance's ELF symbol ("main.Sum[go.shape.int_0]", what nm
+ * prints where pclntab says "main.Sum[...]", Go 1.18-1.20) the function
+ * at its address. Writes up to `max` to out[] and returns how many
+ * there are (0: none).
  */
 int gobin_func_find_all(const struct gobin *b, const char *name,
 			struct gobin_func *out, int max);

@@ -1772,21 +1772,16 @@ Test(list, text_with_dwarf)
 	cr_expect(strstr(out, "    goarg9   s            string               SP+8,SP+16\n"));
 	/*
 	 * The instance's name is pclntab's (see pclntab_elides_type_args).
-	 * The shape types are DWARF typedefs ".paramN" numbered by the
-	 * dictionary entry of the type (src/cmd/internal/dwarf/dwarf.go,
-	 * putparamtypes), whose order is the front end's: Go 1.19's
-	 * noder/stencil.go has T before []T; the unified IR (Go 1.20+,
-	 * checked with 1.26 and 1.27: noder/writer.go varDictIndex) numbers
-	 * []T, the first type derived from T it meets, first. gobin names
-	 * the dictionary it adds unsafe.Pointer; Go 1.27's DWARF lists it
-	 * itself, as a pointer to the dictionary's words (dwarf_lists_dict).
+	 * The shape types are DWARF typedefs ".paramN" (src/cmd/internal/
+	 * dwarf/dwarf.go, putparamtypes) of the shape ("go.shape.int_0" in
+	 * Go 1.19, "go.shape.int" later): shown as the type the shape
+	 * stands for. gobin names the dictionary it adds unsafe.Pointer;
+	 * Go 1.27's DWARF lists it itself, as a pointer to the dictionary's
+	 * words (dwarf_lists_dict).
 	 */
-	snprintf(want, sizeof(want), "\nmain.gsum[%s](.dict %s, xs %s, k %s, s string) %s\n",
+	snprintf(want, sizeof(want), "\nmain.gsum[%s](.dict %s, xs []int, k int, s string) int\n",
 		 pclntab_elides_type_args() ? "..." : "go.shape.int",
-		 dwarf_lists_dict() ? "*[4]uintptr" : "unsafe.Pointer",
-		 toolchain_minor() <= 19 ? ".param1" : ".param0",
-		 toolchain_minor() <= 19 ? ".param0" : ".param1",
-		 toolchain_minor() <= 19 ? ".param0" : ".param1");
+		 dwarf_lists_dict() ? "*[4]uintptr" : "unsafe.Pointer");
 	cr_expect(strstr(out, want), "%s not in:\n%s", want, out);
 	/* "N of M functions match": N functions listed, of the M of the header */
 	for (l = out; l; l = strchr(l, '\n')) {
