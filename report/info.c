@@ -16,70 +16,56 @@
 #include "buf.h"
 #include "info.h"
 #include "json.h"
+#include "map.h"
 #include "output.h"
 
 #define PROG "gotrace-report"
 #define MAX_IDS 65536u   /* distinct probe ids counted; others go to "other" */
 
-/* Events per probe id: a small open-addressing table. */
-struct counts {
-	uint32_t *ids;
-	uint64_t *n;
-	uint8_t *used;
-	uint32_t cap, len;
-	uint64_t other;   /* events of ids beyond MAX_IDS distinct ones */
-};
-
-static void count_add(struct counts *c, uint32_t id)
-{
-	if ((c->len + 1) * 2 > c->cap) {
-		if (c->len >= MAX_IDS) {
-			c->other++;
-			return;
-		}
-		struct counts g = { .cap = c->cap ? c->cap * 2 : 256, .other = c->other };
-		g.ids = malloc(g.cap * sizeof(*g.ids));
-		g.n = malloc(g.cap * sizeof(*g.n));
-		g.used = calloc(g.cap, 1);
-		if (!g.ids || !g.n || !g.used) {
-			free(g.ids);
-			free(g.n);
-			free(g.used);
-			c->other++;
-			return;
-		}
-		for (uint32_t i = 0; i < c->cap; i++) {
-			if (!c->used[i])
-				continue;
-			uint32_t j = (c->ids[i] * 2654435761u) & (g.cap - 1);
-			while (g.used[j])
-				j = (j + 1) & (g.cap - 1);
-			g.used[j] = 1;
-			g.ids[j] = c->ids[i];
-			g.n[j] = c->n[i];
-		}
-		g.len = c->len;
-		free(c->ids);
-		free(c->n);
-		free(c->used);
-		*c = g;
-	}
-	uint32_t j = (id * 2654435761u) & (c->cap - 1);
-	while (c->used[j] && c->ids[j] != id)
-		j = (j + 1) & (c->cap - 1);
-	if (!c->used[j]) {
-		c->used[j] = 1;
-		c->ids[j] = id;
-		c->n[j] = 0;
-		c->len++;
-	}
-	c->n[j]++;
-}
-
 struct idn {
 	uint32_t id;
 	uint64_t n;
 };
+
+/* Events per probe id, in the order the ids were met. */
+struct counts {
+	struct u64map ix;     /* id -> index in v */
+	struct idn *v;
+	uint32_t len, cap;
+	uint64_t other;       /* events of ids beyond MAX_IDS distinct ones,
+				 or that found no memory */
+};
+
+static void count_add(struct counts *c, uint32_t id)
+{
+	const uint32_t *i = u64map_get(&c->ix, id);
+
+	if (i) {
+		c->v[*i].n++;
+		return;
+	}
+	if (c->len == c->cap) {
+		const uint32_t cap = c->cap ? c->cap * 2 : 256;
+		struct idn *v = c->len < MAX_IDS ? realloc(c->v, cap * sizeof(*v)) : NULL;
+		if (!v) {
+			c->other++;
+			return;
+		}
+		c->v = v;
+		c->cap = cap;
+	}
+	if (u64map_put(&c->ix, id, c->len, MAX_IDS)) {
+		c->other++;
+		return;
+	}
+	c->v[c->len++] = (struct idn){ id, 1 };
+}
+
+static void count_free(struct counts *c)
+{
+	u64map_free(&c->ix);
+	free(c->v);
+}
 
 static int idn_cmp(const void *a, const void *b)
 {
@@ -88,21 +74,19 @@ static int idn_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* The table as an array sorted by id; *len entries. */
+/* The counts as an array sorted by id (to free); *len entries. */
 static struct idn *count_sorted(const struct counts *c, uint32_t *len)
 {
 	struct idn *v = malloc((c->len ? c->len : 1) * sizeof(*v));
-	uint32_t k = 0;
 
 	if (!v) {
 		*len = 0;
 		return NULL;
 	}
-	for (uint32_t i = 0; i < c->cap; i++)
-		if (c->used[i])
-			v[k++] = (struct idn){ c->ids[i], c->n[i] };
-	qsort(v, k, sizeof(*v), idn_cmp);
-	*len = k;
+	if (c->len)
+		memcpy(v, c->v, c->len * sizeof(*v));
+	qsort(v, c->len, sizeof(*v), idn_cmp);
+	*len = c->len;
 	return v;
 }
 
@@ -723,9 +707,7 @@ int report_info(const char *path, bool json, FILE *out)
 	}
 	ret = 0;
 out:
-	free(st.per_probe.ids);
-	free(st.per_probe.n);
-	free(st.per_probe.used);
+	count_free(&st.per_probe);
 	gtr_reader_close(r);
 	return ret;
 }

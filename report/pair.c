@@ -73,10 +73,11 @@ void pair_free(struct pairer *p)
 	free(p->all.v);
 	free(p->judged);
 	free(p->prev);
+	u64map_free(&p->prevx);
 	free(p->stack);
 	free(p->funcs);
 	free(p->gors);
-	free(p->gix);
+	u64map_free(&p->gix);
 	free(p->pents);
 	free(p->fret);
 	u64map_free(&p->pidx);
@@ -90,24 +91,19 @@ void pair_free(struct pairer *p)
 static uint32_t func_id(struct pairer *p, const char *key)
 {
 	const uint64_t h = u64map_hash_str(key, 0);
-	const uint32_t *f = u64map_get(&p->fidx, h);
-	uint32_t fid;
+	uint32_t pos = 0, fid;
 
-	if (f && !strcmp(p->funcs[*f], key))
-		return *f;
-	if (f) {
-		/* two names with one 64-bit hash: found the long way */
-		for (fid = 0; fid < p->nfuncs; fid++)
-			if (!strcmp(p->funcs[fid], key))
-				return fid;
-	}
+	/* names that share a 64-bit hash are filed apart under it */
+	for (const uint32_t *f; (f = u64map_find(&p->fidx, h, &pos));)
+		if (!strcmp(p->funcs[*f], key))
+			return *f;
 	fid = p->nfuncs++;
 	p->funcs = xrealloc(p->funcs, p->nfuncs * sizeof(*p->funcs), "pairing");
 	p->fret = xrealloc(p->fret, p->nfuncs * sizeof(*p->fret), "pairing");
 	p->funcs[fid] = xrealloc(NULL, strlen(key) + 1, "pairing");
 	strcpy(p->funcs[fid], key);
 	p->fret[fid] = false;
-	if (!f && u64map_put(&p->fidx, h, fid, UINT32_MAX))
+	if (u64map_add(&p->fidx, h, fid, UINT32_MAX))
 		xalloc_die("pairing: function index");
 	return fid;
 }
@@ -157,25 +153,17 @@ uint32_t pair_nfuncs(const struct pairer *p)
 
 /* ------------------------------------------------------------ goroutines */
 
-static uint32_t ghash(uint32_t pid, uint64_t key, uint32_t cap)
+/* The hash the goroutine index (lib/map.h) files (pid, key) under. */
+static inline uint64_t gor_hash(uint32_t pid, uint64_t key)
 {
-	uint64_t h = key * 0x9e3779b97f4a7c15ull ^ (uint64_t)pid * 0xc2b2ae3d27d4eb4full;
-
-	return (uint32_t)(h >> 32) & (cap - 1);
+	return u64map_hash2(key, pid);
 }
 
-static void gix_rebuild(struct pairer *p, uint32_t cap)
+/* Files goroutine `i` under its hash. */
+static void gix_add(struct pairer *p, uint32_t i)
 {
-	free(p->gix);
-	p->gix = xrealloc(NULL, cap * sizeof(*p->gix), "pairing");
-	memset(p->gix, 0, cap * sizeof(*p->gix));
-	p->gix_cap = cap;
-	for (uint32_t i = 0; i < p->ngors; i++) {
-		uint32_t h = ghash(p->gors[i].pid, p->gors[i].key, cap);
-		while (p->gix[h])
-			h = (h + 1) & (cap - 1);
-		p->gix[h] = i + 1;
-	}
+	if (u64map_add(&p->gix, gor_hash(p->gors[i].pid, p->gors[i].key), i, UINT32_MAX))
+		xalloc_die("pairing: goroutine index");
 }
 
 /* Frees goroutines with no open call, to make room. */
@@ -194,7 +182,9 @@ static void gor_reclaim(struct pairer *p)
 		free(g->offs);
 	}
 	p->ngors = j;
-	gix_rebuild(p, p->gix_cap);
+	u64map_clear(&p->gix);
+	for (uint32_t i = 0; i < p->ngors; i++)
+		gix_add(p, i);
 }
 
 /* The goroutine of (pid, key); created when `create`. NULL when absent or
@@ -204,15 +194,13 @@ static struct gor *gor_get(struct pairer *p, uint32_t pid, uint64_t key, bool cr
 	if (p->last_gor < p->ngors && p->gors[p->last_gor].pid == pid &&
 	    p->gors[p->last_gor].key == key)
 		return &p->gors[p->last_gor];
-	if (p->gix_cap) {
-		uint32_t h = ghash(pid, key, p->gix_cap);
-		while (p->gix[h]) {
-			struct gor *g = &p->gors[p->gix[h] - 1];
-			if (g->pid == pid && g->key == key) {
-				p->last_gor = p->gix[h] - 1;
-				return g;
-			}
-			h = (h + 1) & (p->gix_cap - 1);
+	const uint64_t h = gor_hash(pid, key);
+	uint32_t pos = 0;
+	for (const uint32_t *i; (i = u64map_find(&p->gix, h, &pos));) {
+		struct gor *g = &p->gors[*i];
+		if (g->pid == pid && g->key == key) {
+			p->last_gor = *i;
+			return g;
 		}
 	}
 	if (!create)
@@ -231,14 +219,7 @@ static struct gor *gor_get(struct pairer *p, uint32_t pid, uint64_t key, bool cr
 	g->pid = pid;
 	g->key = key;
 	p->last_gor = p->ngors - 1;
-	if ((p->ngors + 1) * 2 > p->gix_cap)
-		gix_rebuild(p, p->gix_cap ? p->gix_cap * 2 : 256);
-	else {
-		uint32_t h = ghash(pid, key, p->gix_cap);
-		while (p->gix[h])
-			h = (h + 1) & (p->gix_cap - 1);
-		p->gix[h] = p->ngors;
-	}
+	gix_add(p, p->last_gor);
 	return g;
 }
 

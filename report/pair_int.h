@@ -13,7 +13,7 @@
 #define MAX_SPANS 32              /* loss intervals kept per function */
 #define HOLD_MAX (60ull * 1000000000) /* what drop spans may stretch hold_ns to */
 #define CHUNK (64u << 10)         /* bytes of a chunk of held records */
-#define NPREV 4096                /* (probe, cpu) whose last drop is kept */
+#define NPREV 3072                /* (probe, cpu) whose last drop is kept */
 
 /* Disjoint closed intervals [lo, hi] of trace time, sorted. */
 struct span {
@@ -23,13 +23,6 @@ struct span {
 struct spanset {
 	struct span *v;
 	uint32_t n, cap;
-};
-
-/* The last drop record of a (probe, cpu), for spans without since_ns. */
-struct prev_drop {
-	uint32_t probe, cpu;
-	uint64_t ts_ns;
-	bool used;
 };
 
 enum held_kind {
@@ -130,8 +123,7 @@ struct pairer {
 
 	struct gor *gors;
 	uint32_t ngors, cap_gors;
-	uint32_t *gix;            /* hash of goroutines: index + 1, 0 empty */
-	uint32_t gix_cap;
+	struct u64map gix;        /* hash of (pid, key) -> index in gors */
 	uint32_t last_gor;        /* index of the goroutine met last */
 	uint64_t bytes;
 
@@ -159,7 +151,10 @@ struct pairer {
 	uint64_t *judged;         /* per fid (nspans): 1 + latest return
 				     released as not lost, 0 none */
 	uint64_t judged_any;
-	struct prev_drop *prev;   /* NPREV, open addressing */
+	/* the last drop record of a (probe, cpu), for spans without
+	 * since_ns: its time, of NPREV at most */
+	struct u64map prevx;      /* probe << 32 | cpu -> index in prev */
+	uint64_t *prev;
 	uint32_t nprev;
 	uint64_t max_seen;        /* latest ts_ns fed */
 	uint64_t longest;         /* longest drop span with a known since_ns */

@@ -101,22 +101,23 @@ void judge(struct pairer *p, uint32_t fid, uint64_t ts)
 		p->judged_any = t;
 }
 
-static struct prev_drop *prev_slot(struct pairer *p, uint32_t probe, uint32_t cpu, bool add)
+/* The time of the last drop record of (probe, cpu), NULL when none was
+ * kept; made when `add` and fewer than NPREV are kept. */
+static uint64_t *prev_slot(struct pairer *p, uint32_t probe, uint32_t cpu, bool add)
 {
-	if (!p->prev) {
-		p->prev = xrealloc(NULL, NPREV * sizeof(*p->prev), "pairing");
-		memset(p->prev, 0, NPREV * sizeof(*p->prev));
-	}
-	uint32_t h = (probe * 2654435761u ^ cpu * 0x9e3779b9u) & (NPREV - 1);
-	while (p->prev[h].used && (p->prev[h].probe != probe || p->prev[h].cpu != cpu))
-		h = (h + 1) & (NPREV - 1);
-	if (p->prev[h].used)
-		return &p->prev[h];
-	if (!add || p->nprev >= NPREV * 3 / 4)
+	const uint64_t key = (uint64_t)probe << 32 | cpu;
+	const uint32_t *i = u64map_get(&p->prevx, key);
+
+	if (i)
+		return &p->prev[*i];
+	if (!add || p->nprev >= NPREV)
 		return NULL;          /* full: later spans reach back to the start */
-	p->prev[h] = (struct prev_drop){ .probe = probe, .cpu = cpu, .used = true };
-	p->nprev++;
-	return &p->prev[h];
+	if (!p->prev)
+		p->prev = xrealloc(NULL, NPREV * sizeof(*p->prev), "pairing");
+	if (u64map_put(&p->prevx, key, p->nprev, NPREV))
+		xalloc_die("pairing: drop records index");
+	p->prev[p->nprev] = 0;
+	return &p->prev[p->nprev++];
 }
 
 void pair_drop(struct pairer *p, const struct gtr_drop *d)
@@ -132,12 +133,12 @@ void pair_drop(struct pairer *p, const struct gtr_drop *d)
 	} else {
 		/* unknown start: since the previous record of this (probe,
 		 * cpu), else since the start of the trace */
-		const struct prev_drop *pv = prev_slot(p, d->probe_id, d->cpu, false);
-		lo = pv && pv->ts_ns <= hi ? pv->ts_ns : 0;
+		const uint64_t *pv = prev_slot(p, d->probe_id, d->cpu, false);
+		lo = pv && *pv <= hi ? *pv : 0;
 	}
-	struct prev_drop *pv = prev_slot(p, d->probe_id, d->cpu, true);
+	uint64_t *pv = prev_slot(p, d->probe_id, d->cpu, true);
 	if (pv)
-		pv->ts_ns = hi;
+		*pv = hi;
 	if (!d->count)
 		return;
 	const struct probe_ent *pe = d->probe_id == UINT32_MAX ? NULL : pmap_slot(p, d->probe_id);

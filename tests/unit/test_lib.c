@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of lib/: the one hash map (lib/map.h: replace, many entries
+ * of one key, removal against a model, limits) and the one UTF-8 decoder
+ * (lib/utf8.h, Unicode 15 table 3-7).
+ */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "map.h"
+#include "utf8.h"
+
+/* ------------------------------------------------------------ u64map */
+
+Test(u64map, empty_map_finds_nothing)
+{
+	struct u64map m = { 0 };
+	uint32_t pos = 0;
+
+	cr_expect_null(u64map_get(&m, 0));
+	cr_expect_null(u64map_find(&m, 7, &pos));
+	cr_expect_eq(u64map_del(&m, 7, 0), -1);
+	u64map_clear(&m);
+	u64map_free(&m);
+}
+
+Test(u64map, put_replaces_and_get_finds)
+{
+	struct u64map m = { 0 };
+
+	for (uint32_t i = 0; i < 10000; i++)
+		cr_assert_eq(u64map_put(&m, (uint64_t)i << 40 | i, i, UINT32_MAX), 0);
+	cr_expect_eq(m.n, 10000);
+	cr_expect_eq(u64map_put(&m, (uint64_t)5 << 40 | 5, 77, UINT32_MAX), 0);
+	cr_expect_eq(m.n, 10000, "a put of a key present replaces its value");
+	for (uint32_t i = 0; i < 10000; i++) {
+		const uint32_t *v = u64map_get(&m, (uint64_t)i << 40 | i);
+		cr_assert_not_null(v, "key %u", i);
+		cr_expect_eq(*v, i == 5 ? 77 : i);
+	}
+	cr_expect_null(u64map_get(&m, 10000));
+	u64map_clear(&m);
+	cr_expect_eq(m.n, 0);
+	cr_expect_null(u64map_get(&m, 1));
+	cr_expect_eq(u64map_put(&m, 1, 2, UINT32_MAX), 0);
+	cr_expect_eq(*u64map_get(&m, 1), 2);
+	u64map_free(&m);
+	cr_expect_null(m.slots);
+}
+
+Test(u64map, max_entries_refused)
+{
+	struct u64map m = { 0 };
+
+	for (uint64_t k = 0; k < 3; k++)
+		cr_expect_eq(u64map_put(&m, k, 0, 3), 0);
+	cr_expect_eq(u64map_put(&m, 3, 0, 3), -1);
+	cr_expect_eq(u64map_add(&m, 0, 1, 3), -1);
+	cr_expect_eq(u64map_put(&m, 2, 9, 3), 0, "replacing needs no room");
+	cr_expect_eq(m.n, 3);
+	u64map_free(&m);
+}
+
+/* Values of `key` as u64map_find() walks them, as a bit set of values < 64. */
+static uint64_t values_of(const struct u64map *m, uint64_t key)
+{
+	uint64_t set = 0;
+	uint32_t pos = 0;
+
+	for (const uint32_t *v; (v = u64map_find(m, key, &pos));) {
+		cr_assert_lt(*v, 64);
+		cr_assert_eq(set >> *v & 1, 0, "value %u met twice", *v);
+		set |= UINT64_C(1) << *v;
+	}
+	return set;
+}
+
+Test(u64map, add_keeps_entries_of_one_key_apart)
+{
+	struct u64map m = { 0 };
+
+	/* one key many times, among others that share its walk */
+	for (uint32_t i = 0; i < 40; i++) {
+		cr_assert_eq(u64map_add(&m, 42, i, UINT32_MAX), 0);
+		cr_assert_eq(u64map_add(&m, 1000 + i, i, UINT32_MAX), 0);
+	}
+	cr_expect_eq(values_of(&m, 42), (UINT64_C(1) << 40) - 1);
+	cr_expect_eq(*u64map_get(&m, 42), 0, "get: the first added");
+	cr_expect_eq(u64map_del(&m, 42, 7), 0);
+	cr_expect_eq(u64map_del(&m, 42, 7), -1, "removed once only");
+	cr_expect_eq(values_of(&m, 42), ((UINT64_C(1) << 40) - 1) & ~(UINT64_C(1) << 7));
+	for (uint32_t i = 0; i < 40; i++)
+		cr_expect_eq(*u64map_get(&m, 1000 + i), i);
+	cr_expect_eq(m.n, 79);
+	u64map_free(&m);
+}
+
+/* A tiny deterministic generator (xorshift64). */
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+Test(u64map, random_adds_and_removals_match_a_model)
+{
+	enum { NKEYS = 512, ROUNDS = 200000 };
+	static uint32_t model[NKEYS];   /* value + 1 of key k, 0 absent */
+	struct u64map m = { 0 };
+	uint64_t s = 88172645463325252ull;
+	uint32_t n = 0;
+
+	for (int r = 0; r < ROUNDS; r++) {
+		const uint32_t k = (uint32_t)(rnd(&s) % NKEYS);
+		/* keys that collide in the low bits, and spread over 64 */
+		const uint64_t key = (uint64_t)k << 52 | (k & 3);
+		if (model[k]) {
+			cr_assert_eq(u64map_del(&m, key, model[k] - 1), 0, "round %d", r);
+			model[k] = 0;
+			n--;
+		} else {
+			const uint32_t v = (uint32_t)(rnd(&s) & 0xffff);
+			cr_assert_eq(u64map_add(&m, key, v, UINT32_MAX), 0);
+			model[k] = v + 1;
+			n++;
+		}
+		cr_assert_eq(m.n, n);
+		if (r % 997 == 0) {
+			for (uint32_t j = 0; j < NKEYS; j++) {
+				const uint32_t *v = u64map_get(&m, (uint64_t)j << 52 | (j & 3));
+				if (model[j])
+					cr_assert(v && *v == model[j] - 1, "round %d key %u", r, j);
+				else
+					cr_assert_null(v, "round %d key %u", r, j);
+			}
+		}
+	}
+	u64map_free(&m);
+}
+
+Test(u64map, hashes)
+{
+	cr_expect_eq(u64map_hash_str("", 0), 0xcbf29ce484222325ull, "FNV-1a offset basis");
+	cr_expect_eq(u64map_hash_str("a", 0), 0xaf63dc4c8601ec8cull, "FNV-1a of \"a\"");
+	cr_expect_eq(u64map_hash_str("main.f", 3), u64map_hash_mem("main.f", 6, 3));
+	cr_expect_neq(u64map_hash_str("main.f", 0), u64map_hash_str("main.f", 1));
+	cr_expect_neq(u64map_hash2(1, 2), u64map_hash2(2, 1));
+	cr_expect_neq(u64map_hash2(1, 0), u64map_hash2(1, 1ull << 63));
+}
+
+/* ------------------------------------------------------------ utf8 */
+
+static int seq(const char *s, uint32_t *cp)
+{
+	return utf8_seq((const uint8_t *)s, strlen(s), cp);
+}
+
+Test(utf8, well_formed_sequences)
+{
+	uint32_t cp = 0;
+
+	cr_expect_eq(seq("\xc3\xa9", &cp), 2);
+	cr_expect_eq(cp, 0xe9);
+	cr_expect_eq(seq("\xe2\x82\xac", &cp), 3);
+	cr_expect_eq(cp, 0x20ac);
+	cr_expect_eq(seq("\xf0\x9f\x98\x80", &cp), 4);
+	cr_expect_eq(cp, 0x1f600);
+	cr_expect_eq(seq("\xf4\x8f\xbf\xbf", &cp), 4);
+	cr_expect_eq(cp, 0x10ffff);
+}
+
+Test(utf8, ill_formed_sequences)
+{
+	uint32_t cp;
+
+	cr_expect_eq(seq("\x80", &cp), 0, "stray continuation byte");
+	cr_expect_eq(seq("\xc0\xaf", &cp), 0, "overlong");
+	cr_expect_eq(seq("\xe0\x80\xaf", &cp), 0, "overlong");
+	cr_expect_eq(seq("\xed\xa0\x80", &cp), 0, "surrogate");
+	cr_expect_eq(seq("\xf4\x90\x80\x80", &cp), 0, "above U+10FFFF");
+	cr_expect_eq(seq("\xf5\x80\x80\x80", &cp), 0, "no such lead byte");
+	cr_expect_eq(utf8_seq((const uint8_t *)"\xe2\x82\xac", 2, &cp), 0, "cut short");
+	cr_expect_eq(seq("\xc3(", &cp), 0, "not a continuation byte");
+}
+
+Test(utf8, encode_round_trips)
+{
+	static const uint32_t cps[] = { 0, 0x7f, 0x80, 0x7ff, 0x800, 0xffff, 0x10000, 0x10ffff };
+	uint8_t out[4];
+	uint32_t cp;
+
+	for (size_t i = 0; i < sizeof(cps) / sizeof(cps[0]); i++) {
+		const size_t n = utf8_encode(cps[i], out);
+		cr_assert(n >= 1 && n <= 4);
+		if (n == 1) {
+			cr_expect_eq(out[0], cps[i]);
+			continue;
+		}
+		cr_expect_eq(utf8_seq(out, n, &cp), (int)n);
+		cr_expect_eq(cp, cps[i]);
+	}
+	cr_expect_eq(utf8_encode(0xd800, out), 0, "surrogate");
+	cr_expect_eq(utf8_encode(0x110000, out), 0, "above U+10FFFF");
+}
