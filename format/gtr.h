@@ -138,6 +138,8 @@ struct gtr_binary {
 	const char *go_version_source; /* "buildinfo", "runtime.buildVersion", "" */
 	int32_t goid_offset;     /* goid in runtime.g, bytes; -1: not recorded */
 	const char *goid_source; /* "DWARF", "table", "derived", "" */
+	uint32_t host;           /* a merged file: index of its host
+				    (gtr_reader_host_at()), else 0 */
 };
 
 /* The recording host and the clock anchor taken at start. */
@@ -224,6 +226,9 @@ struct gtr_process {
 	int32_t exit_code;   /* when `exited`: exit status 0..255, -signal when
 				killed by one, GTR_EXIT_UNKNOWN when not known */
 	bool exited;
+	uint32_t host;       /* a merged file: index of its host, else 0 */
+	uint32_t host_pid;   /* a merged file whose pid was renumbered (another
+				host had it): the pid on its host, else 0 */
 };
 
 /* ---------------------------------------------------------------- writer */
@@ -360,6 +365,68 @@ void gtr_writer_set_span_end(struct gtr_writer *w, uint64_t ns);
  * -EPIPE: the reader of a streamed trace went away). */
 int gtr_writer_failed(const struct gtr_writer *w);
 
+/*
+ * Another host of a merged recording (a PEER block): `index` >= 1 is what
+ * processes and binaries of that host name in their `host` field; the
+ * HOST block is host 0. Write peers right after creating the writer.
+ * 0 or -errno.
+ */
+int gtr_writer_peer(struct gtr_writer *w, uint32_t index, const struct gtr_host *h);
+
+/* ---------------------------------------------------------------- copying */
+
+/*
+ * A copier writes events of a reader to a writer with the metadata they
+ * need, written just before they need it: clock samples, the records and
+ * mappings of their process, task names, every probe the input describes
+ * (with its binary), the symbols of every binary once an event with a
+ * stack is copied, and, at gtr_copier_finish(), what came after the last
+ * event (exits). It is how a selection (`gotrace-report -w`) and a merge
+ * are written. Inputs of a merge share one id space: probe and binary ids
+ * are renumbered densely, and a pid that another host already has in the
+ * output is renumbered above 2^22 (its process records keep the pid on
+ * its host as `host_pid`).
+ */
+struct gtr_copier;
+struct gtr_id_space;
+struct gtr_reader;
+
+struct gtr_copy_opts {
+	int64_t ts_offset;          /* ns added to every timestamp: the input's
+				       CLOCK_MONOTONIC onto the output's */
+	uint32_t host;              /* host index of the input in the output */
+	struct gtr_id_space *ids;   /* shared renumbering; NULL: ids kept */
+};
+
+/* The shared id space of a merge, or NULL out of memory. */
+struct gtr_id_space *gtr_id_space_new(void);
+void gtr_id_space_free(struct gtr_id_space *s);
+
+/* A copier from `r` to `w` (`o` NULL: ids and times kept); NULL out of
+ * memory. It reads `r`'s metadata only; the caller reads its events. */
+struct gtr_copier *gtr_copier_new(struct gtr_reader *r, struct gtr_writer *w,
+				  const struct gtr_copy_opts *o);
+
+/* The probes known before the first event (after gtr_reader_preload()),
+ * so that the output describes them in the input's order. 0 or -errno. */
+int gtr_copier_start(struct gtr_copier *c);
+
+/* Writes event `ev` of the input (as gtr_reader_next() gave it, or a copy
+ * of one) after what it needs. 0 or -errno (the writer's message). */
+int gtr_copier_event(struct gtr_copier *c, const struct gtr_event *ev);
+
+/* Writes a drop record of the input. 0 or -errno. */
+int gtr_copier_drop(struct gtr_copier *c, const struct gtr_drop *d);
+
+/* After the input's last event: its remaining process records (exits)
+ * of copied processes, clock samples and probes. 0 or -errno. */
+int gtr_copier_finish(struct gtr_copier *c);
+
+/* Events copied so far. */
+uint64_t gtr_copier_events(const struct gtr_copier *c);
+
+void gtr_copier_free(struct gtr_copier *c);
+
 /* ---------------------------------------------------------------- reader */
 
 struct gtr_reader;
@@ -421,6 +488,16 @@ const struct gtr_binary *gtr_reader_binary_at(const struct gtr_reader *r,
 
 /* Host block of the file (always present once the reader is open). */
 const struct gtr_host *gtr_reader_host(const struct gtr_reader *r);
+
+/*
+ * Hosts of a merged file: 1 + its PEER blocks read so far; host 0 is
+ * gtr_reader_host(). gtr_reader_host_at() is NULL past the end (or for an
+ * index no PEER block gave). gtr_reader_pid_host() is the host of the
+ * process `pid` (from its PROCESS records), 0 when not said.
+ */
+uint32_t gtr_reader_nhosts(const struct gtr_reader *r);
+const struct gtr_host *gtr_reader_host_at(const struct gtr_reader *r, uint32_t i);
+uint32_t gtr_reader_pid_host(const struct gtr_reader *r, uint32_t pid);
 
 /*
  * Task name of (pid, tid) last recorded before the current event, or "".

@@ -35,6 +35,7 @@ enum gtr_block_type {
 	GTR_BLOCK_MAPPING = 7,
 	GTR_BLOCK_CLOCK = 8,
 	GTR_BLOCK_PROCESS = 9,
+	GTR_BLOCK_PEER = 10,
 };
 
 /* Record types inside an EVENTS frame (spec "Records"). */
@@ -164,6 +165,14 @@ struct gtr_schema {
  * version is the file header's), its "clocks" map, and a CLOCK block; the
  * clock fields are those of struct gtr_host (start_*_ns). */
 extern const struct gtr_schema gtr_host_schema, gtr_clock_schema;
+
+/* A PEER block: another host of a merged file (gtr_writer_peer()). */
+struct gtr_peer {
+	struct gtr_host h;
+	uint32_t index;
+};
+extern const struct gtr_schema gtr_peer_schema;
+#define GTR_MAX_HOSTS 4096u             /* hosts of a merged file */
 /* BINARY, PROCESS and MAPPING: the whole map. */
 extern const struct gtr_schema gtr_binary_schema, gtr_process_schema,
 	gtr_mapping_schema;

@@ -124,6 +124,9 @@ struct gtr_reader {
 	/* metadata */
 	struct gtr_host host;
 	bool host_seen;
+	struct gtr_host **peers;  /* PEER blocks: host i at peers[i - 1] (may be NULL) */
+	uint32_t npeers;          /* 1 + the largest index given */
+	struct u64map pid_host;   /* pid -> host index, from PROCESS records */
 	struct gtr_probe **probes;
 	uint32_t nprobes, probes_cap;
 	struct u64map probe_ix;

@@ -249,6 +249,38 @@ static int parse_host(struct gtr_reader *r, struct gcr *c)
 	return decode_map(r, c, &gtr_host_schema, &r->host, NULL, NULL);
 }
 
+static int parse_peer(struct gtr_reader *r, struct gcr *c)
+{
+	struct gtr_peer p = { 0 };
+
+	init_fields(&gtr_peer_schema, &p);
+	if (decode_map(r, c, &gtr_peer_schema, &p, NULL, NULL) || c->p != c->end ||
+	    !p.index || p.index >= GTR_MAX_HOSTS) {
+		free_fields(&gtr_peer_schema, &p);
+		return -1;
+	}
+	fill_fields(&gtr_peer_schema, &p);
+	if (p.index >= r->npeers) {
+		struct gtr_host **v = realloc(r->peers, p.index * sizeof(*v));
+		if (!v) {
+			free_fields(&gtr_peer_schema, &p);
+			return -1;
+		}
+		memset(v + (r->npeers ? r->npeers - 1 : 0), 0,
+		       (p.index - (r->npeers ? r->npeers - 1 : 0)) * sizeof(*v));
+		r->peers = v;
+		r->npeers = p.index + 1;
+	}
+	struct gtr_host *h = r->peers[p.index - 1];
+	if (!h && !(h = r->peers[p.index - 1] = calloc(1, sizeof(*h)))) {
+		free_fields(&gtr_peer_schema, &p);
+		return -1;
+	}
+	free_fields(&gtr_host_schema, h);    /* a peer given again: the last */
+	*h = p.h;
+	return 0;
+}
+
 static void free_binary(struct gtr_binary *b)
 {
 	if (!b)
@@ -655,6 +687,8 @@ static int parse_process(struct gtr_reader *r, struct gcr *c)
 	if (rd_grow((void **)&r->procs, &r->procs_cap, r->nprocs, sizeof(p)))
 		goto bad;
 	fill_fields(&gtr_process_schema, &p);
+	if (p.host && u64map_put(&r->pid_host, p.pid, p.host, GTR_MAX_PROCESSES))
+		goto bad;
 	r->procs[r->nprocs++] = p;
 	return 0;
 bad:
@@ -745,6 +779,10 @@ int rd_absorb(struct gtr_reader *r, const struct block *b)
 		what = "process";
 		rc = parse_process(r, &c);
 		break;
+	case GTR_BLOCK_PEER:
+		what = "peer";
+		rc = parse_peer(r, &c);
+		break;
 	default:
 		r->skipped++;
 		return 0;
@@ -772,6 +810,13 @@ void rd_meta_free(struct gtr_reader *r)
 		free_binary(r->binaries[i]);
 	free(r->binaries);
 	free_fields(&gtr_host_schema, &r->host);
+	for (uint32_t i = 0; i + 1 < r->npeers; i++) {
+		if (r->peers[i])
+			free_fields(&gtr_host_schema, r->peers[i]);
+		free(r->peers[i]);
+	}
+	free(r->peers);
+	u64map_free(&r->pid_host);
 	u64map_free(&r->probe_ix);
 	for (uint32_t i = 0; i < r->nsymtabs; i++) {
 		for (uint32_t j = 0; j < r->symtabs[i].n; j++)

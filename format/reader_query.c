@@ -77,6 +77,25 @@ const struct gtr_summary *gtr_reader_summary(const struct gtr_reader *r)
 	return &r->summary;
 }
 
+uint32_t gtr_reader_nhosts(const struct gtr_reader *r)
+{
+	return r->npeers ? r->npeers : 1;
+}
+
+const struct gtr_host *gtr_reader_host_at(const struct gtr_reader *r, uint32_t i)
+{
+	if (!i)
+		return &r->host;
+	return i < r->npeers ? r->peers[i - 1] : NULL;
+}
+
+uint32_t gtr_reader_pid_host(const struct gtr_reader *r, uint32_t pid)
+{
+	const uint32_t *h = r->pid_host.n ? u64map_get(&r->pid_host, pid) : NULL;
+
+	return h ? *h : 0;
+}
+
 const char *gtr_reader_error(const struct gtr_reader *r)
 {
 	return r->err;

@@ -39,6 +39,12 @@ static const struct gtr_field host_fields[] = {
 };
 const struct gtr_schema gtr_host_schema = GTR_SCHEMA(host_fields);
 
+static const struct gtr_field peer_fields[] = {
+	GTR_FIELD_X("index", GTR_F_U32, struct gtr_peer, index, GTR_F_REQUIRED, 0),
+	{ "host", GTR_F_MAP, 0, offsetof(struct gtr_peer, h), 0, &gtr_host_schema },
+};
+const struct gtr_schema gtr_peer_schema = GTR_SCHEMA(peer_fields);
+
 static const struct gtr_field binary_fields[] = {
 	GTR_FIELD_X("id", GTR_F_U32, struct gtr_binary, id, GTR_F_REQUIRED, 0),
 	GTR_FIELD("path", GTR_F_STR, struct gtr_binary, path),
@@ -57,6 +63,8 @@ static const struct gtr_field binary_fields[] = {
 	GTR_FIELD_X("goid_offset", GTR_F_I32, struct gtr_binary, goid_offset,
 		    0, -1),
 	GTR_FIELD("goid_source", GTR_F_STR, struct gtr_binary, goid_source),
+	/* a merged file: its host (a PEER block's index) */
+	GTR_FIELD_X("host", GTR_F_U32, struct gtr_binary, host, GTR_F_OPTIONAL, 0),
 };
 const struct gtr_schema gtr_binary_schema = GTR_SCHEMA(binary_fields);
 
@@ -106,5 +114,8 @@ static const struct gtr_field process_fields[] = {
 		    GTR_F_OPTIONAL, 0),
 	GTR_FIELD_X("exit_code", GTR_F_I32, struct gtr_process, exit_code,
 		    GTR_F_OPTIONAL, GTR_EXIT_UNKNOWN),
+	/* a merged file: its host, and its pid there when renumbered */
+	GTR_FIELD_X("host", GTR_F_U32, struct gtr_process, host, GTR_F_OPTIONAL, 0),
+	GTR_FIELD_X("host_pid", GTR_F_U32, struct gtr_process, host_pid, GTR_F_OPTIONAL, 0),
 };
 const struct gtr_schema gtr_process_schema = GTR_SCHEMA(process_fields);

@@ -188,6 +188,20 @@ int wr_write_host(struct gtr_writer *w, const struct gtr_host *h)
 	return write_meta(w, GTR_BLOCK_HOST);
 }
 
+int gtr_writer_peer(struct gtr_writer *w, uint32_t index, const struct gtr_host *h)
+{
+	struct enc *e = &w->meta;
+	const struct gtr_peer p = { .h = *h, .index = index };
+
+	if (w->failed)
+		return w->failed;
+	if (!index || index >= GTR_MAX_HOSTS)
+		return wr_err(w, -EINVAL, "host index %u out of range 1..%u", index, GTR_MAX_HOSTS - 1);
+	e->len = 0;
+	e_object(e, &gtr_peer_schema, &p);
+	return write_meta(w, GTR_BLOCK_PEER);
+}
+
 int gtr_writer_binary(struct gtr_writer *w, const struct gtr_binary *b)
 {
 	struct enc *e = &w->meta;
