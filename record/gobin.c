@@ -730,9 +730,10 @@ int gobin_func_find_cgo_export(const struct gobin *b, const char *name,
 
 /*
  * The part of a symbol after its package path, without the receiver
- * punctuation, into out: "net/http.(*conn).serve" -> "conn.serve".
+ * punctuation, into out[outlen] (NUL-terminated): "net/http.(*conn).serve"
+ * -> "conn.serve". Returns its length.
  */
-static void short_name(const char *name, char *out, size_t outlen)
+static size_t short_name(const char *name, char *out, size_t outlen)
 {
 	const char *exp = cgo_export_name(name);
 	const char *slash = strrchr(name, '/');
@@ -741,23 +742,28 @@ static void short_name(const char *name, char *out, size_t outlen)
 	size_t o = 0;
 
 	if (exp) {
-		snprintf(out, outlen, "%s", exp);
-		return;
+		const int n = snprintf(out, outlen, "%s", exp);
+		return n < 0 ? 0 : (size_t)n < outlen ? (size_t)n : outlen - 1;
 	}
 	for (p = dot ? dot + 1 : name; *p && o + 1 < outlen; p++)
 		if (*p != '(' && *p != ')' && *p != '*')
 			out[o++] = *p;
 	out[o] = '\0';
+	return o;
 }
 
-/* Levenshtein distance, giving up (returning limit + 1) beyond `limit`. */
-static unsigned edit_distance(const char *a, const char *b, unsigned limit)
+/*
+ * Levenshtein distance of a[la] and b[lb], giving up (returning limit + 1)
+ * beyond `limit`. The lengths are passed, not found again with strlen():
+ * the bytes compared are then only those written.
+ */
+static unsigned edit_distance(const char *a, size_t la, const char *b, size_t lb,
+			      unsigned limit)
 {
-	const size_t la = strlen(a), lb = strlen(b);
 	unsigned row[256];
 
 	if (la >= 255 || lb >= 255)
-		return strcmp(a, b) ? limit + 1 : 0;
+		return la != lb || memcmp(a, b, la) ? limit + 1 : 0;
 	if ((la > lb ? la - lb : lb - la) > limit)
 		return limit + 1;
 	for (size_t j = 0; j <= lb; j++)
@@ -796,8 +802,9 @@ int gobin_func_suggest(const struct gobin *b, const char *name,
 
 	if (max <= 0)
 		return 0;
-	short_name(name, want, sizeof(want));
-	limit = strlen(want) / 3 > 2 ? (unsigned)(strlen(want) / 3) : 2;
+	const size_t lwant = short_name(name, want, sizeof(want));
+	const size_t lname = strlen(name);
+	limit = lwant / 3 > 2 ? (unsigned)(lwant / 3) : 2;
 	best = calloc((size_t)max, sizeof(*best));
 	if (!best)
 		return 0;
@@ -806,16 +813,17 @@ int gobin_func_suggest(const struct gobin *b, const char *name,
 		unsigned d1, d2;
 		int pos;
 
-		short_name(fname, have, sizeof(have));
-		d1 = edit_distance(want, have, limit);
+		const size_t lhave = short_name(fname, have, sizeof(have));
+		const size_t lfname = strlen(fname);
+		d1 = edit_distance(want, lwant, have, lhave, limit);
 		if (d1 > limit) {
 			/* the whole name may still be close (wrong package) */
-			d2 = edit_distance(name, fname, limit);
+			d2 = edit_distance(name, lname, fname, lfname, limit);
 			if (d2 > limit)
 				continue;
 			d1 = d2;
 		} else {
-			d2 = edit_distance(name, fname, 1000);
+			d2 = edit_distance(name, lname, fname, lfname, 1000);
 		}
 		{
 			/* same-named functions (an ABI wrapper beside its

@@ -215,7 +215,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "give either -p PID or -- CMD, not both");
 		if (o->rotate_count && !o->rotate_size)
 			argp_error(state, "-W COUNT needs -C SIZE");
-		if (o->rotate_size && !strcmp(o->output, "-"))
+		/* argp_error() exits, but is not declared noreturn (it
+		 * returns under ARGP_NO_EXIT): o->output is checked again */
+		if (o->rotate_size && o->output && !strcmp(o->output, "-"))
 			argp_error(state, "-C SIZE writes a series of files; it cannot go with -o -");
 		break;
 	default:

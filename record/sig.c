@@ -708,7 +708,8 @@ int gobin_sig_args(const struct gobin *b, const struct gobin_func *f,
 	has_recv = symbol_receiver(f->name, &value, recv, sizeof(recv));
 	if (has_recv && named && ne > 0 && e[0].name_end &&
 	    e[0].name_end - e[0].start == 4 && !strncmp(params + e[0].start, "recv", 4)) {
-		has_recv = false; /* the user wrote the receiver: 'recv T' */
+		/* the user wrote the receiver ('recv T'): it is read below
+		 * as the first of the parameters */
 	} else if (has_recv && value) {
 		sp_fail(&p, "%s has a value receiver of type %s, whose size is not "
 			"known without DWARF; write it first and name it recv "

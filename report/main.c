@@ -137,7 +137,7 @@ static int parse_u64(const char *arg, uint64_t *v)
 static uint64_t parse_num(struct argp_state *state, const char *opt, const char *arg,
 			  uint64_t max)
 {
-	uint64_t v;
+	uint64_t v = 0;   /* argp_error() exits, but is not declared noreturn */
 
 	if (parse_u64(arg, &v) || v > max)
 		argp_error(state, "invalid %s '%s': expected an integer from 0 to %llu", opt, arg,
@@ -234,8 +234,10 @@ static void check_write(const struct report_opts *env, struct argp_state *state)
 /* After the last argument: the combinations that make no sense. */
 static void check_end(struct report_opts *env, struct argp_state *state)
 {
-	if (!env->path)
+	if (!env->path) {
 		argp_error(state, "no trace file given");
+		return;   /* not reached: argp_error() exits (not noreturn) */
+	}
 	env->name = strcmp(env->path, "-") ? env->path : "standard input";
 	if (env->follow && !strcmp(env->path, "-"))
 		argp_error(state, "--follow reads a file that is being written; standard input is read live already");
