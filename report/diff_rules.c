@@ -10,8 +10,9 @@
  *
  * A rule fails for a function when the change of METRIC from base to new
  * compares with VALUE as OP says and, for latencies and error shares, the
- * change is significant at DIFF_ALPHA; with too few samples to tell, the
- * rule says "cannot tell" instead.
+ * change is significant at DIFF_ALPHA (for latencies: its whole 95%
+ * interval lies beyond VALUE); with too few samples to tell, the rule says
+ * "cannot tell" instead.
  */
 #include <ctype.h>
 #include <math.h>
@@ -264,12 +265,32 @@ static char *fmt_why(const char *fmt, ...)
 	return s;
 }
 
-/* A latency rule on one function present on both sides. */
+/*
+ * Whether the interval [lo, hi] of a change lies wholly where the rule
+ * holds: a change significantly beyond the limit, not just a point
+ * estimate beyond it.
+ */
+static bool holds_all(enum diff_op op, double lo, double hi, double limit)
+{
+	switch (op) {
+	case DOP_GT: return lo > limit;
+	case DOP_GE: return lo >= limit;
+	case DOP_LT: return hi < limit;
+	case DOP_LE: return hi <= limit;
+	default: return lo > limit || hi < limit;
+	}
+}
+
+/* A latency rule on one function present on both sides. It fails when the
+ * point change holds, and so does the whole 95% interval of the change:
+ * the Hodges-Lehmann interval of the shift for p50 (with the Mann-Whitney
+ * test significant), the quantiles' intervals (new - base) for p90/p99. */
 static void eval_latency(struct diff *d, uint32_t ri, const struct diff_fres *r)
 {
 	const struct diff_rule *rule = &d->rules[ri];
 	const int qi = diff_q_index(rule->metric);
 	const struct diff_q *a = &r->q[0][qi], *b = &r->q[1][qi];
+	const struct diff_rule pct = { .unit = DU_PCT };
 	char t1[24], t2[24];
 
 	if (r->nkept[0] < DIFF_MIN_SAMPLES || r->nkept[1] < DIFF_MIN_SAMPLES) {
@@ -278,32 +299,35 @@ static void eval_latency(struct diff *d, uint32_t ri, const struct diff_fres *r)
 				 r->nkept[1], DIFF_MIN_SAMPLES));
 		return;
 	}
-	const double c = change_of(rule, (double)a->v, (double)b->v);
-	if (!holds(rule->op, c, rule->value))
+	if (!holds(rule->op, change_of(rule, (double)a->v, (double)b->v), rule->value))
 		return;
-	const double rel = change_of(&(struct diff_rule){ .unit = DU_PCT }, (double)a->v,
-				     (double)b->v);
-	if (qi == 0) {
-		if (r->mwu.p >= DIFF_ALPHA)
-			return;   /* not significant: `~` */
-		add_find(d, ri, r->func, UINT32_MAX, DV_FAIL,
-			 fmt_why("%+.1f%% (%s -> %s, p=%.3g, n=%llu+%llu)", rel,
-				 rtime_fmt_duration(t1, a->v), rtime_fmt_duration(t2, b->v), r->mwu.p,
-				 (unsigned long long)r->nlat[0], (unsigned long long)r->nlat[1]));
-		return;
-	}
-	if (!a->have_ci || !b->have_ci) {
+	const double rel = change_of(&pct, (double)a->v, (double)b->v);
+	const bool ci = qi == 0 ? r->hl.have_ci : a->have_ci && b->have_ci;
+	if (!ci) {
 		add_find(d, ri, r->func, UINT32_MAX, DV_CANNOT_TELL,
-			 fmt_why("%+.1f%%, but %u+%u latencies give no 95%% interval of %s",
-				 rel, r->nkept[0], r->nkept[1], metric_names[rule->metric]));
+			 fmt_why("%+.1f%%, but %u+%u latencies give no 95%% interval of the change",
+				 rel, r->nkept[0], r->nkept[1]));
 		return;
 	}
-	if (a->hi >= b->lo && b->hi >= a->lo)
-		return;   /* the intervals overlap: `~` */
-	add_find(d, ri, r->func, UINT32_MAX, DV_FAIL,
-		 fmt_why("%+.1f%% (%s -> %s, 95%% intervals apart, n=%llu+%llu)", rel,
-			 rtime_fmt_duration(t1, a->v), rtime_fmt_duration(t2, b->v),
-			 (unsigned long long)r->nlat[0], (unsigned long long)r->nlat[1]));
+	/* the interval of the change, ns, then in the rule's unit */
+	const double lo = qi == 0 ? (double)r->hl.lo : (double)b->lo - (double)a->hi;
+	const double hi = qi == 0 ? (double)r->hl.hi : (double)b->hi - (double)a->lo;
+	const double base = (double)a->v;
+	const double clo = rule->unit == DU_PCT ? (base ? lo / base * 100 : lo > 0 ? INFINITY : 0) : lo;
+	const double chi = rule->unit == DU_PCT ? (base ? hi / base * 100 : hi > 0 ? INFINITY : 0) : hi;
+	if ((qi == 0 && r->mwu.p >= DIFF_ALPHA) || !holds_all(rule->op, clo, chi, rule->value))
+		return;   /* not significantly beyond the limit */
+	if (qi == 0)
+		add_find(d, ri, r->func, UINT32_MAX, DV_FAIL,
+			 fmt_why("%+.1f%% (%s -> %s, shift %+.1f%%..%+.1f%%, p=%.3g, n=%llu+%llu)",
+				 rel, rtime_fmt_duration(t1, a->v), rtime_fmt_duration(t2, b->v),
+				 base ? lo / base * 100 : 0, base ? hi / base * 100 : 0, r->mwu.p,
+				 (unsigned long long)r->nlat[0], (unsigned long long)r->nlat[1]));
+	else
+		add_find(d, ri, r->func, UINT32_MAX, DV_FAIL,
+			 fmt_why("%+.1f%% (%s -> %s, 95%% intervals apart, n=%llu+%llu)", rel,
+				 rtime_fmt_duration(t1, a->v), rtime_fmt_duration(t2, b->v),
+				 (unsigned long long)r->nlat[0], (unsigned long long)r->nlat[1]));
 }
 
 static void eval_errors(struct diff *d, uint32_t ri, const struct diff_fres *r)

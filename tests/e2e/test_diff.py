@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from conftest import REPORT, ROOT, build_with_libgtr, record, report
+from conftest import RECORD, REPORT, ROOT, build_with_libgtr, report
 
 T0 = 1000000000000
 US = 1000
@@ -369,3 +369,64 @@ def test_past_the_exact_limit_a_reservoir_with_its_error_stated(gen, tmp_path):
     assert abs(w["base"]["p50"]["ns"] - p50) <= (hi - lo)
     out = diff(big, big2).stdout
     assert "(sampled)" in out and "uniform sample of 100000" in out
+
+
+# ------------------------------------------------------------ a real program
+
+REAL_PROBES = ["main.work", "r:main.work", "main.parse", "r:main.parse", "main.audit",
+               "r:main.audit"]
+
+
+@pytest.fixture(scope="session")
+def diffapp(gobuild):
+    """tests/fixtures/diffapp in two builds: base, and new (-X main.variant=new:
+    work 30% slower, handle calls audit, parse fails on 20% of calls)."""
+    return (gobuild("tests/fixtures/diffapp/main.go", "diffapp"),
+            gobuild("tests/fixtures/diffapp/main.go", "diffapp-new", "-ldflags",
+                    "-X main.variant=new"))
+
+
+def recording(binary, out):
+    """Records `binary` with stacks (-U): main.handle, not traced, is the
+    caller its stacks name. The program runs on one CPU, as benchmarks are
+    run: unpinned, a run's speed depends on where the scheduler puts it
+    (go1.19's build of diffapp: p50s 15% apart from one run to the next on
+    a loaded 2-CPU machine; pinned, 2%)."""
+    p = subprocess.run(["taskset", "-c", "0", RECORD, "-q", "-U", "--force", "-o", str(out),
+                        *REAL_PROBES, "--", binary], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    return str(out)
+
+
+def test_real_program_in_two_builds(diffapp, tmp_path):
+    base, new = diffapp
+    b = recording(base, tmp_path / "base.gtr")
+    n = recording(new, tmp_path / "new.gtr")
+    rc, doc = diff_json(b, n)
+    assert rc == 1, doc["findings"]
+    assert doc["comparable"], doc.get("differences")
+    assert fails(doc) == [("main.parse", "errors > +5%"), ("main.work", "p50 > +10%")]
+    edges = [(e["caller"], e["callee"]) for e in doc["edges"] if e["status"] != "same"]
+    assert edges == [("main.handle", "main.audit")]
+    fs = funcs(doc)
+    assert fs["main.audit"]["status"] == "new"
+    assert fs["main.parse"]["base"]["error_share"] == pytest.approx(0.02)
+    assert fs["main.parse"]["new"]["error_share"] == pytest.approx(0.20)
+    assert fs["main.work"]["base"]["calls"] == fs["main.work"]["new"]["calls"] == 300
+    assert doc["base"]["exit_statuses"] == doc["new"]["exit_statuses"] == [{"code": 0, "count": 1}]
+    out = diff(b, n).stdout
+    assert "FAIL main.work: p50 > +10%" in out and "FAIL main.parse: errors > +5%" in out
+    assert "main.handle -> main.audit: 0, 300" in out
+
+
+def test_real_reruns_of_one_build_no_false_alarms(diffapp, tmp_path):
+    base, _ = diffapp
+    runs = [recording(base, tmp_path / ("r%d.gtr" % i)) for i in range(10)]
+    failing = []
+    for a, b in itertools.combinations(runs, 2):
+        rc, doc = diff_json(a, b)
+        assert rc in (0, 1), doc.get("differences")
+        if rc:
+            failing.append(doc["findings"])
+    print("false alarms: %d of 45 pairwise comparisons of 10 reruns" % len(failing))
+    assert not failing, failing

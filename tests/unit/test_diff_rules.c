@@ -104,6 +104,10 @@ static void one_func(struct diff *d, struct diff_opts *o, struct diff_func *f,
 	res->q[1][0] = (struct diff_q){ true, true, p50b, p50b - 1, p50b + 1 };
 	res->have_test = n >= DIFF_MIN_SAMPLES;
 	res->mwu.p = p;
+	/* the shift's interval: +-2% of base around the change */
+	res->hl = (struct diff_hl){ (double)p50b - (double)p50a, true,
+				    (int64_t)p50b - (int64_t)p50a - (int64_t)p50a / 50,
+				    (int64_t)p50b - (int64_t)p50a + (int64_t)p50a / 50 };
 	d->res = res;
 	d->nres = 1;
 	d->rules = &r;
@@ -139,6 +143,11 @@ Test(diff_rules, a_latency_rule_needs_size_and_significance)
 
 	/* significant but small */
 	one_func(&d, &o, &f, &res, 1000, 1050, 0.001, 100);
+	diff_rules_eval(&d);
+	cr_expect_eq(d.nfinds, 0);
+
+	/* beyond the limit, but its interval reaches below it (+9%..+13%) */
+	one_func(&d, &o, &f, &res, 1000, 1110, 0.001, 100);
 	diff_rules_eval(&d);
 	cr_expect_eq(d.nfinds, 0);
 
