@@ -223,7 +223,9 @@ static int load_index(struct gtr_reader *r)
 			return -EIO;
 		}
 		for (uint64_t i = tail - GTR_BLOCK_HDR_LEN + 1; i-- > 0;) {
-			if (memcmp(t + i, GTR_BLOCK_MAGIC, 4) || gtr_get_le32(t + i + 4) != GTR_BLOCK_SUMMARY ||
+			/* (the first byte before a call per byte) */
+			if (t[i] != GTR_BLOCK_MAGIC[0] || memcmp(t + i, GTR_BLOCK_MAGIC, 4) ||
+			    gtr_get_le32(t + i + 4) != GTR_BLOCK_SUMMARY ||
 			    i + GTR_BLOCK_HDR_LEN + gtr_get_le32(t + i + 8) != tail ||
 			    gtr_get_le32(t + i + 12) != gtr_block_crc(t + i, t + i + GTR_BLOCK_HDR_LEN,
 								       tail - i - GTR_BLOCK_HDR_LEN))

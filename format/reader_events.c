@@ -182,7 +182,8 @@ static inline struct rstate *pstate(struct gtr_reader *r, uint32_t id, bool crea
 	}
 	if (!create || r->nps >= GTR_FRAME_PROBES)
 		return NULL;
-	if (!r->ps && !(r->ps = malloc(GTR_FRAME_PROBES * sizeof(*r->ps))))
+	/* grown as probes appear: most frames hold few */
+	if (rd_grow((void **)&r->ps, &r->ps_cap, r->nps, sizeof(*r->ps)))
 		return NULL;
 	if (id < DIRECT_PROBES) {
 		r->ps_dgen[id] = r->frame_gen;

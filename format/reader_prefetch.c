@@ -249,7 +249,9 @@ const uint8_t *rd_unzstd(struct gtr_reader *r, const struct block *b,
 		return d;
 	if (zframe_check(b->payload, b->len, &csize, why, whylen))
 		return NULL;
-	if (reserve(&r->dbuf, &r->dcap, csize + ZSTD_SLACK)) {
+	/* the context on first use: a file without frames never needs one */
+	if (reserve(&r->dbuf, &r->dcap, csize + ZSTD_SLACK) ||
+	    (!r->dctx && !(r->dctx = ZSTD_createDCtx()))) {
 		snprintf(why, whylen, "out of memory");
 		return NULL;
 	}

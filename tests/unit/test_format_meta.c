@@ -399,3 +399,76 @@ Test(meta, seek_by_time)
 	cr_assert(strstr(gtr_reader_error(r), "no frame index"), "%s", gtr_reader_error(r));
 	gtr_reader_close(r);
 }
+
+/*
+ * The input window starts at the size of a small file; when the file grows
+ * after it was opened (a recording still being written), the window grows
+ * to hold frames many times larger, and everything reads.
+ */
+/* splitmix64's finaliser: values that do not compress */
+static uint64_t mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+Test(meta, window_grows_with_the_file)
+{
+	struct gtr_writer *w = open_w();
+	const uint32_t n = 60000;
+	for (uint32_t i = 0; i < n; i++) {
+		struct gtr_event e = { .ts_ns = 1000 + i, .probe_id = 3, .pid = 1, .tid = 1,
+				       .cpu = GTR_CPU_UNKNOWN, .nvals = 3 };
+		e.vals[0] = (struct gtr_value){ .kind = GTR_VAL_INT, .v.i = (int64_t)(i * 7919u % 100003u) - 5000 };
+		e.vals[1] = (struct gtr_value){ .kind = GTR_VAL_UINT, .v.u = mix(i) };
+		e.vals[2] = (struct gtr_value){ .kind = GTR_VAL_UINT, .v.u = i };
+		cr_assert_eq(gtr_writer_event(w, &e), 0);
+	}
+	close_w(w);
+	FILE *f = fopen(path, "rb");
+	cr_assert_not_null(f);
+	static uint8_t b[8 << 20];
+	const size_t len = fread(b, 1, sizeof(b), f);
+	fclose(f);
+	cr_assert(len > 0 && len < sizeof(b));
+	/* the first part: the file header and the host block (a window of
+	 * 4 KiB); the rest holds blocks many times that */
+	const size_t head = GTR_FILE_HDR_LEN + GTR_BLOCK_HDR_LEN + gtr_get_le32(b + GTR_FILE_HDR_LEN + 8);
+	uint32_t biggest = 0;
+	for (size_t o = head; o + GTR_BLOCK_HDR_LEN <= len; o += GTR_BLOCK_HDR_LEN + gtr_get_le32(b + o + 8))
+		if (gtr_get_le32(b + o + 8) > biggest)
+			biggest = gtr_get_le32(b + o + 8);
+	cr_assert_lt(head, 1024);
+	cr_assert_gt(biggest, 64 << 10, "largest block %u bytes", biggest);
+
+	char part[96];
+	snprintf(part, sizeof(part), "%s.part", path);
+	f = fopen(part, "wb");
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(b, 1, head, f), head);
+	fclose(f);
+	char err[512];
+	struct gtr_reader *r = gtr_reader_open(part, err, sizeof(err));
+	cr_assert_not_null(r, "%s", err);
+	f = fopen(part, "ab");
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(b + head, 1, len - head, f), len - head);
+	fclose(f);
+	struct gtr_event got;
+	uint32_t i = 0;
+	while (gtr_reader_next(r, &got, NULL) == GTR_ITEM_EVENT) {
+		cr_assert_eq(got.ts_ns, 1000 + i);
+		cr_assert_eq(got.vals[0].v.i, (int64_t)(i * 7919u % 100003u) - 5000, "%u", i);
+		cr_assert_eq(got.vals[1].v.u, mix(i), "%u", i);
+		cr_assert_eq(got.vals[2].v.u, i);
+		i++;
+	}
+	cr_assert_eq(i, n, "%s", gtr_reader_error(r));
+	cr_assert_eq(gtr_reader_damage(r), 0, "%s", gtr_reader_error(r));
+	cr_assert(!gtr_reader_truncated(r));
+	cr_assert(gtr_reader_summary(r)->present);
+	gtr_reader_close(r);
+	unlink(part);
+}
