@@ -12,8 +12,9 @@ B        := build
 TOOLS    ?=
 
 DEPS_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev \
-	libcbor-dev libcriterion-dev libzydis-dev libpcre2-dev pkg-config \
+	libcbor-dev libcriterion-dev libzydis-dev libpcre2-dev zlib1g-dev pkg-config \
 	golang-go gccgo python3-pytest python3-cbor2 python3-zstandard python3-scipy zstd \
+	python3-protobuf protobuf-compiler \
 	libclang-rt-14-dev caddy age binutils bpftrace linux-perf util-linux man-db
 
 # CFLAGS, CPPFLAGS and LDFLAGS are the user's (make CFLAGS=-O0); the flags
@@ -25,7 +26,7 @@ GT_CFLAGS = -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 ALL_CFLAGS = $(GT_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LDLIBS_FORMAT := -lcbor -lzstd -pthread
 LDLIBS_RECORD := -lbpf -lelf -ldw -lZydis $(LDLIBS_FORMAT)
-LDLIBS_REPORT := -lpcre2-8 $(LDLIBS_FORMAT) -lm
+LDLIBS_REPORT := -lpcre2-8 $(LDLIBS_FORMAT) -lz -lm
 
 # libgtr: format/ and the helpers of lib/ it stands on (the hash map, UTF-8)
 LIBGTR_LIB_SRCS := lib/map.c lib/utf8.c
@@ -226,6 +227,7 @@ bench: all $(B)/report_bench $(B)/format_bench
 	$(PYTHON) tests/bench/record_bench.py
 	$(B)/report_bench ./gotrace-report 1000000
 	tests/bench/report_perf.sh 1000000
+	tests/bench/perfetto_bench.sh 10000000
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin

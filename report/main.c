@@ -59,7 +59,7 @@ static const struct argp_option common_options[] = {
 
 static const struct argp_option print_options[] = {
 	{ "format", OPT_FORMAT, "FMT", 0,
-	  "Output format: text (default), jsonl, csv, chrome, folded", 0 },
+	  "Output format: text (default), jsonl, csv, chrome, perfetto, folded", 0 },
 	{ "calls", OPT_CALLS, 0, 0, "One line per call: entry, return and latency (text, jsonl)", 0 },
 	{ 0, 't', 0, 0, "Text: add a TIME column, seconds since the first event", 0 },
 	{ 0, 'T', 0, 0, "Text: add a TIME column, wall-clock HH:MM:SS.us (local time)", 0 },
@@ -102,7 +102,7 @@ static const char print_doc[] =
 	"                                              # slow returns of net/http\n"
 	"  gotrace-report --calls app.gtr              # a line per call, latency\n"
 	"  gotrace-report --format jsonl app.gtr | jq .args  # JSON Lines for jq\n"
-	"  gotrace-report --format chrome app.gtr > t.json   # for ui.perfetto.dev\n"
+	"  gotrace-report --format perfetto app.gtr > t.pftrace  # for ui.perfetto.dev\n"
 	"  gotrace-report --format folded app.gtr | flamegraph.pl > f.svg\n"
 	"  gotrace-report stats --by goarg1 app.gtr    # latency per first argument\n"
 	"  gotrace-report --since +5s --until +6s app.gtr    # one second of it\n"
@@ -246,7 +246,7 @@ static void check_end(struct report_opts *env, struct argp_state *state)
 	if (env->write_path && !env->lim.keep_str)
 		env->lim.keep_str = GTR_MAX_STRING;
 	if (env->calls && !(env->format->flags & OUTPUT_F_CALLS))
-		argp_error(state, "--calls works with --format text or jsonl (chrome shows calls already)");
+		argp_error(state, "--calls works with --format text or jsonl (chrome and perfetto show calls already)");
 	if ((env->time_rel || env->time_wall) && !(env->format->flags & OUTPUT_F_TIME))
 		argp_error(state, "-t and -T add columns to --format text only");
 	if (env->limit && (env->stats || (env->format->flags & OUTPUT_F_SUMMARY)))

@@ -94,11 +94,9 @@ static void chrome_next(struct chrome *c, struct buf *b, struct jsonw *w)
 	jsonw_init(w, b, JSON_ESC_JS);
 }
 
-/* One Chrome trace event: "X" with `dur_ns` when `complete`, else "i". */
+/* One Chrome trace event: "X" for a complete span, else "i". */
 static void chrome_event(struct output *o, struct buf *b, const struct report_event *e,
-			 const struct gtr_probe *p, const struct gtr_event *entry,
-			 const struct gtr_event *ret, uint64_t ts, bool complete,
-			 uint64_t dur_ns, const char *note, const char *status)
+			 const struct out_span *s)
 {
 	struct chrome *c = output_state(o);
 	struct jsonw w;
@@ -107,35 +105,36 @@ static void chrome_event(struct output *o, struct buf *b, const struct report_ev
 	chrome_track(c, e);
 	chrome_next(c, b, &w);
 	jsonw_start_object(&w);
-	if (p && p->func) {
-		jsonw_string_field(&w, "name", p->func);
+	if (s->probe && s->probe->func) {
+		jsonw_string_field(&w, "name", s->probe->func);
 	} else {
 		snprintf(tmp, sizeof(tmp), "probe#%" PRIu32, e->ev->probe_id);
 		jsonw_string_field(&w, "name", tmp);
 	}
 	jsonw_string_field(&w, "cat", "call");
-	jsonw_string_field(&w, "ph", complete ? "X" : "i");
-	if (!complete)
+	jsonw_string_field(&w, "ph", s->complete ? "X" : "i");
+	if (!s->complete)
 		jsonw_string_field(&w, "s", "t");
 	jsonw_name(&w, "ts");
-	chrome_us(jsonw_raw(&w), ts, e->t0_ns);
-	if (complete) {
+	chrome_us(jsonw_raw(&w), s->ts, e->t0_ns);
+	if (s->complete) {
 		jsonw_name(&w, "dur");
-		chrome_us(jsonw_raw(&w), dur_ns, 0);
+		chrome_us(jsonw_raw(&w), s->end_ns - s->ts, 0);
 	}
 	jsonw_uint_field(&w, "pid", e->ev->pid);
 	jsonw_uint_field(&w, "tid", chrome_tid(e->ev));
 	jsonw_name(&w, "args");
 	jsonw_start_object(&w);
+	if (e->host)
+		jsonw_string_field(&w, "host", e->host);
 	jsonw_uint_field(&w, "goid", e->ev->goid);
-	if (note)
-		jsonw_string_field(&w, "note", note);
-	if (status)
-		jsonw_string_field(&w, "status", status);
-	out_json_values(&w, "goargs", "args",
-			entry ? (e->entry_probe ? e->entry_probe : e->probe) : NULL, entry);
-	out_json_values(&w, "goret", "rets", ret ? e->probe : NULL, ret);
-	out_json_stack(o, &w, out_call_stack(entry, ret));
+	if (s->note)
+		jsonw_string_field(&w, "note", s->note);
+	if (s->status)
+		jsonw_string_field(&w, "status", s->status);
+	out_json_values(&w, "goargs", "args", s->eprobe, s->entry);
+	out_json_values(&w, "goret", "rets", s->rprobe, s->ret);
+	out_json_stack(o, &w, out_call_stack(s->entry, s->ret));
 	jsonw_end_object(&w);
 	jsonw_end_object(&w);
 }
@@ -206,30 +205,13 @@ static void chrome_end(struct output *o, struct buf *b)
 
 static int chrome_put(struct output *o, struct buf *b, const struct report_event *e)
 {
-	const struct gtr_event *ev = e->ev;
-
-	if (ev->kind == GTR_KIND_RETURN && e->entry)
-		chrome_event(o, b, e, e->entry_probe ? e->entry_probe : e->probe, e->entry,
-			     ev, e->entry->ts_ns, true, e->latency_ns, NULL, NULL);
-	else if (ev->kind == GTR_KIND_RETURN)
-		chrome_event(o, b, e, e->probe, NULL, ev, ev->ts_ns, false, 0,
-			     e->lost ? NULL : "return without entry",
-			     e->lost ? "lost" : NULL);
-	else if (!e->tracked)
-		chrome_event(o, b, e, e->probe, ev, NULL, ev->ts_ns, false, 0, NULL, NULL);
-	else
-		return 0;
-	return 1;
+	return out_span_put(o, b, e, chrome_event);
 }
 
 static int chrome_put_open(struct output *o, struct buf *b, const struct report_event *e,
-			   uint64_t end_ns, const char *status)
+			        uint64_t end_ns, const char *status)
 {
-	const struct gtr_event *ev = e->ev;
-
-	chrome_event(o, b, e, e->probe, ev, NULL, ev->ts_ns, true,
-		     end_ns > ev->ts_ns ? end_ns - ev->ts_ns : 0, NULL, status);
-	return 1;
+	return out_span_put_open(o, b, e, end_ns, status, chrome_event);
 }
 
 static void chrome_free(struct output *o)

@@ -14,7 +14,7 @@
 
 /* The output table: --format NAME selects a row. */
 static const struct output_format *const formats[] = {
-	&out_text, &out_jsonl, &out_csv, &out_chrome, &out_folded,
+	&out_text, &out_jsonl, &out_csv, &out_chrome, &out_perfetto, &out_folded,
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
@@ -121,6 +121,59 @@ void output_frame(const struct output *o, struct buf *b, uint32_t pid, uint64_t 
 		output_text_bytes(b, (const uint8_t *)name, strlen(name), false);
 	if (!name_only)
 		buf_printf(b, "+0x%" PRIx64, off);
+}
+
+/* The span of `e` into *s; false when the view shows nothing for it. */
+static bool out_span_of(const struct report_event *e, struct out_span *s)
+{
+	const struct gtr_event *ev = e->ev;
+
+	memset(s, 0, sizeof(*s));
+	s->ts = s->end_ns = ev->ts_ns;
+	if (ev->kind == GTR_KIND_RETURN && e->entry) {
+		s->probe = s->eprobe = e->entry_probe ? e->entry_probe : e->probe;
+		s->rprobe = e->probe;
+		s->entry = e->entry;
+		s->ret = ev;
+		s->ts = e->entry->ts_ns;
+		s->complete = true;
+	} else if (ev->kind == GTR_KIND_RETURN) {
+		s->probe = s->rprobe = e->probe;
+		s->ret = ev;
+		s->note = e->lost ? NULL : "return without entry";
+		s->status = e->lost ? "lost" : NULL;
+	} else if (!e->tracked) {
+		s->probe = s->eprobe = e->probe;
+		s->entry = ev;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+int out_span_put(struct output *o, struct buf *b, const struct report_event *e,
+		 out_span_fn *fn)
+{
+	struct out_span s;
+
+	if (!out_span_of(e, &s))
+		return 0;
+	fn(o, b, e, &s);
+	return 1;
+}
+
+int out_span_put_open(struct output *o, struct buf *b, const struct report_event *e,
+		      uint64_t end_ns, const char *status, out_span_fn *fn)
+{
+	const struct gtr_event *ev = e->ev;
+	const struct out_span s = {
+		.probe = e->probe, .eprobe = e->probe, .entry = ev, .ts = ev->ts_ns,
+		.end_ns = end_ns > ev->ts_ns ? end_ns : ev->ts_ns, .complete = true,
+		.status = status,
+	};
+
+	fn(o, b, e, &s);
+	return 1;
 }
 
 /* The stack a call shows: its entry's, else its return's. */

@@ -8,7 +8,7 @@
  *
  * Layers: output.c (the output table, the output object, stacks) calls
  * one printer per format (out_text.c, out_jsonl.c, out_csv.c,
- * out_chrome.c), all of which format values through value.c (strings,
+ * out_chrome.c, out_perfetto.c), all of which format values through value.c (strings,
  * numbers, slices) and printf.c (trace.py format strings); output_int.h
  * is what they share.
  */
@@ -54,9 +54,10 @@ enum {
 };
 
 /* The rows of the output table (report/out_*.c, report/folded.c). */
-extern const struct output_format out_text, out_jsonl, out_csv, out_chrome, out_folded;
+extern const struct output_format out_text, out_jsonl, out_csv, out_chrome, out_perfetto,
+	out_folded;
 
-/* Finds the format named `name` ("text", "jsonl", "csv", "chrome",
+/* Finds the format named `name` ("text", "jsonl", "csv", "chrome", "perfetto",
  * "folded") into *fmt. Returns 0, or -1 for an unknown name. */
 int output_format_parse(const char *name, const struct output_format **fmt);
 
@@ -69,6 +70,8 @@ struct output_opts {
 	bool time_rel;         /* -t: seconds since the first event (text) */
 	bool time_wall;        /* -T: wall-clock time of day (text; from e->real_ns) */
 	uint32_t csv_values;   /* value columns of CSV (v1..vN), at least 1 */
+	bool hosts;            /* several hosts (a merged file): a HOST column
+				* (text, CSV), a "host" key (JSONL, Chrome) */
 	/*
 	 * Names recorded stack addresses (gtr_reader_symbolize()): the
 	 * function containing runtime address `addr` of process `pid`, its

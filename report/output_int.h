@@ -75,6 +75,19 @@ double out_value_double(const struct gtr_value *v, const struct gtr_arg *arg);
 void out_bare_value(struct buf *b, const struct gtr_value *v,
 		    const struct gtr_arg *arg, int prec);
 
+/*
+ * value.c: a struct passed by value, value i of `ev` (probe p), shown
+ * whole from its fields (values named "NAME.FIELD" after it): text
+ * "{X:3 Y:4}", nested "{Min:{X:1 Y:2} Name:"box"(len=3)}", or (json) a
+ * JSON object. False, writing nothing, when value i is no such struct.
+ */
+bool output_struct_value(struct buf *b, const struct gtr_probe *p,
+			 const struct gtr_event *ev, uint32_t i, bool json);
+
+/* value.c: whether value j of p is a field of a struct shown whole by
+ * output_struct_value() (left out where the struct is shown). */
+bool output_is_struct_field(const struct gtr_probe *p, uint32_t j);
+
 /* printf.c: appends the values of `ev` through probe p's format string
  * (p->fmt, not empty), compiled once per probe when `o` is not NULL. */
 void out_printf(struct output *o, struct buf *b, const struct gtr_probe *p,
@@ -82,6 +95,38 @@ void out_printf(struct output *o, struct buf *b, const struct gtr_probe *p,
 
 /* printf.c: frees the compiled format strings of `o`. */
 void out_printf_free(struct output *o);
+
+/*
+ * What the trace viewers' formats (Chrome, Perfetto) show of an event: a
+ * slice from `ts` to `end_ns` (`complete`) or an instant at `ts`, named by
+ * `probe`, with the values of `entry` (from `eprobe`) and `ret` (from
+ * `rprobe`; either event may be NULL), and `note` and `status` when not
+ * NULL (spec/OUTPUT.md, "Chrome trace").
+ */
+struct out_span {
+	const struct gtr_probe *probe, *eprobe, *rprobe;
+	const struct gtr_event *entry, *ret;
+	uint64_t ts, end_ns;
+	bool complete;
+	const char *note, *status;
+};
+
+/* A printer of spans: writes span `s` of event `e` to `b`. */
+typedef void out_span_fn(struct output *o, struct buf *b, const struct report_event *e,
+			 const struct out_span *s);
+
+/* output.c: output_format.put of a span printer: writes the span of `e`
+ * (after pairing) through `fn`: a paired return is its call, an event
+ * shown alone an instant, an entry whose return will show its call
+ * nothing. Returns the records written (0 or 1). */
+int out_span_put(struct output *o, struct buf *b, const struct report_event *e,
+		 out_span_fn *fn);
+
+/* output.c: output_format.put_open of a span printer: the call `e` that
+ * did not return, from its entry to `end_ns` (its entry, when earlier),
+ * with `status`, through `fn`. Returns 1. */
+int out_span_put_open(struct output *o, struct buf *b, const struct report_event *e,
+		      uint64_t end_ns, const char *status, out_span_fn *fn);
 
 /* output.c: the stack a call shows: its entry's, else its return's. */
 const struct gtr_event *out_call_stack(const struct gtr_event *entry,

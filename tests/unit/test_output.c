@@ -518,7 +518,7 @@ Test(output, format_names)
 	cr_expect_eq(output_format_parse("jsonl", &f), 0);
 	cr_expect_eq(f, &out_jsonl);
 	cr_expect_eq(output_format_parse("json", &f), -1);
-	cr_expect_str_eq(output_format_names(), "text, jsonl, csv, chrome, folded");
+	cr_expect_str_eq(output_format_names(), "text, jsonl, csv, chrome, perfetto, folded");
 }
 
 Test(output, buffer_grows)
