@@ -7,6 +7,7 @@
  */
 #include "folded.h"
 
+#include "map.h"
 #include "output.h"
 #include "pair.h"
 #include "xalloc.h"
@@ -17,16 +18,13 @@
 #include <string.h>
 
 struct fent {
-	uint64_t hash;
 	uint64_t value;
 	uint32_t off, n;          /* path: f->path[off, off + n) */
-	bool used;
 };
 
 /* A goroutine with returned callees whose caller has not returned yet. */
 struct fgor {
 	uint32_t pid;
-	bool used;
 	uint64_t key;             /* goid, or tid | 1 << 63 (as report/pair.c) */
 	uint64_t *child;          /* child[d]: latency of the calls returned at
 				     depth d + 1 since the call at depth d began */
@@ -35,16 +33,17 @@ struct fgor {
 };
 
 struct folded {
-	struct fent *tab;
-	uint32_t cap, count, max;
+	struct u64map tab;        /* hash of a path -> index in ents */
+	struct fent *ents;
+	uint32_t cap, count, max; /* ents: room, used, most kept */
 	uint32_t *path;
 	size_t npath, cap_path;
 	uint64_t dropped;
 	char **names;             /* interned frame names, by id */
 	uint32_t nnames, cap_names;
-	uint32_t *nix;            /* hash of names: id + 1, 0 empty */
-	uint32_t nix_cap;
-	struct fgor *gors;        /* open addressing, backward-shift deletion */
+	struct u64map nix;        /* hash of a name -> id */
+	struct u64map gix;        /* hash of (pid, key) -> index in gors */
+	struct fgor *gors;
 	uint32_t gcap, gcount;
 	uint64_t *spare;          /* a freed child array, reused */
 	uint32_t spare_cap;
@@ -68,13 +67,15 @@ void folded_free(struct folded *f)
 {
 	if (!f)
 		return;
-	free(f->tab);
+	u64map_free(&f->tab);
+	free(f->ents);
 	free(f->path);
 	for (uint32_t i = 0; i < f->nnames; i++)
 		free(f->names[i]);
 	free(f->names);
-	free(f->nix);
-	for (uint32_t i = 0; i < f->gcap; i++)
+	u64map_free(&f->nix);
+	u64map_free(&f->gix);
+	for (uint32_t i = 0; i < f->gcount; i++)
 		free(f->gors[i].child);
 	free(f->gors);
 	free(f->spare);
@@ -84,39 +85,15 @@ void folded_free(struct folded *f)
 	free(f);
 }
 
-static uint64_t name_hash(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
-	return h;
-}
-
-static void nix_rebuild(struct folded *f, uint32_t cap)
-{
-	free(f->nix);
-	f->nix = xrealloc(NULL, cap * sizeof(*f->nix), "folded stacks");
-	memset(f->nix, 0, cap * sizeof(*f->nix));
-	f->nix_cap = cap;
-	for (uint32_t i = 0; i < f->nnames; i++) {
-		uint32_t h = (uint32_t)name_hash(f->names[i], strlen(f->names[i])) & (cap - 1);
-		while (f->nix[h])
-			h = (h + 1) & (cap - 1);
-		f->nix[h] = i + 1;
-	}
-}
-
 uint32_t folded_intern(struct folded *f, const char *name, size_t len)
 {
-	if ((f->nnames + 1) * 2 > f->nix_cap)
-		nix_rebuild(f, f->nix_cap ? f->nix_cap * 2 : 256);
-	uint32_t h = (uint32_t)name_hash(name, len) & (f->nix_cap - 1);
-	while (f->nix[h]) {
-		const char *s = f->names[f->nix[h] - 1];
+	const uint64_t h = u64map_hash_mem(name, len, 0);
+	uint32_t pos = 0;
+
+	for (const uint32_t *id; (id = u64map_find(&f->nix, h, &pos));) {
+		const char *s = f->names[*id];
 		if (!strncmp(s, name, len) && !s[len])
-			return f->nix[h] - 1;
-		h = (h + 1) & (f->nix_cap - 1);
+			return *id;
 	}
 	if (f->nnames == f->cap_names) {
 		f->cap_names = f->cap_names ? f->cap_names * 2 : 256;
@@ -126,52 +103,22 @@ uint32_t folded_intern(struct folded *f, const char *name, size_t len)
 	memcpy(s, name, len);
 	s[len] = '\0';
 	f->names[f->nnames] = s;
-	f->nix[h] = ++f->nnames;
-	return f->nnames - 1;
-}
-
-static uint64_t path_hash(const uint32_t *fids, uint32_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (uint32_t i = 0; i < n; i++)
-		h = (h ^ fids[i]) * 1099511628211ull;
-	return h ? h : 1;
-}
-
-static void rehash(struct folded *f, uint32_t cap)
-{
-	struct fent *t = xrealloc(NULL, cap * sizeof(*t), "folded stacks");
-
-	memset(t, 0, cap * sizeof(*t));
-	for (uint32_t i = 0; i < f->cap; i++) {
-		if (!f->tab[i].used)
-			continue;
-		uint32_t h = (uint32_t)f->tab[i].hash & (cap - 1);
-		while (t[h].used)
-			h = (h + 1) & (cap - 1);
-		t[h] = f->tab[i];
-	}
-	free(f->tab);
-	f->tab = t;
-	f->cap = cap;
+	if (u64map_add(&f->nix, h, f->nnames, UINT32_MAX))
+		xalloc_die("folded stacks: name index");
+	return f->nnames++;
 }
 
 void folded_add(struct folded *f, const uint32_t *fids, uint32_t n, uint64_t value)
 {
-	const uint64_t hash = path_hash(fids, n);
+	const uint64_t h = u64map_hash_mem(fids, n * sizeof(*fids), 0);
+	uint32_t pos = 0;
 
-	if ((f->count + 1) * 2 > f->cap)
-		rehash(f, f->cap ? f->cap * 2 : 256);
-	uint32_t h = (uint32_t)hash & (f->cap - 1);
-	while (f->tab[h].used) {
-		struct fent *e = &f->tab[h];
-		if (e->hash == hash && e->n == n &&
-		    !memcmp(f->path + e->off, fids, n * sizeof(*fids))) {
+	for (const uint32_t *i; (i = u64map_find(&f->tab, h, &pos));) {
+		struct fent *e = &f->ents[*i];
+		if (e->n == n && !memcmp(f->path + e->off, fids, n * sizeof(*fids))) {
 			e->value += value;
 			return;
 		}
-		h = (h + 1) & (f->cap - 1);
 	}
 	if (f->count >= f->max) {
 		f->dropped++;
@@ -181,71 +128,73 @@ void folded_add(struct folded *f, const uint32_t *fids, uint32_t n, uint64_t val
 		f->cap_path = (f->npath + n) * 2;
 		f->path = xrealloc(f->path, f->cap_path * sizeof(*f->path), "folded stacks");
 	}
+	if (f->count == f->cap) {
+		f->cap = f->cap ? f->cap * 2 : 256;
+		f->ents = xrealloc(f->ents, f->cap * sizeof(*f->ents), "folded stacks");
+	}
 	memcpy(f->path + f->npath, fids, n * sizeof(*fids));
-	f->tab[h] = (struct fent){ .hash = hash, .value = value, .off = (uint32_t)f->npath,
-				   .n = n, .used = true };
+	f->ents[f->count] = (struct fent){ .value = value, .off = (uint32_t)f->npath, .n = n };
+	if (u64map_add(&f->tab, h, f->count, UINT32_MAX))
+		xalloc_die("folded stacks: path index");
 	f->npath += n;
 	f->count++;
 }
 
 /* ------------------------------------------------------------ self time */
 
-static uint32_t ghash(uint32_t pid, uint64_t key)
+/* The index in f->gors of goroutine (pid, key), or UINT32_MAX. */
+static uint32_t gor_find(const struct folded *f, uint32_t pid, uint64_t key)
 {
-	const uint64_t h = key * 0x9e3779b97f4a7c15ull ^ (uint64_t)pid * 0xc2b2ae3d27d4eb4full;
+	uint32_t pos = 0;
 
-	return (uint32_t)(h >> 32);
+	for (const uint32_t *i; (i = u64map_find(&f->gix, u64map_hash2(key, pid), &pos));)
+		if (f->gors[*i].pid == pid && f->gors[*i].key == key)
+			return *i;
+	return UINT32_MAX;
 }
 
-static void gor_rehash(struct folded *f, uint32_t cap)
+/* A new goroutine (pid, key), with no callees yet. */
+static struct fgor *gor_new(struct folded *f, uint32_t pid, uint64_t key)
 {
-	struct fgor *t = xrealloc(NULL, cap * sizeof(*t), "folded stacks");
-
-	memset(t, 0, cap * sizeof(*t));
-	for (uint32_t i = 0; i < f->gcap; i++) {
-		if (!f->gors[i].used)
-			continue;
-		uint32_t h = ghash(f->gors[i].pid, f->gors[i].key) & (cap - 1);
-		while (t[h].used)
-			h = (h + 1) & (cap - 1);
-		t[h] = f->gors[i];
+	if (f->gcount == f->gcap) {
+		f->gcap = f->gcap ? f->gcap * 2 : 64;
+		f->gors = xrealloc(f->gors, f->gcap * sizeof(*f->gors), "folded stacks");
 	}
-	free(f->gors);
-	f->gors = t;
-	f->gcap = cap;
+	if (u64map_add(&f->gix, u64map_hash2(key, pid), f->gcount, UINT32_MAX))
+		xalloc_die("folded stacks: goroutine index");
+	struct fgor *g = &f->gors[f->gcount++];
+	*g = (struct fgor){ .pid = pid, .key = key };
+	if (f->spare) {
+		g->child = f->spare;
+		g->cap = f->spare_cap;
+		f->spare = NULL;
+	}
+	return g;
 }
 
-/* The slot of goroutine (pid, key): its own, or the empty one it would take. */
-static uint32_t gor_slot(const struct folded *f, uint32_t pid, uint64_t key)
-{
-	uint32_t h = ghash(pid, key) & (f->gcap - 1);
-
-	while (f->gors[h].used && !(f->gors[h].pid == pid && f->gors[h].key == key))
-		h = (h + 1) & (f->gcap - 1);
-	return h;
-}
-
-/* Forgets the goroutine in slot i (its callers have all returned). */
+/* Forgets goroutine i (its callers have all returned); the last one takes
+ * its place. */
 static void gor_del(struct folded *f, uint32_t i)
 {
-	const uint32_t mask = f->gcap - 1;
+	struct fgor *g = &f->gors[i];
+	const uint32_t last = f->gcount - 1;
 
-	if (!f->spare || f->gors[i].cap > f->spare_cap) {
+	if (!f->spare || g->cap > f->spare_cap) {
 		free(f->spare);
-		f->spare = f->gors[i].child;
-		f->spare_cap = f->gors[i].cap;
+		f->spare = g->child;
+		f->spare_cap = g->cap;
 	} else {
-		free(f->gors[i].child);
+		free(g->child);
 	}
-	for (uint32_t j = (i + 1) & mask; f->gors[j].used; j = (j + 1) & mask) {
-		const uint32_t h = ghash(f->gors[j].pid, f->gors[j].key) & mask;
-		/* the entry at j stays when its home h lies cyclically in (i, j] */
-		if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
-			continue;
-		f->gors[i] = f->gors[j];
-		i = j;
+	u64map_del(&f->gix, u64map_hash2(g->key, g->pid), i);
+	if (i != last) {
+		const struct fgor *m = &f->gors[last];
+		const uint64_t h = u64map_hash2(m->key, m->pid);
+		u64map_del(&f->gix, h, last);
+		if (u64map_add(&f->gix, h, i, UINT32_MAX))
+			xalloc_die("folded stacks: goroutine index");
+		*g = *m;
 	}
-	memset(&f->gors[i], 0, sizeof(f->gors[i]));
 	f->gcount--;
 }
 
@@ -261,14 +210,9 @@ static uint64_t close_at(struct folded *f, const struct gtr_event *ev, uint32_t 
 {
 	const uint64_t key = ev->goid ? ev->goid : (uint64_t)ev->tid | 1ull << 63;
 	uint64_t children = 0;
-	uint32_t i = 0;
-	struct fgor *g = NULL;
+	const uint32_t i = gor_find(f, ev->pid, key);
+	struct fgor *g = i == UINT32_MAX ? NULL : &f->gors[i];
 
-	if (f->gcount) {
-		i = gor_slot(f, ev->pid, key);
-		if (f->gors[i].used)
-			g = &f->gors[i];
-	}
 	if (g) {
 		/* its callees, and those of the calls it closed over (deeper) */
 		for (uint32_t k = d; k < g->top; k++) {
@@ -286,19 +230,8 @@ static uint64_t close_at(struct folded *f, const struct gtr_event *ev, uint32_t 
 	}
 	if (lost && !children)
 		return 0;
-	if (!g) {
-		if ((f->gcount + 1) * 2 > f->gcap)
-			gor_rehash(f, f->gcap ? f->gcap * 2 : 64);
-		i = gor_slot(f, ev->pid, key);
-		g = &f->gors[i];
-		*g = (struct fgor){ .pid = ev->pid, .key = key, .used = true };
-		if (f->spare) {
-			g->child = f->spare;
-			g->cap = f->spare_cap;
-			f->spare = NULL;
-		}
-		f->gcount++;
-	}
+	if (!g)
+		g = gor_new(f, ev->pid, key);
 	if (d > g->cap) {
 		const uint32_t cap = d * 2 > 16 ? d * 2 : 16;
 		g->child = xrealloc(g->child, cap * sizeof(*g->child), "folded stacks");
@@ -401,10 +334,8 @@ void folded_write(const struct folded *f, struct buf *b)
 	struct buf tmp = BUF_INIT;
 	uint32_t n = 0;
 
-	for (uint32_t i = 0; i < f->cap; i++) {
-		const struct fent *e = &f->tab[i];
-		if (!e->used)
-			continue;
+	for (uint32_t i = 0; i < f->count; i++) {
+		const struct fent *e = &f->ents[i];
 		buf_reset(&tmp);
 		for (uint32_t k = 0; k < e->n; k++) {
 			if (k)

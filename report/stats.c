@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "map.h"
 #include "output.h"
 #include "timeparse.h"
 #include "xalloc.h"
@@ -23,7 +24,6 @@
 struct group {
 	char *key;                 /* function, '\0', by-value text */
 	size_t klen;
-	uint64_t hash;
 	bool num;                  /* the --by value is a number: sorted as one */
 	bool dbl;
 	__int128 iv;               /* FV_INT, FV_UINT */
@@ -41,8 +41,9 @@ struct stats {
 	struct filter *by;
 	const char *by_name;
 	uint32_t max;
-	struct group **tab;        /* open addressing */
-	uint32_t cap, count;
+	struct u64map ix;          /* hash of a key -> index in groups */
+	struct group **groups;     /* in the order they were met */
+	uint32_t count, cap;
 	uint64_t dropped;
 	uint64_t span_ns;          /* stats_set_window() */
 	bool have_span;
@@ -84,14 +85,14 @@ void stats_free(struct stats *s)
 {
 	if (!s)
 		return;
-	for (uint32_t i = 0; i < s->cap; i++)
-		if (s->tab[i]) {
-			free(s->tab[i]->key);
-			free(s->tab[i]->lin);
-			free(s->tab[i]->exact);
-			free(s->tab[i]);
-		}
-	free(s->tab);
+	for (uint32_t i = 0; i < s->count; i++) {
+		free(s->groups[i]->key);
+		free(s->groups[i]->lin);
+		free(s->groups[i]->exact);
+		free(s->groups[i]);
+	}
+	free(s->groups);
+	u64map_free(&s->ix);
 	buf_free(&s->key);
 	free(s);
 }
@@ -101,30 +102,35 @@ uint64_t stats_dropped(const struct stats *s)
 	return s->dropped;
 }
 
-static uint64_t hash_bytes(const char *p, size_t n)
+/* The group of the key in s->key, NULL when there is none yet. */
+static struct group *group_find(const struct stats *s, uint64_t hash)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint32_t pos = 0;
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)p[i]) * 1099511628211ull;
-	return h;
+	for (const uint32_t *i; (i = u64map_find(&s->ix, hash, &pos));) {
+		struct group *g = s->groups[*i];
+		if (g->klen == s->key.len && !memcmp(g->key, s->key.data, g->klen))
+			return g;
+	}
+	return NULL;
 }
 
-static void rehash(struct stats *s, uint32_t cap)
+/* A new group for the key in s->key, filed under `hash`. */
+static struct group *group_new(struct stats *s, uint64_t hash)
 {
-	struct group **t = xcalloc(cap, sizeof(*t), "stats");
-
-	for (uint32_t i = 0; i < s->cap; i++) {
-		if (!s->tab[i])
-			continue;
-		uint32_t h = (uint32_t)s->tab[i]->hash & (cap - 1);
-		while (t[h])
-			h = (h + 1) & (cap - 1);
-		t[h] = s->tab[i];
+	if (s->count == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 64;
+		s->groups = xrealloc(s->groups, s->cap * sizeof(*s->groups), "stats");
 	}
-	free(s->tab);
-	s->tab = t;
-	s->cap = cap;
+	struct group *g = xcalloc(1, sizeof(*g), "stats");
+	g->key = xcalloc(1, s->key.len + 1, "stats");
+	memcpy(g->key, s->key.data, s->key.len);
+	g->klen = s->key.len;
+	g->min = UINT64_MAX;
+	if (u64map_add(&s->ix, hash, s->count, UINT32_MAX))
+		xalloc_die("stats: group index");
+	s->groups[s->count++] = g;
+	return g;
 }
 
 /* Text of a --by value for the key and the table. */
@@ -151,7 +157,7 @@ void stats_event(struct stats *s, const struct report_event *e)
 {
 	const struct gtr_probe *p = e->entry_probe ? e->entry_probe : e->probe;
 	const bool ret = e->ev->kind == GTR_KIND_RETURN;
-	struct filter_value v;
+	struct filter_value v = { .kind = FV_MISSING };
 	char tmp[32];
 
 	buf_reset(&s->key);
@@ -167,33 +173,20 @@ void stats_event(struct stats *s, const struct report_event *e)
 			v.kind = FV_MISSING;
 		by_text(&s->key, &v);
 	}
-	const uint64_t hash = hash_bytes(s->key.data, s->key.len);
-	if ((s->count + 1) * 2 > s->cap)
-		rehash(s, s->cap ? s->cap * 2 : 64);
-	uint32_t h = (uint32_t)hash & (s->cap - 1);
-	struct group *g;
-	while ((g = s->tab[h]) &&
-	       !(g->hash == hash && g->klen == s->key.len && !memcmp(g->key, s->key.data, g->klen)))
-		h = (h + 1) & (s->cap - 1);
+	const uint64_t hash = u64map_hash_mem(s->key.data, s->key.len, 0);
+	struct group *g = group_find(s, hash);
 	if (!g) {
 		if (s->count >= s->max) {
 			s->dropped++;
 			return;
 		}
-		g = xcalloc(1, sizeof(*g), "stats");
-		g->key = xcalloc(1, s->key.len + 1, "stats");
-		memcpy(g->key, s->key.data, s->key.len);
-		g->klen = s->key.len;
-		g->hash = hash;
-		g->min = UINT64_MAX;
+		g = group_new(s, hash);
 		if (s->by && (v.kind == FV_INT || v.kind == FV_UINT || v.kind == FV_DBL)) {
 			g->num = true;
 			g->dbl = v.kind == FV_DBL;
 			g->iv = v.kind == FV_INT ? (__int128)v.i : (__int128)v.u;
 			g->dv = v.kind == FV_DBL ? v.d : v.kind == FV_INT ? (double)v.i : (double)v.u;
 		}
-		s->tab[h] = g;
-		s->count++;
 	}
 	if (!ret) {
 		g->entries++;
@@ -418,20 +411,19 @@ void stats_write(struct stats *s, struct buf *b, uint64_t span_ns, bool hist)
 
 	if (s->have_span)
 		span_ns = s->span_ns;
-	for (uint32_t i = 0; i < s->cap; i++)
-		if (s->tab[i]) {
-			struct group *g = s->tab[i];
-			gs[n++] = g;
-			lost |= g->lost > 0;
-			const char *fn = func_text(&t, g);
-			const int l = text_width(fn, strlen(fn));
-			if (l > fw)
-				fw = l;
-			const char *v = g->key + strlen(g->key) + 1;
-			const int bl = text_width(v, strlen(v));
-			if (s->by && bl > bw)
-				bw = bl;
-		}
+	for (uint32_t i = 0; i < s->count; i++) {
+		struct group *g = s->groups[i];
+		gs[n++] = g;
+		lost |= g->lost > 0;
+		const char *fn = func_text(&t, g);
+		const int l = text_width(fn, strlen(fn));
+		if (l > fw)
+			fw = l;
+		const char *v = g->key + strlen(g->key) + 1;
+		const int bl = text_width(v, strlen(v));
+		if (s->by && bl > bw)
+			bw = bl;
+	}
 	if (fw > 48)
 		fw = 48;
 	if (bw > STATS_KEY_COLS)
