@@ -462,12 +462,36 @@ int capture_watch_exit(struct capture *c, uint32_t pid)
 	return 0;
 }
 
+/*
+ * With GOTRACE_BPF_STATS set (a measuring hook: tests/bench/capture_bench.py),
+ * prints the kernel's run statistics of the probe program to stderr:
+ * "gotrace-record: bpf_stats: N runs, T ns, T/N ns per run". The kernel
+ * counts them only while sysctl kernel.bpf_stats_enabled is 1.
+ */
+static void print_bpf_stats(const struct capture *c)
+{
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+
+	if (!getenv("GOTRACE_BPF_STATS"))
+		return;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(c->skel->progs.gotrace_probe), &info, &len)) {
+		fprintf(stderr, "gotrace-record: bpf_stats: %s\n", strerror(errno));
+		return;
+	}
+	fprintf(stderr, "gotrace-record: bpf_stats: %llu runs, %llu ns, %.1f ns per run\n",
+		(unsigned long long)info.run_cnt, (unsigned long long)info.run_time_ns,
+		info.run_cnt ? (double)info.run_time_ns / (double)info.run_cnt : 0.0);
+}
+
 void capture_close(struct capture *c)
 {
 	uint32_t i;
 
 	if (!c)
 		return;
+	print_bpf_stats(c);
 	bpf_link__destroy(c->exit_link);
 	for (i = 0; i < c->nlinks; i++)
 		bpf_link__destroy(c->links[i]);
