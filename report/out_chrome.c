@@ -125,8 +125,6 @@ static void chrome_event(struct output *o, struct buf *b, const struct report_ev
 	jsonw_uint_field(&w, "tid", chrome_tid(e->ev));
 	jsonw_name(&w, "args");
 	jsonw_start_object(&w);
-	if (e->host)
-		jsonw_string_field(&w, "host", e->host);
 	jsonw_uint_field(&w, "goid", e->ev->goid);
 	if (s->note)
 		jsonw_string_field(&w, "note", s->note);
