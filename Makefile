@@ -269,16 +269,18 @@ lint: build/.lint-deps-ok $(B)/gotrace.skel.h $(LINT_SRCS:%.c=$(B)/lint/%.analyz
 	  --library=tests/lint/libbpf.cfg --suppress-xml=tests/lint/cppcheck-suppressions.xml \
 	  --template='{file}:{line}: {severity}: {message} [{id}]' $(LINT_SRCS)
 	@echo "== clang --analyze (reported, not yet a failure)"
-	@cat $(filter %.analyzer,$^) | grep -E ': (warning|error): ' | sort -u || true
-	@echo "$$(cat $(filter %.analyzer,$^) | grep -E ': (warning|error): ' | sort -u | wc -l) finding(s)"
+	@cat $(filter %.analyzer,$^) | grep -E ': (warning|error|fatal error): ' | sort -u || true
+	@echo "$$(cat $(filter %.analyzer,$^) | grep -E ': (warning|error|fatal error): ' | sort -u | wc -l) finding(s)"
 	@echo "== functions of McCabe complexity over $(MCCABE_MAX) or over $(LINES_MAX) lines (pmccabe; reported, not yet a failure)"
 	@pmccabe $(LINT_SRCS) | awk '$$2 > $(MCCABE_MAX) || $$5 > $(LINES_MAX) \
 	  { printf "%s: complexity %d, %d lines\n", $$6 " " $$7, $$2, $$5; n++ } \
 	  END { printf "%d function(s)\n", n }'
 
-$(B)/lint/%.analyzer: %.c $(LINT_HDRS) | build/.lint-deps-ok $(B)/gotrace.skel.h
+# record/ is read with a model of what libbpf frees (tests/lint/analyzer_libbpf.h)
+$(B)/lint/record/%.analyzer: ANALYZER_MODELS = -include tests/lint/analyzer_libbpf.h
+$(B)/lint/%.analyzer: %.c $(LINT_HDRS) tests/lint/analyzer_libbpf.h | build/.lint-deps-ok $(B)/gotrace.skel.h
 	@mkdir -p $(dir $@)
-	@$(CLANG) --analyze -std=gnu11 -D_GNU_SOURCE $(GT_INCLUDES) \
+	@$(CLANG) --analyze -std=gnu11 -D_GNU_SOURCE $(GT_INCLUDES) $(ANALYZER_MODELS) \
 	  -o /dev/null $< > $@.tmp 2>&1; mv $@.tmp $@
 
 clean:

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "map.h"
 #include "output_int.h"
 #include "xalloc.h"
 
@@ -18,12 +19,12 @@
 struct track {
 	uint32_t pid;
 	uint64_t tid;
-	bool used;
 	char comm[GTR_COMM_LEN + 1];
 };
 
 struct chrome {
 	bool any;                   /* an event was written */
+	struct u64map tix;          /* hash of (pid, tid) -> index in tracks */
 	struct track *tracks;       /* tracks, for their names */
 	uint32_t tracks_cap, tracks_n;
 };
@@ -34,44 +35,29 @@ static uint64_t chrome_tid(const struct gtr_event *ev)
 	return ev->goid ? ev->goid : ev->tid;
 }
 
-static void tracks_grow(struct chrome *c)
-{
-	const uint32_t cap = c->tracks_cap ? c->tracks_cap * 2 : 64;
-	struct track *n = xcalloc(cap, sizeof(*n), "output");
-
-	for (uint32_t i = 0; i < c->tracks_cap; i++) {
-		if (!c->tracks[i].used)
-			continue;
-		uint32_t h = hash32(c->tracks[i].tid ^ (uint64_t)c->tracks[i].pid << 40, cap);
-		while (n[h].used)
-			h = (h + 1) & (cap - 1);
-		n[h] = c->tracks[i];
-	}
-	free(c->tracks);
-	c->tracks = n;
-	c->tracks_cap = cap;
-}
-
 /* Notes the track of `e` (its goroutine) and the name of its thread. */
 static void chrome_track(struct chrome *c, const struct report_event *e)
 {
 	const uint64_t tid = chrome_tid(e->ev);
+	const uint32_t pid = e->ev->pid;
+	const uint64_t h = u64map_hash2(tid, pid);
+	uint32_t pos = 0;
 
-	if ((c->tracks_n + 1) * 2 > c->tracks_cap) {
-		if (c->tracks_n >= MAX_TRACKS)
-			return; /* unnamed beyond this: Perfetto shows the number */
-		tracks_grow(c);
+	for (const uint32_t *i; (i = u64map_find(&c->tix, h, &pos));)
+		if (c->tracks[*i].pid == pid && c->tracks[*i].tid == tid)
+			return;
+	if (c->tracks_n >= MAX_TRACKS)
+		return; /* unnamed beyond this: Perfetto shows the number */
+	if (c->tracks_n == c->tracks_cap) {
+		c->tracks_cap = c->tracks_cap ? c->tracks_cap * 2 : 64;
+		c->tracks = xrealloc(c->tracks, c->tracks_cap * sizeof(*c->tracks), "output");
 	}
-	uint32_t h = hash32(tid ^ (uint64_t)e->ev->pid << 40, c->tracks_cap);
-	while (c->tracks[h].used && (c->tracks[h].pid != e->ev->pid || c->tracks[h].tid != tid))
-		h = (h + 1) & (c->tracks_cap - 1);
-	if (c->tracks[h].used)
-		return;
-	c->tracks[h].used = true;
-	c->tracks[h].pid = e->ev->pid;
-	c->tracks[h].tid = tid;
-	snprintf(c->tracks[h].comm, sizeof(c->tracks[h].comm), "%s", e->comm ? e->comm : "");
-	c->tracks_n++;
+	if (u64map_add(&c->tix, h, c->tracks_n, UINT32_MAX))
+		xalloc_die("chrome track index");
+	struct track *t = &c->tracks[c->tracks_n++];
+	t->pid = pid;
+	t->tid = tid;
+	snprintf(t->comm, sizeof(t->comm), "%s", e->comm ? e->comm : "");
 }
 
 /* Microseconds since t0 with 3 decimals, exactly. */
@@ -125,6 +111,8 @@ static void chrome_event(struct output *o, struct buf *b, const struct report_ev
 	jsonw_uint_field(&w, "tid", chrome_tid(e->ev));
 	jsonw_name(&w, "args");
 	jsonw_start_object(&w);
+	if (e->host)
+		jsonw_string_field(&w, "host", e->host);
 	jsonw_uint_field(&w, "goid", e->ev->goid);
 	if (s->note)
 		jsonw_string_field(&w, "note", s->note);
@@ -174,16 +162,15 @@ static void chrome_begin(struct output *o, struct buf *b)
 static void chrome_end(struct output *o, struct buf *b)
 {
 	struct chrome *c = output_state(o);
-	const struct track **v = calloc(c->tracks_cap + 1, sizeof(*v));
+	const struct track **v = calloc(c->tracks_n + 1, sizeof(*v));
 	uint32_t n = 0;
 	struct jsonw w;
 	char name[64];
 
 	if (!v)
 		xalloc_die("chrome track names");
-	for (uint32_t i = 0; i < c->tracks_cap; i++)
-		if (c->tracks[i].used)
-			v[n++] = &c->tracks[i];
+	for (uint32_t i = 0; i < c->tracks_n; i++)
+		v[n++] = &c->tracks[i];
 	qsort(v, n, sizeof(*v), track_cmp);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct track *t = v[i];
@@ -217,6 +204,7 @@ static void chrome_free(struct output *o)
 	struct chrome *c = output_state(o);
 
 	free(c->tracks);
+	u64map_free(&c->tix);
 }
 
 const struct output_format out_chrome = {
