@@ -208,7 +208,7 @@ static void add_loss(struct gtr_reader *r, const struct gtr_drop *d)
 		if (r->nlosses >= GTR_MAX_LOSSES ||
 		    rd_grow((void **)&r->losses, &r->losses_cap, r->nlosses, sizeof(*l)) ||
 		    u64map_put(&r->loss_ix, key, r->nlosses, GTR_MAX_LOSSES)) {
-			r->overflow.losses++;
+			r->overflow.losses = gtr_add_sat(r->overflow.losses, 1);
 			return;
 		}
 		l = &r->losses[r->nlosses++];
@@ -218,8 +218,8 @@ static void add_loss(struct gtr_reader *r, const struct gtr_drop *d)
 	} else {
 		l = &r->losses[*ix];
 	}
-	l->count = d->count > UINT64_MAX - l->count ? UINT64_MAX : l->count + d->count;
-	l->records++;
+	l->count = gtr_add_sat(l->count, d->count);
+	l->records = gtr_add_sat(l->records, 1);
 	if (first < l->first_ns)
 		l->first_ns = first;
 	if (d->ts_ns > l->last_ns)

@@ -596,7 +596,8 @@ static int parse_symbols(struct gtr_reader *r, const struct block *b)
 	struct symtab *t = rd_symtab_of(r, bin);
 	if (!t) {
 		if (r->nsymtabs >= GTR_MAX_BINARIES) {
-			r->overflow.symbols += nsyms;
+			/* a declared count: it saturates (gtr.h) */
+			r->overflow.symbols = gtr_add_sat(r->overflow.symbols, nsyms);
 			return 0;
 		}
 		if (rd_grow((void **)&r->symtabs, &r->symtabs_cap, r->nsymtabs, sizeof(*t)))
@@ -624,14 +625,14 @@ static int parse_symbols(struct gtr_reader *r, const struct block *b)
 		}
 		addr += delta;
 		if (r->nsyms >= GTR_MAX_SYMBOLS) {
-			r->overflow.symbols++;
+			r->overflow.symbols = gtr_add_sat(r->overflow.symbols, 1);
 			continue;
 		}
 		if (rd_grow((void **)&t->syms, &t->cap, t->n, sizeof(*t->syms)))
 			return -1;
 		const char *str = NULL;
 		if (set_str(r, &str, name, nl)) {
-			r->overflow.symbols++;
+			r->overflow.symbols = gtr_add_sat(r->overflow.symbols, 1);
 			continue;
 		}
 		if (t->n && t->syms[t->n - 1].address > addr)
@@ -655,7 +656,7 @@ static int parse_mapping(struct gtr_reader *r, struct gcr *c)
 		goto bad;
 	}
 	if (r->nmaps >= GTR_MAX_MAPPINGS) {
-		r->overflow.mappings++;
+		r->overflow.mappings = gtr_add_sat(r->overflow.mappings, 1);
 		free_str(m.path);
 		return 0;
 	}
@@ -680,7 +681,7 @@ static int parse_process(struct gtr_reader *r, struct gcr *c)
 	if (!p.exited)
 		p.exit_code = 0;
 	if (r->nprocs >= GTR_MAX_PROCESSES) {
-		r->overflow.processes++;
+		r->overflow.processes = gtr_add_sat(r->overflow.processes, 1);
 		free_str(p.comm);
 		return 0;
 	}
@@ -712,7 +713,7 @@ static int parse_clock(struct gtr_reader *r, struct gcr *c)
 		uint32_t j = 0;
 		for (uint32_t i = 0; i < r->nclocks; i += 2)
 			r->clocks[j++] = r->clocks[i];
-		r->overflow.clocks += r->nclocks - j;
+		r->overflow.clocks = gtr_add_sat(r->overflow.clocks, r->nclocks - j);
 		r->nclocks = j;
 	}
 	if (rd_grow((void **)&r->clocks, &r->clocks_cap, r->nclocks, sizeof(cs)))

@@ -41,21 +41,21 @@ static void count_add(struct counts *c, uint32_t id)
 	const uint32_t *i = u64map_get(&c->ix, id);
 
 	if (i) {
-		c->v[*i].n++;
+		c->v[*i].n = gtr_add_sat(c->v[*i].n, 1);
 		return;
 	}
 	if (c->len == c->cap) {
 		const uint32_t cap = c->cap ? c->cap * 2 : 256;
 		struct idn *v = c->len < MAX_IDS ? realloc(c->v, cap * sizeof(*v)) : NULL;
 		if (!v) {
-			c->other++;
+			c->other = gtr_add_sat(c->other, 1);
 			return;
 		}
 		c->v = v;
 		c->cap = cap;
 	}
 	if (u64map_put(&c->ix, id, c->len, MAX_IDS)) {
-		c->other++;
+		c->other = gtr_add_sat(c->other, 1);
 		return;
 	}
 	c->v[c->len++] = (struct idn){ id, 1 };
@@ -161,7 +161,7 @@ static void read_all(struct gtr_reader *r, struct stats *st)
 			return;
 		}
 		if (it == GTR_ITEM_EVENT) {
-			st->events++;
+			st->events = gtr_add_sat(st->events, 1);
 			count_add(&st->per_probe, ev.probe_id);
 			if (!st->any || ev.ts_ns < st->first_ts)
 				st->first_ts = ev.ts_ns;
@@ -173,7 +173,7 @@ static void read_all(struct gtr_reader *r, struct stats *st)
 				st->suppressed = gtr_add_sat(st->suppressed, d.count);
 			else
 				st->drops = gtr_add_sat(st->drops, d.count);
-			st->drop_records++;
+			st->drop_records = gtr_add_sat(st->drop_records, 1);
 		}
 	}
 }
@@ -576,8 +576,8 @@ static void text_probes(FILE *f, struct gtr_reader *r, const struct stats *st)
 		const struct idn *hit = n ? bsearch(&key, v, n, sizeof(*v), idn_cmp) : NULL;
 		const uint64_t cnt = hit ? hit->n : 0;
 		const struct gtr_binary *bi = binary_of(r, p->binary_id);
-		fprintf(f, "  [%" PRIu32 "] %s %s in %s: %" PRIu64 " events\n", p->id, tx(p->func),
-			gtr_kind_name(p->kind), bi ? tx(bi->path) : "?", cnt);
+		fprintf(f, "  [%" PRIu32 "] %s %s in %s: %s%" PRIu64 " events\n", p->id, tx(p->func),
+			gtr_kind_name(p->kind), bi ? tx(bi->path) : "?", output_at_least(cnt), cnt);
 		if (p->fmt[0])
 			fprintf(f, "      format \"%s\"\n", tx(p->fmt));
 		if (p->args_source[0])
@@ -590,8 +590,8 @@ static void text_probes(FILE *f, struct gtr_reader *r, const struct stats *st)
 	}
 	for (uint32_t j = 0; j < n; j++)
 		if (!gtr_reader_probe(r, v[j].id))
-			fprintf(f, "  [%" PRIu32 "] (not described in the file): %" PRIu64 " events\n",
-				v[j].id, v[j].n);
+			fprintf(f, "  [%" PRIu32 "] (not described in the file): %s%" PRIu64 " events\n",
+				v[j].id, output_at_least(v[j].n), v[j].n);
 	free(v);
 }
 
@@ -600,16 +600,16 @@ static void text_losses(FILE *f, struct gtr_reader *r, const struct stats *st)
 {
 	char a[64], b[64];
 
-	fprintf(f, "events:      %" PRIu64 "\n", st->events);
+	fprintf(f, "events:      %s%" PRIu64 "\n", output_at_least(st->events), st->events);
 	fprintf(f, "processes:   %" PRIu32 " records; mappings: %" PRIu32 "\n",
 		gtr_reader_nprocesses(r), gtr_reader_nmappings(r));
 
-	fprintf(f, "lost:        %s%" PRIu64 " events in %" PRIu64 " drop records\n",
-		st->drops == UINT64_MAX ? "at least " : "", st->drops,
+	fprintf(f, "lost:        %s%" PRIu64 " events in %s%" PRIu64 " drop records\n",
+		output_at_least(st->drops), st->drops, output_at_least(st->drop_records),
 		st->drop_records);
 	if (st->suppressed)
 		fprintf(f, "suppressed:  %s%" PRIu64 " events by the recorder's --rate-limit\n",
-			st->suppressed == UINT64_MAX ? "at least " : "", st->suppressed);
+			output_at_least(st->suppressed), st->suppressed);
 	for (uint32_t i = 0; i < gtr_reader_nlosses(r); i++) {
 		const struct gtr_loss *l = gtr_reader_loss_at(r, i);
 		const struct gtr_probe *p = l->probe_id == UINT32_MAX ? NULL :
@@ -631,8 +631,8 @@ static void text_losses(FILE *f, struct gtr_reader *r, const struct stats *st)
 			snprintf(a, sizeof(a), "monotonic %" PRIu64 " ns", l->first_ns);
 			snprintf(b, sizeof(b), "%" PRIu64 " ns", l->last_ns);
 		}
-		fprintf(f, "  %s%s%s, %s: %" PRIu64 " %s between %s and %s\n", who,
-			p ? " " : "", p ? tx(p->func) : "", cpu, l->count,
+		fprintf(f, "  %s%s%s, %s: %s%" PRIu64 " %s between %s and %s\n", who,
+			p ? " " : "", p ? tx(p->func) : "", cpu, output_at_least(l->count), l->count,
 			l->reason == GTR_DROP_RATE ? "suppressed by --rate-limit" : "lost",
 			a, b);
 	}
@@ -644,8 +644,8 @@ static void text_tail(FILE *f, struct gtr_reader *r, const struct stats *st)
 	const struct gtr_summary *s = gtr_reader_summary(r);
 
 	if (s->present)
-		fprintf(f, "summary:     closed cleanly; %" PRIu64 " events, %" PRIu64 " lost, %" PRIu64 " frames indexed%s\n",
-			s->events, s->drops, s->nframes,
+		fprintf(f, "summary:     closed cleanly; %s%" PRIu64 " events, %s%" PRIu64 " lost, %" PRIu64 " frames indexed%s\n",
+			output_at_least(s->events), s->events, output_at_least(s->drops), s->drops, s->nframes,
 			s->frames_truncated ? " (index truncated)" : "");
 	else if (gtr_reader_summary_damaged(r))
 		fprintf(f, "summary:     damaged (the last block, the summary, fails its checksum; the recording was closed)\n");
@@ -665,9 +665,10 @@ static void text_tail(FILE *f, struct gtr_reader *r, const struct stats *st)
 		gtr_reader_skipped(r) == 1 ? "" : "s");
 	if (o->symbols || o->mappings || o->processes || o->clocks || o->losses ||
 	    o->summary_probes || st->per_probe.other)
-		fprintf(f, "over limits: %" PRIu64 " symbols, %" PRIu64 " mappings, %" PRIu64
+		fprintf(f, "over limits: %s%" PRIu64 " symbols, %" PRIu64 " mappings, %" PRIu64
 			" processes, %" PRIu64 " clock samples, %" PRIu64 " loss entries not kept\n",
-			o->symbols, o->mappings, o->processes, o->clocks, o->losses);
+			output_at_least(o->symbols), o->symbols, o->mappings, o->processes, o->clocks,
+			o->losses);
 }
 
 static void print_text(FILE *f, const char *path, struct gtr_reader *r,

@@ -198,4 +198,14 @@ void output_text_format(struct buf *b, const char *fmt,
  */
 char *output_double(char out[32], double d);
 
+/*
+ * "at least " for a count at UINT64_MAX, else "": counts add with
+ * gtr_add_sat() and stop there, so printed before such a number it says
+ * the true count was higher (the total saturated).
+ */
+static inline const char *output_at_least(uint64_t n)
+{
+	return n == UINT64_MAX ? "at least " : "";
+}
+
 #endif /* REPORT_OUTPUT_H */

@@ -178,10 +178,10 @@ static void put_open(void *arg, const struct report_event *e, uint64_t end_ns)
 	if (e->lost)    /* its return may be among lost events */
 		put_unfinished(run, e, e->ev->ts_ns, "lost");
 	else if (exit_ns) {
-		run->exited_end++;
+		run->exited_end = gtr_add_sat(run->exited_end, 1);
 		put_unfinished(run, e, exit_ns, "exited");
 	} else {
-		run->open_end++;
+		run->open_end = gtr_add_sat(run->open_end, 1);
 		put_unfinished(run, e, run->last_ts, "open");
 	}
 }
@@ -577,7 +577,7 @@ static int read_loop(struct run *run, struct progress *prog)
 			return EXIT_USAGE;
 		if (ev.ts_ns > run->last_ts)
 			run->last_ts = ev.ts_ns;
-		run->nevents++;
+		run->nevents = gtr_add_sat(run->nevents, 1);
 		struct report_event e = {
 			.ev = &ev,
 			.probe = last_probe,
@@ -651,19 +651,19 @@ static void read_warnings(const struct run *run, bool at_end)
 
 	if (run->lost)
 		fprintf(stderr, PROG ": warning: %s%" PRIu64 " event(s) were lost while recording %s (the recorder could not keep up)\n",
-			run->lost == UINT64_MAX ? "at least " : "", run->lost, name);
+			output_at_least(run->lost), run->lost, name);
 	if (run->suppressed)
 		fprintf(stderr, PROG ": note: %s%" PRIu64 " event(s) were suppressed by the recorder's --rate-limit in %s\n",
-			run->suppressed == UINT64_MAX ? "at least " : "", run->suppressed, name);
+			output_at_least(run->suppressed), run->suppressed, name);
 	if (gtr_reader_damage(run->r)) {
 		const char *msg = gtr_reader_error(run->r);
 		fprintf(stderr, PROG ": warning: skipped %" PRIu64 " damaged block(s) of %s%s%s\n",
 			gtr_reader_damage(run->r), name, msg && msg[0] ? "; last: " : "",
 			msg ? msg : "");
 		if (at_end && sum->present && sum->events > run->nevents)
-			fprintf(stderr, PROG ": warning: %" PRIu64 " of the %" PRIu64 " events gotrace-record "
+			fprintf(stderr, PROG ": warning: %" PRIu64 " of the %s%" PRIu64 " events gotrace-record "
 				"wrote were in damaged blocks and are missing from this report\n",
-				sum->events - run->nevents, sum->events);
+				sum->events - run->nevents, output_at_least(sum->events), sum->events);
 	}
 	if (at_end && !sum->present && !run->nevents && !run->np && !run->lost &&
 	    !run->suppressed && !host->start_mono_ns && !(host->recorder && host->recorder[0]))

@@ -177,7 +177,7 @@ void stats_event(struct stats *s, const struct report_event *e)
 	struct group *g = group_find(s, hash);
 	if (!g) {
 		if (s->count >= s->max) {
-			s->dropped++;
+			s->dropped = gtr_add_sat(s->dropped, 1);
 			return;
 		}
 		g = group_new(s, hash);
@@ -188,13 +188,14 @@ void stats_event(struct stats *s, const struct report_event *e)
 			g->dv = v.kind == FV_DBL ? v.d : v.kind == FV_INT ? (double)v.i : (double)v.u;
 		}
 	}
+	/* every count saturates (its column then reads ">=N") */
 	if (!ret) {
-		g->entries++;
+		g->entries = gtr_add_sat(g->entries, 1);
 		return;
 	}
-	g->returns++;
+	g->returns = gtr_add_sat(g->returns, 1);
 	if (e->lost)
-		g->lost++;
+		g->lost = gtr_add_sat(g->lost, 1);
 	if (!e->entry)
 		return;
 	const uint64_t ns = e->latency_ns;
@@ -204,10 +205,12 @@ void stats_event(struct stats *s, const struct report_event *e)
 	}
 	if (g->nlat < EXACT)
 		g->exact[g->nlat] = ns;
-	g->lin[stats_bucket(ns)]++;
+	uint64_t *lin = &g->lin[stats_bucket(ns)];
+	*lin = gtr_add_sat(*lin, 1);
 	const uint64_t us = ns / 1000;
-	g->log2[us < 2 ? 0 : 63 - __builtin_clzll(us)]++;
-	g->nlat++;
+	uint64_t *l2 = &g->log2[us < 2 ? 0 : 63 - __builtin_clzll(us)];
+	*l2 = gtr_add_sat(*l2, 1);
+	g->nlat = gtr_add_sat(g->nlat, 1);
 	g->sum += ns;
 	if (ns < g->min)
 		g->min = ns;
@@ -400,6 +403,17 @@ static const char *func_text(struct buf *t, const struct group *g)
 	return buf_cstr(t);
 }
 
+/* A count column: ' ' and n right-aligned in 10 columns, ">=" before a
+ * count that saturated (it then takes 22). */
+static void put_count(struct buf *b, uint64_t n)
+{
+	char t[32];
+
+	snprintf(t, sizeof(t), "%s%llu", n == UINT64_MAX ? ">=" : "", (unsigned long long)n);
+	buf_putc(b, ' ');
+	put_cell(b, t, 10, false);
+}
+
 void stats_write(struct stats *s, struct buf *b, uint64_t span_ns, bool hist)
 {
 	struct group **gs = xcalloc(s->count + 1, sizeof(*gs), "stats");
@@ -447,14 +461,9 @@ void stats_write(struct stats *s, struct buf *b, uint64_t span_ns, bool hist)
 			buf_putc(b, ' ');
 			put_cell_max(b, g->key + strlen(g->key) + 1, bw, true, STATS_KEY_COLS);
 		}
-		snprintf(t1, sizeof(t1), "%llu", (unsigned long long)calls_of(g));
-		buf_putc(b, ' ');
-		put_cell(b, t1, 10, false);
-		if (lost) {
-			snprintf(t1, sizeof(t1), "%llu", (unsigned long long)g->lost);
-			buf_putc(b, ' ');
-			put_cell(b, t1, 10, false);
-		}
+		put_count(b, calls_of(g));
+		if (lost)
+			put_count(b, g->lost);
 		if (span_ns)
 			snprintf(t1, sizeof(t1), "%.1f", (double)calls_of(g) * 1e9 / (double)span_ns);
 		else
@@ -480,8 +489,8 @@ void stats_write(struct stats *s, struct buf *b, uint64_t span_ns, bool hist)
 			buf_printf(b, " %s=", s->by_name);
 			buf_puts(b, g->key + strlen(g->key) + 1);
 		}
-		buf_printf(b, ": %llu calls returned, latency min %s", (unsigned long long)g->nlat,
-			   rtime_fmt_duration(t1, g->min));
+		buf_printf(b, ": %s%llu calls returned, latency min %s", output_at_least(g->nlat),
+			   (unsigned long long)g->nlat, rtime_fmt_duration(t1, g->min));
 		buf_printf(b, " avg %s max ", rtime_fmt_duration(t2, (uint64_t)(g->sum / g->nlat)));
 		buf_printf(b, "%s\n", rtime_fmt_duration(t1, g->max));
 		stats_print_log2(b, g->log2, NLOG2, "usecs");

@@ -472,3 +472,49 @@ Test(meta, window_grows_with_the_file)
 	gtr_reader_close(r);
 	unlink(part);
 }
+
+/*
+ * Losses per (probe, CPU) at the limit: counts that add past 2^64-1 stop
+ * there (UINT64_MAX reads "at least"), per CPU apart, and the writer's
+ * total in the summary does too.
+ */
+Test(meta, loss_counts_saturate)
+{
+	struct gtr_writer *w = open_w();
+	const uint64_t counts[] = { UINT64_MAX - 1, 5, UINT64_MAX };
+	for (int i = 0; i < 3; i++) {
+		const struct gtr_drop d = { .ts_ns = 2000 + i, .probe_id = 3, .count = counts[i],
+					    .cpu = 1, .reason = GTR_DROP_BUFFER };
+		cr_assert_eq(gtr_writer_drop(w, &d), 0);
+	}
+	const struct gtr_drop other = { .ts_ns = 2010, .probe_id = 3, .count = UINT64_MAX - 1,
+					.cpu = 2, .reason = GTR_DROP_BUFFER };
+	cr_assert_eq(gtr_writer_drop(w, &other), 0);
+	close_w(w);
+	struct gtr_reader *r = open_r();
+	struct gtr_event got;
+	struct gtr_drop d;
+	int it, drops = 0;
+	while ((it = gtr_reader_next(r, &got, &d)) > 0)
+		drops += it == GTR_ITEM_DROP;
+	cr_assert_eq(it, GTR_ITEM_END, "%s", gtr_reader_error(r));
+	cr_assert_eq(drops, 4);
+	cr_assert_eq(gtr_reader_nlosses(r), 2);
+	for (uint32_t i = 0; i < 2; i++) {
+		const struct gtr_loss *l = gtr_reader_loss_at(r, i);
+		cr_assert_eq(l->probe_id, 3);
+		if (l->cpu == 1) {
+			cr_expect_eq(l->count, UINT64_MAX);
+			cr_expect_eq(l->records, 3);
+		} else {
+			cr_expect_eq(l->cpu, 2);
+			cr_expect_eq(l->count, UINT64_MAX - 1);
+			cr_expect_eq(l->records, 1);
+		}
+	}
+	cr_expect_eq(gtr_reader_summary(r)->drops, UINT64_MAX);
+	cr_expect_eq(gtr_add_sat(UINT64_MAX - 1, 1), UINT64_MAX);
+	cr_expect_eq(gtr_add_sat(UINT64_MAX, UINT64_MAX), UINT64_MAX);
+	cr_expect_eq(gtr_add_sat(UINT64_MAX - 2, 1), UINT64_MAX - 1);
+	gtr_reader_close(r);
+}

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "timeparse.h"
 #include "width.h"
 
 static struct gtr_probe probe;
@@ -291,4 +292,27 @@ Test(stats, lost_returns_are_counted_apart)
 	buf_free(&b);
 	stats_free(s);
 	filter_free(by);
+}
+
+/*
+ * Latencies at the limit: the sum behind the average does not wrap (two
+ * calls of 2^64-1 ns average 2^64-1 ns, not 2^63-1), the top buckets hold
+ * them, and the percentiles and maximum read the same.
+ */
+Test(stats, latencies_at_the_limit)
+{
+	struct stats *s = stats_new(NULL, NULL, 0);
+	struct buf b = BUF_INIT;
+	char want[64];
+
+	cr_assert_lt(stats_bucket(UINT64_MAX), 61 * 16);   /* stats.c: NBUCKETS */
+	cr_assert_geq(stats_bucket_mid(stats_bucket(UINT64_MAX)), UINT64_MAX / 2);
+	greet_ret(s, UINT64_MAX, UINT64_MAX, 1);
+	greet_ret(s, UINT64_MAX, UINT64_MAX, 1);
+	stats_write(s, &b, 0, true);
+	snprintf(want, sizeof(want), "avg %s max", rtime_fmt_duration((char[24]){ 0 }, UINT64_MAX));
+	cr_expect(strstr(buf_cstr(&b), want), "%s", buf_cstr(&b));
+	cr_expect(strstr(buf_cstr(&b), "main.greet: 2 calls returned"), "%s", buf_cstr(&b));
+	buf_free(&b);
+	stats_free(s);
 }
