@@ -8,6 +8,7 @@ import itertools
 import json
 import os
 import random
+import shutil
 import subprocess
 
 import pytest
@@ -430,3 +431,28 @@ def test_real_reruns_of_one_build_no_false_alarms(diffapp, tmp_path):
             failing.append(doc["findings"])
     print("false alarms: %d of 45 pairwise comparisons of 10 reruns" % len(failing))
     assert not failing, failing
+
+
+def test_ci_recipe_end_to_end(toolchain, tmp_path):
+    """examples/ci/gate.sh as CI runs it: the first run keeps the baseline,
+    an unchanged candidate passes, a slower one fails naming the function
+    and leaves Markdown for the pull request."""
+    work = tmp_path / "ci"
+    shutil.copytree(os.path.join(ROOT, "examples", "ci"), work)
+    env = toolchain.environ(GO=toolchain.go, GOTRACE_RECORD=RECORD, GOTRACE_REPORT=REPORT)
+
+    def gate(**extra):
+        return subprocess.run(["./gate.sh", "shop", "baseline.gtr"], cwd=work, capture_output=True,
+                              text=True, timeout=300, env=dict(env, **extra))
+
+    first = gate()
+    assert first.returncode == 0, first.stderr
+    assert "no baseline yet" in first.stdout and (work / "baseline.gtr").exists()
+    same = gate()
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert "FAIL" not in same.stdout
+    slow = gate(GOFLAGS="-ldflags=-X=example.com/shop/shop.slow=yes")
+    assert slow.returncode == 1, slow.stdout + slow.stderr
+    assert "FAIL example.com/shop/shop.Total: p50 > +10%" in slow.stdout
+    md = (work / "diff.md").read_text()
+    assert md.startswith("### gotrace diff: FAIL") and "`example.com/shop/shop.Total`" in md
