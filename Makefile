@@ -227,6 +227,7 @@ bench: all $(B)/report_bench $(B)/format_bench
 	$(PYTHON) tests/bench/record_bench.py
 	$(B)/report_bench ./gotrace-report 1000000
 	tests/bench/report_perf.sh 1000000
+	tests/bench/diff_bench.sh 5000000
 	tests/bench/perfetto_bench.sh 10000000
 
 install: all
