@@ -517,9 +517,9 @@ static void decide(struct pairer *p, struct report_event *out)
 		/* its entry may be among events lost before it */
 		if (lost_in(p, c->fid, 0, c->ts_ns)) {
 			out->lost = c->lost = true;
-			p->cnt.lost_returns++;
+			p->cnt.lost_returns = gtr_add_sat(p->cnt.lost_returns, 1);
 		} else {
-			p->cnt.unpaired_returns++;
+			p->cnt.unpaired_returns = gtr_add_sat(p->cnt.unpaired_returns, 1);
 			judge(p, c->fid, c->ts_ns);
 		}
 		return;
@@ -529,17 +529,17 @@ static void decide(struct pairer *p, struct report_event *out)
 	for (uint32_t j = 1; j < c->nframes; j++) {
 		const struct frame *u = frame_at(c, j);
 		if (lost_in(p, u->fid, u->ts_ns, c->ts_ns)) {
-			p->cnt.lost_entries++;
+			p->cnt.lost_entries = gtr_add_sat(p->cnt.lost_entries, 1);
 		} else {
-			p->cnt.abandoned++;
+			p->cnt.abandoned = gtr_add_sat(p->cnt.abandoned, 1);
 			judge(p, u->fid, c->ts_ns);
 		}
 	}
 	if (lost_in(p, c->fid, f->ts_ns, c->ts_ns)) {
 		/* the entry may be another call's: each half alone */
 		out->lost = c->lost = true;
-		p->cnt.lost_returns++;
-		p->cnt.lost_entries++;
+		p->cnt.lost_returns = gtr_add_sat(p->cnt.lost_returns, 1);
+		p->cnt.lost_entries = gtr_add_sat(p->cnt.lost_entries, 1);
 		return;
 	}
 	rebuild(c->pid, c->goid, f, f->probe ? f->probe->id : c->probe_id, &p->entry);
@@ -547,7 +547,7 @@ static void decide(struct pairer *p, struct report_event *out)
 	out->entry_probe = f->probe;
 	out->latency_ns = c->ts_ns >= f->ts_ns ? c->ts_ns - f->ts_ns : 0;
 	c->paired = true;
-	p->cnt.paired++;
+	p->cnt.paired = gtr_add_sat(p->cnt.paired, 1);
 	judge(p, c->fid, c->ts_ns);
 }
 
@@ -564,7 +564,7 @@ static bool pass(struct pairer *p, struct report_event *e, uint32_t fid, uint32_
 		e->tracked = tracked;
 		e->lost = false;
 		if (e->ev->kind == GTR_KIND_RETURN)
-			p->cnt.unpaired_returns++;
+			p->cnt.unpaired_returns = gtr_add_sat(p->cnt.unpaired_returns, 1);
 		return true;
 	}
 	hold(p, e, H_PASS, fid, depth, 0, 0, 0)->tracked = tracked;
@@ -595,7 +595,7 @@ bool pair_push(struct pairer *p, struct report_event *e)
 			tracked = push(p, g, e, pe->fid);
 		}
 		if (!tracked)
-			p->cnt.dropped++;
+			p->cnt.dropped = gtr_add_sat(p->cnt.dropped, 1);
 		return pass(p, e, pe->fid, depth, tracked, tracked && p->lim.unordered);
 	}
 
@@ -684,7 +684,7 @@ bool pair_next(struct pairer *p, struct report_event *out)
 	if (!ripe(p, h)) {
 		if (p->held_bytes <= p->lim.hold_bytes)
 			return false;
-		p->cnt.early++;
+		p->cnt.early = gtr_add_sat(p->cnt.early, 1);
 	}
 	settle(p);
 	p->popped = true;
@@ -714,7 +714,7 @@ bool pair_next(struct pairer *p, struct report_event *out)
 	};
 	if (h->kind == H_PASS) {
 		if (h->ekind == GTR_KIND_RETURN)
-			p->cnt.unpaired_returns++;
+			p->cnt.unpaired_returns = gtr_add_sat(p->cnt.unpaired_returns, 1);
 		return true;
 	}
 	p->cur = (struct release){
@@ -756,8 +756,8 @@ void pair_finish(struct pairer *p)
 		for (uint32_t k = 0; k < g->depth; k++) {
 			const struct frame *f = (const struct frame *)(g->mem + g->offs[k]);
 			if (lost_in(p, f->fid, f->ts_ns, UINT64_MAX)) {
-				p->cnt.lost_entries++;
-				p->cnt.lost_open++;
+				p->cnt.lost_entries = gtr_add_sat(p->cnt.lost_entries, 1);
+				p->cnt.lost_open = gtr_add_sat(p->cnt.lost_open, 1);
 			}
 		}
 	}

@@ -57,7 +57,8 @@ struct pair_limits {
 };
 
 /* What pairing counted so far; all but `dropped`, `open` and `held` as
- * events are released (pair_next(), pair_event()). */
+ * events are released (pair_next(), pair_event()). Totals saturate at
+ * UINT64_MAX (gtr_add_sat()); `open` and `held` are levels. */
 struct pair_counts {
 	uint64_t paired;          /* returns matched with their entry */
 	uint64_t unpaired_returns;/* returns with no open call of their function

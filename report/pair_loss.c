@@ -147,11 +147,11 @@ void pair_drop(struct pairer *p, const struct gtr_drop *d)
 			return;           /* not paired: nothing to decide */
 		fid_room(p, pe->fid);
 		if (p->judged[pe->fid] && lo < p->judged[pe->fid])
-			p->cnt.late++;
+			p->cnt.late = gtr_add_sat(p->cnt.late, 1);
 		spans_add(&p->spans[pe->fid], lo, hi);
 	} else {
 		if (p->judged_any && lo < p->judged_any)
-			p->cnt.late++;
+			p->cnt.late = gtr_add_sat(p->cnt.late, 1);
 		spans_add(&p->all, lo, hi);
 	}
 }
