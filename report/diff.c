@@ -112,6 +112,8 @@ static void add_latency(struct diff *d, struct diff_fside *s, uint64_t ns)
 		if (j < DIFF_SAMPLES)
 			s->lat[j] = ns;
 	}
+	if (d->opts->nfiles[d->side] < 2)
+		return;   /* no run-to-run spread of one recording */
 	if (!s->hist)
 		s->hist = xcalloc(nbuckets(), sizeof(*s->hist), "diff latencies");
 	s->hist[stats_bucket(ns)]++;
@@ -295,10 +297,12 @@ static void record_probes(struct diff *d, struct run *run)
 
 	for (uint32_t i = 0; i < run->np; i++) {
 		char *k = probe_key(run->probes[i]);
-		uint32_t j = 0;
-		while (j < d->nprobes[s] && strcmp(d->probes[s][j], k))
-			j++;
-		if (j < d->nprobes[s]) {
+		uint64_t h = u64map_hash_str(k, 0);
+		const uint32_t *v;
+		/* a hash taken by another key: the next */
+		while ((v = u64map_get(&d->pmap[s], h)) && strcmp(d->probes[s][*v], k))
+			h++;
+		if (v || u64map_put(&d->pmap[s], h, d->nprobes[s], MAX_NAMES)) {
 			free(k);
 			continue;
 		}
@@ -414,8 +418,10 @@ static void why_add(char **why, const char *fmt, ...)
 
 static bool probe_in(const struct diff *d, int side, const char *k)
 {
-	for (uint32_t i = 0; i < d->nprobes[side]; i++)
-		if (!strcmp(d->probes[side][i], k))
+	const uint32_t *v;
+
+	for (uint64_t h = u64map_hash_str(k, 0); (v = u64map_get(&d->pmap[side], h)); h++)
+		if (!strcmp(d->probes[side][*v], k))
 			return true;
 	return false;
 }
@@ -688,6 +694,7 @@ static void diff_free(struct diff *d)
 		for (uint32_t i = 0; i < d->nprobes[s]; i++)
 			free(d->probes[s][i]);
 		free(d->probes[s]);
+		u64map_free(&d->pmap[s]);
 		free(d->meta[s].go_version);
 		free(d->meta[s].arch);
 		free(d->meta[s].kernel);

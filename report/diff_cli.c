@@ -45,8 +45,8 @@ static const char doc[] =
 
 struct cli {
 	struct diff_opts *o;
-	int side;                  /* files go to this side */
-	int nargs;                 /* positional arguments without "--" */
+	int nargs;                 /* positional arguments; -1: all are BASE's
+				      (a "--" follows them) */
 };
 
 static void add_file(struct argp_state *state, struct diff_opts *o, int side, const char *path)
@@ -88,7 +88,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->filters[o->nfilters++] = arg;
 		return 0;
 	case ARGP_KEY_ARG:
-		if (c->side == 0 && c->nargs < 0)
+		if (c->nargs < 0)
 			add_file(state, o, 0, arg);
 		else
 			add_file(state, o, c->nargs++ == 0 ? 0 : 1, arg);

@@ -140,6 +140,7 @@ struct diff {
 	struct u64map emap;        /* (caller, callee) -> index in edges */
 	char **probes[2];          /* "entry FUNC" / "return FUNC" per side */
 	uint32_t nprobes[2];
+	struct u64map pmap[2];     /* hash of a probe key -> index in probes */
 	struct diff_meta meta[2];
 	int side;                  /* being read */
 	uint64_t rng;              /* reservoir sampling, fixed seed */

@@ -602,7 +602,8 @@ static void md_findings(const struct diff *d, struct buf *b, struct buf *t)
 	if (d->incomparable && !d->accepted)
 		buf_printf(b, "### gotrace diff: not comparable\n\n%s\n\n", d->incomparable);
 	else
-		buf_printf(b, "### gotrace diff: %s\n\n", fails ? "FAIL" : "pass");
+		buf_printf(b, "### gotrace diff: %s\n\n", fails ? "FAIL" : d->nfinds ?
+			   "no failure, some cannot tell (too few samples)" : "pass");
 	for (uint32_t i = 0; i < d->nfinds; i++) {
 		const struct diff_finding *f = &d->finds[i];
 		buf_puts(b, f->verdict == DV_FAIL ? "- **fail** " : "- cannot tell: ");

@@ -242,7 +242,9 @@ static double change_of(const struct diff_rule *r, double a, double b)
 static void add_find(struct diff *d, uint32_t rule, uint32_t func, uint32_t caller,
 		     enum diff_verdict v, char *why)
 {
-	d->finds = xrealloc(d->finds, (d->nfinds + 1) * sizeof(*d->finds), "diff findings");
+	if (!(d->nfinds & (d->nfinds - 1)))   /* 0, 1, 2, 4...: double */
+		d->finds = xrealloc(d->finds, (d->nfinds ? 2 * d->nfinds : 1) * sizeof(*d->finds),
+				    "diff findings");
 	d->finds[d->nfinds++] = (struct diff_finding){ rule, func, caller, v, why };
 }
 
