@@ -23,8 +23,6 @@
 
 #include "dwarf_int.h"
 
-#define DW_AT_go_kind 0x2900
-
 /* reflect.Kind values DW_AT_go_kind uses. */
 enum go_kind {
 	GK_BOOL = 1, GK_INT = 2, GK_INT64 = 6, GK_UINT = 7, GK_UINTPTR = 12,
@@ -168,8 +166,7 @@ void gobin_dwarf_close(struct gobin *b)
 	b->dwarf = NULL;
 }
 
-/* The subprogram DIE of the function at `entry` (else named `name`). */
-static bool find_subprogram(struct gobin *b, const char *name, uint64_t entry,
+bool gobin_dwarf_subprogram(struct gobin *b, const char *name, uint64_t entry,
 			    Dwarf_Die *out)
 {
 	Dwarf *dw = b->dwarf;
@@ -211,12 +208,7 @@ static bool find_subprogram(struct gobin *b, const char *name, uint64_t entry,
 
 /* ------------------------------------------------------------ types */
 
-struct tbuild {
-	int budget; /* DIEs left to expand; big types become TK_OTHER */
-	int ptrsize;
-};
-
-static uint64_t die_udata(Dwarf_Die *die, unsigned at, uint64_t dflt)
+uint64_t gobin_die_udata(Dwarf_Die *die, unsigned at, uint64_t dflt)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Word w;
@@ -226,7 +218,7 @@ static uint64_t die_udata(Dwarf_Die *die, unsigned at, uint64_t dflt)
 	return w;
 }
 
-static bool die_type(Dwarf_Die *die, Dwarf_Die *out)
+bool gobin_die_type(Dwarf_Die *die, Dwarf_Die *out)
 {
 	Dwarf_Attribute attr;
 
@@ -309,7 +301,7 @@ static enum gobin_tk kind_of_tag(Dwarf_Die *die, const char *name)
 {
 	switch (dwarf_tag(die)) {
 	case DW_TAG_base_type:
-		switch (die_udata(die, DW_AT_encoding, 0)) {
+		switch (gobin_die_udata(die, DW_AT_encoding, 0)) {
 		case DW_ATE_boolean: return TK_BOOL;
 		case DW_ATE_signed: case DW_ATE_signed_char: return TK_INT;
 		case DW_ATE_unsigned: case DW_ATE_unsigned_char: case DW_ATE_UTF:
@@ -334,7 +326,6 @@ static enum gobin_tk kind_of_tag(Dwarf_Die *die, const char *name)
 	}
 }
 
-static struct gobin_type *type_of(struct tbuild *tb, Dwarf_Die *in, int depth);
 
 static int add_field(struct gobin_type *t, uint32_t off, struct gobin_type *ft)
 {
@@ -362,10 +353,10 @@ static void struct_fields(struct tbuild *tb, Dwarf_Die *die,
 		struct gobin_type *ft;
 		Dwarf_Die mt;
 
-		if (dwarf_tag(&sub) != DW_TAG_member || !die_type(&sub, &mt))
+		if (dwarf_tag(&sub) != DW_TAG_member || !gobin_die_type(&sub, &mt))
 			continue;
-		ft = type_of(tb, &mt, depth + 1);
-		if (!ft || add_field(t, (uint32_t)die_udata(
+		ft = gobin_dwarf_type(tb, &mt, depth + 1);
+		if (!ft || add_field(t, (uint32_t)gobin_die_udata(
 				&sub, DW_AT_data_member_location, 0), ft)) {
 			t->kind = TK_OTHER;
 			return;
@@ -385,9 +376,9 @@ static uint64_t array_count(Dwarf_Die *die)
 
 		if (dwarf_tag(&sub) != DW_TAG_subrange_type)
 			continue;
-		n = die_udata(&sub, DW_AT_count, UINT64_MAX);
+		n = gobin_die_udata(&sub, DW_AT_count, UINT64_MAX);
 		if (n == UINT64_MAX) {
-			const uint64_t ub = die_udata(&sub, DW_AT_upper_bound,
+			const uint64_t ub = gobin_die_udata(&sub, DW_AT_upper_bound,
 						      UINT64_MAX);
 			n = ub == UINT64_MAX ? 0 : ub + 1;
 		}
@@ -405,7 +396,7 @@ static void array_elem(struct tbuild *tb, Dwarf_Die *die,
 	struct gobin_type *elem;
 
 	t->count = array_count(die);
-	elem = die_type(die, &et) ? type_of(tb, &et, depth + 1) : NULL;
+	elem = gobin_die_type(die, &et) ? gobin_dwarf_type(tb, &et, depth + 1) : NULL;
 	if (!elem || add_field(t, 0, elem)) {
 		t->kind = TK_OTHER;
 		return;
@@ -460,22 +451,22 @@ static void type_name_clean(const char *n, char *name, size_t len)
 static bool resolve_type(Dwarf_Die *die, char *name, size_t len)
 {
 	const char *n = dwarf_diename(die);
-	uint64_t gk = die_udata(die, DW_AT_go_kind, 0);
+	uint64_t gk = gobin_die_udata(die, DW_AT_go_kind, 0);
 	int tag = dwarf_tag(die);
 	Dwarf_Die sub;
 
 	type_name_clean(n && n[0] != '.' ? n : "", name, len);
 	while (!gk && (tag == DW_TAG_typedef || tag == DW_TAG_const_type ||
 		       tag == DW_TAG_volatile_type || tag == DW_TAG_restrict_type)) {
-		if (!die_type(die, &sub))
+		if (!gobin_die_type(die, &sub))
 			return false;
 		*die = sub;
 		tag = dwarf_tag(die);
-		gk = die_udata(die, DW_AT_go_kind, 0);
+		gk = gobin_die_udata(die, DW_AT_go_kind, 0);
 		if (!name[0] && (n = dwarf_diename(die)))
 			type_name_clean(n, name, len);
 	}
-	if (!name[0] && tag == DW_TAG_pointer_type && die_type(die, &sub) &&
+	if (!name[0] && tag == DW_TAG_pointer_type && gobin_die_type(die, &sub) &&
 	    (n = dwarf_diename(&sub))) {
 		char el[256];
 
@@ -491,7 +482,7 @@ static bool resolve_type(Dwarf_Die *die, char *name, size_t len)
 static enum gobin_tk kind_size(const struct tbuild *tb, Dwarf_Die *die,
 			       const char *name, uint32_t *size)
 {
-	const uint64_t gk = die_udata(die, DW_AT_go_kind, 0);
+	const uint64_t gk = gobin_die_udata(die, DW_AT_go_kind, 0);
 	const enum gobin_tk kind = gk ? kind_of_go(gk) : kind_of_tag(die, name);
 	Dwarf_Word bs;
 
@@ -516,15 +507,15 @@ static void slice_elem(const struct tbuild *tb, Dwarf_Die *die,
 	Dwarf_Die m, ptr, el;
 	char name[256];
 
-	if (dwarf_child(die, &m) != 0 || !die_type(&m, &ptr) ||
+	if (dwarf_child(die, &m) != 0 || !gobin_die_type(&m, &ptr) ||
 	    !resolve_type(&ptr, name, sizeof(name)) ||
-	    dwarf_tag(&ptr) != DW_TAG_pointer_type || !die_type(&ptr, &el) ||
+	    dwarf_tag(&ptr) != DW_TAG_pointer_type || !gobin_die_type(&ptr, &el) ||
 	    !resolve_type(&el, name, sizeof(name)))
 		return;
 	t->elem_kind = kind_size(tb, &el, name, &t->elem_size);
 }
 
-static struct gobin_type *type_of(struct tbuild *tb, Dwarf_Die *in, int depth)
+struct gobin_type *gobin_dwarf_type(struct tbuild *tb, Dwarf_Die *in, int depth)
 {
 	Dwarf_Die die = *in, sub;
 	const char *n;
@@ -598,10 +589,10 @@ int gobin_dwarf_params(struct gobin *b, const char *name, uint64_t entry,
 	*ret = NULL;
 	if (!gobin_dwarf_open(b))
 		return -ENODATA;
-	if (!find_subprogram(b, name, entry, &fn))
+	if (!gobin_dwarf_subprogram(b, name, entry, &fn))
 		return -ENOENT;
-	if (b->compiler == GOBIN_GCCGO && die_type(&fn, &td))
-		*ret = type_of(&tb, &td, 0);
+	if (b->compiler == GOBIN_GCCGO && gobin_die_type(&fn, &td))
+		*ret = gobin_dwarf_type(&tb, &td, 0);
 	if (dwarf_child(&fn, &child) != 0)
 		return 0;
 	do {
@@ -634,7 +625,7 @@ int gobin_dwarf_params(struct gobin *b, const char *name, uint64_t entry,
 		memset(&v[n], 0, sizeof(v[n]));
 		snprintf(v[n].name, sizeof(v[n].name), "%s", pname ? pname : "");
 		v[n].result = result;
-		v[n].type = die_type(&child, &td) ? type_of(&tb, &td, 0) :
+		v[n].type = gobin_die_type(&child, &td) ? gobin_dwarf_type(&tb, &td, 0) :
 						    gobin_type_new(TK_OTHER, 0, "");
 		if (!v[n].type)
 			goto oom;
@@ -665,7 +656,7 @@ static int goid_cb(Dwarf_Die *die, void *ctx)
 		const char *mn = dwarf_diename(&m);
 
 		if (dwarf_tag(&m) == DW_TAG_member && mn && strcmp(mn, "goid") == 0) {
-			*off = (int)die_udata(&m, DW_AT_data_member_location, (uint64_t)-1);
+			*off = (int)gobin_die_udata(&m, DW_AT_data_member_location, (uint64_t)-1);
 			return 1;
 		}
 	} while (dwarf_siblingof(&m, &m) == 0);
@@ -681,316 +672,4 @@ int gobin_dwarf_goid_offset(struct gobin *b)
 		return -1;
 	gobin_dwarf_each_top(dw, goid_cb, &off);
 	return off;
-}
-
-/* ------------------------------------------------------------ field paths */
-
-/* Strips typedefs (not Go's own kinds) to the type that has the layout. */
-static bool die_resolve(Dwarf_Die *die)
-{
-	int tag = dwarf_tag(die);
-	Dwarf_Die sub;
-
-	while ((tag == DW_TAG_typedef || tag == DW_TAG_const_type ||
-		tag == DW_TAG_volatile_type) &&
-	       !(tag == DW_TAG_typedef && die_udata(die, DW_AT_go_kind, 0))) {
-		if (!die_type(die, &sub))
-			return false;
-		*die = sub;
-		tag = dwarf_tag(die);
-	}
-	return true;
-}
-
-/* Finds member `name` of struct DIE `st`; its offset and type DIE. */
-static bool die_member(Dwarf_Die *st, const char *name, size_t len,
-		       uint32_t *off, Dwarf_Die *type)
-{
-	Dwarf_Die m;
-
-	if (dwarf_child(st, &m) != 0)
-		return false;
-	do {
-		const char *mn = dwarf_diename(&m);
-
-		if (dwarf_tag(&m) == DW_TAG_member && mn &&
-		    strlen(mn) == len && !memcmp(mn, name, len) &&
-		    die_type(&m, type)) {
-			*off = (uint32_t)die_udata(&m, DW_AT_data_member_location, 0);
-			return true;
-		}
-	} while (dwarf_siblingof(&m, &m) == 0);
-	return false;
-}
-
-/*
- * Walks ".F.G..." through a struct passed by value, from *pp, adding up
- * the byte offset and the integer register index of the field; stops at
- * the end (out->direct) or after a pointer field that more components
- * follow (the pointer becomes the root word). On return *t is the type
- * reached and *pp the rest of the path.
- */
-static int value_walk(struct tbuild *tb, Dwarf_Die *t, const char **pp,
-		      struct gobin_path *out, const char *path, char *err,
-		      size_t errlen)
-{
-	const char *p = *pp;
-
-	out->value_root = true;
-	out->slot = 0;
-	out->value_off = 0;
-	while (*p == '.') {
-		const char *name = p + 1;
-		size_t len = strcspn(name, ".");
-		Dwarf_Die m, mt;
-		bool found = false;
-
-		if (!die_resolve(t) || dwarf_tag(t) != DW_TAG_structure_type) {
-			snprintf(err, errlen, "field path '%s': '%.*s' is not a "
-				 "field of a struct", path, (int)len, name);
-			return -EINVAL;
-		}
-		if (dwarf_child(t, &m) == 0) {
-			do {
-				const char *mn = dwarf_diename(&m);
-				struct gobin_type *ft;
-				int k;
-
-				if (dwarf_tag(&m) != DW_TAG_member || !die_type(&m, &mt))
-					continue;
-				if (mn && strlen(mn) == len && !memcmp(mn, name, len)) {
-					found = true;
-					break;
-				}
-				/* a field before the one named: count its registers */
-				ft = type_of(tb, &mt, 0);
-				k = ft ? gobin_abi_int_slots(ft) : -1;
-				gobin_type_free(ft);
-				out->slot = k < 0 || out->slot < 0 ? -1 : out->slot + k;
-			} while (dwarf_siblingof(&m, &m) == 0);
-		}
-		if (!found) {
-			snprintf(err, errlen, "field path '%s': %s has no field "
-				 "'%.*s'", path, dwarf_diename(t) ? dwarf_diename(t)
-				 : "the struct", (int)len, name);
-			return -ENOENT;
-		}
-		out->value_off += (int32_t)die_udata(&m, DW_AT_data_member_location, 0);
-		*t = mt;
-		p = name + len;
-		if (*p == '.' && die_resolve(t) && dwarf_tag(t) == DW_TAG_pointer_type) {
-			*pp = p;      /* continue through memory from here */
-			return 0;
-		}
-	}
-	*pp = p;
-	out->direct = true;
-	return 0;
-}
-
-/* Says which parameters function DIE `fn` has, for a root not found. */
-static int no_param(Dwarf_Die *fn, const struct gobin_func *f,
-		    const struct gobin_path *out, const char *path, char *err,
-		    size_t errlen)
-{
-	char names[256] = "";
-	size_t n = 0;
-	Dwarf_Die child;
-
-	if (dwarf_child(fn, &child) == 0) {
-		do {
-			const char *pn = dwarf_diename(&child);
-			Dwarf_Attribute attr;
-			bool res = false;
-
-			if (dwarf_tag(&child) != DW_TAG_formal_parameter || !pn)
-				continue;
-			if (dwarf_attr_integrate(&child, DW_AT_variable_parameter,
-						 &attr))
-				dwarf_formflag(&attr, &res);
-			if (!res && n < sizeof(names))
-				n += snprintf(names + n, sizeof(names) - n,
-					      "%s%s", n ? ", " : "", pn);
-		} while (dwarf_siblingof(&child, &child) == 0);
-	}
-	snprintf(err, errlen, "%s has no parameter '%s' (field path "
-		 "'%s'; its parameters: %s)", f->name, out->root, path,
-		 names[0] ? names : "none");
-	return -ENOENT;
-}
-
-/*
- * The type DIE of the root parameter out->root of `f` into *t. 0, or a
- * negative errno with a message in err[errlen].
- */
-static int path_root_type(struct gobin *b, const struct gobin_func *f,
-			  const struct gobin_path *out, const char *path,
-			  Dwarf_Die *t, char *err, size_t errlen)
-{
-	Dwarf_Die fn, child;
-
-	if (!gobin_dwarf_open(b)) {
-		snprintf(err, errlen, "field path '%s' needs DWARF, and %s has "
-			 "none (use --debuginfo FILE, or $ptr(EXPR, SIZE))",
-			 path, b->path);
-		return -ENODATA;
-	}
-	if (!find_subprogram(b, f->name, f->entry, &fn) ||
-	    dwarf_child(&fn, &child) != 0) {
-		snprintf(err, errlen, "DWARF does not describe %s", f->name);
-		return -ENOENT;
-	}
-	do {
-		const char *n = dwarf_diename(&child);
-
-		if (dwarf_tag(&child) == DW_TAG_formal_parameter && n &&
-		    !strcmp(n, out->root) && die_type(&child, t))
-			return 0;
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return no_param(&fn, f, out, path, err, errlen);
-}
-
-/*
- * Walks ".F.G..." from *p through pointers and structs from type *t,
- * recording each pointer followed (out->deref) and the final offset.
- * 0, 1 when DWARF's types are incomplete, or a negative errno with a
- * message in err[errlen].
- */
-static int pointer_walk(Dwarf_Die *t, const char *p, struct gobin_path *out,
-			const char *path, char *err, size_t errlen)
-{
-	bool in_struct = false;
-	uint32_t pending = 0;
-
-	for (; *p == '.';) {
-		const char *name = p + 1;
-		size_t len = strcspn(name, ".");
-		Dwarf_Die mt;
-		uint32_t off;
-
-		if (!len) {
-			snprintf(err, errlen, "field path '%s': empty field name",
-				 path);
-			return -EINVAL;
-		}
-		if (!die_resolve(t))
-			return 1;
-		if (dwarf_tag(t) == DW_TAG_pointer_type) {
-			Dwarf_Die et;
-
-			/* Entering the pointee: follow the pointer first
-			 * unless it is the root (already the base). */
-			if (in_struct) {
-				if (out->nderef >= GOBIN_PATH_MAX_DEREF) {
-					snprintf(err, errlen, "field path '%s' "
-						 "follows more than %d pointers",
-						 path, GOBIN_PATH_MAX_DEREF);
-					return -E2BIG;
-				}
-				out->deref[out->nderef++] = (int32_t)pending;
-				pending = 0;
-			}
-			if (!die_type(t, &et))
-				return 1;
-			*t = et;
-			if (!die_resolve(t))
-				return 1;
-		}
-		if (dwarf_tag(t) != DW_TAG_structure_type) {
-			snprintf(err, errlen, "field path '%s': '%.*s' is not a "
-				 "field of a struct", path, (int)len, name);
-			return -EINVAL;
-		}
-		if (!die_member(t, name, len, &off, &mt)) {
-			snprintf(err, errlen, "field path '%s': %s has no field "
-				 "'%.*s'", path, dwarf_diename(t) ?
-				 dwarf_diename(t) : "the struct", (int)len, name);
-			return -ENOENT;
-		}
-		pending += off;
-		in_struct = true;
-		*t = mt;
-		p = name + len;
-	}
-	out->offset = (int32_t)pending;
-	return 0;
-}
-
-/* The type of the value a path reaches: name, size, gtr_type. */
-static int path_type(struct tbuild *tb, Dwarf_Die *t, struct gobin_path *out)
-{
-	struct gobin_type *gt = type_of(tb, t, 0);
-
-	if (!gt)
-		return -ENOMEM;
-	snprintf(out->type_name, sizeof(out->type_name), "%s", gt->name);
-	out->size = gt->size;
-	switch (gt->kind) {
-	case TK_INT: out->type = GTR_TYPE_INT; break;
-	case TK_UINT: out->type = GTR_TYPE_UINT; break;
-	case TK_BOOL: out->type = GTR_TYPE_BOOL; break;
-	case TK_PTR: out->type = GTR_TYPE_PTR; break;
-	case TK_STRING: out->type = GTR_TYPE_STRING; break;
-	case TK_FLOAT: out->type = GTR_TYPE_FLOAT; break;
-	case TK_SLICE:
-		if (!strcmp(gt->name, "[]uint8") || !strcmp(gt->name, "[]byte")) {
-			out->type = GTR_TYPE_BYTES;
-			break;
-		}
-		/* fall through */
-	default:
-		out->type = GTR_TYPE_OTHER;
-		break;
-	}
-	gobin_type_free(gt);
-	return 0;
-}
-
-int gobin_field_path(const struct gobin *cb, const struct gobin_func *f,
-		     const char *path, struct gobin_path *out, char *err,
-		     size_t errlen)
-{
-	struct gobin *b = (struct gobin *)cb;  /* DWARF is opened lazily */
-	struct tbuild tb = { .budget = 256, .ptrsize = b->ptrsize };
-	const char *dot = strchr(path, '.'), *p;
-	Dwarf_Die t;
-	int r;
-
-	memset(out, 0, sizeof(*out));
-	if (!dot || dot == path) {
-		snprintf(err, errlen, "'%s' is not a field path (NAME.FIELD...)",
-			 path);
-		return -EINVAL;
-	}
-	snprintf(out->root, sizeof(out->root), "%.*s", (int)(dot - path), path);
-	r = path_root_type(b, f, out, path, &t, err, errlen);
-	if (r)
-		return r;
-	if (!die_resolve(&t))
-		goto bad_type;
-	p = dot;
-	if (dwarf_tag(&t) == DW_TAG_structure_type) {
-		/* A struct passed by value: its fields are in registers (one
-		 * integer register per scalar word, in order) or on the stack
-		 * (in memory layout). Walk to the field, or to the first
-		 * pointer to follow. */
-		r = value_walk(&tb, &t, &p, out, path, err, errlen);
-		if (r)
-			return r;
-		if (out->direct)
-			return path_type(&tb, &t, out);
-	} else if (dwarf_tag(&t) != DW_TAG_pointer_type) {
-		snprintf(err, errlen, "field path '%s': '%s' is neither a "
-			 "pointer nor a struct", path, out->root);
-		return -EINVAL;
-	}
-	r = pointer_walk(&t, p, out, path, err, errlen);
-	if (r < 0)
-		return r;
-	if (r == 0)
-		return path_type(&tb, &t, out);
-bad_type:
-	snprintf(err, errlen, "field path '%s': DWARF type information of %s "
-		 "is incomplete", path, f->name);
-	return -EINVAL;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private to dwarf.c and rtypes.c: the DWARF handle of a gobin (libdw).
+ * Private to dwarf.c, fieldpath.c and rtypes.c: the DWARF handle of a
+ * gobin (libdw) and the type reading fieldpath.c shares with dwarf.c.
  */
 #ifndef GOTRACE_DWARF_INT_H
 #define GOTRACE_DWARF_INT_H
@@ -18,5 +19,29 @@ Dwarf *gobin_dwarf_open(struct gobin *b);
  * returns non-zero and returns that value, else 0. */
 int gobin_dwarf_each_top(Dwarf *dw, int (*fn)(Dwarf_Die *die, void *ctx),
 			 void *ctx);
+
+/* Go's DWARF attribute of a type's reflect.Kind (cmd/internal/dwarf). */
+#define DW_AT_go_kind 0x2900
+
+/* State of building gobin_types from DWARF. */
+struct tbuild {
+	int budget; /* DIEs left to expand; big types become TK_OTHER */
+	int ptrsize;
+};
+
+/* The unsigned attribute `at` of `die`, or dflt when it has none. */
+uint64_t gobin_die_udata(Dwarf_Die *die, unsigned at, uint64_t dflt);
+
+/* The DIE DW_AT_type of `die` refers to, into *out; false when none. */
+bool gobin_die_type(Dwarf_Die *die, Dwarf_Die *out);
+
+/* The subprogram DIE of the function at `entry` (else named `name`) of
+ * `b`, whose DWARF is open, into *out; false when DWARF has none. */
+bool gobin_dwarf_subprogram(struct gobin *b, const char *name, uint64_t entry,
+			    Dwarf_Die *out);
+
+/* The gobin_type of type DIE `in` (typedefs followed, shapes named as
+ * their types), nested `depth` deep; NULL when out of memory. */
+struct gobin_type *gobin_dwarf_type(struct tbuild *tb, Dwarf_Die *in, int depth);
 
 #endif /* GOTRACE_DWARF_INT_H */

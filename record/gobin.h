@@ -395,6 +395,27 @@ int gobin_field_path(const struct gobin *b, const struct gobin_func *f,
 		     const char *path, struct gobin_path *out, char *err,
 		     size_t errlen);
 
+/* Bytes of a field path's text; levels of nested structs a struct
+ * passed by value is captured through. */
+#define GOBIN_PATH_LEN 128
+#define GOBIN_STRUCT_DEPTH 4
+/* Fields of one struct passed by value that a probe captures whole. */
+#define GOBIN_STRUCT_FIELDS 12
+
+/*
+ * The fields of `root`, a parameter (or result) of `f` that is a struct
+ * passed by value, that gotrace captures when it captures the struct
+ * whole: the field paths of its integers, bools, pointers, strings and
+ * []byte ("p.X", "r.Min.X", "r.Name"), in declaration order, through
+ * nested structs (not pointers) at most GOBIN_STRUCT_DEPTH levels deep;
+ * floats, interfaces, slices, arrays and deeper structs are left out.
+ * From DWARF. Writes up to `max` into out[] and returns how many there
+ * are (more than max: some were not written), -ENODATA without DWARF,
+ * -ENOENT for an unknown parameter, -EINVAL when it is not a struct.
+ */
+int gobin_struct_fields(const struct gobin *b, const struct gobin_func *f,
+			const char *root, char (*out)[GOBIN_PATH_LEN], int max);
+
 /*
  * Go name of the runtime type descriptor (runtime._type) at link-time
  * address `addr`, from DWARF's DW_AT_go_runtime_type; NULL when unknown

@@ -191,8 +191,8 @@ static void facts_json(const struct gobin *b, struct jsonw *w)
  * word), and why not; `listed_only` is the reason for every argument of a
  * program of an architecture gotrace does not capture on, else NULL.
  */
-static bool arg_capture(const char *listed_only, const struct gobin_arg *a,
-			const char **why)
+static bool arg_capture(const char *listed_only, int fields,
+			const struct gobin_arg *a, const char **why)
 {
 	uint32_t need = 1;
 
@@ -231,7 +231,11 @@ static bool arg_capture(const char *listed_only, const struct gobin_arg *a,
 			need = 3; /* elements, length and capacity */
 			break;
 		}
-		*why = "a struct or array passed by value: capture its fields with NAME.FIELD";
+		if (fields > 0 && fields <= GOBIN_STRUCT_FIELDS)
+			break;    /* plan.c captures the struct whole */
+		*why = fields > GOBIN_STRUCT_FIELDS ?
+		       "a struct of more fields than gotrace captures whole: capture its fields with NAME.FIELD" :
+		       "a struct or array passed by value: capture its fields with NAME.FIELD";
 		return false;
 	case GTR_TYPE_FLOAT:
 		*why = "floats are not captured yet";
@@ -330,8 +334,19 @@ static bool is_named(const struct list_ctx *c, const struct gobin_func *f)
 	return false;
 }
 
-static void args_json(struct list_ctx *c, const char *key,
-		      const struct gobin_arg *a, int n, bool params)
+/* How many fields of struct `a` of f a probe captures whole (0: none,
+ * more than GOBIN_STRUCT_FIELDS: too many to). */
+static int whole_fields(const struct list_ctx *c, const struct gobin_func *f,
+			const struct gobin_arg *a)
+{
+	if (a->type != GTR_TYPE_OTHER || a->iface || !a->name[0])
+		return 0;
+	return gobin_struct_fields(c->b, f, a->name, NULL, 0);
+}
+
+static void args_json(struct list_ctx *c, const struct gobin_func *f,
+		      const char *key, const struct gobin_arg *a, int n,
+		      bool params)
 {
 	struct jsonw *w = &c->w;
 	char loc[32];
@@ -344,7 +359,8 @@ static void args_json(struct list_ctx *c, const char *key,
 	jsonw_start_array(w);
 	for (int i = 0; i < n; i++) {
 		const char *why;
-		const bool cap = arg_capture(c->listed_only, &a[i], &why);
+		const bool cap = arg_capture(c->listed_only, whole_fields(c, f, &a[i]),
+					     &a[i], &why);
 
 		jsonw_start_object(w);
 		if (params)
@@ -380,8 +396,8 @@ static void func_json(struct list_ctx *c, const struct gobin_func *f, int argsz,
 	jsonw_string_field(w, "abi", abi_name(abi));
 	json_count(w, "args_size", argsz);
 	json_str_or_null(w, "signature", np >= 0 ? sig : NULL);
-	args_json(c, "params", c->p, np, true);
-	args_json(c, "results", c->r, nr, false);
+	args_json(c, f, "params", c->p, np, true);
+	args_json(c, f, "results", c->r, nr, false);
 	jsonw_end_object(w);
 	buf_putc(&c->jb, '\n');
 	json_flush(&c->jb, c->out, LIST_FLUSH);
@@ -428,7 +444,8 @@ static int list_one(const struct gobin_func *f, void *vctx)
 		fprintf(c->out, "    goarg%-3d %-12s %-20s ", i + 1,
 			a->name[0] ? a->name : "-", a->type_name[0] ? a->type_name : "?");
 		/* listed only: the header says it once */
-		if (!arg_capture(c->listed_only, a, &why) && !c->listed_only)
+		if (!arg_capture(c->listed_only, whole_fields(c, f, a), a, &why) &&
+		    !c->listed_only)
 			fprintf(c->out, "%-16s not captured: %s\n", loc, why);
 		else
 			fprintf(c->out, "%s\n", loc);

@@ -26,7 +26,10 @@ struct plan {
 /*
  * values.c: fills p->meta's values from p->args[0..n) (interfaces as
  * their dynamic type's name, []byte as bytes, slices with their element
- * size), then adds "cap(NAME)" of each slice parameter.
+ * size), then adds "cap(NAME)" of each slice parameter and the fields of
+ * each struct passed by value (NAME.FIELD, at most GOBIN_STRUCT_FIELDS of
+ * one struct, nested structs GOBIN_STRUCT_DEPTH deep) that fit in the
+ * GT_MAX_FETCH values of a probe.
  */
 void plan_values(struct probe *p, int n);
 

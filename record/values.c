@@ -35,6 +35,10 @@ static int resolve_expr(const struct probe *p, const char *expr)
 	for (i = 0; i < p->nargs; i++)
 		if (p->args[i].name[0] && !strcmp(p->args[i].name, expr))
 			return i;
+	/* a field of a struct captured whole (add_struct_values) */
+	for (i = p->nargs; strchr(expr, '.') && i < (int)p->meta.nargs; i++)
+		if (!strcmp(p->args[i].name, expr))
+			return i;
 	return -ENOENT;
 }
 
@@ -259,9 +263,14 @@ static int path_root(const struct probe *p, const struct gobin_arg *arg,
 		     const struct gobin_path *gp, struct gobin_piece *w0,
 		     struct gobin_piece *w1)
 {
-	uint8_t size = gp->direct && gp->size < 8 ? gp->size : 8;
+	const uint8_t word = gobin_arch_info(p->bin->gb)->ptrsize == 4 ? 4 : 8;
+	/* a direct scalar is read at its size; a string's words, or the
+	 * pointer followed, at the binary's word */
+	uint8_t size = gp->direct && gp->size < word ? gp->size : word;
 
-	(void)p;
+	if (gp->direct && gp->size <= 8 && gp->type != GTR_TYPE_STRING &&
+	    gp->type != GTR_TYPE_BYTES)
+		size = gp->size;
 	*w0 = arg->pieces[0];
 	memset(w1, 0, sizeof(*w1));
 	if (!gp->value_root)
@@ -270,8 +279,8 @@ static int path_root(const struct probe *p, const struct gobin_arg *arg,
 		w0->offset = arg->pieces[0].offset + gp->value_off;
 		w0->size = size;
 		*w1 = *w0;
-		w1->offset += 8;
-		w1->size = 8;
+		w1->offset += word;
+		w1->size = word;
 		return 0;
 	}
 	if (gp->slot < 0 || (uint32_t)gp->slot >= arg->npieces ||
@@ -287,50 +296,43 @@ static int path_root(const struct probe *p, const struct gobin_arg *arg,
 
 /*
  * Adds the value of a field path such as "r.URL.Path" (DWARF types; the
- * root is a pointer parameter or a struct passed by value). Returns its index, or -EINVAL after
- * printing why.
+ * root is a pointer parameter or a struct passed by value). Returns its
+ * index, or -EINVAL with why in why[whylen].
  */
-static int add_path_value(struct probe *p, const char *x)
+static int path_value(struct probe *p, const char *x, char *why, size_t whylen)
 {
 	struct gobin_path gp;
 	struct gt_fetch *f;
 	struct gobin_arg *a;
-	char err[512];
 	int root, k;
 
-	if (gobin_field_path(p->bin->gb, &p->fn, x, &gp, err, sizeof(err))) {
-		fprintf(stderr, "gotrace-record: probe '%s': %s\n",
-			p->spec.text, err);
+	if (gobin_field_path(p->bin->gb, &p->fn, x, &gp, why, whylen))
 		return -EINVAL;
-	}
 	root = resolve_expr(p, gp.root);
 	if (root < 0 || !p->args[root].npieces ||
 	    !readable(&p->args[root].pieces[0])) {
-		fprintf(stderr, "gotrace-record: probe '%s': '%s' is not "
-			"readable, so '%s' cannot follow it\n", p->spec.text,
-			gp.root, x);
+		snprintf(why, whylen, "'%s' is not readable, so '%s' cannot "
+			 "follow it", gp.root, x);
 		return -EINVAL;
 	}
 	if (gp.type == GTR_TYPE_OTHER || gp.type == GTR_TYPE_FLOAT) {
-		fprintf(stderr, "gotrace-record: probe '%s': '%s' is a %s, "
-			"which gotrace does not capture; name one of its "
-			"fields, or use $ptr(EXPR, SIZE)\n", p->spec.text, x,
-			gp.type_name[0] ? gp.type_name : "value of unknown type");
+		snprintf(why, whylen, "'%s' is a %s, which gotrace does not "
+			 "capture; name one of its fields, or use $ptr(EXPR, "
+			 "SIZE)", x, gp.type_name[0] ? gp.type_name :
+			 "value of unknown type");
 		return -EINVAL;
 	}
 	if (p->meta.nargs >= GT_MAX_FETCH) {
-		fprintf(stderr, "gotrace-record: probe '%s': too many values "
-			"(at most %d)\n", p->spec.text, GT_MAX_FETCH);
+		snprintf(why, whylen, "too many values (at most %d)", GT_MAX_FETCH);
 		return -EINVAL;
 	}
 	{
 		struct gobin_piece w0, w1;
 
 		if (path_root(p, &p->args[root], &gp, &w0, &w1)) {
-			fprintf(stderr, "gotrace-record: probe '%s': the fields of "
-				"'%s' are spread over registers gotrace cannot "
-				"place; use a pointer parameter or $ptr()\n",
-				p->spec.text, gp.root);
+			snprintf(why, whylen, "the fields of '%s' are spread "
+				 "over registers gotrace cannot place; use a "
+				 "pointer parameter or $ptr()", gp.root);
 			return -EINVAL;
 		}
 		k = p->meta.nargs++;
@@ -369,6 +371,49 @@ static int add_path_value(struct probe *p, const char *x)
 	return k;
 }
 
+/* path_value(), saying why it failed: the index, or -EINVAL. */
+static int add_path_value(struct probe *p, const char *x)
+{
+	char why[512];
+	const int k = path_value(p, x, why, sizeof(why));
+
+	if (k < 0)
+		fprintf(stderr, "gotrace-record: probe '%s': %s\n", p->spec.text, why);
+	return k;
+}
+
+/*
+ * Adds, after the other values, the fields of each struct parameter
+ * passed by value (gobin_struct_fields: at most GOBIN_STRUCT_FIELDS of
+ * them, as values named NAME.FIELD), so that the struct is captured
+ * whole; a struct whose fields do not all fit, or cannot all be placed,
+ * stays unavailable.
+ */
+static void add_struct_values(struct probe *p)
+{
+	char paths[GOBIN_STRUCT_FIELDS][GOBIN_PATH_LEN], why[512];
+
+	for (int i = 0; i < p->nargs && i < (int)p->meta.nargs; i++) {
+		const uint32_t first = p->meta.nargs;
+		int n, k;
+
+		if (p->args[i].type != GTR_TYPE_OTHER || !p->args[i].name[0] ||
+		    p->args[i].iface)
+			continue;
+		n = gobin_struct_fields(p->bin->gb, &p->fn, p->args[i].name,
+					paths, GOBIN_STRUCT_FIELDS);
+		if (n <= 0 || n > GOBIN_STRUCT_FIELDS ||
+		    first + (uint32_t)n > GT_MAX_FETCH)
+			continue;
+		for (k = 0; k < n && path_value(p, paths[k], why, sizeof(why)) >= 0; k++)
+			;
+		if (k < n) {
+			/* all or nothing: take back the fields added */
+			memset(&p->path[first], 0, p->meta.nargs - first);
+			p->meta.nargs = first;
+		}
+	}
+}
 
 void plan_values(struct probe *p, int n)
 {
@@ -399,6 +444,7 @@ void plan_values(struct probe *p, int n)
 			? p->args[i].elem_size : p->args[i].size;
 	}
 	add_cap_values(p);
+	add_struct_values(p);
 }
 
 /* Says that expression `x` of `p` names no value, and which there are. */

@@ -15,15 +15,19 @@ void out_json_values(struct jsonw *w, const char *arr, const char *obj,
 
 	jsonw_name(w, arr);
 	jsonw_start_array(w);
-	for (uint32_t i = 0; i < nvals; i++)
-		output_json_value(jsonw_raw(w), &ev->vals[i], arg_at(p, i));
+	for (uint32_t i = 0; i < nvals; i++) {
+		struct buf *raw = jsonw_raw(w);
+
+		if (!output_struct_value(raw, p, ev, i, true))
+			output_json_value(raw, &ev->vals[i], arg_at(p, i));
+	}
 	jsonw_end_array(w);
 	jsonw_name(w, obj);
 	jsonw_start_object(w);
 	for (uint32_t i = 0; i < nvals; i++) {
 		const struct gtr_arg *a = arg_at(p, i);
-		if (!a || !name_known(a->name))
-			continue;
+		if (!a || !name_known(a->name) || output_is_struct_field(p, i))
+			continue;   /* fields are shown in their struct */
 		bool dup = false;
 		for (uint32_t j = 0; j < i && !dup; j++) {
 			const struct gtr_arg *o = arg_at(p, j);
@@ -32,7 +36,10 @@ void out_json_values(struct jsonw *w, const char *arr, const char *obj,
 		if (dup)
 			continue;
 		jsonw_name(w, a->name);
-		output_json_value(jsonw_raw(w), &ev->vals[i], a);
+		struct buf *raw = jsonw_raw(w);
+
+		if (!output_struct_value(raw, p, ev, i, true))
+			output_json_value(raw, &ev->vals[i], a);
 	}
 	jsonw_end_object(w);
 }

@@ -122,15 +122,19 @@ static void put_values(struct output *o, struct buf *b, const struct gtr_probe *
 		out_printf(o, b, p, ev);
 		return;
 	}
-	for (uint32_t i = 0; i < ev->nvals && i < GTR_MAX_ARGS; i++) {
+	for (uint32_t i = 0, shown = 0; i < ev->nvals && i < GTR_MAX_ARGS; i++) {
 		const struct gtr_arg *a = arg_at(p, i);
-		if (i)
+
+		if (output_is_struct_field(p, i))
+			continue;   /* shown in its struct */
+		if (shown++)
 			buf_putc(b, ' ');
 		if (a && name_known(a->name)) {
 			output_text_bytes(b, (const uint8_t *)a->name, strlen(a->name), false);
 			buf_putc(b, '=');
 		}
-		output_text_value(b, &ev->vals[i], a);
+		if (!output_struct_value(b, p, ev, i, false))
+			output_text_value(b, &ev->vals[i], a);
 	}
 }
 

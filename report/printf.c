@@ -313,6 +313,8 @@ static void fmt_run(struct buf *b, const struct cfmt *c, const struct gtr_probe 
 			continue;
 		}
 		const uint32_t vi = p->exprs[pc->k];
+		if (strchr("vs", pc->conv) && output_struct_value(b, p, ev, vi, false))
+			continue;   /* a struct passed by value, whole */
 		format_one(b, pc->flags, pc->width, pc->prec, pc->conv, &ev->vals[vi],
 			   arg_at(p, vi));
 	}

@@ -411,3 +411,136 @@ void output_json_value(struct buf *b, const struct gtr_value *v,
 		return;
 	}
 }
+
+/* ------------------------------------------------------------ structs */
+
+/*
+ * A struct passed by value is recorded as a value of type other named N
+ * (no value of its own) and, after the parameters, its fields as values
+ * named "N.F" ("N.F.G" for nested structs), in order (spec/FORMAT.md).
+ */
+
+/* Whether `name` is `pre` followed by '.' and more. */
+static bool extends(const char *name, const char *pre)
+{
+	const size_t n = strlen(pre);
+
+	return n && !strncmp(name, pre, n) && name[n] == '.';
+}
+
+/*
+ * The fields of struct value i of p: the run of values after it named
+ * "N.F..." (N its name), ending before any other name or one that goes
+ * on from a field already taken (a field path the user added through a
+ * pointer field, "N.P.B"); their indexes into idx[GTR_MAX_ARGS]. Returns
+ * how many (0: value i is no struct captured whole).
+ */
+static uint32_t struct_fields(const struct gtr_probe *p, uint32_t i, uint32_t *idx)
+{
+	const struct gtr_arg *s = arg_at(p, i);
+	uint32_t k = 0, j;
+
+	if (!s || !s->name || !s->name[0] || !arg_is(s, GTR_TYPE_OTHER))
+		return 0;
+	for (j = i + 1; j < p->nargs && j < GTR_MAX_ARGS; j++)
+		if (p->args[j].name && extends(p->args[j].name, s->name))
+			break;
+	for (; j < p->nargs && j < GTR_MAX_ARGS; j++) {
+		const char *name = p->args[j].name;
+		bool deeper = false;
+
+		if (!name || !extends(name, s->name))
+			break;
+		for (uint32_t m = 0; m < k && !deeper; m++)
+			deeper = extends(name, p->args[idx[m]].name);
+		if (deeper)
+			break;
+		idx[k++] = j;
+	}
+	return k;
+}
+
+bool output_is_struct_field(const struct gtr_probe *p, uint32_t j)
+{
+	const struct gtr_arg *a = arg_at(p, j);
+	uint32_t idx[GTR_MAX_ARGS];
+
+	if (!a || !a->name || !strchr(a->name, '.'))
+		return false;
+	for (uint32_t e = 0; e < p->nexprs; e++)
+		if (p->exprs[e] == j)
+			return false;   /* asked for by name: shown as such */
+	for (uint32_t i = 0; i < j; i++) {
+		if (!arg_is(&p->args[i], GTR_TYPE_OTHER) || !p->args[i].name ||
+		    !extends(a->name, p->args[i].name))
+			continue;
+		const uint32_t n = struct_fields(p, i, idx);
+
+		for (uint32_t k = 0; k < n; k++)
+			if (idx[k] == j)
+				return true;
+	}
+	return false;
+}
+
+/* Length of the first component of a field path ("Min" of "Min.X"). */
+static size_t comp_len(const char *s)
+{
+	return strcspn(s, ".");
+}
+
+/*
+ * Writes fields idx[0..n) of ev, whose names all continue at byte `off`
+ * with the same components above, as "{X:3 Y:4}" (json: {"X":3,"Y":4}),
+ * nesting where a component is followed by more.
+ */
+static void struct_put(struct buf *b, const struct gtr_probe *p,
+		       const struct gtr_event *ev, const uint32_t *idx, uint32_t n,
+		       size_t off, bool json)
+{
+	buf_putc(b, '{');
+	for (uint32_t k = 0; k < n;) {
+		const char *name = p->args[idx[k]].name + off;
+		const size_t cl = comp_len(name);
+		uint32_t e = k + 1;
+
+		if (k)
+			buf_putc(b, json ? ',' : ' ');
+		if (json) {
+			buf_putc(b, '"');
+			output_json_bytes(b, (const uint8_t *)name, cl);
+			buf_puts(b, "\":");
+		} else {
+			output_text_bytes(b, (const uint8_t *)name, cl, false);
+			buf_putc(b, ':');
+		}
+		if (name[cl] != '.') {
+			if (json)
+				output_json_value(b, &ev->vals[idx[k]], &p->args[idx[k]]);
+			else
+				output_text_value(b, &ev->vals[idx[k]], &p->args[idx[k]]);
+			k++;
+			continue;
+		}
+		/* a nested struct: the run of fields under the same component */
+		while (e < n && !strncmp(p->args[idx[e]].name + off, name, cl + 1))
+			e++;
+		struct_put(b, p, ev, idx + k, e - k, off + cl + 1, json);
+		k = e;
+	}
+	buf_putc(b, '}');
+}
+
+bool output_struct_value(struct buf *b, const struct gtr_probe *p,
+			 const struct gtr_event *ev, uint32_t i, bool json)
+{
+	uint32_t idx[GTR_MAX_ARGS];
+	uint32_t n = ev ? struct_fields(p, i, idx) : 0;
+
+	while (n && idx[n - 1] >= ev->nvals)
+		n--;
+	if (!n)
+		return false;
+	struct_put(b, p, ev, idx, n, strlen(p->args[i].name) + 1, json);
+	return true;
+}

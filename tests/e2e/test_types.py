@@ -4,6 +4,8 @@ and types taken from the binary itself when it has no DWARF."""
 import json
 import subprocess
 
+import pytest
+
 from conftest import record, report
 
 TYPES = "tests/fixtures/types"
@@ -50,3 +52,46 @@ def test_generic_instance_by_its_symbol_name(gobuild, tmp_path):
     trace = str(tmp_path / "t.gtr")
     record(["-q", "-o", trace, name, "--", exe])
     assert [e["args"]["xs"] for e in jsonl(trace)] == [[1, 2, 3]]
+
+
+STRUCT_PROBES = ["main.withStruct", "main.area", "main.big"]
+STRUCT_TEXT = [
+    "p={X:3 Y:4} n=5",
+    'r={Min:{X:1 Y:2} Max:{X:4 Y:6} Name:"box"(len=3)} scale=2',
+    'b={A:1 B:0 C:0 D:0 E:0 F:0 G:0 H:0 I:9 Tag:"big"(len=3)} k=7',
+]
+
+
+@pytest.mark.parametrize("goarch", ["amd64", "386"])
+def test_struct_passed_by_value_is_captured_whole(gobuild, tmp_path, goarch):
+    """Point in two registers, Rect (nested structs and a string) in six,
+    Big on the stack (too big for registers; on 386 every argument is):
+    each shown whole in text and JSON, and its fields filter."""
+    exe = gobuild(TYPES, "types-" + goarch, goarch=goarch)
+    trace = str(tmp_path / "t.gtr")
+    record(["-q", "-o", trace, *STRUCT_PROBES, "--", exe])
+    text = report([trace]).stdout.splitlines()[1:]
+    assert [l.split(None, 4)[4] for l in text] == STRUCT_TEXT
+    evs = jsonl(trace)
+    assert evs[0]["args"] == {"p": {"X": 3, "Y": 4}, "n": 5}
+    assert evs[1]["args"] == {"r": {"Min": {"X": 1, "Y": 2}, "Max": {"X": 4, "Y": 6},
+                                    "Name": "box"}, "scale": 2}
+    assert evs[2]["args"]["b"] == {"A": 1, "B": 0, "C": 0, "D": 0, "E": 0, "F": 0,
+                                   "G": 0, "H": 0, "I": 9, "Tag": "big"}
+    assert evs[0]["goargs"][0] == {"X": 3, "Y": 4}
+    only = report(["-f", "p.Y == 4 || r.Max.X == 4", trace]).stdout.splitlines()[1:]
+    assert [l.split(None, 4)[4] for l in only] == STRUCT_TEXT[:2]
+    listed = {f["name"]: f["params"] for f in listing(exe, "main.area")}
+    assert [(p["name"], p["capture"]) for p in listed["main.area"]] == \
+        [("r", True), ("scale", True)]
+
+
+def test_struct_fields_in_a_format_and_a_predicate(gobuild, tmp_path):
+    """%v of a struct shows it whole; a record-time predicate reads one
+    of its fields."""
+    exe = gobuild(TYPES, "types")
+    trace = str(tmp_path / "t.gtr")
+    record(["-q", "-o", trace, 'main.withStruct (p.X == 3) "%v %d" p, p.Y',
+            'main.area (r.Min.Y == 99)', "--", exe])
+    text = report([trace]).stdout.splitlines()[1:]
+    assert [l.split(None, 4)[4] for l in text] == ["{X:3 Y:4} 4"]
