@@ -305,49 +305,55 @@ def latencies(path):
     return per
 
 
-def test_statistics_agree_with_scipy(gen, tmp_path):
-    """U, p-values and intervals against scipy.stats, ties included."""
+def check_with_scipy(x, y):
+    """Checks diff's figures for recordings x and y against scipy.stats and
+    numpy on their latencies; returns how many functions were checked."""
     import numpy as np
     from scipy import stats
+    checked = 0
+    _, doc = diff_json(x, y)
+    lx, ly = latencies(x), latencies(y)
+    for f in doc["functions"]:
+        if "mann_whitney" not in f:
+            continue
+        xs, ys = np.sort(lx[f["name"]]), np.sort(ly[f["name"]])
+        r = stats.mannwhitneyu(xs, ys, alternative="two-sided",
+                               method="exact" if f["mann_whitney"]["exact"] else "asymptotic")
+        assert f["mann_whitney"]["u"] == pytest.approx(r.statistic, rel=1e-9, abs=0)
+        assert f["mann_whitney"]["p"] == pytest.approx(r.pvalue, rel=1e-9, abs=0)
+        d = np.sort(np.subtract.outer(ys, xs).ravel())
+        assert f["shift"]["ns"] == np.median(d)
+        m = len(xs) * len(ys)
+        c = int(np.floor(m / 2 - 1.959963984540054 * np.sqrt(m * (len(xs) + len(ys) + 1) / 12)))
+        assert f["shift"]["ci"] == [d[c - 1], d[m - c]]
+        for side, v in (("base", xs), ("new", ys)):
+            for qn, p in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99)):
+                q = f[side][qn]
+                assert q["ns"] == np.quantile(v, p, method="inverted_cdf")
+                lo = int(stats.binom.ppf(0.025, len(v), p))
+                hi = int(stats.binom.ppf(0.975, len(v), p)) + 1
+                if lo >= 1 and hi <= len(v):
+                    assert q["ci"] == [v[lo - 1], v[hi - 1]]
+                else:
+                    assert q["ci"] is None
+        checked += 1
+    if "error_p" in funcs(doc).get("main.parse", {}):
+        pf = funcs(doc)["main.parse"]
+        nb, nn = len(lx["main.parse"]), len(ly["main.parse"])
+        eb, en = round(pf["base"]["error_share"] * nb), round(pf["new"]["error_share"] * nn)
+        assert pf["error_p"] == pytest.approx(
+            stats.fisher_exact([[eb, nb - eb], [en, nn - en]])[1], rel=1e-9)
+    return checked
+
+
+def test_statistics_agree_with_scipy(gen, tmp_path):
+    """U, p-values and intervals against scipy.stats, ties included."""
     # latencies rounded to 1us: many ties
     a = gen(tmp_path / "a.gtr", seed=40, quantum=1000)
     b = gen(tmp_path / "b.gtr", seed=41, quantum=1000, slow=1.05, work_us=50)
     small_a = gen(tmp_path / "sa.gtr", seed=42, n=7)
     small_b = gen(tmp_path / "sb.gtr", seed=43, n=30, slow=1.1)
-    checked = 0
-    for x, y in ((a, b), (small_a, small_b)):
-        _, doc = diff_json(x, y)
-        lx, ly = latencies(x), latencies(y)
-        for f in doc["functions"]:
-            if "mann_whitney" not in f:
-                continue
-            xs, ys = np.sort(lx[f["name"]]), np.sort(ly[f["name"]])
-            r = stats.mannwhitneyu(xs, ys, alternative="two-sided",
-                                   method="exact" if f["mann_whitney"]["exact"] else "asymptotic")
-            assert f["mann_whitney"]["u"] == pytest.approx(r.statistic, rel=1e-9, abs=0)
-            assert f["mann_whitney"]["p"] == pytest.approx(r.pvalue, rel=1e-9, abs=0)
-            d = np.sort(np.subtract.outer(ys, xs).ravel())
-            assert f["shift"]["ns"] == np.median(d)
-            m = len(xs) * len(ys)
-            c = int(np.floor(m / 2 - 1.959963984540054 * np.sqrt(m * (len(xs) + len(ys) + 1) / 12)))
-            assert f["shift"]["ci"] == [d[c - 1], d[m - c]]
-            for side, v in (("base", xs), ("new", ys)):
-                for qn, p in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99)):
-                    q = f[side][qn]
-                    assert q["ns"] == np.quantile(v, p, method="inverted_cdf")
-                    lo = int(stats.binom.ppf(0.025, len(v), p))
-                    hi = int(stats.binom.ppf(0.975, len(v), p)) + 1
-                    if lo >= 1 and hi <= len(v):
-                        assert q["ci"] == [v[lo - 1], v[hi - 1]]
-                    else:
-                        assert q["ci"] is None
-            checked += 1
-        if "error_p" in funcs(doc).get("main.parse", {}):
-            pf = funcs(doc)["main.parse"]
-            nb, nn = len(lx["main.parse"]), len(ly["main.parse"])
-            eb, en = round(pf["base"]["error_share"] * nb), round(pf["new"]["error_share"] * nn)
-            assert pf["error_p"] == pytest.approx(
-                stats.fisher_exact([[eb, nb - eb], [en, nn - en]])[1], rel=1e-9)
+    checked = check_with_scipy(a, b) + check_with_scipy(small_a, small_b)
     assert checked >= 5
     # one exact p among them (7 against 30, no ties)
     _, doc = diff_json(small_a, small_b)
@@ -418,6 +424,8 @@ def test_real_program_in_two_builds(diffapp, tmp_path):
     out = diff(b, n).stdout
     assert "FAIL main.work: p50 > +10%" in out and "FAIL main.parse: errors > +5%" in out
     assert "main.handle -> main.audit: 0, 300" in out
+    # the statistics agree with scipy.stats on these recorded samples
+    assert check_with_scipy(b, n) == 2
 
 
 def test_real_reruns_of_one_build_no_false_alarms(diffapp, tmp_path):
