@@ -19,9 +19,19 @@
 /* Renumbered pids start above Linux's largest (PID_MAX_LIMIT, 2^22). */
 #define PID_RENUMBERED (1u << 22)
 
+/* A binary of the output, as a merge shares it between inputs. */
+struct out_binary {
+	uint32_t host;
+	char *path, *build_id;
+	bool symbols;             /* its symbols are written */
+};
+
 struct gtr_id_space {
 	uint32_t next_probe, next_binary, next_pid;
 	struct u64map pid_host;   /* pid in the output -> host index + 1 */
+	struct u64map bin_ix;     /* hash(host, path, build id) -> output id */
+	struct out_binary *bins;  /* by output id */
+	uint32_t cap_bins;
 };
 
 struct gtr_copier {
@@ -54,6 +64,12 @@ void gtr_id_space_free(struct gtr_id_space *s)
 	if (!s)
 		return;
 	u64map_free(&s->pid_host);
+	u64map_free(&s->bin_ix);
+	for (uint32_t i = 0; i < s->next_binary; i++) {
+		free(s->bins[i].path);
+		free(s->bins[i].build_id);
+	}
+	free(s->bins);
 	free(s);
 }
 
@@ -139,36 +155,89 @@ static int map_pid(struct gtr_copier *c, uint32_t pid, uint32_t *out, uint32_t *
 	return u64map_put(&c->pids, pid, *out, MAP_MAX) ? -ENOMEM : 0;
 }
 
+static uint64_t bin_key(uint32_t host, const struct gtr_binary *b)
+{
+	return u64map_hash_str(b->build_id, u64map_hash_str(b->path, host));
+}
+
+/* The output binary that another input of the merge wrote for the same
+ * file on the same host (same path and build id), or NULL. */
+static struct out_binary *shared_binary(const struct gtr_copier *c, const struct gtr_binary *b,
+					uint32_t *out)
+{
+	const struct gtr_id_space *s = c->o.ids;
+	uint32_t pos = 0, *v;
+
+	if (!s || !b->build_id[0])
+		return NULL;
+	while ((v = u64map_find(&s->bin_ix, bin_key(c->o.host, b), &pos)))
+		if (s->bins[*v].host == c->o.host && !strcmp(s->bins[*v].path, b->path) &&
+		    !strcmp(s->bins[*v].build_id, b->build_id)) {
+			*out = *v;
+			return &s->bins[*v];
+		}
+	return NULL;
+}
+
+/* Records output binary `out` (just given its id) in the id space. */
+static int share_binary(struct gtr_copier *c, const struct gtr_binary *b, uint32_t out)
+{
+	struct gtr_id_space *s = c->o.ids;
+
+	if (!s)
+		return 0;
+	if (out >= s->cap_bins) {
+		const uint32_t cap = s->cap_bins ? s->cap_bins * 2 : 16;
+		struct out_binary *v = realloc(s->bins, (size_t)cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		memset(v + s->cap_bins, 0, (size_t)(cap - s->cap_bins) * sizeof(*v));
+		s->bins = v;
+		s->cap_bins = cap;
+	}
+	struct out_binary *o = &s->bins[out];
+	o->host = c->o.host;
+	o->path = strdup(b->path);
+	o->build_id = strdup(b->build_id);
+	if (!o->path || !o->build_id || u64map_add(&s->bin_ix, bin_key(c->o.host, b), out, MAP_MAX))
+		return -ENOMEM;
+	return 0;
+}
+
 /* Binary `id` of the input, once (and its symbols once stacks are
  * copied); *out gets its output id. 0 or -errno. */
 static int put_binary(struct gtr_copier *c, uint32_t id, uint32_t *out)
 {
 	const uint32_t *v = u64map_get(&c->binaries, id);
-	struct gtr_binary b;
+	struct out_binary *shared = NULL;
+	const struct gtr_binary *in = NULL;
 	int rc;
 
-	if (id == UINT32_MAX) {
-		*out = id;
+	*out = id;
+	if (id == UINT32_MAX)
 		return 0;
-	}
-	if (!v) {
-		const struct gtr_binary *in = NULL;
-		for (uint32_t i = 0; i < gtr_reader_nbinaries(c->r) && !in; i++)
-			if (gtr_reader_binary_at(c->r, i)->id == id)
-				in = gtr_reader_binary_at(c->r, i);
-		if (!in) {
-			*out = id;    /* not described: the reader says so */
-			return 0;
-		}
-		b = *in;
+	for (uint32_t i = 0; i < gtr_reader_nbinaries(c->r) && !in; i++)
+		if (gtr_reader_binary_at(c->r, i)->id == id)
+			in = gtr_reader_binary_at(c->r, i);
+	if (!in)
+		return 0;     /* not described: the reader says so */
+	if (v) {
+		*out = *v;
+		shared = c->o.ids ? &c->o.ids->bins[*out] : NULL;
+	} else if ((shared = shared_binary(c, in, out))) {
+		if (u64map_put(&c->binaries, id, *out, MAP_MAX))
+			return -ENOMEM;
+	} else {
+		struct gtr_binary b = *in;
 		b.host = c->o.host;
 		if ((rc = renumber(&c->binaries, id, c->o.ids ? &c->o.ids->next_binary : NULL,
-				   &b.id)) || (rc = gtr_writer_binary(c->w, &b)))
+				   &b.id)) || (rc = share_binary(c, in, b.id)) ||
+		    (rc = gtr_writer_binary(c->w, &b)))
 			return rc;
-		v = u64map_get(&c->binaries, id);
+		*out = b.id;
+		shared = c->o.ids ? &c->o.ids->bins[*out] : NULL;
 	}
-	*out = *v;
-	if (!c->symbols || u64map_get(&c->bin_syms, id))
+	if (!c->symbols || u64map_get(&c->bin_syms, id) || (shared && shared->symbols))
 		return 0;
 	const uint32_t n = gtr_reader_nsymbols(c->r, id);
 	struct gtr_symbol *syms = n ? malloc((size_t)n * sizeof(*syms)) : NULL;
@@ -180,6 +249,8 @@ static int put_binary(struct gtr_copier *c, uint32_t id, uint32_t *out)
 	free(syms);
 	if (!rc && u64map_put(&c->bin_syms, id, 1, MAP_MAX))
 		rc = -ENOMEM;
+	if (!rc && shared)
+		shared->symbols = true;
 	return rc;
 }
 
@@ -304,14 +375,14 @@ static int put_processes(struct gtr_copier *c)
 	return rc;
 }
 
-/* Clock samples describe the output's own host: copied from the input
- * that is that host, at no offset. */
+/* Clock samples describe the output's own clock: copied unless the
+ * options say they are not that clock's. */
 static int put_clocks(struct gtr_copier *c)
 {
 	int rc = 0;
 
 	for (; c->clocks < gtr_reader_nclocks(c->r) && !rc; c->clocks++)
-		if (!c->o.host && !c->o.ts_offset)
+		if (!c->o.skip_clocks)
 			rc = gtr_writer_clock(c->w, gtr_reader_clock_at(c->r, c->clocks));
 	return rc;
 }
@@ -391,5 +462,12 @@ int gtr_copier_finish(struct gtr_copier *c)
 
 int gtr_copier_start(struct gtr_copier *c)
 {
-	return put_probes(c);
+	uint32_t out, host_pid;
+	int rc = 0;
+
+	/* a merge: the pids the input knows now are claimed now, so that of
+	 * two hosts with one pid, the earlier input keeps it */
+	for (uint32_t i = 0; c->o.ids && i < gtr_reader_nprocesses(c->r) && !rc; i++)
+		rc = map_pid(c, gtr_reader_process_at(c->r, i)->pid, &out, &host_pid);
+	return rc ? rc : put_probes(c);
 }

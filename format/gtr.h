@@ -396,6 +396,8 @@ struct gtr_copy_opts {
 				       CLOCK_MONOTONIC onto the output's */
 	uint32_t host;              /* host index of the input in the output */
 	struct gtr_id_space *ids;   /* shared renumbering; NULL: ids kept */
+	bool skip_clocks;           /* leave the input's clock samples out (they
+				       are not the output's clock) */
 };
 
 /* The shared id space of a merge, or NULL out of memory. */
@@ -408,7 +410,9 @@ struct gtr_copier *gtr_copier_new(struct gtr_reader *r, struct gtr_writer *w,
 				  const struct gtr_copy_opts *o);
 
 /* The probes known before the first event (after gtr_reader_preload()),
- * so that the output describes them in the input's order. 0 or -errno. */
+ * so that the output describes them in the input's order; in a merge, the
+ * pids of the processes known then are claimed (start the inputs in order:
+ * of two hosts with one pid, the earlier keeps it). 0 or -errno. */
 int gtr_copier_start(struct gtr_copier *c);
 
 /* Writes event `ev` of the input (as gtr_reader_next() gave it, or a copy

@@ -17,6 +17,8 @@ struct report_event {
 	const struct gtr_probe *probe; /* NULL when the file has not described it */
 	const char *comm;              /* NUL-terminated task name, "" unknown */
 	const char *binary;            /* path of the probe's binary, NULL unknown */
+	const char *host;              /* a file of several hosts (merged): the name
+				        * of the event's host; NULL otherwise */
 	uint64_t t0_ns;                /* ts_ns of the file's first event ("start") */
 	uint64_t real_ns;              /* CLOCK_REALTIME of ts_ns, 0 when not computed */
 	/*

@@ -211,11 +211,9 @@ static void json_pairs(struct jsonw *w, const uint32_t *a, const uint64_t *b, ui
 	jsonw_end_array(w);
 }
 
-static void json_host(struct jsonw *w, struct gtr_reader *r)
+/* One host: its names and its start anchor. */
+static void json_host_object(struct jsonw *w, const struct gtr_host *h)
 {
-	const struct gtr_host *h = gtr_reader_host(r);
-
-	jsonw_name(w, "host");
 	jsonw_start_object(w);
 	jsonw_string_field(w, "hostname", h->hostname);
 	jsonw_string_field(w, "kernel", h->kernel);
@@ -224,6 +222,24 @@ static void json_host(struct jsonw *w, struct gtr_reader *r)
 	jsonw_name(w, "clocks");
 	json_clock(w, h->start_mono_ns, h->start_realtime_ns, h->start_boottime_ns);
 	jsonw_end_object(w);
+}
+
+static void json_host(struct jsonw *w, struct gtr_reader *r)
+{
+	jsonw_name(w, "host");
+	json_host_object(w, gtr_reader_host(r));
+	if (gtr_reader_nhosts(r) > 1) {     /* a merged file: every host, by index */
+		jsonw_name(w, "hosts");
+		jsonw_start_array(w);
+		for (uint32_t i = 0; i < gtr_reader_nhosts(r); i++) {
+			const struct gtr_host *h = gtr_reader_host_at(r, i);
+			if (h)
+				json_host_object(w, h);
+			else
+				jsonw_null(w);
+		}
+		jsonw_end_array(w);
+	}
 
 	jsonw_name(w, "clock_samples");
 	jsonw_start_array(w);
@@ -355,6 +371,10 @@ static void json_processes(struct jsonw *w, struct gtr_reader *r)
 			jsonw_null_field(w, "exit_code");
 		else
 			jsonw_int_field(w, "exit_code", p->exited ? p->exit_code : 0);
+		if (p->host)      /* a merged file */
+			jsonw_uint_field(w, "host", p->host);
+		if (p->host_pid)
+			jsonw_uint_field(w, "host_pid", p->host_pid);
 		jsonw_end_object(w);
 	}
 	jsonw_end_array(w);
@@ -514,6 +534,13 @@ static void text_head(FILE *f, const char *path, struct gtr_reader *r,
 	fprintf(f, "host:        %s (%s %s), recorded by %s\n", h->hostname[0] ? tx(h->hostname) : "?",
 		h->kernel[0] ? tx(h->kernel) : "?", h->machine[0] ? tx(h->machine) : "?",
 		h->recorder[0] ? tx(h->recorder) : "?");
+	for (uint32_t i = 1; i < gtr_reader_nhosts(r); i++) {   /* a merged file */
+		const struct gtr_host *p = gtr_reader_host_at(r, i);
+		if (p)
+			fprintf(f, "host %-7u%s (%s %s), recorded by %s\n", i,
+				p->hostname[0] ? tx(p->hostname) : "?", p->kernel[0] ? tx(p->kernel) : "?",
+				p->machine[0] ? tx(p->machine) : "?", p->recorder[0] ? tx(p->recorder) : "?");
+	}
 	if (h->start_realtime_ns) {
 		utc(a, sizeof(a), h->start_realtime_ns);
 		fprintf(f, "started:     %s (monotonic %" PRIu64 ".%09" PRIu64 " s)\n", a,
@@ -603,6 +630,13 @@ static void text_losses(FILE *f, struct gtr_reader *r, const struct stats *st)
 	fprintf(f, "events:      %s%" PRIu64 "\n", output_at_least(st->events), st->events);
 	fprintf(f, "processes:   %" PRIu32 " records; mappings: %" PRIu32 "\n",
 		gtr_reader_nprocesses(r), gtr_reader_nmappings(r));
+	for (uint32_t i = 0; i < gtr_reader_nprocesses(r); i++) {   /* a merged file */
+		const struct gtr_process *p = gtr_reader_process_at(r, i);
+		const struct gtr_host *h = gtr_reader_host_at(r, p->host);
+		if (p->host_pid && !p->exited)
+			fprintf(f, "  pid %" PRIu32 " is pid %" PRIu32 " on host %" PRIu32 " (%s)\n",
+				p->pid, p->host_pid, p->host, h && h->hostname[0] ? tx(h->hostname) : "?");
+	}
 
 	fprintf(f, "lost:        %s%" PRIu64 " events in %s%" PRIu64 " drop records\n",
 		output_at_least(st->drops), st->drops, output_at_least(st->drop_records),

@@ -11,6 +11,8 @@
  */
 #include <argp.h>
 #include <errno.h>
+#include <limits.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include "diff.h"
 #include "gtr.h"
 #include "info.h"
+#include "merge.h"
 #include "output.h"
 #include "run.h"
 
@@ -89,10 +92,12 @@ static const struct argp_option stats_options[] = {
 static const char print_doc[] =
 	"Print the events of a gotrace trace file.\n"
 	"\n"
-	"USAGE: gotrace-report [print] [OPTION...] FILE  events or calls\n"
+	"USAGE: gotrace-report [print] [OPTION...] FILE...  events or calls (several\n"
+	"       FILEs are merged, in time order)\n"
 	"       gotrace-report stats [OPTION...] FILE    latency per function\n"
 	"       gotrace-report info [--json] FILE        what the file holds\n"
 	"       gotrace-report diff BASE NEW             compare, gate (diff --help)\n"
+	"       gotrace-report merge -w OUT FILE...      hosts and processes into one\n"
 	"(gotrace-report stats --help: the options of stats)\n"
 	"\n"
 	"EXAMPLES:\n"
@@ -305,10 +310,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return 0;
 	}
 	case ARGP_KEY_ARG:
-		if (env->path)
-			argp_error(state, "one trace file at a time (got '%s' and '%s')",
-				   env->path, arg);
-		env->path = arg;
+		if (env->ninputs == REPORT_MAX_INPUTS)
+			argp_error(state, "too many trace files (at most %d)", REPORT_MAX_INPUTS);
+		env->inputs[env->ninputs++] = arg;
+		env->path = env->inputs[0];
 		return 0;
 	case ARGP_KEY_END:
 		check_end(env, state);
@@ -326,6 +331,44 @@ static const struct argp_child common_child[] = {
 	{ 0 },
 };
 
+/*
+ * Reports on the FILEs given: one is read as it is; several are merged
+ * first (report/merge.h) into a private temporary file, which is removed
+ * after. Returns the exit status.
+ */
+static int run_inputs(struct report_opts *env)
+{
+	static char name[256];
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	size_t used = 0;
+
+	if (env->ninputs < 2)
+		return report_run(env);
+	if (snprintf(dir, sizeof(dir), "%s/gotrace-merge.XXXXXX", tmp && *tmp ? tmp : "/tmp") >=
+	    (int)sizeof(dir) || !mkdtemp(dir)) {
+		fprintf(stderr, PROG ": cannot make a directory to merge the recordings in: %s\n",
+			strerror(errno));
+		return EXIT_READ;
+	}
+	snprintf(path, sizeof(path), "%s/merged.gtr", dir);
+	const struct merge_opts mo = {
+		.inputs = env->inputs, .ninputs = env->ninputs, .output = path, .quiet = true,
+	};
+	int rc = report_merge(&mo);
+	if (!rc) {
+		for (size_t i = 0; i < env->ninputs && used < sizeof(name); i++)
+			used += (size_t)snprintf(name + used, sizeof(name) - used, "%s%s",
+						 i ? " + " : "", env->inputs[i]);
+		env->path = path;
+		env->name = name;
+		rc = report_run(env);
+	}
+	unlink(path);
+	rmdir(dir);
+	return rc;
+}
+
 static int cmd_print(int argc, char **argv)
 {
 	static const struct argp argp = {
@@ -339,7 +382,7 @@ static int cmd_print(int argc, char **argv)
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
 		return EXIT_USAGE;
-	return report_run(&env);
+	return run_inputs(&env);
 }
 
 static int cmd_stats(int argc, char **argv)
@@ -355,7 +398,7 @@ static int cmd_stats(int argc, char **argv)
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
 		return EXIT_USAGE;
-	return report_run(&env);
+	return run_inputs(&env);
 }
 
 struct info_env {
@@ -404,6 +447,63 @@ static int cmd_info(int argc, char **argv)
 	return report_info(env.path, env.json, stdout);
 }
 
+struct merge_env {
+	struct merge_opts o;
+	const char *inputs[REPORT_MAX_INPUTS];
+};
+
+static error_t merge_parse(int key, char *arg, struct argp_state *state)
+{
+	struct merge_env *env = state->input;
+
+	switch (key) {
+	case 'w': env->o.output = arg; return 0;
+	case OPT_FORCE: env->o.flags |= GTR_W_FORCE; return 0;
+	case 'q': env->o.quiet = true; return 0;
+	case ARGP_KEY_ARG:
+		if (env->o.ninputs == REPORT_MAX_INPUTS)
+			argp_error(state, "too many trace files (at most %d)", REPORT_MAX_INPUTS);
+		env->inputs[env->o.ninputs++] = arg;
+		return 0;
+	case ARGP_KEY_END:
+		if (!env->o.output)
+			argp_error(state, "no output; give one with -w OUT");
+		if (!env->o.ninputs)
+			argp_error(state, "no trace file given");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static int cmd_merge(int argc, char **argv)
+{
+	static const struct argp_option opts[] = {
+		{ "write", 'w', "OUT", 0, "Write the merged trace to OUT ('-': standard output)", 0 },
+		{ "force", OPT_FORCE, 0, 0, "Overwrite OUT if it exists", 0 },
+		{ "quiet", 'q', 0, 0, "No summary line", 0 },
+		{ 0 },
+	};
+	static const struct argp argp = {
+		.options = opts,
+		.parser = merge_parse,
+		.args_doc = "FILE...",
+		.doc = "Merge recordings of several hosts, processes or recorders into one trace, "
+		       "in time order: on the first file's clock, through each file's wall clock "
+		       "unless they share one (same host, same boot). Probe and binary ids are "
+		       "renumbered, and so are pids that two hosts share; every report of the "
+		       "result shows the host when there is more than one.\n"
+		       "\nUSAGE: gotrace-report merge -w OUT FILE...\n"
+		       "(gotrace-report A.gtr B.gtr merges on the fly)",
+	};
+	struct merge_env env = { 0 };
+
+	env.o.inputs = env.inputs;
+	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
+		return EXIT_USAGE;
+	return report_merge(&env.o);
+}
+
 /*
  * Subcommands, bpftool-style. A first argument naming one selects it;
  * anything else is `print`'s (so `gotrace-report app.gtr` prints).
@@ -418,6 +518,7 @@ static const struct cmd cmds[] = {
 	{ "stats", cmd_stats },
 	{ "info", cmd_info },
 	{ "diff", report_diff_cmd },
+	{ "merge", cmd_merge },
 };
 
 int main(int argc, char **argv)

@@ -38,7 +38,8 @@ void output_csv_field(struct buf *b, const char *p, size_t n)
 
 static void csv_header(struct output *o, struct buf *b)
 {
-	buf_puts(b, "ts_ns,pid,tid,goid,comm,func,kind,latency_ns");
+	buf_puts(b, o->o.hosts ? "ts_ns,host,pid,tid,goid,comm,func,kind,latency_ns"
+		 : "ts_ns,pid,tid,goid,comm,func,kind,latency_ns");
 	for (uint32_t i = 0; i < o->o.csv_values; i++)
 		buf_printf(b, ",v%u", i + 1);
 	buf_puts(b, "\r\n");
@@ -66,6 +67,10 @@ static int csv_put(struct output *o, struct buf *b, const struct report_event *e
 
 	buf_u64(b, ev->ts_ns);
 	buf_putc(b, ',');
+	if (o->o.hosts) {
+		csv_text(c, b, e->host ? e->host : "");
+		buf_putc(b, ',');
+	}
 	buf_u64(b, ev->pid);
 	buf_putc(b, ',');
 	buf_u64(b, ev->tid);

@@ -258,6 +258,14 @@ static int refresh_probes(struct run *run, const struct gtr_probe ***probes, uin
  * order, with its final pairing), or at once when it is not paired. false
  * when output cannot be written.
  */
+/* The name of the host of process `pid` in a file of several hosts. */
+static const char *host_name(const struct gtr_reader *r, uint32_t pid)
+{
+	const struct gtr_host *h = gtr_reader_host_at(r, gtr_reader_pid_host(r, pid));
+
+	return h && h->hostname[0] ? h->hostname : "?";
+}
+
 static bool emit(struct run *run, struct report_event *e)
 {
 	const struct gtr_event *ev = e->ev;
@@ -266,6 +274,8 @@ static bool emit(struct run *run, struct report_event *e)
 	e->t0_ns = run->t0;
 	if (!run->lean || (run->uses & FILTER_USES_BINARY))
 		e->binary = binary_path(run->r, e->probe);
+	if (gtr_reader_nhosts(run->r) > 1)
+		e->host = host_name(run->r, ev->pid);
 	if (run->opts->time_wall && !gtr_reader_realtime(run->r, ev->ts_ns, &real))
 		e->real_ns = real;
 	/* calls this return closed over: a recovered panic unwound them (or
@@ -474,6 +484,7 @@ static void prepare(struct run *run, struct progress *prog)
 		.format = o->format, .calls = o->calls, .time_rel = o->time_rel,
 		.time_wall = o->time_wall, .csv_values = run->maxvals,
 		.symbolize = symbolize, .sym_ctx = run->r,
+		.hosts = gtr_reader_nhosts(run->r) > 1,
 	};
 	/* --count needs neither names nor pairing unless a filter reads
 	 * them (return events read their entry's arguments). */

@@ -15,6 +15,7 @@
 #include "pair.h"
 
 #define REPORT_MAX_FILTERS 64
+#define REPORT_MAX_INPUTS 256
 
 /* Exit statuses (spec/OUTPUT.md). */
 enum { EXIT_READ = 1, EXIT_USAGE = 2 };
@@ -32,6 +33,9 @@ struct report_opts {
 	bool calls, time_rel, time_wall, count, hist;
 	bool strict;               /* a filter evaluation error fails the run */
 	bool follow;               /* wait for more at the end (tail -f) */
+	const char *inputs[REPORT_MAX_INPUTS]; /* every FILE given: several are
+				      merged first (report/merge.h) into `path` */
+	size_t ninputs;
 	const char *write_path;    /* -w: kept events into this trace */
 	unsigned write_flags;      /* GTR_W_* for it (--force) */
 	int progress;              /* -1 never, 0 on a terminal, 1 always */

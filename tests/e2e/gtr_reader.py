@@ -117,6 +117,7 @@ class GtrReader:
         self.truncated = False
         self.message = ""
         self.comms = {}
+        self.peers = {}        # host index -> host names (merged files)
 
     # ---------------------------------------------------------------- blocks
 
@@ -246,10 +247,23 @@ class GtrReader:
         elif btype == 9:
             p = _one_item(payload)
             exited = bool(p.get("exited", False))
-            self.processes.append({"ts_ns": _uint(p.get("ts_ns", 0)), "pid": _u32(p.get("pid", 0)),
-                                   "binary_id": _u32(p["binary_id"]) if "binary_id" in p else None,
-                                   "comm": _text(p.get("comm", "")), "exited": exited,
-                                   "exit_code": p.get("exit_code") if exited else 0})
+            proc = {"ts_ns": _uint(p.get("ts_ns", 0)), "pid": _u32(p.get("pid", 0)),
+                    "binary_id": _u32(p["binary_id"]) if "binary_id" in p else None,
+                    "comm": _text(p.get("comm", "")), "exited": exited,
+                    "exit_code": p.get("exit_code") if exited else 0}
+            for k in ("host", "host_pid"):     # a merged file
+                if p.get(k):
+                    proc[k] = _u32(p[k])
+            self.processes.append(proc)
+        elif btype == 10:
+            # PEER: another host of a merged file, by index (host 0: HOST)
+            p = _one_item(payload)
+            idx = _u32(p["index"])
+            if not 1 <= idx < 4096:
+                raise Malformed("peer")
+            h = p.get("host", {})
+            self.peers[idx] = {k: _text(h.get(k, "")) for k in
+                               ("hostname", "kernel", "machine", "recorder")}
         else:
             self.skipped += 1
 

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * merge: several recordings (hosts, processes, recorders) into one trace,
+ * in time order (spec/FORMAT.md, "PEER"). Each input is read once, its
+ * next event held while the others catch up; the earliest goes out through
+ * the input's copier (gtr.h, "Copying"), which renumbers probe and binary
+ * ids and, between hosts, pids.
+ *
+ * Time: the first input's CLOCK_MONOTONIC is the output's. An input from
+ * the same machine and boot keeps its timestamps (one clock: order is exact,
+ * so a send recorded by one recorder comes before its receive recorded by
+ * the other); any other input's move through its wall clock: its start
+ * anchor's CLOCK_REALTIME - CLOCK_MONOTONIC against the first input's.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge.h"
+#include "run.h"
+#include "xalloc.h"
+
+#define PROG "gotrace-report"
+/* Recordings whose boot epochs (CLOCK_REALTIME - CLOCK_BOOTTIME at start)
+ * differ by less than this are of one boot: they share CLOCK_MONOTONIC. */
+#define SAME_BOOT_NS 50000000ll
+
+struct input {
+	const char *path;
+	struct gtr_reader *r;
+	struct gtr_copier *copy;
+	int64_t offset;          /* ns onto the output's clock */
+	uint32_t host;           /* index in the output */
+	int item;                /* enum gtr_item of the record held, or < 0 */
+	struct gtr_event ev;     /* the event held (valid until r's next read) */
+	struct gtr_drop drop;
+};
+
+static int64_t wall_minus_mono(const struct gtr_host *h)
+{
+	return (int64_t)(h->start_realtime_ns - h->start_mono_ns);
+}
+
+static int64_t boot_epoch(const struct gtr_host *h)
+{
+	return (int64_t)(h->start_realtime_ns - h->start_boottime_ns);
+}
+
+/* Whether recordings a and b share CLOCK_MONOTONIC: one machine in one
+ * boot (containers of one machine too, whatever their host names). */
+static bool same_clock(const struct gtr_host *a, const struct gtr_host *b)
+{
+	const int64_t d = boot_epoch(a) - boot_epoch(b);
+
+	return !strcmp(a->kernel, b->kernel) && !strcmp(a->machine, b->machine) &&
+	       a->start_boottime_ns && b->start_boottime_ns &&
+	       d < SAME_BOOT_NS && d > -SAME_BOOT_NS;
+}
+
+/*
+ * Host indexes and clock offsets of the inputs: inputs with the same host
+ * name share an index (host 0: the first input's); offsets are 0 on the
+ * first input's clock, else through the wall clocks.
+ */
+static void place_inputs(struct input *in, size_t n, const struct gtr_host **hosts,
+			 uint32_t *nhosts)
+{
+	const struct gtr_host *base = gtr_reader_host(in[0].r);
+
+	*nhosts = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct gtr_host *h = gtr_reader_host(in[i].r);
+		uint32_t k = 0;
+
+		while (k < *nhosts && strcmp(hosts[k]->hostname, h->hostname))
+			k++;
+		if (k == *nhosts)
+			hosts[(*nhosts)++] = h;
+		in[i].host = k;
+		in[i].offset = same_clock(h, base) ? 0 : wall_minus_mono(h) - wall_minus_mono(base);
+	}
+}
+
+/* ts moved onto the output's clock, as the copier moves it. */
+static uint64_t moved(const struct input *in, uint64_t ts)
+{
+	return in->offset < 0 && (uint64_t)-in->offset > ts ? 0 : ts + (uint64_t)in->offset;
+}
+
+static uint64_t head_ts(const struct input *in)
+{
+	return moved(in, in->item == GTR_ITEM_DROP ? in->drop.ts_ns : in->ev.ts_ns);
+}
+
+/* Reads the next record of `in`. 0, or -1 after a message. */
+static int advance(struct input *in)
+{
+	in->item = gtr_reader_next(in->r, &in->ev, &in->drop);
+	if (in->item >= 0)
+		return 0;
+	fprintf(stderr, PROG ": %s: %s\n", in->path, gtr_reader_error(in->r));
+	return -1;
+}
+
+/* Opens every input and the output. 0, or -1 after a message. */
+static int open_all(struct input *in, size_t n, const struct merge_opts *o,
+		    struct gtr_writer **w, struct gtr_id_space **ids)
+{
+	const struct gtr_host **hosts = xcalloc(n, sizeof(*hosts), "merge");
+	uint32_t nhosts;
+	char err[512];
+	int rc = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		in[i].path = o->inputs[i];
+		in[i].r = gtr_reader_open(in[i].path, err, sizeof(err));
+		if (!in[i].r) {
+			fprintf(stderr, PROG ": %s\n", err);
+			goto out;
+		}
+		if (gtr_reader_preload(in[i].r) < 0) {
+			fprintf(stderr, PROG ": %s\n", gtr_reader_error(in[i].r));
+			goto out;
+		}
+	}
+	place_inputs(in, n, hosts, &nhosts);
+	*w = gtr_writer_create(o->output, o->flags, hosts[0], err, sizeof(err));
+	if (!*w) {
+		fprintf(stderr, PROG ": %s\n", err);
+		goto out;
+	}
+	for (uint32_t k = 1; k < nhosts; k++)
+		if (gtr_writer_peer(*w, k, hosts[k]))
+			goto werr;
+	*ids = gtr_id_space_new();
+	for (size_t i = 0; *ids && i < n; i++) {
+		const struct gtr_copy_opts co = {
+			.ts_offset = in[i].offset, .host = in[i].host, .ids = *ids,
+			.skip_clocks = i > 0,  /* the first input's clock is the output's */
+		};
+		if (!(in[i].copy = gtr_copier_new(in[i].r, *w, &co)) ||
+		    gtr_copier_start(in[i].copy))
+			goto werr;
+	}
+	if (*ids)
+		rc = 0;
+	else
+		fprintf(stderr, PROG ": out of memory\n");
+	goto out;
+werr:
+	fprintf(stderr, PROG ": %s\n", gtr_writer_error(*w)[0] ? gtr_writer_error(*w) : "out of memory");
+out:
+	free(hosts);
+	return rc;
+}
+
+/* Writes every record of every input, earliest first. 0, or -1 after a
+ * message. */
+static int merge_records(struct input *in, size_t n, struct gtr_writer *w)
+{
+	for (size_t i = 0; i < n; i++)
+		if (advance(&in[i]))
+			return -1;
+	for (;;) {
+		struct input *next = NULL;
+
+		for (size_t i = 0; i < n; i++)
+			if (in[i].item != GTR_ITEM_END && (!next || head_ts(&in[i]) < head_ts(next)))
+				next = &in[i];
+		if (!next)
+			return 0;
+		const int rc = next->item == GTR_ITEM_DROP ? gtr_copier_drop(next->copy, &next->drop)
+			       : gtr_copier_event(next->copy, &next->ev);
+		if (rc) {
+			fprintf(stderr, PROG ": %s\n", gtr_writer_error(w));
+			return -1;
+		}
+		if (advance(next))
+			return -1;
+	}
+}
+
+int report_merge(const struct merge_opts *o)
+{
+	struct input *in = xcalloc(o->ninputs, sizeof(*in), "merge");
+	struct gtr_writer *w = NULL;
+	struct gtr_id_space *ids = NULL;
+	uint64_t events = 0;
+	char err[512];
+	int rc = open_all(in, o->ninputs, o, &w, &ids);
+
+	if (!rc)
+		rc = merge_records(in, o->ninputs, w);
+	for (size_t i = 0; !rc && i < o->ninputs; i++) {
+		if (gtr_copier_finish(in[i].copy)) {
+			fprintf(stderr, PROG ": %s\n", gtr_writer_error(w));
+			rc = -1;
+		}
+		events += gtr_copier_events(in[i].copy);
+	}
+	if (w && gtr_writer_close(w, err, sizeof(err)) && !rc) {
+		fprintf(stderr, PROG ": %s\n", err);
+		rc = -1;
+	}
+	if (!rc && !o->quiet)
+		fprintf(stderr, PROG ": %" PRIu64 " events of %zu recordings merged into %s\n",
+			events, o->ninputs, o->output);
+	for (size_t i = 0; i < o->ninputs; i++) {
+		gtr_copier_free(in[i].copy);
+		if (in[i].r)
+			gtr_reader_close(in[i].r);
+	}
+	gtr_id_space_free(ids);
+	free(in);
+	return rc ? EXIT_READ : 0;
+}

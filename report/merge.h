@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * merge: `gotrace-report merge -w OUT IN...`, and the files of
+ * `gotrace-report A.gtr B.gtr` merged before they are read (report/merge.c).
+ */
+#ifndef REPORT_MERGE_H
+#define REPORT_MERGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct merge_opts {
+	const char *const *inputs;  /* the recordings, "-" for standard input */
+	size_t ninputs;             /* at least 1 */
+	const char *output;         /* OUT, "-" for standard output */
+	unsigned flags;             /* GTR_W_* (--force) */
+	bool quiet;                 /* no summary line on stderr */
+};
+
+/*
+ * Merges the inputs into one trace, in time order on the first input's
+ * clock, each host kept apart (spec/FORMAT.md, "PEER"). Returns 0, or
+ * EXIT_READ after a message (an input unreadable, OUT unwritable).
+ */
+int report_merge(const struct merge_opts *o);
+
+#endif /* REPORT_MERGE_H */
