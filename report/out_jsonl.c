@@ -69,6 +69,8 @@ static void json_head(struct jsonw *w, const struct report_event *e,
 {
 	jsonw_start_object(w);
 	jsonw_uint_field(w, "ts_ns", ev->ts_ns);
+	if (e->host)
+		jsonw_string_field(w, "host", e->host);
 	jsonw_uint_field(w, "pid", ev->pid);
 	jsonw_uint_field(w, "tid", ev->tid);
 	jsonw_uint_field(w, "goid", ev->goid);

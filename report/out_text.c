@@ -68,6 +68,10 @@ static void text_prefix(const struct output *o, struct buf *b,
 		put_padded(b, tmp, 10);
 		buf_putc(b, ' ');
 	}
+	if (o && o->o.hosts) {
+		put_padded(b, e->host ? e->host : "", 15);
+		buf_putc(b, ' ');
+	}
 	start = b->len;
 	buf_u64(b, ev->pid);
 	buf_pad(b, ' ', 8 - (int)(b->len - start));
@@ -91,6 +95,8 @@ static void text_header(const struct output *o, struct buf *b)
 		buf_puts(b, "TIME            ");
 	if (o && o->o.time_rel)
 		buf_puts(b, "TIME       ");
+	if (o && o->o.hosts)
+		buf_puts(b, "HOST            ");
 	if (o && o->o.calls)
 		buf_puts(b, "PID     TID     COMM            FUNC             LATENCY      -\n");
 	else
