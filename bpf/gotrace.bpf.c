@@ -427,6 +427,10 @@ static __always_inline int rate_allows(const struct gt_plan *plan, __u32 slot,
 	return 0;
 }
 
+/* Hits of one thread in a row on a CPU after which its name is taken
+ * again. */
+#define COMM_REFRESH 256
+
 /* Records a CPU sends before it wakes the recorder (a power of two). */
 const volatile __u32 wakeup_every = 1024;
 /* 1: the exit tracepoint is loaded; probe hits put their process in
@@ -478,7 +482,15 @@ int gotrace_probe(struct pt_regs *regs)
 	ev->pid = id >> 32;
 	ev->tid = (__u32)id;
 	ev->goid = read_goid(regs, plan);
-	bpf_get_current_comm(&ev->comm, sizeof(ev->comm));
+	/* The thread's name, taken again only for another thread than the
+	 * last on this CPU, or every COMM_REFRESH hits (a thread renamed
+	 * shows after as many): a helper call per hit costs more. */
+	if (ev->comm_tid != (__u32)id || !ev->comm[0] ||
+	    ++ev->comm_age >= COMM_REFRESH) {
+		bpf_get_current_comm(&ev->comm, sizeof(ev->comm));
+		ev->comm_tid = (__u32)id;
+		ev->comm_age = 0;
+	}
 	ev->unavail = 0;
 	ev->nstack = 0;
 	ev->cpu = bpf_get_smp_processor_id();
@@ -488,8 +500,19 @@ int gotrace_probe(struct pt_regs *regs)
 		dlen = read_stack(regs, plan, ev);
 
 	for (i = 0; i < GT_MAX_FETCH; i++) {
+		const struct gt_fetch *f;
+
 		if (i >= plan->nfetch)
 			break;
+		/* a register as it is (most arguments of ABIInternal code):
+		 * here, without a call to fetch_one() */
+		f = &plan->fetch[i];
+		if (f->op == GT_OP_WORD && f->src.loc == GT_LOC_REG && !f->nderef &&
+		    !(f->flags & GT_F_INDIRECT)) {
+			ev->slots[i] = extend(reg_value(regs, f->src.reg), f->src.size,
+					      f->flags);
+			continue;
+		}
 		dlen = fetch_one(regs, ev, plan, i, dlen);
 	}
 	ev->nslots = i;

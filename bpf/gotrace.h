@@ -167,6 +167,9 @@ struct gt_event {
 			       the recorder was last woken; never sent */
 	__u32 watched_tgid; /* BPF side only: the process this CPU last put
 			       in the `watched` map */
+	__u32 comm_tid;     /* BPF side only: the thread whose name `comm`
+			       holds (taken once per thread in a row) */
+	__u32 comm_age;     /* BPF side only: hits since `comm` was taken */
 };
 
 #define GT_EVENT_HDR_SIZE ((unsigned long)&((struct gt_event *)0)->slots)
