@@ -89,9 +89,10 @@ static int refuse_operands(const struct lower *lw, const struct node *n)
 		const struct operand *o = side ? r : l;
 
 		if (is_field(o))
-			return refuse(lw, o->pos, "'%.*s' is not a captured value "
-				      "(it is known at report time)", (int)o->len,
-				      lw->t->expr + o->pos);
+			return refuse(lw, o->pos, "'%.*s' is not a captured value but "
+				      "the event's, known at report time (a "
+				      "parameter of that name is goargN)",
+				      (int)o->len, lw->t->expr + o->pos);
 		if (o->src == SRC_LIT_STR)
 			return refuse(lw, o->pos, "strings are compared at report time");
 		if (o->src == SRC_LIT_TIME)
@@ -135,6 +136,28 @@ static const char *type_refusal(const struct operand *v, enum gtr_type t)
 	}
 }
 
+/*
+ * Refuses value `v`, which the recorder resolved (by `name`) to `idx`,
+ * not a value it captures; a goargN or goretN that this kind of probe
+ * does not have (-ENOENT) says where it is.
+ */
+static int refuse_unknown(const struct lower *lw, const struct operand *v,
+			  const char *name, int idx)
+{
+	const struct slot *sl = &lw->t->slots[v->slot];
+	const char *where = "";
+
+	if (idx == -ENOENT && sl->space == SP_ARG)
+		where = " (a return probe captures results, goretN; its entry's "
+			"arguments are compared at report time)";
+	else if (idx == -ENOENT && sl->space == SP_RET)
+		where = " (results are captured by return probes, r:FUNCTION)";
+	if (v->len_of)
+		return refuse(lw, v->pos, "unknown value '%s'%s", name, where);
+	return refuse(lw, v->pos, "unknown value '%.*s'%s", (int)v->len,
+		      lw->t->expr + v->pos, where);
+}
+
 /* Lowers one comparison node into lw->out[lw->n]. */
 static int lower_cmp(struct lower *lw, const struct node *n)
 {
@@ -152,7 +175,7 @@ static int lower_cmp(struct lower *lw, const struct node *n)
 	lang_slot_name(lw->t, v->slot, name, sizeof(name));
 	idx = lw->resolve(lw->ctx, name);
 	if (idx < 0 || idx >= lw->ntypes || idx >= GT_MAX_FETCH)
-		return refuse(lw, v->pos, "unknown value '%s'", name);
+		return refuse_unknown(lw, v, name, idx);
 	const enum gtr_type t = lw->types[idx];
 	const char *why = type_refusal(v, t);
 	if (why)

@@ -20,7 +20,12 @@
 #include "gotrace.h"
 #include "gtr.h"
 
-/* Finds the value an operand names; returns its index or a negative errno. */
+/*
+ * Finds the value an operand names ("goargN", "goretN" or a name);
+ * returns its index, or a negative errno: -ENOENT when the probe has no
+ * such name (goargN at a return probe, goretN at an entry), -ERANGE when
+ * N is past its values.
+ */
 typedef int (*pred_resolve_fn)(void *ctx, const char *name);
 
 /*

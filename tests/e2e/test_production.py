@@ -166,6 +166,14 @@ def test_record_time_predicate_runs_in_bpf(gobuild, tmp_path):
     record(["-q", "-o", trace, "main.greet (len(s) == 5 && 1 <= n)", "--",
             gobuild("examples/functions/main.go", "functions"), "3"])
     assert [e["args"]["n"] for e in events(trace)] == [1, 2]
+    # A return probe's results, by retval and goretN, with parentheses: the
+    # same text gotrace-report -f reads (add(42, i) returns 42 + i).
+    trace = str(tmp_path / "r.gtr")
+    pred = "99990 < retval && (goret1 <= 100000 && retval != 99995)"
+    record(["-q", "-o", trace, "r:main.add (%s)" % pred, "--", exe, "100000"])
+    rets = [e["goargs"][0] for e in events(trace)]
+    assert rets == [r for r in range(99991, 100001) if r != 99995]
+    assert [e["goargs"][0] for e in events(trace, "-f", pred)] == rets
 
 
 def test_predicates_bpf_cannot_run_are_refused_with_a_hint(functions, tmp_path):
@@ -173,8 +181,11 @@ def test_predicates_bpf_cannot_run_are_refused_with_a_hint(functions, tmp_path):
     for pred, why in [('s == "x"', "strings are compared at report time at column 6"),
                       ("len(n) > 1", "len() takes a string, []byte or slice at column 1"),
                       ("n == 1 || n == 2", "'||' is evaluated at report time at column 8"),
-                      ("pid == 1", "'pid' is not a captured value (it is known at report "
-                       "time) at column 1")]:
+                      ("pid == 1", "'pid' is not a captured value but the event's, "
+                       "known at report time (a parameter of that name is goargN) at "
+                       "column 1"),
+                      ("goret1 > 0", "unknown value 'goret1' (results are captured by "
+                       "return probes, r:FUNCTION) at column 1")]:
         p = record(["-o", str(tmp_path / "x.gtr"), "main.greet (%s)" % pred,
                     "--", functions], check=False)
         assert p.returncode == 1, pred

@@ -19,8 +19,9 @@
 #include "probe.h"
 
 /*
- * The values a predicate may name, in fetch order: goargN is value N - 1,
- * goretN and retval (goret1) likewise; the names below are values 0 to 11.
+ * The values a predicate may name, in fetch order: goargN is value N - 1
+ * (goretN and retval, goret1, likewise at a return probe); the names below
+ * are values 0 to 11.
  */
 static const char *const names[] = {
 	"n", "m", "s", "b", "ok", "p", "f", "u", "x", "i", "sl", "w",
@@ -34,7 +35,10 @@ static const enum gtr_type types[] = {
 
 /* What resolve() was asked, in order, joined by spaces. */
 static char asked[512];
+/* Whether resolve() plays a return probe (goretN) or an entry (goargN). */
+static bool at_return;
 
+/* As record/values.c resolves: pred.h's pred_resolve_fn. */
 static int resolve(void *ctx, const char *name)
 {
 	int *calls = ctx;
@@ -42,9 +46,11 @@ static int resolve(void *ctx, const char *name)
 	(*calls)++;
 	snprintf(asked + strlen(asked), sizeof(asked) - strlen(asked), "%s%s",
 		 asked[0] ? " " : "", name);
-	if ((!strncmp(name, "goarg", 5) || !strncmp(name, "goret", 5)) &&
-	    name[5] >= '1' && name[5] <= '9')
-		return atoi(name + 5) - 1;
+	if (!strncmp(name, at_return ? "goret" : "goarg", 5) &&
+	    name[5] >= '1' && name[5] <= '9') {
+		const int n = atoi(name + 5);
+		return n <= NTYPES ? n - 1 : -ERANGE;
+	}
 	for (int i = 0; i < NTYPES; i++)
 		if (!strcmp(names[i], name))
 			return i;
@@ -155,10 +161,12 @@ Test(pred, operators_and_operands)
 
 Test(pred, values_are_resolved_by_the_names_a_recorder_knows)
 {
+	at_return = true;
 	one("retval == 3", 0, GT_EQ, 1, 3);
 	cr_expect_str_eq(asked, "goret1");
 	one("goret2 < 0", 1, GT_LT, 1, 0);
 	cr_expect_str_eq(asked, "goret2");
+	at_return = false;
 	one("len(goarg3) > 1", 2, GT_GT, 0, 1);
 	cr_expect_str_eq(asked, "goarg3");
 	cr_expect_eq(compile("n == 1 && len(s) < 9 && ok == true"), 3);
@@ -345,13 +353,14 @@ Test(pred, what_bpf_cannot_do_is_refused_with_a_hint)
 	refused("\"x\" != s", 1, "strings are compared at report time");
 	refused("s == 1", 1, "strings are compared at report time");
 	refused("b < 1", 1, "strings are compared at report time");
-	refused("ts >= 12:00:03", 1, "'ts' is not a captured value (it is known at "
-		"report time)");
-	refused("pid == 1", 1, "'pid' is not a captured value (it is known at report time)");
-	refused("7 < len(comm)", 5, "'len(comm)' is not a captured value (it is known "
-		"at report time)");
-	refused("n == latency", 6, "'latency' is not a captured value (it is known at "
-		"report time)");
+	refused("ts >= 12:00:03", 1, "'ts' is not a captured value but the event's, "
+		"known at report time (a parameter of that name is goargN)");
+	refused("pid == 1", 1, "'pid' is not a captured value but the event's, known "
+		"at report time (a parameter of that name is goargN)");
+	refused("7 < len(comm)", 5, "'len(comm)' is not a captured value but the "
+		"event's, known at report time (a parameter of that name is goargN)");
+	refused("n == latency", 6, "'latency' is not a captured value but the event's, "
+		"known at report time (a parameter of that name is goargN)");
 	refused("1 == 2", 1, "expected a captured value, not two constants");
 	refused("n == m", 6, "expected an integer constant, not another captured value");
 	refused("n == truex", 6, "expected an integer constant, not another captured value");
@@ -363,8 +372,17 @@ Test(pred, what_bpf_cannot_do_is_refused_with_a_hint)
 	refused("f > 1", 1, "this value is not captured as an integer");
 	refused("x == 1", 1, "this value is not captured as an integer");
 	refused("n == 1 && nope == 1", 11, "unknown value 'nope'");
+	refused("len(nope) == 1", 1, "unknown value 'nope'");
 	refused("goarg13 == 1", 1, "unknown value 'goarg13'");
-	refused("goret1 == 1 && cap(sl) > 2", 16, "unknown value 'cap(sl)'");
+	refused("goarg1 == 1 && cap(sl) > 2", 16, "unknown value 'cap(sl)'");
+	refused("goret1 == 1", 1, "unknown value 'goret1' (results are captured by "
+		"return probes, r:FUNCTION)");
+	refused("retval != 0", 1, "unknown value 'retval' (results are captured by "
+		"return probes, r:FUNCTION)");
+	at_return = true;
+	refused("len(goarg3) == 0", 1, "unknown value 'goarg3' (a return probe captures "
+		"results, goretN; its entry's arguments are compared at report time)");
+	refused("goret13 == 1", 1, "unknown value 'goret13'");
 }
 
 /* ------------------------------------------------------------ one meaning */
