@@ -225,6 +225,7 @@ bench: all $(B)/report_bench $(B)/format_bench
 	tests/bench/format_perf.sh 300000
 	$(PYTHON) tests/bench/capture_bench.py
 	$(PYTHON) tests/bench/record_bench.py
+	$(PYTHON) tests/bench/live_bench.py
 	$(B)/report_bench ./gotrace-report 1000000
 	tests/bench/report_perf.sh 1000000
 	tests/bench/diff_bench.sh 5000000

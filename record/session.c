@@ -507,6 +507,8 @@ static int session_attach(struct session *s)
 			return -1;
 		}
 	}
+	if (!o->quiet)
+		capture_show_progress(s->cap, stderr);
 	for (i = 0; i < plan_nprobes(s->plan); i++) {
 		if (capture_set_plan(s->cap, i, &plan_probe(s->plan, i)->plan)) {
 			fprintf(stderr, "gotrace-record: cannot store the plan of "
@@ -805,13 +807,18 @@ out:
 		waitpid(s.child, &s.status, 0);
 		s.child = 0;
 	}
-	const bool gone = s.gone = reader_gone(&s);
+	bool gone = s.gone = reader_gone(&s);
 
 	if (s.enc && encoder_writer(s.enc)) {
 		const bool full = encoder_unwritten(s.enc) > 0;
 
 		s.written += gtr_writer_bytes(encoder_writer(s.enc));
-		if (gtr_writer_close(encoder_writer(s.enc), err, sizeof(err)) && !gone) {
+		const int crc = gtr_writer_close(encoder_writer(s.enc), err, sizeof(err));
+		/* a live reader that left before the end (Ctrl-C on both
+		 * sides): nothing more to say */
+		if (crc == -EPIPE)
+			gone = s.gone = true;
+		if (crc && !gone) {
 			if (full)
 				fprintf(stderr, "gotrace-record: no room for the summary of "
 					"%s either: it ends after its last whole block\n",

@@ -21,9 +21,19 @@ def start_loop(procs, loop_bin):
 
 
 def read_line(f, timeout=20.0):
-    """One line from pipe f, or None when none came within timeout s."""
-    r, _, _ = select.select([f], [], [], timeout)
-    return f.readline() if r else None
+    """One line from pipe f, or None when none came within timeout s. Reads
+    the file descriptor byte by byte, so that no line waits in a buffer
+    of Python's while select() waits for more."""
+    line = b""
+    while not line.endswith(b"\n"):
+        r, _, _ = select.select([f.fileno()], [], [], timeout)
+        if not r:
+            return None
+        c = os.read(f.fileno(), 1)
+        if not c:
+            return line or None
+        line += c
+    return line
 
 
 def recorded_events(stderr):
@@ -63,6 +73,25 @@ def test_pipe_shows_events_while_recording(loop_bin, procs):
     assert all(json.loads(l)["goargs"][0] == 42 for l in lines)
     assert rep_err == "", rep_err
     assert "standard output" in rec_err
+
+
+def test_live_latency(gobuild, procs):
+    """A call every 100 ms reaches the live report within 1.5 s of the call
+    with the default flush interval (1 s): a generous bound; `make bench`
+    prints the median (tests/bench/live_bench.py)."""
+    tick = gobuild("tests/fixtures/tick/main.go", "tick")
+    target = procs([tick], stdout=subprocess.PIPE, text=True)
+    assert target.p.stdout.readline().startswith("ready")
+    rec, rep = live_pair(procs, ["-p", str(target.pid), "main.tick"], ["--format", "jsonl"])
+    delays = []
+    while len(delays) < 15:
+        line = read_line(rep.p.stdout)
+        assert line, "no event within 20 s"
+        now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        delays.append((now - json.loads(line)["ts_ns"]) / 1e9)
+    rec.p.send_signal(signal.SIGINT)
+    assert rec.p.wait(30) == 0 and rep.p.wait(30) == 0
+    assert max(delays) < 1.5, delays
 
 
 def test_report_interrupted_stops_the_recorder(loop_bin, procs):
