@@ -320,6 +320,19 @@ int gobin_sig_args(const struct gobin *b, const struct gobin_func *f,
 		   char *err, size_t errlen);
 
 /*
+ * Results of `f` at a RET instruction from a signature the user wrote:
+ * `params` as gobin_sig_args takes them (they place the results of the
+ * stack ABI), `results` the text of its results, "n int, err error",
+ * "int, error" or "error" (unnamed ones are named "~r0", "~r1"... as
+ * DWARF names them). Locations as gobin_func_results gives them.
+ * Returns the count written to args[max], or -EINVAL with a message in
+ * err[errlen].
+ */
+int gobin_sig_results(const struct gobin *b, const struct gobin_func *f,
+		      const char *params, const char *results,
+		      struct gobin_arg *args, int max, char *err, size_t errlen);
+
+/*
  * Bytes of the argument area the Go runtime records for `f` (pclntab
  * _func.args: stack arguments and results, plus the spill space of
  * register arguments in the register ABI), or -1 when unknown (gccgo,

@@ -188,6 +188,85 @@ static int locate_raw(struct probe *p)
 }
 
 /*
+ * The words of results of `p`, whose signature gives parameters alone,
+ * from the argument area pclntab records (gobin_func_args_size): on the
+ * stack after the parameters, each a raw word (ABI0 counts results
+ * there; the register ABI only those on the stack, none when they all
+ * fit in registers). Into p->args from index 0; returns the count.
+ */
+static int result_words(struct probe *p, const struct gobin_arg *params, int np)
+{
+	const struct gobin *gb = p->bin->gb;
+	const int ps = gobin_arch_info(gb)->ptrsize, argsz = gobin_func_args_size(gb, &p->fn);
+	int32_t end = ps, spill = 0;   /* the return address is at SP+0 */
+	int n = 0;
+
+	for (int i = 0; i < np; i++)
+		for (uint32_t k = 0; k < params[i].npieces; k++) {
+			const struct gobin_piece *pc = &params[i].pieces[k];
+
+			if (pc->kind == GOBIN_LOC_STACK && pc->offset + pc->size > end)
+				end = pc->offset + pc->size;
+			else if (pc->kind == GOBIN_LOC_REG)
+				spill += ps;   /* its spill slot ends the area */
+		}
+	end = (end + ps - 1) / ps * ps;
+	for (int32_t off = end; argsz >= 0 && off + ps <= ps + argsz - spill &&
+	     n < GT_MAX_FETCH; off += ps, n++) {
+		struct gobin_arg *a = &p->args[n];
+
+		memset(a, 0, sizeof(*a));
+		snprintf(a->name, sizeof(a->name), "~r%d", n);
+		a->type = GTR_TYPE_WORD;
+		a->size = (uint32_t)ps;
+		a->npieces = 1;
+		a->pieces[0] = (struct gobin_piece){ .kind = GOBIN_LOC_STACK,
+						     .offset = off, .size = (uint8_t)ps };
+	}
+	return n;
+}
+
+/*
+ * Results of return probe `p` from its signature: the results it writes,
+ * else the result words of the argument area (result_words). Returns
+ * the count, or -1 after printing why.
+ */
+static int locate_sig_results(struct probe *p)
+{
+	const struct gobin *gb = p->bin->gb;
+	struct gobin_arg params[GTR_MAX_ARGS];
+	char err[512];
+	int n;
+
+	if (p->spec.results) {
+		n = gobin_sig_results(gb, &p->fn, p->spec.sig, p->spec.results,
+				      p->args, GTR_MAX_ARGS, err, sizeof(err));
+		if (n < 0)
+			fprintf(stderr, "gotrace-record: %s\n", err);
+		return n < 0 ? -1 : n;
+	}
+	n = gobin_sig_args(gb, &p->fn, p->spec.sig, params, GTR_MAX_ARGS,
+			   err, sizeof(err));
+	if (n < 0) {
+		fprintf(stderr, "gotrace-record: %s\n", err);
+		return -1;
+	}
+	p->args_source = "raw";
+	n = result_words(p, params, n);
+	/* said for a function named alone; a glob would say it for each */
+	if (!n && gobin_func_abi(gb, &p->fn) == GOBIN_ABI_INTERNAL &&
+	    !strpbrk(p->spec.func, "*?")) {
+		fprintf(stderr, "gotrace-record: probe '%s': pclntab does not "
+			"say which results %s returns in registers (none are on "
+			"the stack): its returns are recorded without values; "
+			"to capture them, write them after the parameters, e.g. "
+			"'r:%s(%s) (n int, err error)'\n", p->spec.text,
+			p->fn.name, p->spec.func, p->spec.sig);
+	}
+	return n;
+}
+
+/*
  * Locates the values of `p` into p->args: from its signature (checked
  * against DWARF), else DWARF, else the argument area of a Go assembly
  * function, else raw words. Returns the count, or -1 after printing why.
@@ -200,10 +279,12 @@ static int locate(struct probe *p)
 
 	p->args_source = p->spec.sig ? "signature" : "DWARF";
 
-	if (p->spec.sig && ret) {
-		fprintf(stderr, "gotrace-record: probe '%s': a signature gives "
-			"parameters; results of return probes need DWARF\n",
-			p->spec.text);
+	if (p->spec.sig && ret)
+		return locate_sig_results(p);
+	if (p->spec.results) {
+		fprintf(stderr, "gotrace-record: probe '%s': results are "
+			"captured by return probes; write 'r:%s' to capture "
+			"them\n", p->spec.text, p->spec.func);
 		return -1;
 	}
 	if (p->spec.sig) {

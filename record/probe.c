@@ -307,6 +307,45 @@ static int parse_format(const struct parser *p, const char **sp,
 	return 0;
 }
 
+/*
+ * The results of a signature at *sp, as Go writes them after the
+ * parameters: "(n int, err error)", "(int, error)" or one type, "error".
+ * A parenthesised group holding an operator or a quote is the predicate,
+ * not results; so is one after a capture list.
+ */
+static int parse_results(const struct parser *p, const char **sp,
+			 struct probe_spec *out)
+{
+	const char *s = *sp, *e;
+	int depth = 0;
+
+	if (!out->sig || !*s || *s == '"')
+		return 0;
+	for (e = s; *e; e++) {
+		if (*e == '(' || *e == '[' || *e == '{')
+			depth++;
+		else if ((*e == ')' || *e == ']' || *e == '}') && --depth <= 0 &&
+			 *s == '(')
+			break;
+		else if (!depth && (isspace((unsigned char)*e) || *e == '"'))
+			break;
+	}
+	if (*s == '(') {
+		if (!*e)
+			return fail(p, s, "unclosed '(' after the signature");
+		if (strcspn(s, "=<>!&|\"") < (size_t)(e - s))
+			return 0;       /* the predicate */
+		out->results = dup_trimmed(s + 1, (size_t)(e - s - 1));
+		e++;
+	} else {
+		out->results = dup_trimmed(s, (size_t)(e - s));
+	}
+	if (!out->results)
+		return nomem(p);
+	*sp = e;
+	return 0;
+}
+
 static int parse(const struct parser *p, struct probe_spec *out)
 {
 	const char *s = skip_ws(p->text), *fmt_at = NULL, *first = NULL;
@@ -317,6 +356,9 @@ static int parse(const struct parser *p, struct probe_spec *out)
 		s += 2;
 	}
 	if ((rc = parse_target(p, &s, out)))
+		return rc;
+	s = skip_ws(s);
+	if ((rc = parse_results(p, &s, out)))
 		return rc;
 	s = skip_ws(s);
 	if (*s == '(' && (rc = parse_predicate(p, &s, out)))
@@ -369,6 +411,7 @@ void probe_spec_free(struct probe_spec *p)
 	free(p->binary);
 	free(p->func);
 	free(p->sig);
+	free(p->results);
 	free(p->predicate);
 	free(p->fmt);
 	for (i = 0; i < p->nexprs; i++)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Probe specifications as users write them, in bcc trace.py's syntax:
- *   [p:|r:][BINARY:]FUNCTION[(SIGNATURE)] [(PREDICATE)] ["FORMAT"[,] [EXPR...]]
+ *   [p:|r:][BINARY:]FUNCTION[(SIGNATURE) [RESULTS]] [(PREDICATE)] ["FORMAT"[,] [EXPR...]]
  * spec/PROBES.md is the grammar.
  */
 #ifndef GOTRACE_PROBE_H
@@ -17,6 +17,9 @@ struct probe_spec {
 	char *func;            /* Go symbol (may hold parens, stars, brackets) */
 	char *sig;             /* parameters of a signature written after the
 				  name, "s string, n int"; NULL when none */
+	char *results;         /* its results: "n int, err error" of
+				  '... (n int, err error)', "error" of
+				  '... error'; NULL when none given */
 	char *predicate;       /* text inside (...), NULL when none */
 	char *fmt;             /* format string, unescaped; NULL when none */
 	int captures;          /* exprs came from FUNCTION(EXPR, ...) */

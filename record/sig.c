@@ -668,67 +668,28 @@ static bool too_big(struct sp *p, const struct gobin *b,
 	return false;
 }
 
-int gobin_sig_args(const struct gobin *b, const struct gobin_func *f,
-		   const char *params, struct gobin_arg *args, int max,
-		   char *err, size_t errlen)
+/*
+ * Parses the entries of list `text` (parameters, or results when
+ * `result`) into v[np...], names unnamed results "~rN" as DWARF does.
+ * Returns the new count, or -1 after sp_fail().
+ */
+static int parse_list(struct sp *p, const char *text, struct gobin_param *v,
+		      int np, bool result)
 {
-	struct sp p = { .s = params ? params : "", .ps = b->ptrsize,
-			.err = err, .errlen = errlen, .func = f->name };
 	struct entry e[SIG_MAX_PARAMS];
-	struct gobin_param *v;
-	char recv[256] = "";
-	bool value = false, has_recv, named = false;
-	int ne, np = 0, n = -EINVAL;
-	char tmp[1];
+	bool named = false;
+	int ne, first = np;
 
-	if (!err || !errlen) {
-		p.err = tmp;
-		p.errlen = sizeof(tmp);
-	}
-	p.err[0] = '\0';
-	ne = split_entries(&p, e, SIG_MAX_PARAMS);
+	p->s = text;
+	ne = split_entries(p, e, SIG_MAX_PARAMS);
 	if (ne < 0)
-		return -EINVAL;
-	v = calloc((size_t)ne + 2, sizeof(*v));
-	if (!v) {
-		snprintf(p.err, p.errlen, "out of memory");
-		return -ENOMEM;
-	}
+		return -1;
 	for (int i = 0; i < ne; i++)
 		named |= e[i].name_end > 0;
-
-	if (gobin_func_generic(f) && b->compiler == GOBIN_GC) {
-		/* gc passes the dictionary of a generic instance first */
-		snprintf(v[np].name, sizeof(v[np].name), ".dict");
-		v[np].type = mk(&p, TK_PTR, (uint32_t)b->ptrsize, "unsafe.Pointer");
-		if (!v[np++].type)
-			goto out;
-		gobin_type_set_align(v[np - 1].type, b->ptrsize);
-	}
-	has_recv = symbol_receiver(f->name, &value, recv, sizeof(recv));
-	if (has_recv && named && ne > 0 && e[0].name_end &&
-	    e[0].name_end - e[0].start == 4 && !strncmp(params + e[0].start, "recv", 4)) {
-		/* the user wrote the receiver ('recv T'): it is read below
-		 * as the first of the parameters */
-	} else if (has_recv && value) {
-		sp_fail(&p, "%s has a value receiver of type %s, whose size is not "
-			"known without DWARF; write it first and name it recv "
-			"(the name marks it as the receiver), e.g. "
-			"'%s(recv struct{ a int; b string }, ...)' or "
-			"'%s(recv int, ...)'", f->name, recv, f->name, f->name);
-		goto out;
-	} else if (has_recv) {
-		snprintf(v[np].name, sizeof(v[np].name), "recv");
-		v[np].type = mk(&p, TK_PTR, (uint32_t)b->ptrsize, "");
-		if (!v[np].type)
-			goto out;
-		recv_type_name(f, v[np].type);
-		gobin_type_set_align(v[np].type, b->ptrsize);
-		np++;
-	}
 	for (int i = 0; i < ne; i++) {
 		struct gobin_param *pp = &v[np];
 
+		pp->result = result;
 		if (named && e[i].lone) {
 			/* "a, b int": a takes the type of the next named entry */
 			int j = i + 1;
@@ -736,35 +697,129 @@ int gobin_sig_args(const struct gobin *b, const struct gobin_func *f,
 			while (j < ne && e[j].lone)
 				j++;
 			if (j == ne) {
-				sp_fail(&p, "parameter '%.*s' has no type",
-					(int)(e[i].end - e[i].start), params + e[i].start);
-				goto out;
+				sp_fail(p, "parameter '%.*s' has no type",
+					(int)(e[i].end - e[i].start), text + e[i].start);
+				return -1;
 			}
 			snprintf(pp->name, sizeof(pp->name), "%.*s",
-				 (int)(e[i].end - e[i].start), params + e[i].start);
-			pp->type = entry_type(&p, e[j].name_end, e[j].end);
+				 (int)(e[i].end - e[i].start), text + e[i].start);
+			pp->type = entry_type(p, e[j].name_end, e[j].end);
 		} else if (named && !e[i].name_end) {
-			sp_fail(&p, "mixed named and unnamed parameters ('%.*s'); "
+			sp_fail(p, "mixed named and unnamed parameters ('%.*s'); "
 				"name all or none", (int)(e[i].end - e[i].start),
-				params + e[i].start);
-			goto out;
+				text + e[i].start);
+			return -1;
 		} else if (named) {
 			snprintf(pp->name, sizeof(pp->name), "%.*s",
-				 (int)(e[i].name_end - e[i].start), params + e[i].start);
-			pp->type = entry_type(&p, e[i].name_end, e[i].end);
+				 (int)(e[i].name_end - e[i].start), text + e[i].start);
+			pp->type = entry_type(p, e[i].name_end, e[i].end);
 		} else {
-			pp->type = entry_type(&p, e[i].start, e[i].end);
+			if (result)
+				snprintf(pp->name, sizeof(pp->name), "~r%d", np - first);
+			pp->type = entry_type(p, e[i].start, e[i].end);
 		}
 		if (!pp->type)
-			goto out;
+			return -1;
 		np++;
 	}
-	if (too_big(&p, b, f, v, np))
+	return np;
+}
+
+/*
+ * The hidden parameters gc passes before those a signature lists: the
+ * dictionary of a generic instance, and a pointer receiver the user did
+ * not write (its first entry named "recv" is the receiver). Into v[];
+ * returns the count, or -1 after sp_fail().
+ */
+static int hidden_params(struct sp *p, const struct gobin *b,
+			 const struct gobin_func *f, const char *params,
+			 struct gobin_param *v)
+{
+	char recv[256] = "";
+	bool value = false, has_recv;
+	int np = 0;
+	size_t k = strspn(params, " \t");
+
+	if (gobin_func_generic(f) && b->compiler == GOBIN_GC) {
+		/* gc passes the dictionary of a generic instance first */
+		snprintf(v[np].name, sizeof(v[np].name), ".dict");
+		v[np].type = mk(p, TK_PTR, (uint32_t)b->ptrsize, "unsafe.Pointer");
+		if (!v[np++].type)
+			return -1;
+		gobin_type_set_align(v[np - 1].type, b->ptrsize);
+	}
+	has_recv = symbol_receiver(f->name, &value, recv, sizeof(recv));
+	if (has_recv && !strncmp(params + k, "recv", 4) &&
+	    isspace((unsigned char)params[k + 4])) {
+		/* the user wrote the receiver ('recv T'): it is read
+		 * as the first of the parameters */
+	} else if (has_recv && value) {
+		sp_fail(p, "%s has a value receiver of type %s, whose size is not "
+			"known without DWARF; write it first and name it recv "
+			"(the name marks it as the receiver), e.g. "
+			"'%s(recv struct{ a int; b string }, ...)' or "
+			"'%s(recv int, ...)'", f->name, recv, f->name, f->name);
+		return -1;
+	} else if (has_recv) {
+		snprintf(v[np].name, sizeof(v[np].name), "recv");
+		v[np].type = mk(p, TK_PTR, (uint32_t)b->ptrsize, "");
+		if (!v[np].type)
+			return -1;
+		recv_type_name(f, v[np].type);
+		gobin_type_set_align(v[np].type, b->ptrsize);
+		np++;
+	}
+	return np;
+}
+
+/* gobin_sig_args and gobin_sig_results: the values of a signature. */
+static int sig_values(const struct gobin *b, const struct gobin_func *f,
+		      const char *params, const char *results, bool want_results,
+		      struct gobin_arg *args, int max, char *err, size_t errlen)
+{
+	struct sp p = { .s = params ? params : "", .ps = b->ptrsize,
+			.err = err, .errlen = errlen, .func = f->name };
+	const int cap = 2 * SIG_MAX_PARAMS + 2;
+	struct gobin_param *v;
+	int np, n = -EINVAL;
+	char tmp[1];
+
+	if (!err || !errlen) {
+		p.err = tmp;
+		p.errlen = sizeof(tmp);
+	}
+	p.err[0] = '\0';
+	v = calloc((size_t)cap, sizeof(*v));
+	if (!v) {
+		snprintf(p.err, p.errlen, "out of memory");
+		return -ENOMEM;
+	}
+	np = hidden_params(&p, b, f, params ? params : "", v);
+	if (np >= 0)
+		np = parse_list(&p, params ? params : "", v, np, false);
+	if (np < 0 || too_big(&p, b, f, v, np))
 		goto out;
-	n = gobin_params_to_args(b, f, v, np, NULL, false, args, max);
+	if (results)
+		np = parse_list(&p, results, v, np, true);
+	if (np >= 0)
+		n = gobin_params_to_args(b, f, v, np, NULL, want_results, args, max);
 out:
-	for (int i = 0; i < ne + 2; i++)
+	for (int i = 0; i < cap; i++)
 		gobin_type_free(v[i].type);
 	free(v);
 	return p.failed ? -EINVAL : n;
+}
+
+int gobin_sig_args(const struct gobin *b, const struct gobin_func *f,
+		   const char *params, struct gobin_arg *args, int max,
+		   char *err, size_t errlen)
+{
+	return sig_values(b, f, params, NULL, false, args, max, err, errlen);
+}
+
+int gobin_sig_results(const struct gobin *b, const struct gobin_func *f,
+		      const char *params, const char *results,
+		      struct gobin_arg *args, int max, char *err, size_t errlen)
+{
+	return sig_values(b, f, params, results, true, args, max, err, errlen);
 }

@@ -309,7 +309,8 @@ void output_text_value(struct buf *b, const struct gtr_value *v,
 		buf_i64(b, v->v.i);
 		return;
 	case GTR_VAL_UINT:
-		if (arg_is(arg, GTR_TYPE_PTR))
+		/* addresses and raw words (no type: likely an address) in hex */
+		if (arg_is(arg, GTR_TYPE_PTR) || arg_is(arg, GTR_TYPE_WORD))
 			buf_printf(b, "0x%" PRIx64, v->v.u);
 		else if (arg_is(arg, GTR_TYPE_FLOAT))
 			buf_puts(b, output_double(tmp, out_value_double(v, arg)));

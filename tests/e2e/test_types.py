@@ -95,3 +95,35 @@ def test_struct_fields_in_a_format_and_a_predicate(gobuild, tmp_path):
             'main.area (r.Min.Y == 99)', "--", exe])
     text = report([trace]).stdout.splitlines()[1:]
     assert [l.split(None, 4)[4] for l in text] == ["{X:3 Y:4} 4"]
+
+
+def test_typed_results_from_a_signature_on_a_stripped_pie(gobuild, tmp_path):
+    """No DWARF: the results a signature writes are captured typed; given
+    parameters alone, the register ABI's results are not counted by
+    pclntab, so none are shown (and gotrace says how to get them); raw
+    argument words print in hex."""
+    exe = gobuild(TYPES, "types-spie", "-buildmode=pie", "-ldflags=-s -w")
+    out = subprocess.run(["file", exe], capture_output=True, text=True).stdout
+    assert "stripped" in out and "not stripped" not in out
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-o", trace, "r:main.pair(a int) (n int, err error)",
+                "r:main.three(a int) (int, string, bool)", "r:main.nothing(a int)",
+                "r:main.pair(a int)", "main.nothing", "--", exe])
+    assert "pclntab does not say which results main.pair returns" in p.stderr
+    rows = {}
+    for e in jsonl(trace):
+        rows.setdefault((e["func"], e["probe"]), e)
+    got = sorted(((f, e["kind"], e["args"]) for (f, _), e in rows.items()),
+                 key=lambda r: (r[0], r[1], len(r[2])))
+    assert got == [
+        ("main.nothing", "entry", {}),
+        ("main.nothing", "return", {}),
+        ("main.pair", "return", {}),
+        ("main.pair", "return", {"n": 42, "err": "<nil>"}),
+        ("main.three", "return", {"~r0": 42, "~r1": "three", "~r2": True}),
+    ]
+    text = report(["-f", 'func == "main.nothing" && kind == "entry"', trace]).stdout
+    words = text.splitlines()[1].split(None, 4)[4].split()
+    assert words[0] == "0x7" and all(w.startswith("0x") for w in words)
+    three = report(["-f", 'func == "main.three"', trace]).stdout.splitlines()[1]
+    assert three.endswith('<- (no entry) ~r0=42 ~r1="three"(len=5) ~r2=true')

@@ -152,7 +152,8 @@ Test(output, text_unnamed_values)
 	vuint(0, 5);
 	vint(1, 6);
 	vuint(2, 7); /* more values than described arguments */
-	cr_expect_str_eq(text(), "4242    4243    app             main.add         5 6 7\n");
+	/* a raw word in hex, an undescribed value in decimal */
+	cr_expect_str_eq(text(), "4242    4243    app             main.add         0x5 6 7\n");
 }
 
 Test(output, text_no_values_keeps_trace_py_layout)

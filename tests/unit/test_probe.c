@@ -160,6 +160,34 @@ Test(probe, signatures)
 	check_all(ws, sizeof(ws) / sizeof(ws[0]));
 }
 
+/* A signature's results: parenthesised or one type; a group holding an
+ * operator is the predicate. */
+Test(probe, signature_results)
+{
+	static const struct {
+		const char *text, *sig, *results, *predicate, *fmt;
+	} ws[] = {
+		{ "r:main.f(a int) (n int, err error)", "a int", "n int, err error", N, N },
+		{ "r:main.f(a int) (int, error) \"%d\" retval", "a int", "int, error", N, "%d" },
+		{ "r:main.f(a int) error", "a int", "error", N, N },
+		{ "r:main.f(a int) map[string]int", "a int", "map[string]int", N, N },
+		{ "r:main.f(a int) (n int) (n > 3)", "a int", "n int", "n > 3", N },
+		{ "main.f(a int) (a == 3)", "a int", N, "a == 3", N },
+		{ "main.f(a int) \"%d\" a", "a int", N, N, "%d" },
+		{ "main.f(a, b) (a == 3)", N, N, "a == 3", N },
+	};
+
+	for (size_t i = 0; i < sizeof(ws) / sizeof(ws[0]); i++) {
+		cr_assert_eq(probe_spec_parse(ws[i].text, &sp, err, sizeof(err)), 0,
+			     "'%s' refused: %s", ws[i].text, err);
+		expect_str("signature", sp.sig, ws[i].sig, ws[i].text);
+		expect_str("results", sp.results, ws[i].results, ws[i].text);
+		expect_str("predicate", sp.predicate, ws[i].predicate, ws[i].text);
+		expect_str("format", sp.fmt, ws[i].fmt, ws[i].text);
+		probe_spec_free(&sp);
+	}
+}
+
 Test(probe, capture_lists)
 {
 	static const struct want ws[] = {
