@@ -207,17 +207,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		}
 		if (o->json)
 			argp_error(state, "--json goes with --list");
-		if (!o->output)
+		if (!o->output) {
 			argp_error(state, "no output file; give one with -o FILE");
+			break;  /* not reached: argp_error() exits (not noreturn) */
+		}
 		if (!o->nspecs)
 			argp_error(state, "no probe given; name a function, e.g. 'main.add'");
 		if (o->npids && o->cmd)
 			argp_error(state, "give either -p PID or -- CMD, not both");
 		if (o->rotate_count && !o->rotate_size)
 			argp_error(state, "-W COUNT needs -C SIZE");
-		/* argp_error() exits, but is not declared noreturn (it
-		 * returns under ARGP_NO_EXIT): o->output is checked again */
-		if (o->rotate_size && o->output && !strcmp(o->output, "-"))
+		if (o->rotate_size && !strcmp(o->output, "-"))
 			argp_error(state, "-C SIZE writes a series of files; it cannot go with -o -");
 		break;
 	default:
