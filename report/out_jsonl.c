@@ -156,7 +156,9 @@ static int jsonl_put(struct output *o, struct buf *b, const struct report_event 
 static int jsonl_put_open(struct output *o, struct buf *b, const struct report_event *e,
 			  uint64_t end_ns, const char *status)
 {
-	if (!o->o.calls)
+	/* an open call is shown from its entry, e->ev (never NULL: pairing
+	 * rebuilds it); checked so that json_call() has one to show */
+	if (!o->o.calls || !e->ev)
 		return 0;
 	json_call(o, b, e, e->ev, e->probe, NULL, status);
 	return 1;

@@ -225,7 +225,9 @@ static int text_put(struct output *o, struct buf *b, const struct report_event *
 static int text_put_open(struct output *o, struct buf *b, const struct report_event *e,
 			 uint64_t end_ns, const char *status)
 {
-	if (!o->o.calls)
+	/* an open call is shown from its entry, e->ev (never NULL: pairing
+	 * rebuilds it); checked so that text_call() has one to show */
+	if (!o->o.calls || !e->ev)
 		return 0;
 	text_call(o, b, e, e->ev, e->probe, NULL, status, true);
 	return 1;
