@@ -360,9 +360,14 @@ static int run_inputs(struct report_opts *env)
 		for (size_t i = 0; i < env->ninputs && used < sizeof(name); i++)
 			used += (size_t)snprintf(name + used, sizeof(name) - used, "%s%s",
 						 i ? " + " : "", env->inputs[i]);
+		const char *opath = env->path, *oname = env->name;
+
 		env->path = path;
 		env->name = name;
 		rc = report_run(env);
+		/* path is this function's: env does not keep it */
+		env->path = opath;
+		env->name = oname;
 	}
 	unlink(path);
 	rmdir(dir);
