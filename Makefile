@@ -53,7 +53,7 @@ DEPS_STAMP := build/.deps-ok
 LINT_PKGS  := cppcheck pmccabe
 ASAN_PKGS  := libasan8 libubsan1
 
-.PHONY: all deps test unit e2e demo bench fuzz fuzz-short install clean support-table \
+.PHONY: all deps test unit e2e demo bench fuzz fuzz-short fuzz-runs install clean support-table \
 	asan asan-run lint
 
 all: $(TOOLS)gotrace-record $(TOOLS)gotrace-report $(B)/libgtr.a
@@ -200,6 +200,20 @@ fuzz-short: $(FUZZ_TARGETS) $(B)/fuzz/seeds/.done
 	  $(filter-out $(B)/fuzz/new-report,$(FUZZ_REPORT_CORPUS))
 	$(B)/fuzz/fuzz_filter -runs=20000 $(FUZZ_OPTS) $(FUZZ_FILTER_CORPUS)
 	$(B)/fuzz/fuzz_probe -runs=20000 $(FUZZ_OPTS) $(FUZZ_PROBE_CORPUS)
+
+# fuzz-runs: FUZZ_RUNS (default 10 million) runs of each target, one at a
+# time at nice 19, fastest first, each logged in build/fuzz/TARGET.log; the
+# reader's run starts from its committed corpus: the many large inputs
+# earlier runs found would slow it several times
+FUZZ_RUNS ?= 10000000
+fuzz-runs: $(FUZZ_TARGETS) $(B)/fuzz/seeds/.done
+	@mkdir -p $(B)/fuzz/new-reader-runs
+	nice -n 19 $(B)/fuzz/fuzz_filter -runs=$(FUZZ_RUNS) $(FUZZ_OPTS) $(FUZZ_FILTER_CORPUS) > $(B)/fuzz/filter.log 2>&1
+	nice -n 19 $(B)/fuzz/fuzz_probe -runs=$(FUZZ_RUNS) $(FUZZ_OPTS) $(FUZZ_PROBE_CORPUS) > $(B)/fuzz/probe.log 2>&1
+	nice -n 19 $(B)/fuzz/fuzz_reader -runs=$(FUZZ_RUNS) $(FUZZ_OPTS) $(B)/fuzz/new-reader-runs \
+	  tests/fuzz/corpus > $(B)/fuzz/reader.log 2>&1
+	nice -n 19 $(B)/fuzz/fuzz_report -runs=$(FUZZ_RUNS) -close_fd_mask=3 $(FUZZ_OPTS) \
+	  $(FUZZ_REPORT_CORPUS) > $(B)/fuzz/report.log 2>&1
 
 # fuzz: FUZZ_SECONDS (default 600) for each target, one after the other
 fuzz: $(FUZZ_TARGETS) $(B)/fuzz/seeds/.done
