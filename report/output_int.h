@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "map.h"
 #include "output.h"
 
 struct fcache_ent;
@@ -17,6 +18,7 @@ struct output {
 	struct output_opts o;
 	const struct output_format *fmt;  /* o.format, or text */
 	void *state;                /* the printer's: fmt->state_size bytes */
+	struct u64map fcx;          /* probe's address -> index in fc */
 	struct fcache_ent *fc;      /* compiled format strings by probe (printf.c) */
 	uint32_t fc_cap, fc_n;
 };
@@ -25,12 +27,6 @@ struct output {
 static inline void *output_state(const struct output *o)
 {
 	return o->state;
-}
-
-/* A hash of `v` into [0, cap), cap a power of two. */
-static inline uint32_t hash32(uint64_t v, uint32_t cap)
-{
-	return (uint32_t)((v * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
 }
 
 static inline bool arg_is(const struct gtr_arg *arg, enum gtr_type t)

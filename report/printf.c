@@ -338,30 +338,20 @@ struct fcache_ent {
 /* The compiled format of probe `p` (which has one), compiled when first met. */
 static const struct cfmt *fmt_for(struct output *o, const struct gtr_probe *p)
 {
-	if ((o->fc_n + 1) * 2 > o->fc_cap) {
-		const uint32_t cap = o->fc_cap ? o->fc_cap * 2 : 64;
-		struct fcache_ent *n = xcalloc(cap, sizeof(*n), "output");
-		for (uint32_t i = 0; i < o->fc_cap; i++) {
-			if (!o->fc[i].probe)
-				continue;
-			uint32_t h = hash32((uintptr_t)o->fc[i].probe, cap);
-			while (n[h].probe)
-				h = (h + 1) & (cap - 1);
-			n[h] = o->fc[i];
-		}
-		free(o->fc);
-		o->fc = n;
-		o->fc_cap = cap;
+	const uint32_t *i = u64map_get(&o->fcx, (uintptr_t)p);
+
+	if (i)
+		return &o->fc[*i].c;
+	if (o->fc_n == o->fc_cap) {
+		o->fc_cap = o->fc_cap ? o->fc_cap * 2 : 64;
+		o->fc = xrealloc(o->fc, o->fc_cap * sizeof(*o->fc), "output");
 	}
-	uint32_t h = hash32((uintptr_t)p, o->fc_cap);
-	while (o->fc[h].probe && o->fc[h].probe != p)
-		h = (h + 1) & (o->fc_cap - 1);
-	if (!o->fc[h].probe) {
-		o->fc[h].probe = p;
-		fmt_compile(p->fmt, &o->fc[h].c);
-		o->fc_n++;
-	}
-	return &o->fc[h].c;
+	if (u64map_put(&o->fcx, (uintptr_t)p, o->fc_n, UINT32_MAX))
+		xalloc_die("output: format index");
+	struct fcache_ent *f = &o->fc[o->fc_n++];
+	f->probe = p;
+	fmt_compile(p->fmt, &f->c);
+	return &f->c;
 }
 
 void out_printf(struct output *o, struct buf *b, const struct gtr_probe *p,
@@ -380,7 +370,8 @@ void out_printf(struct output *o, struct buf *b, const struct gtr_probe *p,
 
 void out_printf_free(struct output *o)
 {
-	for (uint32_t i = 0; i < o->fc_cap; i++)
+	for (uint32_t i = 0; i < o->fc_n; i++)
 		free(o->fc[i].c.p);
 	free(o->fc);
+	u64map_free(&o->fcx);
 }
