@@ -12,7 +12,7 @@ B        := build
 TOOLS    ?=
 
 DEPS_PKGS := clang llvm bpftool libbpf-dev libelf-dev libdw-dev libzstd-dev \
-	libcbor-dev libcriterion-dev libzydis-dev libpcre2-dev zlib1g-dev pkg-config \
+	libcbor-dev libsodium-dev libcriterion-dev libzydis-dev libpcre2-dev zlib1g-dev pkg-config \
 	golang-go gccgo python3-pytest python3-cbor2 python3-zstandard python3-scipy zstd \
 	python3-protobuf protobuf-compiler \
 	libclang-rt-14-dev caddy age binutils bpftrace linux-perf util-linux man-db
@@ -24,7 +24,7 @@ GT_INCLUDES = -Iformat -Ibpf -Ilang -Irecord -Ireport -Ilib -I$(B)
 GT_CFLAGS = -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	    $(GT_INCLUDES) -MMD -MP
 ALL_CFLAGS = $(GT_CFLAGS) $(CPPFLAGS) $(CFLAGS)
-LDLIBS_FORMAT := -lcbor -lzstd -pthread
+LDLIBS_FORMAT := -lcbor -lzstd -lsodium -pthread
 LDLIBS_RECORD := -lbpf -lelf -ldw -lZydis $(LDLIBS_FORMAT)
 LDLIBS_REPORT := -lpcre2-8 $(LDLIBS_FORMAT) -lz -lm
 

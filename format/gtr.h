@@ -104,6 +104,8 @@ struct gtr_arg {
 	const char *type_name; /* Go type as written ("int", "*main.T"), "" unknown */
 	enum gtr_type type;
 	uint32_t size;       /* bytes of the value in the target */
+	const char *redacted; /* "hash" or "drop" when its values were redacted
+				 (spec/REDACT.md), "" (or NULL) when not */
 };
 
 /* An attached probe: a function of a binary and what each hit captures. */
@@ -155,6 +157,9 @@ struct gtr_host {
 	 * first event, CLOCK_MONOTONIC, from which reports count relative
 	 * times; 0: this file's own first event. */
 	uint64_t origin_ns;
+	/* The redaction rules the file's values and names went through, as
+	 * given, separated by spaces (never the key); "" (or NULL): none. */
+	const char *redacted;
 };
 
 /* One event: a probe hit. Values point into memory owned by the producer. */
@@ -253,6 +258,20 @@ struct gtr_writer;
 struct gtr_writer *gtr_writer_create(const char *path, unsigned flags,
 				     const struct gtr_host *host, char *err,
 				     size_t errlen);
+
+struct gtr_redactor;
+
+/*
+ * gtr_writer_create() with a redactor (NULL: none): every value and name
+ * the writer is given goes through `red` before it is encoded (the host,
+ * peers, binaries' paths, probes, events, task and process names,
+ * mappings), so what the rules cover never reaches the file; see
+ * "Redaction" below. `red` must outlive the writer.
+ */
+struct gtr_writer *gtr_writer_create_redacted(const char *path, unsigned flags,
+					      const struct gtr_host *host,
+					      struct gtr_redactor *red, char *err,
+					      size_t errlen);
 
 /* True when the writer streams (a pipe, FIFO or device; see above). */
 bool gtr_writer_is_stream(const struct gtr_writer *w);
@@ -430,6 +449,87 @@ int gtr_copier_finish(struct gtr_copier *c);
 uint64_t gtr_copier_events(const struct gtr_copier *c);
 
 void gtr_copier_free(struct gtr_copier *c);
+
+/* ---------------------------------------------------------------- redaction */
+
+/*
+ * A redactor rewrites values and names by rules (spec/REDACT.md):
+ * RULE = [FUNC_GLOB ":"] TARGET ["=" ACTION], TARGET a glob over a value's
+ * name (a parameter or result, NAME.FIELD of a struct, goargN/goretN) or a
+ * class (@strings, @host, @paths, @comm, @spec), ACTION "hash" (default:
+ * a keyed BLAKE2b hash, equal values stay equal) or "drop". A writer made
+ * with gtr_writer_create_redacted() applies it to everything it writes;
+ * the functions below are what it calls.
+ */
+enum gtr_redact_action {
+	GTR_REDACT_NONE = 0,
+	GTR_REDACT_HASH = 1,
+	GTR_REDACT_DROP = 2,
+};
+
+#define GTR_REDACT_KEY_LEN 32  /* bytes of the hash key */
+
+/* A redactor without rules, with a random key (never written anywhere);
+ * NULL when out of memory or libsodium cannot start. */
+struct gtr_redactor *gtr_redactor_new(void);
+
+/* Frees `r` and wipes its key (NULL is fine). */
+void gtr_redactor_free(struct gtr_redactor *r);
+
+/*
+ * Adds a rule. 0, or -EINVAL with a message in err[errlen] naming the
+ * rule, the column (1-based) and what is expected there.
+ */
+int gtr_redactor_add_rule(struct gtr_redactor *r, const char *rule, char *err,
+			  size_t errlen);
+
+/*
+ * Keys the hash with the file at `path`: 32 raw bytes, or 64 hex digits
+ * (white space around them allowed). 0, or -errno with a message naming
+ * the file and what to do in err[errlen].
+ */
+int gtr_redactor_key_file(struct gtr_redactor *r, const char *path, char *err,
+			  size_t errlen);
+
+/* Keys the hash with key[GTR_REDACT_KEY_LEN]. */
+void gtr_redactor_set_key(struct gtr_redactor *r, const uint8_t *key);
+
+/* Number of rules, and the rules as given, separated by spaces. */
+uint32_t gtr_redactor_nrules(const struct gtr_redactor *r);
+const char *gtr_redactor_rules(const struct gtr_redactor *r);
+
+/*
+ * Rewrites in place (strings then point into `r`, valid until the next
+ * call of the same function): the host name (@host) and `redacted` (the
+ * rules, after those the host had).
+ */
+void gtr_redact_host(struct gtr_redactor *r, struct gtr_host *h);
+
+/*
+ * The plan of probe p->id, computed here once per probe and kept in `r`:
+ * which values each rule covers. Sets args[].redacted ("hash", "drop";
+ * kept when p had it already), the type of a hashed []byte, slice or
+ * interface to "string", and spec (@spec; its fmt then is ""). 0 or
+ * -ENOMEM.
+ */
+int gtr_redact_probe(struct gtr_redactor *r, struct gtr_probe *p);
+
+/*
+ * Event `ev` with the values its probe's plan covers rewritten: `ev`
+ * itself when it covers none, else a copy owned by `r` (valid until the
+ * next call). Hashed strings become "redacted:" and 16 hex digits (true
+ * length not kept), integers 64 bits of the hash, bools and floats
+ * (hashed or dropped) and dropped values none (GTR_VAL_NONE). Events of a
+ * probe gtr_redact_probe() has not seen are returned as they are.
+ */
+const struct gtr_event *gtr_redact_event(struct gtr_redactor *r,
+					 const struct gtr_event *ev);
+
+/* A path (@paths) and a task or process name (@comm, at most
+ * GTR_COMM_LEN bytes), as written: the string itself when no rule covers
+ * it, else one owned by `r`, valid until the next call of that function. */
+const char *gtr_redact_path(struct gtr_redactor *r, const char *path);
+const char *gtr_redact_comm(struct gtr_redactor *r, const char *comm);
 
 /* ---------------------------------------------------------------- reader */
 

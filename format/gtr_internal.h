@@ -136,7 +136,8 @@ enum gtr_fkind {
 
 /* Flags of a field. */
 #define GTR_F_REQUIRED 1u /* the reader rejects a map without it */
-#define GTR_F_OPTIONAL 2u /* the writer leaves it out when it holds `absent` */
+#define GTR_F_OPTIONAL 2u /* the writer leaves it out when it holds `absent`
+			   (a GTR_F_STR: when it is NULL or "") */
 
 struct gtr_schema;
 

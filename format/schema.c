@@ -36,6 +36,8 @@ static const struct gtr_field host_fields[] = {
 	{ "clocks", GTR_F_MAP, 0, 0, 0, &gtr_clock_schema },
 	/* a selection (gotrace-report -w): where relative times count from */
 	GTR_FIELD_X("origin_ns", GTR_F_U64, struct gtr_host, origin_ns, GTR_F_OPTIONAL, 0),
+	/* redacted (spec/REDACT.md): the rules applied, as given */
+	GTR_FIELD_X("redacted", GTR_F_STR, struct gtr_host, redacted, GTR_F_OPTIONAL, 0),
 };
 const struct gtr_schema gtr_host_schema = GTR_SCHEMA(host_fields);
 
@@ -73,6 +75,8 @@ static const struct gtr_field arg_fields[] = {
 	GTR_FIELD("type_name", GTR_F_STR, struct gtr_arg, type_name),
 	GTR_FIELD_X("type", GTR_F_TYPE, struct gtr_arg, type, 0, GTR_TYPE_WORD),
 	GTR_FIELD("size", GTR_F_U32, struct gtr_arg, size),
+	/* redacted values (spec/REDACT.md): "hash" or "drop" */
+	GTR_FIELD_X("redacted", GTR_F_STR, struct gtr_arg, redacted, GTR_F_OPTIONAL, 0),
 };
 const struct gtr_schema gtr_arg_schema = GTR_SCHEMA(arg_fields);
 

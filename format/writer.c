@@ -452,6 +452,8 @@ int gtr_writer_event(struct gtr_writer *w, const struct gtr_event *ev)
 
 	if (w->failed)
 		return w->failed;
+	if (w->red)
+		ev = gtr_redact_event(w->red, ev);
 	int rc = event_check(w, ev, &ix, &need);
 	if (!rc)
 		rc = frame_room(w, need);
@@ -499,6 +501,8 @@ int gtr_writer_task(struct gtr_writer *w, uint32_t pid, uint32_t tid,
 		return w->failed;
 	if (!comm)
 		comm = "";
+	if (w->red)
+		comm = gtr_redact_comm(w->red, comm);
 	const size_t n = strnlen(comm, GTR_COMM_LEN);
 	int rc = frame_room(w, 32 + n);
 	if (rc)
@@ -684,6 +688,14 @@ struct gtr_writer *gtr_writer_create(const char *path, unsigned flags,
 				     const struct gtr_host *host, char *err,
 				     size_t errlen)
 {
+	return gtr_writer_create_redacted(path, flags, host, NULL, err, errlen);
+}
+
+struct gtr_writer *gtr_writer_create_redacted(const char *path, unsigned flags,
+					      const struct gtr_host *host,
+					      struct gtr_redactor *red, char *err,
+					      size_t errlen)
+{
 	struct gtr_writer *w;
 	struct gtr_host h = { 0 };
 	struct utsname un;
@@ -700,6 +712,7 @@ struct gtr_writer *gtr_writer_create(const char *path, unsigned flags,
 		return NULL;
 	}
 	w->fd = -1;
+	w->red = red;
 	w->cap = FRAME_RESERVE + GTR_FRAME_TARGET + 64 * 1024;
 	w->buf = malloc(w->cap);
 	w->cctx = ZSTD_createCCtx();
@@ -725,6 +738,8 @@ struct gtr_writer *gtr_writer_create(const char *path, unsigned flags,
 		h.start_realtime_ns = clock_ns(CLOCK_REALTIME);
 		h.start_boottime_ns = clock_ns(CLOCK_BOOTTIME);
 	}
+	if (red)
+		gtr_redact_host(red, &h);
 
 	if (open_new(w, flags))
 		goto fail;

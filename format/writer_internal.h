@@ -46,6 +46,8 @@ struct gtr_writer {
 	bool stream;             /* a pipe, FIFO or device: no seeking, no
 				  * cutting back (gtr_writer_is_stream()) */
 	char *path;
+	struct gtr_redactor *red; /* every value and name goes through it;
+				   * NULL: none (gtr_writer_create_redacted()) */
 	char err[512];
 	uint64_t bytes;          /* written so far == offset of the next block */
 	uint64_t good;           /* end of the last block written whole */

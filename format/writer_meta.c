@@ -95,6 +95,8 @@ static bool field_present(const struct gtr_field *f, const void *base)
 		return *(const int32_t *)v != (int32_t)f->absent;
 	case GTR_F_BOOL:
 		return *(const bool *)v != (f->absent != 0);
+	case GTR_F_STR:   /* optional text: absent when "" */
+		return *(const char *const *)v && **(const char *const *)v;
 	default:
 		return true;
 	}
@@ -191,12 +193,14 @@ int wr_write_host(struct gtr_writer *w, const struct gtr_host *h)
 int gtr_writer_peer(struct gtr_writer *w, uint32_t index, const struct gtr_host *h)
 {
 	struct enc *e = &w->meta;
-	const struct gtr_peer p = { .h = *h, .index = index };
+	struct gtr_peer p = { .h = *h, .index = index };
 
 	if (w->failed)
 		return w->failed;
 	if (!index || index >= GTR_MAX_HOSTS)
 		return wr_err(w, -EINVAL, "host index %u out of range 1..%u", index, GTR_MAX_HOSTS - 1);
+	if (w->red)
+		gtr_redact_host(w->red, &p.h);
 	e->len = 0;
 	e_object(e, &gtr_peer_schema, &p);
 	return write_meta(w, GTR_BLOCK_PEER);
@@ -212,17 +216,28 @@ int gtr_writer_binary(struct gtr_writer *w, const struct gtr_binary *b)
 		return wr_err(w, -EEXIST, "binary id %u written twice to %s", b->id, w->path);
 	if (u64map_put(&w->binaries, b->id, 0, UINT32_MAX))
 		return wr_err(w, -ENOMEM, "out of memory");
+	struct gtr_binary v = *b;
+	if (w->red)
+		v.path = gtr_redact_path(w->red, b->path);
 	e->len = 0;
-	e_object(e, &gtr_binary_schema, b);
+	e_object(e, &gtr_binary_schema, &v);
 	return write_meta(w, GTR_BLOCK_BINARY);
 }
 
-int gtr_writer_probe(struct gtr_writer *w, const struct gtr_probe *p)
+int gtr_writer_probe(struct gtr_writer *w, const struct gtr_probe *in)
 {
 	struct enc *e = &w->meta;
+	struct gtr_probe red;
+	const struct gtr_probe *p = in;
 
 	if (w->failed)
 		return w->failed;
+	if (w->red) {
+		red = *in;
+		p = &red;
+		if (gtr_redact_probe(w->red, &red))
+			return wr_err(w, -ENOMEM, "out of memory");
+	}
 	if (p->nargs > GTR_MAX_ARGS || p->nexprs > GTR_MAX_ARGS)
 		return wr_err(w, -EINVAL, "probe %u (%s): %u arguments, %u expressions; at most %d each",
 			      p->id, p->func ? p->func : "", p->nargs, p->nexprs, GTR_MAX_ARGS);
@@ -356,8 +371,11 @@ int gtr_writer_mapping(struct gtr_writer *w, const struct gtr_mapping *m)
 	if (m->end <= m->start)
 		return wr_err(w, -EINVAL, "mapping of pid %u: end 0x%llx is not above start 0x%llx",
 			      m->pid, (unsigned long long)m->end, (unsigned long long)m->start);
+	struct gtr_mapping v = *m;
+	if (w->red)
+		v.path = gtr_redact_path(w->red, m->path);
 	e->len = 0;
-	e_object(e, &gtr_mapping_schema, m);
+	e_object(e, &gtr_mapping_schema, &v);
 	return write_meta(w, GTR_BLOCK_MAPPING);
 }
 
@@ -388,6 +406,8 @@ int gtr_writer_process(struct gtr_writer *w, const struct gtr_process *p)
 	/* an exit code goes only with the exit */
 	if (!v.exited)
 		v.exit_code = GTR_EXIT_UNKNOWN;
+	if (w->red)
+		v.comm = gtr_redact_comm(w->red, p->comm);
 	e->len = 0;
 	e_object(e, &gtr_process_schema, &v);
 	return write_meta(w, GTR_BLOCK_PROCESS);

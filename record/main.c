@@ -49,7 +49,7 @@ static const char doc[] =
 
 enum {
 	OPT_MAX_EVENTS = 1000, OPT_MAX_SIZE, OPT_LIST, OPT_JSON, OPT_DEBUGINFO,
-	OPT_FLUSH,
+	OPT_FLUSH, OPT_REDACT, OPT_REDACT_KEY,
 };
 
 static const struct argp_option options[] = {
@@ -75,6 +75,13 @@ static const struct argp_option options[] = {
 	  "With -C, keep at most COUNT files, reusing names in a ring", 1 },
 	{ "debuginfo", OPT_DEBUGINFO, "FILE", 0,
 	  "DWARF of the (first) binary from this separate debug file", 0 },
+	{ "redact", OPT_REDACT, "RULE", 0,
+	  "Hash or drop values and names before they are written: "
+	  "[FUNCTION:]TARGET[=hash|drop], TARGET a value name glob (*.Password), "
+	  "@strings, @host, @paths, @comm or @spec (repeatable; spec/REDACT.md)", 1 },
+	{ "redact-key", OPT_REDACT_KEY, "FILE", 0,
+	  "Key the --redact hash with FILE (32 bytes, or 64 hex digits), so that "
+	  "hashes match across recordings (default: a random key per recording)", 1 },
 	{ "list", OPT_LIST, NULL, 0,
 	  "List what gotrace knows of BINARY: gotrace-record --list BINARY [GLOB]", 3 },
 	{ "json", OPT_JSON, NULL, 0, "With --list: one JSON document", 3 },
@@ -152,6 +159,32 @@ static uint64_t parse_seconds(const char *arg)
 	return (uint64_t)(v * 1e9);
 }
 
+/* Adds a --redact rule (argp's usage error when it is not one). */
+static void add_redact_rule(struct argp_state *state, struct record_opts *o,
+			    const char *rule)
+{
+	char err[512];
+
+	if (!o->redact && !(o->redact = gtr_redactor_new())) {
+		fprintf(stderr, "gotrace-record: --redact: cannot start libsodium "
+			"(out of memory?)\n");
+		exit(1);
+	}
+	if (gtr_redactor_add_rule(o->redact, rule, err, sizeof(err)))
+		argp_error(state, "--redact: %s", err);
+}
+
+/* Keys the --redact hash with the file of --redact-key, or exits 2. */
+static void read_redact_key(struct record_opts *o)
+{
+	char err[512];
+
+	if (gtr_redactor_key_file(o->redact, o->redact_key, err, sizeof(err))) {
+		fprintf(stderr, "gotrace-record: --redact-key: %s\n", err);
+		exit(2);
+	}
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct record_opts *o = state->input;
@@ -196,6 +229,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_JSON: o->json = 1; break;
 	case OPT_DEBUGINFO: o->debuginfo = arg; break;
 	case OPT_FLUSH: o->flush_ns = parse_seconds(arg); break;
+	case OPT_REDACT: add_redact_rule(state, o, arg); break;
+	case OPT_REDACT_KEY: o->redact_key = arg; break;
 	case ARGP_KEY_ARG:
 		o->specs[o->nspecs++] = arg;
 		break;
@@ -215,6 +250,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "no probe given; name a function, e.g. 'main.add'");
 		if (o->npids && o->cmd)
 			argp_error(state, "give either -p PID or -- CMD, not both");
+		if (o->redact_key && !o->redact)
+			argp_error(state, "--redact-key goes with --redact RULE");
+		if (o->redact && o->redact_key)
+			read_redact_key(o);
 		if (o->rotate_count && !o->rotate_size)
 			argp_error(state, "-W COUNT needs -C SIZE");
 		if (o->rotate_size && !strcmp(o->output, "-"))
@@ -263,5 +302,7 @@ int main(int argc, char **argv)
 		return gotrace_list(o.specs[0], o.debuginfo,
 				    o.nspecs > 1 ? o.specs[1] : NULL,
 				    o.json, stdout);
-	return session_run(&o);
+	i = session_run(&o);
+	gtr_redactor_free(o.redact);   /* wipes the key */
+	return i;
 }

@@ -229,7 +229,7 @@ static struct gtr_writer *open_output(const struct session *s, unsigned k,
 	output_name(s->o, name, sizeof(name), k);
 	if (o->rotate_count && k >= o->rotate_count)
 		flags |= GTR_W_FORCE;   /* the ring reuses its own names */
-	w = gtr_writer_create(name, flags, host, err, errlen);
+	w = gtr_writer_create_redacted(name, flags, host, o->redact, err, errlen);
 	if (!w)
 		return NULL;
 	if (encoder_write_header(w, s->plan))

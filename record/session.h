@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "gtr.h"
+
 /* Bytes captured per string at most (-s; GT_STR_MAX of the BPF side). */
 #define RECORD_STR_MAX 512
 
@@ -41,6 +43,9 @@ struct record_opts {
 	uint64_t rate;           /* events/s kept per probe, 0: no limit */
 	uint64_t flush_ns;       /* events reach the output at least this
 				  * often (ns; 0: the default, 1 s) */
+	struct gtr_redactor *redact; /* --redact rules and --redact-key,
+				  * applied by every writer; NULL: none */
+	const char *redact_key;  /* FILE of --redact-key */
 };
 
 /*

@@ -222,6 +222,8 @@ static void json_host_object(struct jsonw *w, const struct gtr_host *h)
 	jsonw_string_field(w, "recorder", h->recorder);
 	jsonw_name(w, "clocks");
 	json_clock(w, h->start_mono_ns, h->start_realtime_ns, h->start_boottime_ns);
+	if (h->redacted && h->redacted[0])   /* spec/REDACT.md */
+		jsonw_string_field(w, "redacted", h->redacted);
 	jsonw_end_object(w);
 }
 
@@ -300,6 +302,8 @@ static void json_probe(struct jsonw *w, const struct gtr_probe *p)
 		jsonw_string_field(w, "type_name", p->args[a].type_name);
 		jsonw_string_field(w, "type", gtr_type_name(p->args[a].type));
 		jsonw_uint_field(w, "size", p->args[a].size);
+		if (p->args[a].redacted && p->args[a].redacted[0])
+			jsonw_string_field(w, "redacted", p->args[a].redacted);
 		jsonw_end_object(w);
 	}
 	jsonw_end_array(w);
@@ -535,6 +539,8 @@ static void text_head(FILE *f, const char *path, struct gtr_reader *r,
 	fprintf(f, "host:        %s (%s %s), recorded by %s\n", h->hostname[0] ? tx(h->hostname) : "?",
 		h->kernel[0] ? tx(h->kernel) : "?", h->machine[0] ? tx(h->machine) : "?",
 		h->recorder[0] ? tx(h->recorder) : "?");
+	if (h->redacted && h->redacted[0])
+		fprintf(f, "redacted:    %s (spec/REDACT.md)\n", tx(h->redacted));
 	for (uint32_t i = 1; i < gtr_reader_nhosts(r); i++) {   /* a merged file */
 		const struct gtr_host *p = gtr_reader_host_at(r, i);
 		if (p)
@@ -611,10 +617,11 @@ static void text_probes(FILE *f, struct gtr_reader *r, const struct stats *st)
 		if (p->args_source[0])
 			fprintf(f, "      arguments from %s\n", source_word(p->args_source));
 		for (uint32_t a2 = 0; a2 < p->nargs; a2++)
-			fprintf(f, "      %s %s (%s, %" PRIu32 " bytes)\n",
+			fprintf(f, "      %s %s (%s, %" PRIu32 " bytes)%s%s\n",
 				p->args[a2].name[0] ? tx(p->args[a2].name) : "_",
 				p->args[a2].type_name[0] ? tx(p->args[a2].type_name) : "?",
-				gtr_type_name(p->args[a2].type), p->args[a2].size);
+				gtr_type_name(p->args[a2].type), p->args[a2].size,
+				p->args[a2].redacted[0] ? ", redacted: " : "", tx(p->args[a2].redacted));
 	}
 	for (uint32_t j = 0; j < n; j++)
 		if (!gtr_reader_probe(r, v[j].id))

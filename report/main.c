@@ -32,6 +32,7 @@ enum {
 	OPT_FORMAT = 0x100, OPT_SINCE, OPT_UNTIL, OPT_LIMIT, OPT_CALLS, OPT_COUNT,
 	OPT_BY, OPT_NO_HIST, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_MAX_DEPTH,
 	OPT_MAX_GOROUTINES, OPT_KEEP_STR, OPT_STRICT, OPT_FOLLOW, OPT_PID, OPT_FORCE,
+	OPT_REDACT, OPT_REDACT_KEY,
 };
 
 /* Options of one command given to another: a clear message, not argp's. */
@@ -98,6 +99,7 @@ static const char print_doc[] =
 	"       gotrace-report info [--json] FILE        what the file holds\n"
 	"       gotrace-report diff BASE NEW             compare, gate (diff --help)\n"
 	"       gotrace-report merge -w OUT FILE...      hosts and processes into one\n"
+	"       gotrace-report redact -w OUT --redact RULE... FILE   a copy to share\n"
 	"(gotrace-report stats --help: the options of stats)\n"
 	"\n"
 	"EXAMPLES:\n"
@@ -455,6 +457,7 @@ static int cmd_info(int argc, char **argv)
 struct merge_env {
 	struct merge_opts o;
 	const char *inputs[REPORT_MAX_INPUTS];
+	const char *redact_key;   /* redact: --redact-key FILE */
 };
 
 static error_t merge_parse(int key, char *arg, struct argp_state *state)
@@ -509,6 +512,77 @@ static int cmd_merge(int argc, char **argv)
 	return report_merge(&env.o);
 }
 
+/* redact: merge's options, and the rules and key of the redactor. */
+static error_t redact_parse(int key, char *arg, struct argp_state *state)
+{
+	struct merge_env *env = state->input;
+	char err[512];
+
+	switch (key) {
+	case OPT_REDACT:
+		if (gtr_redactor_add_rule(env->o.redact, arg, err, sizeof(err)))
+			argp_error(state, "--redact: %s", err);
+		return 0;
+	case OPT_REDACT_KEY: env->redact_key = arg; return 0;
+	case ARGP_KEY_END:
+		if (!gtr_redactor_nrules(env->o.redact))
+			argp_error(state, "no rule; give one with --redact RULE, e.g. --redact @strings");
+		break;
+	}
+	return merge_parse(key, arg, state);
+}
+
+/*
+ * A redacted copy (spec/REDACT.md): a merge of the FILEs (one, usually)
+ * whose writer sends every value and name through the redactor.
+ */
+static int cmd_redact(int argc, char **argv)
+{
+	static const struct argp_option opts[] = {
+		{ "write", 'w', "OUT", 0, "Write the redacted trace to OUT ('-': standard output)", 0 },
+		{ "redact", OPT_REDACT, "RULE", 0,
+		  "[FUNCTION:]TARGET[=hash|drop]: TARGET a value name glob (*.Password, "
+		  "goarg2), @strings, @host, @paths, @comm or @spec (repeatable)", 0 },
+		{ "redact-key", OPT_REDACT_KEY, "FILE", 0,
+		  "Key the hash with FILE (32 bytes, or 64 hex digits), so that hashes "
+		  "match across files (default: a random key, used once)", 0 },
+		{ "force", OPT_FORCE, 0, 0, "Overwrite OUT if it exists", 0 },
+		{ "quiet", 'q', 0, 0, "No summary line", 0 },
+		{ 0 },
+	};
+	static const struct argp argp = {
+		.options = opts,
+		.parser = redact_parse,
+		.args_doc = "FILE...",
+		.doc = "Write a copy of a recording with values and names hashed (keyed BLAKE2b: "
+		       "equal values stay equal) or dropped, by rule (spec/REDACT.md). The copy "
+		       "records the rules, never the key. Several FILEs are merged.\n"
+		       "\nUSAGE: gotrace-report redact -w OUT --redact RULE... [--redact-key FILE] FILE...\n"
+		       "\nEXAMPLES:\n"
+		       "  gotrace-report redact -w shared.gtr --redact @strings --redact @host app.gtr\n"
+		       "  gotrace-report redact -w s.gtr --redact '*.Password=drop' --redact token app.gtr",
+	};
+	struct merge_env env = { 0 };
+	char err[512];
+	int rc;
+
+	env.o.inputs = env.inputs;
+	if (!(env.o.redact = gtr_redactor_new())) {
+		fprintf(stderr, PROG ": redact: cannot start libsodium (out of memory?)\n");
+		return EXIT_READ;
+	}
+	rc = argp_parse(&argp, argc, argv, 0, NULL, &env) ? EXIT_USAGE : 0;
+	if (!rc && env.redact_key &&
+	    gtr_redactor_key_file(env.o.redact, env.redact_key, err, sizeof(err))) {
+		fprintf(stderr, PROG ": --redact-key: %s\n", err);
+		rc = EXIT_USAGE;
+	}
+	if (!rc)
+		rc = report_merge(&env.o);
+	gtr_redactor_free(env.o.redact);   /* wipes the key */
+	return rc;
+}
+
 /*
  * Subcommands, bpftool-style. A first argument naming one selects it;
  * anything else is `print`'s (so `gotrace-report app.gtr` prints).
@@ -524,6 +598,7 @@ static const struct cmd cmds[] = {
 	{ "info", cmd_info },
 	{ "diff", report_diff_cmd },
 	{ "merge", cmd_merge },
+	{ "redact", cmd_redact },
 };
 
 int main(int argc, char **argv)

@@ -126,7 +126,7 @@ static int open_all(struct input *in, size_t n, const struct merge_opts *o,
 		}
 	}
 	place_inputs(in, n, hosts, &nhosts);
-	*w = gtr_writer_create(o->output, o->flags, hosts[0], err, sizeof(err));
+	*w = gtr_writer_create_redacted(o->output, o->flags, hosts[0], o->redact, err, sizeof(err));
 	if (!*w) {
 		fprintf(stderr, PROG ": %s\n", err);
 		goto out;
@@ -204,7 +204,10 @@ int report_merge(const struct merge_opts *o)
 		fprintf(stderr, PROG ": %s\n", err);
 		rc = -1;
 	}
-	if (!rc && !o->quiet)
+	if (!rc && !o->quiet && o->redact)
+		fprintf(stderr, PROG ": %" PRIu64 " events written to %s, redacted by %" PRIu32
+			" rules\n", events, o->output, gtr_redactor_nrules(o->redact));
+	else if (!rc && !o->quiet)
 		fprintf(stderr, PROG ": %" PRIu64 " events of %zu recordings merged into %s\n",
 			events, o->ninputs, o->output);
 	for (size_t i = 0; i < o->ninputs; i++) {

@@ -9,12 +9,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "gtr.h"
+
 struct merge_opts {
 	const char *const *inputs;  /* the recordings, "-" for standard input */
 	size_t ninputs;             /* at least 1 */
 	const char *output;         /* OUT, "-" for standard output */
 	unsigned flags;             /* GTR_W_* (--force) */
 	bool quiet;                 /* no summary line on stderr */
+	struct gtr_redactor *redact; /* rules every value and name goes
+				      * through (gotrace-report redact); NULL: none */
 };
 
 /*

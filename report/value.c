@@ -289,6 +289,13 @@ static void slice_json(struct buf *b, const struct gtr_arg *a,
 
 /* ------------------------------------------------------------ values */
 
+/* Whether the values of `arg` were dropped by redaction (spec/REDACT.md):
+ * shown as <redacted>, not as unavailable. */
+static bool dropped(const struct gtr_arg *arg)
+{
+	return arg && arg->redacted && !strcmp(arg->redacted, "drop");
+}
+
 /* "...(len=N)" after a string shown without quotes, when it was cut. */
 static void put_cut_len(struct buf *b, const struct gtr_value *v)
 {
@@ -340,7 +347,7 @@ void output_text_value(struct buf *b, const struct gtr_value *v,
 		buf_putc(b, ')');
 		return;
 	default:
-		buf_puts(b, "<unavailable>");
+		buf_puts(b, dropped(arg) ? "<redacted>" : "<unavailable>");
 		return;
 	}
 }
@@ -408,7 +415,7 @@ void output_json_value(struct buf *b, const struct gtr_value *v,
 		}
 		return;
 	default:
-		buf_puts(b, "null");
+		buf_puts(b, dropped(arg) ? "\"<redacted>\"" : "null");
 		return;
 	}
 }

@@ -84,7 +84,7 @@ def build_with_libgtr(out, *srcs, opt="-O1"):
     subprocess.run(["gcc", opt, *HELPER_CFLAGS, "-std=gnu11", "-D_GNU_SOURCE",
                     "-I" + os.path.join(ROOT, "format"), "-I" + os.path.join(ROOT, "lib"),
                     "-o", str(out), *[os.path.join(ROOT, s) for s in srcs], lib,
-                    "-lcbor", "-lzstd", "-pthread"], check=True)
+                    "-lcbor", "-lzstd", "-lsodium", "-pthread"], check=True)
     return str(out)
 
 

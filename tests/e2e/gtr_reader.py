@@ -175,6 +175,8 @@ class GtrReader:
             for k, v in h.get("clocks", {}).items():
                 if k in self.host["clocks"]:
                     self.host["clocks"][k] = _uint(v)
+            if _text(h.get("redacted", "")):  # spec/REDACT.md: the rules applied
+                self.host["redacted"] = _text(h["redacted"])
             self.host_seen = True
         elif btype == 2:
             b = _one_item(payload)
@@ -200,6 +202,8 @@ class GtrReader:
                              "type_name": _text(a.get("type_name", "")),
                              "type": t if t in TYPES else "other",
                              "size": _u32(a.get("size", 0))})
+                if _text(a.get("redacted", "")):  # "hash" or "drop"
+                    args[-1]["redacted"] = _text(a["redacted"])
             exprs = [_u32(e) for e in p.get("exprs", [])]
             if len(args) > 32 or len(exprs) > 32 or any(e >= len(args) for e in exprs):
                 raise Malformed("probe args")

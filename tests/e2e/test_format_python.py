@@ -35,7 +35,7 @@ def tool(tmp_path_factory):
                       ("info.c", "value.c")],
                     *[os.path.join(ROOT, "lib", f) for f in sorted(os.listdir(os.path.join(ROOT, "lib")))
                       if f.endswith(".c")],
-                    "-lcbor", "-lzstd", "-lm", "-pthread"], check=True)
+                    "-lcbor", "-lzstd", "-lsodium", "-lm", "-pthread"], check=True)
 
     def run(*args, check=True):
         env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1",

@@ -95,12 +95,12 @@ static void add_meta(struct gtr_writer *w)
 		.nargs = 6, .nexprs = 2, .exprs = { 0, 2 },
 	};
 	const struct gtr_arg args[6] = {
-		{ "a", "int", GTR_TYPE_INT, 8 },
-		{ "b", "uint64", GTR_TYPE_UINT, 8 },
-		{ "s", "string", GTR_TYPE_STRING, 16 },
-		{ "ok", "bool", GTR_TYPE_BOOL, 1 },
-		{ "f", "float64", GTR_TYPE_FLOAT, 8 },
-		{ "p", "*main.T", GTR_TYPE_PTR, 8 },
+		{ "a", "int", GTR_TYPE_INT, 8, "" },
+		{ "b", "uint64", GTR_TYPE_UINT, 8, "" },
+		{ "s", "string", GTR_TYPE_STRING, 16, "" },
+		{ "ok", "bool", GTR_TYPE_BOOL, 1, "" },
+		{ "f", "float64", GTR_TYPE_FLOAT, 8, "" },
+		{ "p", "*main.T", GTR_TYPE_PTR, 8, "" },
 	};
 	memcpy(p.args, args, sizeof(args));
 	cr_assert_eq(gtr_writer_probe(w, &p), 0, "%s", gtr_writer_error(w));
@@ -110,7 +110,7 @@ static void add_meta(struct gtr_writer *w)
 		.func = "main.(*T).add", .address = 0x4a1b20, .spec = "main.(*T).add%return",
 		.fmt = "", .nargs = 1,
 	};
-	q.args[0] = (struct gtr_arg){ "~r0", "int", GTR_TYPE_INT, 8 };
+	q.args[0] = (struct gtr_arg){ "~r0", "int", GTR_TYPE_INT, 8, "" };
 	cr_assert_eq(gtr_writer_probe(w, &q), 0, "%s", gtr_writer_error(w));
 }
 
@@ -364,7 +364,7 @@ Test(format, strings_truncated_and_sanitized)
 	cr_assert_eq(gtr_writer_binary(w, &b), 0);
 	struct gtr_probe p = { .id = 7, .binary_id = 0, .func = "main.f" };
 	p.nargs = 1;
-	p.args[0] = (struct gtr_arg){ "s", "string", GTR_TYPE_STRING, 16 };
+	p.args[0] = (struct gtr_arg){ "s", "string", GTR_TYPE_STRING, 16, "" };
 	cr_assert_eq(gtr_writer_probe(w, &p), 0);
 	cr_assert_eq(gtr_writer_task(w, 1, 2, "averyveryverylongthreadname"), 0);
 	cr_assert_eq(gtr_writer_task(w, 1, 3, "b\xff" "d"), 0);

@@ -44,9 +44,9 @@ static struct gtr_writer *open_w(void)
 	cr_assert_eq(gtr_writer_binary(w, &exe), 0);
 	cr_assert_eq(gtr_writer_binary(w, &pie), 0);
 	struct gtr_probe p = { .id = 3, .binary_id = 1, .func = "main.f", .nargs = 3 };
-	p.args[0] = (struct gtr_arg){ "a", "int", GTR_TYPE_INT, 8 };
-	p.args[1] = (struct gtr_arg){ "b", "uint", GTR_TYPE_UINT, 8 };
-	p.args[2] = (struct gtr_arg){ "c", "", GTR_TYPE_WORD, 8 };
+	p.args[0] = (struct gtr_arg){ "a", "int", GTR_TYPE_INT, 8, "" };
+	p.args[1] = (struct gtr_arg){ "b", "uint", GTR_TYPE_UINT, 8, "" };
+	p.args[2] = (struct gtr_arg){ "c", "", GTR_TYPE_WORD, 8, "" };
 	cr_assert_eq(gtr_writer_probe(w, &p), 0);
 	return w;
 }
@@ -191,7 +191,7 @@ Test(meta, events_cpu_stack_delta)
 {
 	struct gtr_writer *w = open_w();
 	struct gtr_probe q = { .id = 70000, .binary_id = 1, .func = "main.g", .nargs = 1 };
-	q.args[0] = (struct gtr_arg){ "x", "int", GTR_TYPE_INT, 8 };
+	q.args[0] = (struct gtr_arg){ "x", "int", GTR_TYPE_INT, 8, "" };
 	cr_assert_eq(gtr_writer_probe(w, &q), 0);
 	enum { N = 3000 };
 	static struct gtr_event evs[N];
@@ -306,7 +306,7 @@ Test(meta, many_probes_in_one_frame)
 	const uint32_t np = GTR_FRAME_PROBES + 300;
 	for (uint32_t i = 0; i < np; i++) {
 		struct gtr_probe p = { .id = 100 + i * 3, .binary_id = 1, .func = "f", .nargs = 1 };
-		p.args[0] = (struct gtr_arg){ "x", "int", GTR_TYPE_INT, 8 };
+		p.args[0] = (struct gtr_arg){ "x", "int", GTR_TYPE_INT, 8, "" };
 		cr_assert_eq(gtr_writer_probe(w, &p), 0);
 	}
 	for (uint32_t round = 0; round < 3; round++)
