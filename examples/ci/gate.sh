@@ -35,6 +35,11 @@ trap 'rm -rf "$tmp"' EXIT
 
 (cd "$pkgdir" && "$go" test -c -o "$tmp/pkg.test" .)
 pkg=$(cd "$pkgdir" && "$go" list -f '{{.ImportPath}}' .)
+# gccgo names functions by the package path encoded (GCC's go_encode_id:
+# "_" -> "__", "." -> "_0", "/" -> "_1"): example_0com_1shop.Total
+case $(cd "$pkgdir" && "$go" list -f '{{context.Compiler}}' .) in
+gccgo) pkg=$(printf '%s' "$pkg" | sed -e 's/_/__/g' -e 's/\./_0/g' -e 's|/|_1|g') ;;
+esac
 probes=${PROBES:-"$pkg.* r:$pkg.*"}
 # shellcheck disable=SC2086 # PROBES is a list
 taskset -c "${CPU:-0}" "$record" -q -U --force -o "$out" $probes -- \

@@ -386,11 +386,10 @@ REAL_PROBES = ["main.work", "r:main.work", "main.parse", "r:main.parse", "main.a
 
 @pytest.fixture(scope="session")
 def diffapp(gobuild):
-    """tests/fixtures/diffapp in two builds: base, and new (-X main.variant=new:
+    """tests/fixtures/diffapp in two builds: base, and new (-tags diffnew:
     work 30% slower, handle calls audit, parse fails on 20% of calls)."""
-    return (gobuild("tests/fixtures/diffapp/main.go", "diffapp"),
-            gobuild("tests/fixtures/diffapp/main.go", "diffapp-new", "-ldflags",
-                    "-X main.variant=new"))
+    return (gobuild("tests/fixtures/diffapp", "diffapp"),
+            gobuild("tests/fixtures/diffapp", "diffapp-new", "-tags", "diffnew"))
 
 
 def recording(binary, out):
@@ -405,25 +404,32 @@ def recording(binary, out):
     return str(out)
 
 
-def test_real_program_in_two_builds(diffapp, tmp_path):
+def test_real_program_in_two_builds(diffapp, toolchain, tmp_path):
     base, new = diffapp
     b = recording(base, tmp_path / "base.gtr")
     n = recording(new, tmp_path / "new.gtr")
     rc, doc = diff_json(b, n)
     assert rc == 1, doc["findings"]
     assert doc["comparable"], doc.get("differences")
-    assert fails(doc) == [("main.parse", "errors > +5%"), ("main.work", "p50 > +10%")]
+    fs = funcs(doc)
+    # gccgo's interface results are not captured (spec/PROBES.md): no
+    # error shares there, the slowdown and the edge all the same
+    gccgo = getattr(toolchain, "gccgo", False)
+    want = [("main.work", "p50 > +10%")]
+    if not gccgo:
+        want.insert(0, ("main.parse", "errors > +5%"))
+        assert fs["main.parse"]["base"]["error_share"] == pytest.approx(0.02)
+        assert fs["main.parse"]["new"]["error_share"] == pytest.approx(0.20)
+    assert fails(doc) == want
     edges = [(e["caller"], e["callee"]) for e in doc["edges"] if e["status"] != "same"]
     assert edges == [("main.handle", "main.audit")]
-    fs = funcs(doc)
     assert fs["main.audit"]["status"] == "new"
-    assert fs["main.parse"]["base"]["error_share"] == pytest.approx(0.02)
-    assert fs["main.parse"]["new"]["error_share"] == pytest.approx(0.20)
-    assert fs["main.work"]["base"]["calls"] == fs["main.work"]["new"]["calls"] == 300
+    assert fs["main.work"]["base"]["calls"] == fs["main.work"]["new"]["calls"] == 2000
     assert doc["base"]["exit_statuses"] == doc["new"]["exit_statuses"] == [{"code": 0, "count": 1}]
     out = diff(b, n).stdout
-    assert "FAIL main.work: p50 > +10%" in out and "FAIL main.parse: errors > +5%" in out
-    assert "main.handle -> main.audit: 0, 300" in out
+    assert "FAIL main.work: p50 > +10%" in out
+    assert ("FAIL main.parse: errors > +5%" in out) != gccgo
+    assert "main.handle -> main.audit: 0, 2000" in out
     # the statistics agree with scipy.stats on these recorded samples
     assert check_with_scipy(b, n) == 2
 
@@ -450,8 +456,12 @@ def test_ci_recipe_end_to_end(toolchain, tmp_path):
     env = toolchain.environ(GO=toolchain.go, GOTRACE_RECORD=RECORD, GOTRACE_REPORT=REPORT)
 
     def gate(**extra):
-        return subprocess.run(["./gate.sh", "shop", "baseline.gtr"], cwd=work, capture_output=True,
-                              text=True, timeout=300, env=dict(env, **extra))
+        # the slow build takes twice as long: a limit of +50% keeps this
+        # test of the recipe apart from the machine's run-to-run noise
+        # (the default rules' false alarms are measured above)
+        return subprocess.run(["./gate.sh", "shop", "baseline.gtr", "--fail-on", "p50 > +50%"],
+                              cwd=work, capture_output=True, text=True, timeout=300,
+                              env=dict(env, **extra))
 
     first = gate()
     assert first.returncode == 0, first.stderr
@@ -459,8 +469,10 @@ def test_ci_recipe_end_to_end(toolchain, tmp_path):
     same = gate()
     assert same.returncode == 0, same.stdout + same.stderr
     assert "FAIL" not in same.stdout
-    slow = gate(GOFLAGS="-ldflags=-X=example.com/shop/shop.slow=yes")
+    slow = gate(GOFLAGS=(env.get("GOFLAGS", "") + " -tags=slow").strip())
     assert slow.returncode == 1, slow.stdout + slow.stderr
-    assert "FAIL example.com/shop/shop.Total: p50 > +10%" in slow.stdout
+    total = "example_0com_1shop_1shop.Total" if getattr(toolchain, "gccgo", False) \
+        else "example.com/shop/shop.Total"
+    assert "FAIL %s: p50 > +50%%" % total in slow.stdout
     md = (work / "diff.md").read_text()
-    assert md.startswith("### gotrace diff: FAIL") and "`example.com/shop/shop.Total`" in md
+    assert md.startswith("### gotrace diff: FAIL") and "`%s`" % total in md

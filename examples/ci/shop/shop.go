@@ -1,12 +1,14 @@
 // Package shop is the package examples/ci/gate.sh gates: its tests are the
-// workload that gotrace records. Built with
-// -ldflags=-X=example.com/shop/shop.slow=yes, Total takes twice as long (how
-// tests/e2e/test_diff.py shows the gate failing).
+// workload that gotrace records. Built with -tags slow (slow.go), Total
+// takes twice as long (how tests/e2e/test_diff.py shows the gate failing).
 package shop
 
 import "errors"
 
 var slow = "no"
+
+// wasted keeps the slow build's extra work from being optimised away.
+var wasted int
 
 // ErrEmpty is returned for a basket without items.
 var ErrEmpty = errors.New("empty basket")
@@ -33,7 +35,7 @@ func Total(basket []int) (int, error) {
 	}
 	if slow == "yes" {
 		for _, sku := range basket {
-			t += price(sku) * 0
+			wasted += price(sku)
 		}
 	}
 	return t, nil

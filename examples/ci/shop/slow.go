@@ -1,0 +1,5 @@
+//go:build slow
+
+package shop
+
+func init() { slow = "yes" }
