@@ -548,6 +548,9 @@ struct gobin_type *gobin_dwarf_type(struct tbuild *tb, Dwarf_Die *in, int depth)
 	}
 	if (t->kind == TK_SLICE)
 		slice_elem(tb, &die, t);
+	if (t->kind == TK_SLICE && !t->name[0])   /* gccgo: []struct{ a, b int } */
+		snprintf(t->name, sizeof(t->name), "[]%s",
+			 t->elem_kind == TK_STRUCT ? "struct {...}" : "?");
 	gobin_type_set_align(t, tb->ptrsize);
 	return t;
 }

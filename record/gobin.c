@@ -34,125 +34,6 @@ static const char *gobin_errmsg(char *err, size_t errlen, const char *fmt, ...)
 	return err;
 }
 
-/* ------------------------------------------------------------ gccgo */
-
-struct sym_collect {
-	struct gobin_func *v;
-	size_t n, cap;
-	int err;
-};
-
-static int sym_collect_cb(const struct gobin *b, const GElf_Sym *sym,
-			  const char *name, void *ctx)
-{
-	struct sym_collect *sc = ctx;
-
-	if (GELF_ST_TYPE(sym->st_info) != STT_FUNC || sym->st_shndx == SHN_UNDEF ||
-	    sym->st_value == 0)
-		return 0;
-	if (sc->n == sc->cap) {
-		const size_t cap = sc->cap ? sc->cap * 2 : 1024;
-		struct gobin_func *v = realloc(sc->v, cap * sizeof(*v));
-
-		if (!v) {
-			sc->err = -ENOMEM;
-			return 1;
-		}
-		sc->v = v;
-		sc->cap = cap;
-	}
-	sc->v[sc->n++] = (struct gobin_func){
-		.name = name,
-		.entry = sym->st_value,
-		.end = sym->st_size ? sym->st_value + sym->st_size : 0,
-	};
-	(void)b;
-	return 0;
-}
-
-static int func_cmp_entry(const void *a, const void *b)
-{
-	const struct gobin_func *x = a, *y = b;
-
-	if (x->entry != y->entry)
-		return x->entry < y->entry ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-static int gccgo_sym_cb(const struct gobin *b, const GElf_Sym *sym,
-			const char *name, void *ctx)
-{
-	(void)b;
-	(void)sym;
-	(void)ctx;
-	return strncmp(name, "__go_", 5) == 0 || strcmp(name, "runtime.main") == 0;
-}
-
-/* gccgo 12 leaves .go_export and links libgo (or has __go_* symbols). */
-static bool detect_gccgo(const struct gobin *b)
-{
-	Elf_Scn *scn = NULL;
-
-	if (gobin_section(b, ".go_export", false, NULL))
-		return true;
-	while ((scn = elf_nextscn(b->elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC)
-			continue;
-		data = elf_getdata(scn, NULL);
-		for (size_t i = 0; data && sh.sh_entsize &&
-				   i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Dyn dyn;
-			const char *n;
-
-			if (!gelf_getdyn(data, (int)i, &dyn))
-				break;
-			if (dyn.d_tag != DT_NEEDED)
-				continue;
-			n = elf_strptr(b->elf, sh.sh_link, dyn.d_un.d_val);
-			if (n && strncmp(n, "libgo.so", 8) == 0)
-				return true;
-		}
-	}
-	return gobin_each_symbol(b, gccgo_sym_cb, NULL) != 0;
-}
-
-static int gccgo_load(struct gobin *b)
-{
-	struct sym_collect sc = { 0 };
-	size_t out = 0;
-
-	gobin_each_symbol(b, sym_collect_cb, &sc);
-	if (sc.err) {
-		free(sc.v);
-		return sc.err;
-	}
-	if (sc.n)
-		qsort(sc.v, sc.n, sizeof(*sc.v), func_cmp_entry);
-	for (size_t i = 0; i < sc.n; i++) {
-		if (out && sc.v[out - 1].entry == sc.v[i].entry &&
-		    strcmp(sc.v[out - 1].name, sc.v[i].name) == 0)
-			continue;
-		sc.v[out++] = sc.v[i];
-	}
-	for (size_t i = 0; i < out; i++) {
-		if (sc.v[i].end)
-			continue;
-		sc.v[i].end = sc.v[i].entry;
-		for (size_t j = i + 1; j < out; j++) {
-			if (sc.v[j].entry > sc.v[i].entry) {
-				sc.v[i].end = sc.v[j].entry;
-				break;
-			}
-		}
-	}
-	b->funcs = sc.v;
-	b->nfuncs = out;
-	return out ? 0 : -ENOENT;
-}
-
 /* ------------------------------------------------------------ open */
 
 static int byname_cmp(const void *a, const void *c, void *ctx)
@@ -248,9 +129,9 @@ struct gobin *gobin_open(const char *path, char *err, size_t errlen)
 	r = gobin_pclntab_load(b, err, errlen);
 	if (r == 0 && !b->go_version[0])
 		gobin_runtime_version_load(b);
-	if (r == -ENOENT && detect_gccgo(b)) {
+	if (r == -ENOENT && gobin_gccgo_detect(b)) {
 		b->compiler = GOBIN_GCCGO;
-		if (gccgo_load(b) != 0) {
+		if (gobin_gccgo_load(b) != 0) {
 			gobin_errmsg(err, errlen,
 				     "%s: gccgo program without function symbols "
 				     "(stripped?); cannot list functions", path);
@@ -508,6 +389,13 @@ int gobin_func_find_all(const struct gobin *b, const char *name,
 {
 	size_t lo = 0, hi = b->nfuncs, i;
 	int n = 0, nreal = 0;
+	char alt[512];
+
+	if (b->compiler == GOBIN_GCCGO) {
+		/* a Go name of a function gccgo names otherwise */
+		if (gobin_gccgo_name(b, name, alt, sizeof(alt)))
+			name = alt;
+	}
 
 	if (strstr(name, "[...]") && gobin_func_find(b, name, NULL) != 0)
 		/* every instance of a generic function whose pclntab name
@@ -703,8 +591,11 @@ int gobin_func_args_size(const struct gobin *b, const struct gobin_func *f)
  */
 static const char *cgo_export_name(const char *name)
 {
-	const char *p;
+	const char *p = strchr(name, '.');
 
+	/* gccgo: "main.Cgoexp__goCallback" (gobin_gccgo_name) */
+	if (p && !strncmp(p + 1, "Cgoexp__", 8) && p[9])
+		return p + 9;
 	if (strncmp(name, "_cgoexp_", 8))
 		return NULL;
 	p = name + 8 + strspn(name + 8, "0123456789abcdef");

@@ -146,7 +146,9 @@ int gobin_func_find(const struct gobin *b, const char *name,
  * writes it ("main.Sum", "main.(*List).Push") means all its instances,
  * and an instance's ELF symbol ("main.Sum[go.shape.int_0]", what nm
  * prints where pclntab says "main.Sum[...]", Go 1.18-1.20) the function
- * at its address. Writes up to `max` to out[] and returns how many
+ * at its address. In a gccgo binary a Go name finds the function gccgo
+ * names otherwise ("main.(*T).M" is main.T.M, "main.main.func1"
+ * main.main..func1). Writes up to `max` to out[] and returns how many
  * there are (0: none).
  */
 int gobin_func_find_all(const struct gobin *b, const char *name,
@@ -179,6 +181,15 @@ int gobin_func_each(const struct gobin *b, const char *pattern,
  */
 int gobin_func_suggest(const struct gobin *b, const char *name,
 		       const char **out, int max);
+
+/*
+ * Why a function named `name` is not in `b`, when gotrace knows: a
+ * stripped gccgo program has only its dynamic symbols, a gccgo program's
+ * standard library is in libgo.so. Writes a NUL-terminated sentence into
+ * buf[len] and returns its length; 0 when there is nothing to say.
+ */
+size_t gobin_func_missing_why(const struct gobin *b, const char *name,
+			      char *buf, size_t len);
 
 /*
  * Parameters of `f` at entry, in order (a generic instance's hidden

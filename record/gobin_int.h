@@ -249,4 +249,21 @@ int gobin_params_to_args(const struct gobin *b, const struct gobin_func *f,
 			 const struct gobin_type *cret, bool results,
 			 struct gobin_arg *args, int max);
 
+/* gccgo.c: whether `b` is a gccgo program (.go_export, libgo needed, or
+ * libgo's __go_* symbols). */
+bool gobin_gccgo_detect(const struct gobin *b);
+
+/* gccgo.c: the function table of gccgo program `b` from its symbols (the
+ * dynamic ones alone when stripped, said in b->note). 0, -ENOENT (none)
+ * or -ENOMEM. */
+int gobin_gccgo_load(struct gobin *b);
+
+/* gccgo.c: the name in gccgo program `b` of the function Go calls `name`
+ * (GCC 12's gcc/go/gofrontend/names.cc: "net/http.(*conn).serve" is
+ * net_1http.conn.serve, "main.main.func1" main.main..func1, '_' "__";
+ * an //export'ed main.f main.Cgoexp__f) into out[outlen]; false when
+ * `name` is in `b` as it is, or has no other spelling. */
+bool gobin_gccgo_name(const struct gobin *b, const char *name, char *out,
+		      size_t outlen);
+
 #endif /* GOTRACE_GOBIN_INT_H */

@@ -591,6 +591,8 @@ int plan_add(struct plan *pl, const char *text, const char *dflt_path,
 			spec->func, b->path);
 	for (i = 0; i < n; i++)
 		fprintf(stderr, "%s%s", i ? ", " : "; did you mean: ", near[i]);
+	if (gobin_func_missing_why(b->gb, spec->func, err, sizeof(err)))
+		fprintf(stderr, "; %s", err);
 	fprintf(stderr, "\n");
 	return -1;
 }

@@ -147,6 +147,16 @@ void plan_goid(struct probe *p)
 				"address as goid, which pairs calls by goroutine "
 				"but is not Go's goroutine id\n", p->bin->path);
 	}
+	if (gobin_compiler(gb) == GOBIN_GCCGO && !p->bin->goid_said) {
+		/* libgo keeps g in a thread-local variable of libgo.so
+		 * (libgo/runtime/proc.c), whose place in the thread's TLS
+		 * the dynamic loader decides */
+		p->bin->goid_said = true;
+		fprintf(stderr, "gotrace-record: %s: a gccgo program: goroutine "
+			"ids are not read (libgo keeps them behind thread-local "
+			"storage of libgo.so); events get goid 0 and calls are "
+			"paired by thread\n", p->bin->path);
+	}
 	if (gobin_compiler(gb) != GOBIN_GC || !ai->goid)
 		return;
 	/* g is in its register (R14) only in ABIInternal code; ABI0

@@ -593,7 +593,7 @@ static void text_binaries(FILE *f, struct gtr_reader *r)
 				bi->goid_offset, source_word(bi->goid_source));
 		else if (!strcmp(bi->goid_source, "g"))
 			fprintf(f, "      goroutine ids unknown (no goid offset): goid is the goroutine's g address\n");
-		else if (!strcmp(bi->compiler, "gc"))
+		else if (!strcmp(bi->compiler, "gc") || !strcmp(bi->compiler, "gccgo"))
 			fprintf(f, "      goroutine ids not recorded (goid 0): calls are paired by thread\n");
 	}
 }
