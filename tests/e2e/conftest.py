@@ -92,11 +92,27 @@ class Toolchain:
     """One Go toolchain of the test matrix (tests/toolchains), named by the
     version it must report: its go command is an absolute path and its
     environment pins the version (GOTOOLCHAIN), so PATH never decides which
-    Go builds."""
+    Go builds. gccgo's version is "gccgoN" (GCC's major release N): then
+    `gccgo` is true and `minor` is the Go release its libgo implements."""
+
+    # GCC major release -> minor of the Go release of its libgo
+    # (libgo/VERSION of the GCC tree: GCC 12 "go1.18")
+    GCCGO_GO_MINOR = {12: 18}
+    # gccgo's go tool builds with -O2 -g; GCC's interprocedural passes then
+    # clone a //go:noinline function with its constant arguments folded in
+    # (main.add.constprop.0, main.greet.isra.0: other parameters), or drop
+    # a call whose result it knows (pure-const), which gc never does: the
+    # fixtures' calls are kept as written, the rest of -O2 stays
+    GCCGO_FLAGS = ("-gccgoflags=-fno-ipa-cp -fno-ipa-sra -fno-ipa-pure-const"
+                   " -fno-ipa-icf")
 
     def __init__(self, name, version, argv):
         self.name, self.version = name, version
-        self.minor = int(version.split(".")[1])
+        self.gccgo = version.startswith("gccgo")
+        if self.gccgo:
+            self.minor = self.GCCGO_GO_MINOR.get(int(version[len("gccgo"):]), 0)
+        else:
+            self.minor = int(version.split(".")[1])
         self.env = {}
         while argv and argv[0] in ("env",) or argv and "=" in argv[0]:
             if argv[0] != "env":
@@ -104,6 +120,38 @@ class Toolchain:
                 self.env[k] = v
             argv = argv[1:]
         self.go = argv[0]
+
+    def gccgo_flags(self, flags):
+        """gc's build flags as gccgo's go tool takes them: GCCGO_FLAGS,
+        -ldflags=-s -w as gccgo's -s (strip), -gcflags=-l as -fno-inline;
+        -buildmode=pie as it is (gccgo links PIE anyway)."""
+        extra, out = [], []
+        for f in flags:
+            if f == "-ldflags=-s -w":
+                extra.append("-s")
+            elif f == "-gcflags=-l":
+                extra.append("-fno-inline")
+            elif f.startswith(("-gcflags", "-ldflags")):
+                raise ValueError("%s: no gccgo equivalent of %s" % (self.name, f))
+            else:
+                out.append(f)
+        return (" ".join([self.GCCGO_FLAGS, *extra]), *out)
+
+    def fname(self, name):
+        """The name this toolchain gives Go function `name`, as gotrace's
+        reports show it: gccgo's mangling (GCC 12 names.cc) writes '/' and
+        '.' of the package path as _1 and _0, '_' as __, a method's
+        receiver without its pointer ("main.(*T).M" is main.T.M) and a
+        closure after two dots ("main.main.func1": main.main..func1)."""
+        if not self.gccgo:
+            return name
+        import re
+        pkg, _, rest = name.rpartition("/")
+        rest_pkg, _, ident = rest.partition(".")
+        pkg = (pkg + "/" if pkg else "") + rest_pkg
+        pkg = pkg.replace("_", "__").replace("/", "_1").replace(".", "_0")
+        ident = re.sub(r"[(*)]", "", ident).replace("_", "__")
+        return pkg + "." + re.sub(r"(?<=[^.])\.func(?=\d)", "..func", ident)
 
     def environ(self, **extra):
         e = dict(os.environ, GOCACHE=os.path.join(ROOT, "build", "gocache"),
@@ -125,8 +173,13 @@ class Toolchain:
             return "%s: %s is missing (make deps)" % (self.name, self.go)
         try:
             got = self.run("env", "GOVERSION")[0].strip()
-        except (subprocess.CalledProcessError, IndexError) as e:
-            return "%s: `go env GOVERSION` failed: %s" % (
+            if self.gccgo:  # its go tool says "unknown": ask the compiler
+                cc = self.run("env", "GCCGO")[0].strip()
+                got = "gccgo" + subprocess.run(
+                    [cc, "-dumpversion"], capture_output=True, text=True,
+                    check=True).stdout.strip()
+        except (subprocess.CalledProcessError, IndexError, OSError) as e:
+            return "%s: `go env GOVERSION` (or GCCGO's -dumpversion) failed: %s" % (
                 self.name, getattr(e, "stderr", e))
         if got != self.version and not got.startswith(self.version + "."):
             return "%s: %s reports %s" % (self.name, self.go, got)
@@ -162,6 +215,22 @@ def toolchain(request, needs_bpf):
     return t
 
 
+def build_fails(toolchain, src, goarch=None):
+    """Builds the Go program src (a file or package directory under the
+    repository) with `toolchain`, which must fail: for what gccgo's go tool
+    cannot build (Go assembly, type parameters, another architecture
+    without its cross compiler). Returns the build's stderr."""
+    full = os.path.join(ROOT, src)
+    cwd, target = (full, ".") if os.path.isdir(full) else \
+        (os.path.dirname(full), os.path.basename(full))
+    extra = {"GOARCH": goarch} if goarch else {}
+    p = subprocess.run([toolchain.go, "build", "-o", os.devnull, target],
+                       capture_output=True, text=True, cwd=cwd,
+                       env=toolchain.environ(**extra))
+    assert p.returncode != 0, "%s built %s" % (toolchain.name, src)
+    return p.stderr
+
+
 # Fixtures that are packages (a directory with assembly) build inside this
 # module; single files build on their own.
 FIXTURE_MODULE = os.path.join(ROOT, "tests", "fixtures")
@@ -190,6 +259,8 @@ def gobuild(toolchain, tmp_path_factory):
             cwd, target = full, "."
         else:
             cwd, target = os.path.dirname(full), os.path.basename(full)
+        if toolchain.gccgo:
+            flags = toolchain.gccgo_flags(flags)
         subprocess.run([toolchain.go, "build", "-o", path, *flags, target],
                        check=True, env=toolchain.environ(**extra), cwd=cwd)
         cache[key] = path

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, TOOLCHAINS, _need, record
+from conftest import ROOT, TOOLCHAINS, _need, build_fails, record
 
 GOBIN_SRC = ("tests/fixtures/gobin/args.go",)
 # Reads binaries of the Debian packages (built by Go 1.19) with Go's tools.
@@ -33,9 +33,12 @@ def go_version_m(path, tc):
 
 def nm_main(path, tc):
     """Text symbols of package main as `go tool nm` of toolchain tc lists
-    them, by name."""
+    them (binutils' nm for gccgo, whose go tool has no nm), by name."""
     out = {}
-    for line in tc.run("tool", "nm", path):
+    lines = subprocess.run(["nm", path], capture_output=True, text=True,
+                           check=True).stdout.splitlines() if tc.gccgo \
+        else tc.run("tool", "nm", path)
+    for line in lines:
         f = line.split()
         if len(f) == 3 and f[1] in "Tt" and f[2].startswith("main.") \
                 and "[go.shape." not in f[2]:
@@ -53,28 +56,49 @@ def listing_json(*args):
     return doc, {f["name"]: f for f in doc["functions"]}
 
 
-def test_list_text_example(functions):
+# what --list prints of examples/functions: gc's register ABI, and gccgo's
+# C calling convention (RDI, RSI, RDX...) with gccgo's names
+LIST_TEXT = {
+    False: ["compiler     gc go",
+            "arch         x86-64, ABIInternal calling convention",
+            "\nmain.greet(s string, n int) int\n    ABIInternal at 0x",
+            "    goarg1   s            string               RAX,RBX\n",
+            "    goarg2   n            int                  RCX\n",
+            "\nmain.(*T).M(t *main.T, k int8, ok bool) int\n"],
+    True: ["compiler     gccgo -",
+           "arch         x86-64, C calling convention",
+           "\nmain.greet(s string, n int) int\n    C at 0x",
+           "    goarg1   s            string               RDI,RSI\n",
+           "    goarg2   n            int                  RDX\n",
+           "\nmain.T.M(t *T, k int8, ok bool) int\n"],
+}
+
+
+def test_list_text_example(functions, toolchain):
     out = listing(functions, "main.*").stdout
-    assert "compiler     gc go" in out
-    assert "arch         x86-64, ABIInternal calling convention" in out
-    assert "\nmain.greet(s string, n int) int\n    ABIInternal at 0x" in out
-    assert "    goarg1   s            string               RAX,RBX\n" in out
-    assert "    goarg2   n            int                  RCX\n" in out
-    assert "\nmain.(*T).M(t *main.T, k int8, ok bool) int\n" in out
+    for want in LIST_TEXT[toolchain.gccgo]:
+        assert want in out
     assert "runtime.main" not in out
 
 
 def test_list_json_example(functions, toolchain):
     doc, fn = listing_json(functions, "main.*")
     b = doc["binary"]
-    assert b["compiler"] == "gc" and b["arch"] == "x86-64"
-    assert b["abi"] == "ABIInternal" and b["dwarf"] is True
-    assert b["go_version"] == go_version_m(functions, toolchain)["version"]
-    assert b["build_settings"]["GOARCH"] == "amd64"
+    if toolchain.gccgo:
+        # a gccgo program records no Go version or build settings
+        assert (b["compiler"], b["abi"], b["go_version"], b["build_settings"]) == \
+            ("gccgo", "C", "", {})
+        assert b["goid"] == {"offset": None, "source": "", "derived": None}
+    else:
+        assert b["compiler"] == "gc" and b["abi"] == "ABIInternal"
+        assert b["go_version"] == go_version_m(functions, toolchain)["version"]
+        assert b["build_settings"]["GOARCH"] == "amd64"
+    assert b["arch"] == "x86-64" and b["dwarf"] is True
     assert doc["matched"] == len(doc["functions"]) > 4
     add = fn["main.add"]
     assert add["signature"] == "main.add(x int, y int) int"
-    assert [p["locations"] for p in add["params"]] == [["RAX"], ["RBX"]]
+    assert [p["locations"] for p in add["params"]] == \
+        ([["RDI"], ["RSI"]] if toolchain.gccgo else [["RAX"], ["RBX"]])
     assert all(p["capture"] for p in add["params"])
     assert [r["locations"] for r in add["results"]] == [["RAX"]]
     # entries are those of the symbol table
@@ -90,6 +114,16 @@ def test_list_stripped_pie_matches_nm(gobuild, toolchain):
     doc, fn = listing_json(stripped, "main.*")
     b = doc["binary"]
     assert b["pie"] is True and b["stripped"] is True and b["dwarf"] is False
+    if toolchain.gccgo:
+        # no .gopclntab: the dynamic symbols are all there is, and --list
+        # says so
+        assert set(fn) == {"main.main"}
+        assert fn["main.main"]["entry"] == nm_main(full, toolchain)["main.main"]
+        assert b["note"] == ("a stripped gccgo program: only its dynamic "
+                             "symbols are functions here (gccgo writes no "
+                             ".gopclntab); build it without -s to probe the others")
+        assert "note         " + b["note"] in listing(stripped, "main.*").stdout
+        return
     assert b["go_version"] == go_version_m(stripped, toolchain)["version"]
     nm = nm_main(full, toolchain)
     assert set(fn) == set(nm)
@@ -101,7 +135,7 @@ def test_list_stripped_pie_matches_nm(gobuild, toolchain):
     assert {n: f["entry"] for n, f in fn.items()} == nm
 
 
-def test_list_debuginfo(gobuild, tmp_path):
+def test_list_debuginfo(gobuild, toolchain, tmp_path):
     _need(shutil.which("objcopy") is not None, "objcopy missing (binutils)")
     full = gobuild(GOBIN_SRC[0], "args_fordebug")
     dbg, bare = str(tmp_path / "args.debug"), str(tmp_path / "args_bare")
@@ -115,6 +149,11 @@ def test_list_debuginfo(gobuild, tmp_path):
     s = fn["main.spillstr"]
     assert s["signature"].startswith("main.spillstr(a int, b int,")
     assert s["params"][8]["name"] == "s"
+    if toolchain.gccgo:
+        # the C ABI: six registers, then the stack from SP+8
+        assert s["params"][8]["locations"] == ["SP+24", "SP+32"]
+        assert s["params"][9]["locations"] == ["SP+40"]
+        return  # (no gccgo of another architecture to build a debug file)
     assert s["params"][8]["locations"] == ["SP+8", "SP+16"]
     assert s["params"][9]["locations"] == ["R11"]
     # a debug file of another architecture is refused with a reason
@@ -124,8 +163,16 @@ def test_list_debuginfo(gobuild, tmp_path):
     assert other in p.stderr and "another architecture" in p.stderr
 
 
-def test_list_arm64_cross_build(gobuild):
+def test_list_arm64_cross_build(gobuild, toolchain):
     arm = gobuild(GOBIN_SRC[0], "args_arm64", goarch="arm64")
+    if toolchain.gccgo:
+        # no arm64 gccgo in the matrix: its go tool builds for the host
+        # whatever GOARCH says, and gotrace reads the architecture from the
+        # ELF header, not from the build's request
+        doc, fn = listing_json(arm, "main.wide")
+        assert (doc["binary"]["arch"], doc["binary"]["abi"]) == ("x86-64", "C")
+        assert fn["main.wide"]["params"][0]["locations"] == ["RDI"]
+        return
     doc, fn = listing_json(arm, "main.wide")
     assert doc["binary"]["arch"] == "aarch64"
     assert doc["binary"]["abi"] == "ABIInternal"
@@ -165,17 +212,33 @@ def test_list_errors(functions):
     p = listing(functions, "main.ad", check=False)
     assert p.returncode == 1
     # the nearest name first; the rest of the list depends on the runtime
+    # (gccgo's libgo is another file: main.add alone)
     assert p.stderr.startswith("gotrace-record: no function of %s matches 'main.ad'; "
-                               "did you mean: main.add, " % functions), p.stderr
+                               "did you mean: main.add" % functions), p.stderr
 
 
-def test_goid_offset_sources_agree(gobuild, toolchain):
+def test_goid_offset_sources_agree(gobuild, toolchain, tmp_path):
     """Each toolchain's runtime.g: the goid offset from DWARF, from the
     table of Go versions (stripped) and from the runtime's own code agree,
     and --list says which one it took; -ldflags=-buildid= and a stripped
     build keep the Go version, from .go.buildinfo."""
     full = gobuild(GOBIN_SRC[0], "args_goid")
     stripped = gobuild(GOBIN_SRC[0], "args_goid_s", "-ldflags=-s -w")
+    if toolchain.gccgo:
+        # libgo's g sits behind libgo.so's thread-local storage: no offset,
+        # no Go version; recording says so, once
+        for exe in (full, stripped):
+            b = listing_json(exe, "main.main")[0]["binary"]
+            assert b["goid"] == {"offset": None, "source": "", "derived": None}
+            assert (b["go_version"], b["go_version_source"]) == ("", "")
+        assert "goid  " not in listing(full, "main.main").stdout
+        p = record(["-q", "-o", str(tmp_path / "t.gtr"), "main.ints",
+                    "main.spillstr", "--", full])
+        assert p.stderr.count("goroutine ids are not read") == 1, p.stderr
+        assert ("gotrace-record: %s: a gccgo program: goroutine ids are not read "
+                "(libgo keeps them behind thread-local storage of libgo.so); events "
+                "get goid 0 and calls are paired by thread\n" % full) in p.stderr
+        return
     g = listing_json(full, "main.main")[0]["binary"]["goid"]
     assert g["source"] == "DWARF" and g["offset"] == g["derived"]
     bs = listing_json(stripped, "main.main")[0]["binary"]
@@ -191,6 +254,19 @@ def test_info_says_where_goroutine_ids_came_from(gobuild, toolchain, tmp_path):
     """The trace carries where the Go version and the goid offset came
     from, so that `info` on another machine tells goid 0 from "unknown"."""
     from conftest import report
+    if toolchain.gccgo:
+        # no Go version, no goid offset: info says calls pair by thread
+        full = gobuild("examples/functions/main.go", "functions")
+        trace = str(tmp_path / "t.gtr")
+        record(["-q", "-o", trace, "main.add", "--", full, "1"])
+        info = json.loads(report(["info", "--json", trace]).stdout)
+        b = info["binaries"][0]
+        assert (b["compiler"], b["go_version"], b["go_version_source"], b["goid_source"],
+                b["goid_offset"]) == ("gccgo", "", "", "", None)
+        assert info["probes"][0]["args_source"] == "DWARF"
+        text = report(["info", trace]).stdout
+        assert "      goroutine ids not recorded (goid 0): calls are paired by thread\n" in text
+        return
     exe = gobuild("examples/functions/main.go", "functions-s", "-ldflags=-s -w")
     trace = str(tmp_path / "t.gtr")
     record(["-q", "-o", trace, "main.add", "--", exe, "1"])

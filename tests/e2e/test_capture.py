@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, record, report
+from conftest import ROOT, build_fails, record, report
 from test_record_report import functions_output
 
 
@@ -17,7 +17,7 @@ def jsonl(path, *args):
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
-def test_return_values_and_retval(functions, tmp_path):
+def test_return_values_and_retval(functions, toolchain, tmp_path):
     trace = str(tmp_path / "t.gtr")
     record(["-o", trace, "main.add", 'r:main.add "%d" retval', "r:main.greet",
             "r:main.(*T).M", "r:main.T.Value", "--", functions, "3"])
@@ -28,15 +28,16 @@ def test_return_values_and_retval(functions, tmp_path):
             rets[e["func"]].append(e["goargs"])
     assert rets["main.add"] == [[55]] * 3
     assert rets["main.greet"] == [[5], [6], [7]]
-    assert rets["main.(*T).M"] == [[4]] * 3
+    assert rets[toolchain.fname("main.(*T).M")] == [[4]] * 3
     assert rets["main.T.Value"] == [[7], [8], [9]]
     text = report(["-f", 'func == "main.add"', trace]).stdout.splitlines()[1:]
     assert [l.split()[-1] for l in text] == ["y=13", "55"] * 3
 
 
-def test_recursion_with_stack_growth_counts_exactly(gobuild, tmp_path):
+def test_recursion_with_stack_growth_counts_exactly(gobuild, toolchain, tmp_path):
     """Four goroutines recurse 1000 deep with big frames, growing their
-    stacks many times: exactly one entry and one return per call."""
+    stacks many times: exactly one entry and one return per call (gccgo:
+    split stacks, and no goroutine ids: goid 0)."""
     exe = gobuild("tests/fixtures/recurse/main.go", "recurse")
     trace = str(tmp_path / "t.gtr")
     p = record(["-q", "-o", trace, "main.rec", "r:main.rec", "--", exe])
@@ -45,6 +46,11 @@ def test_recursion_with_stack_growth_counts_exactly(gobuild, tmp_path):
     evs = jsonl(trace)
     kinds = collections.Counter(e["kind"] for e in evs)
     assert kinds == {"entry": 4004, "return": 4004}
+    if toolchain.gccgo:
+        assert {e["goid"] for e in evs} == {0}
+        depths = collections.Counter(e["args"]["depth"] for e in evs if e["kind"] == "entry")
+        assert depths == {d: 4 for d in range(1001)}
+        return
     per_g = collections.Counter((e["goid"], e["kind"]) for e in evs)
     goids = {g for g, _ in per_g}
     assert len(goids) == 4 and 0 not in goids
@@ -57,7 +63,7 @@ def test_recursion_with_stack_growth_counts_exactly(gobuild, tmp_path):
 
 
 @pytest.mark.parametrize("fixture,cgo", [("disturb", False), ("cgo", True)])
-def test_target_is_not_disturbed(gobuild, tmp_path, fixture, cgo):
+def test_target_is_not_disturbed(gobuild, toolchain, tmp_path, fixture, cgo):
     """Entry and return probes on every main.* function: same output and
     exit status as untraced, with panics, Goexit, 3000 goroutines, cgo."""
     exe = gobuild("tests/fixtures/%s/main.go" % fixture, fixture, cgo=cgo)
@@ -77,8 +83,12 @@ def test_target_is_not_disturbed(gobuild, tmp_path, fixture, cgo):
         # mayPanic panics for i % 7 == 0 (3 of 20 calls): no RET reached.
         assert entries["main.mayPanic"] == 20 and returns["main.mayPanic"] == 17
         assert entries["main.quitter"] == 1 and returns["main.quitter"] == 0
-        divs = [e["args"] for e in evs if e["func"] == "main.divide" and e["kind"] == "return"]
-        assert [d["~r0"] for d in divs] == [0, 3]
+        divs = [e for e in evs if e["func"] == "main.divide" and e["kind"] == "return"]
+        if toolchain.gccgo:
+            # (int, error): three words, which the C ABI returns in memory
+            assert [d["goargs"] for d in divs] == [[None, None]] * 2
+        else:
+            assert [d["args"]["~r0"] for d in divs] == [0, 3]
     else:
         works = [e for e in evs if e["func"] == "main.work"]
         assert [e["args"]["i"] for e in works if e["kind"] == "entry"] == list(range(100))
@@ -171,9 +181,22 @@ def test_slices_length_capacity_and_first_elements(gobuild, tmp_path):
         assert xs_text in report([trace]).stdout
 
 
-def test_interfaces_show_their_dynamic_type(gobuild, tmp_path):
+def test_interfaces_show_their_dynamic_type(gobuild, toolchain, tmp_path):
     """any and error values are recorded as their dynamic type's name
-    (from DWARF's runtime type table), "<nil>" when nil, also in PIE."""
+    (from DWARF's runtime type table), "<nil>" when nil, also in PIE.
+    gccgo's DWARF has no runtime type table: its interfaces are their two
+    words (type descriptor or method table, and the object)."""
+    if toolchain.gccgo:
+        exe = gobuild("tests/fixtures/values/main.go", "values")
+        trace = str(tmp_path / "t.gtr")
+        record(["-q", "-f", "-o", trace, "main.takeAny", "--", exe])
+        got = [(e["args"]["v"], e["args"]["e"]) for e in jsonl(trace)]
+        assert [(sorted(v), sorted(e)) for v, e in got] == \
+            [(["__object", "__type_descriptor"], ["__methods", "__object"])] * 3
+        # non-nil where the program passes a value: &Point{}, os.ErrNotExist, "s"
+        assert [(v["__type_descriptor"] != 0, e["__methods"] != 0) for v, e in got] == \
+            [(True, False), (False, True), (True, False)]
+        return
     for flags in ([], ["-buildmode=pie"]):
         exe = gobuild("tests/fixtures/values/main.go", "values" + "".join(flags), *flags)
         trace = str(tmp_path / "t.gtr")
@@ -189,13 +212,23 @@ def test_interfaces_show_their_dynamic_type(gobuild, tmp_path):
 
 
 @pytest.mark.parametrize("pie", [False, True], ids=["exe", "pie"])
-def test_stripped_binary_with_a_signature(gobuild, tmp_path, pie):
+def test_stripped_binary_with_a_signature(gobuild, toolchain, tmp_path, pie):
     """No DWARF, PIE or not: a signature in the probe gives names and
     types, and the values come out typed (string content, signed int8,
-    bool)."""
+    bool). A stripped gccgo program has no function table but its dynamic
+    symbols: gotrace says so."""
     exe = gobuild("examples/functions/main.go", "functions-sig" + ("-pie" if pie else ""),
                   "-ldflags=-s -w", *(["-buildmode=pie"] if pie else []))
     trace = str(tmp_path / "t.gtr")
+    if toolchain.gccgo:
+        p = record(["-q", "-o", trace, 'main.greet(s string, n int)', "--", exe, "2"],
+                   check=False)
+        assert p.returncode == 1
+        assert p.stderr == ("gotrace-record: function 'main.greet' not found in %s; a "
+                            "stripped gccgo program: only its dynamic symbols are "
+                            "functions here (gccgo writes no .gopclntab); build it "
+                            "without -s to probe the others\n" % exe)
+        return
     record(["-q", "-o", trace, 'main.greet(s string, n int) "%s %d" s, n',
             "main.(*T).M(k int8, ok bool)", "--", exe, "2"])
     evs = jsonl(trace)
@@ -209,9 +242,13 @@ def test_stripped_binary_with_a_signature(gobuild, tmp_path, pie):
     assert bad.returncode != 0 and "strin" in bad.stderr and "underlying type" in bad.stderr
 
 
-def test_i386_stack_abi(gobuild, tmp_path):
+def test_i386_stack_abi(gobuild, toolchain, tmp_path):
     """GOARCH=386: every argument on the stack (ABI0), read at SP+4...; the
-    program runs unharmed (no probe on its gs-relative first instruction)."""
+    program runs unharmed (no probe on its gs-relative first instruction).
+    gccgo: no 386 libgo in the matrix, its go tool cannot build one."""
+    if toolchain.gccgo:
+        assert "import file" in build_fails(toolchain, "examples/functions/main.go", "386")
+        return
     exe = gobuild("examples/functions/main.go", "functions-386", goarch="386")
     plain = subprocess.run([exe, "2"], capture_output=True, text=True)
     trace = str(tmp_path / "t.gtr")
@@ -245,10 +282,14 @@ def test_gccgo_c_abi(tmp_path, needs_bpf):
         [{"s": "hello", "n": 0}, {"s": "hello", "n": 1}]
 
 
-def test_assembly_function_is_abi0(gobuild, tmp_path):
+def test_assembly_function_is_abi0(gobuild, toolchain, tmp_path):
     """A Go assembly function is ABI0 in a register-ABI binary: its
     arguments are read from the stack (SP+8, SP+16), by raw words from
-    the argument area's size or typed by a signature."""
+    the argument area's size or typed by a signature. gccgo does not
+    assemble Go assembly (its textflag.h is gc's)."""
+    if toolchain.gccgo:
+        assert "textflag.h" in build_fails(toolchain, "tests/fixtures/asm")
+        return
     exe = gobuild("tests/fixtures/asm", "asm")
     listing = subprocess.run([os.path.join(ROOT, "gotrace-record"), "--list",
                               exe, "main.addAsm"], capture_output=True, text=True)
@@ -264,10 +305,11 @@ def test_assembly_function_is_abi0(gobuild, tmp_path):
     assert typed == [{"x": 42, "y": 0}, {"x": 42, "y": 1}, {"x": 42, "y": 2}]
 
 
-def test_field_paths_through_pointers_in_net_http(gobuild, tmp_path, procs):
+def test_field_paths_through_pointers_in_net_http(gobuild, toolchain, tmp_path, procs):
     """net/http.serverHandler.ServeHTTP(req.Method, req.URL.Path): fields
     of the request, through the *url.URL pointer, by DWARF types (Go 1.19
-    names the parameter req)."""
+    names the parameter req). A gccgo program's net/http is libgo's: the
+    probes name libgo.so as their binary, as gotrace-record says."""
     import urllib.error
     import urllib.request
     from conftest import RECORD
@@ -275,11 +317,23 @@ def test_field_paths_through_pointers_in_net_http(gobuild, tmp_path, procs):
     srv = procs([exe], stdout=subprocess.PIPE, text=True)
     port = int(srv.p.stdout.readline())
     trace = str(tmp_path / "t.gtr")
+    lib = ""
+    if toolchain.gccgo:
+        p = record(["-o", trace, "-p", str(srv.pid), "net/http.serverHandler.ServeHTTP"],
+                   check=False)
+        assert p.returncode == 1
+        lib = re.search(r"name it as the probe's binary, '([^']*):net/http.serverHandler"
+                        r".ServeHTTP'\n", p.stderr).group(1) + ":"
+        assert os.path.basename(lib).startswith("libgo.so.")
     rec = procs([RECORD, "-o", trace, "-p", str(srv.pid),
-                 "net/http.serverHandler.ServeHTTP(req.Method, req.URL.Path)",
-                 "net/http.(*response).WriteHeader"],
+                 lib + "net/http.serverHandler.ServeHTTP(req.Method, req.URL.Path)",
+                 lib + "net/http.(*response).WriteHeader"],
                 stderr=subprocess.PIPE, text=True)
-    assert "attached" in rec.p.stderr.readline()
+    line = rec.p.stderr.readline()
+    if toolchain.gccgo:
+        assert "goroutine ids are not read" in line
+        line = rec.p.stderr.readline()
+    assert "attached" in line
     base = "http://127.0.0.1:%d" % port
     assert urllib.request.urlopen(base + "/hello", timeout=5).read() == b"GET /hello\n"
     req = urllib.request.Request(base + "/api/items", data=b"x", method="POST")
@@ -293,16 +347,19 @@ def test_field_paths_through_pointers_in_net_http(gobuild, tmp_path, procs):
     time.sleep(0.3)
     assert rec.stop(signal.SIGINT) == 0
     evs = jsonl(trace)
-    serves = [e["args"] for e in evs if e["func"] == "net/http.serverHandler.ServeHTTP"]
+    serve = toolchain.fname("net/http.serverHandler.ServeHTTP")
+    serves = [e["args"] for e in evs if e["func"] == serve]
     assert [(s["req.Method"], s["req.URL.Path"]) for s in serves] == \
         [("GET", "/hello"), ("POST", "/api/items"), ("GET", "/missing")]
-    codes = [e["args"]["code"] for e in evs if e["func"] == "net/http.(*response).WriteHeader"]
+    codes = [e["args"]["code"] for e in evs
+             if e["func"] == toolchain.fname("net/http.(*response).WriteHeader")]
     assert 404 in codes
-    text = report(["-f", 'func == "net/http.serverHandler.ServeHTTP"', trace]).stdout
+    text = report(["-f", 'func == "%s"' % serve, trace]).stdout
     assert text.splitlines()[1].endswith("GET /hello")
     bad = record(["-o", str(tmp_path / "b.gtr"), "-p", str(srv.pid),
-                  "net/http.serverHandler.ServeHTTP(r.Method)"], check=False)
-    assert bad.returncode != 0 and "its parameters: sh, rw, req" in bad.stderr
+                  lib + "net/http.serverHandler.ServeHTTP(r.Method)"], check=False)
+    assert bad.returncode != 0 and "its parameters: %s, rw, req" % (
+        "pointer" if toolchain.gccgo else "sh") in bad.stderr
 
 
 def test_unreadable_string_is_unavailable_and_the_next_is_intact(gobuild, tmp_path):
@@ -314,10 +371,14 @@ def test_unreadable_string_is_unavailable_and_the_next_is_intact(gobuild, tmp_pa
     assert report([trace]).stdout.splitlines()[1].endswith('a=<unavailable> b="second"(len=6)')
 
 
-def test_every_instantiation_of_a_generic_function(gobuild, tmp_path):
+def test_every_instantiation_of_a_generic_function(gobuild, toolchain, tmp_path):
     """main.Map[string,int] and main.Map[int,string] share the name
     "main.Map[...]": each gets its own probe with its own types (after the
-    hidden dictionary argument)."""
+    hidden dictionary argument). gccgo 12 has no type parameters."""
+    if toolchain.gccgo:
+        assert "main.go:8:9: error: expected" in \
+            build_fails(toolchain, "tests/fixtures/generic/main.go")
+        return
     exe = gobuild("tests/fixtures/generic/main.go", "generic")
     for probe in ("main.Map[...]", "main.Map*"):
         trace = str(tmp_path / "t.gtr")
@@ -326,12 +387,14 @@ def test_every_instantiation_of_a_generic_function(gobuild, tmp_path):
         assert got == [("a", 1), (2, "b")], probe
 
 
-def test_signature_that_contradicts_dwarf_is_refused(gobuild, tmp_path):
+def test_signature_that_contradicts_dwarf_is_refused(gobuild, toolchain, tmp_path):
     exe = gobuild("tests/fixtures/values/main.go", "values")
     p = record(["-o", str(tmp_path / "x.gtr"), "main.takePoint(k int)", "--", exe],
                check=False)
     assert p.returncode != 0
-    assert "disagrees with DWARF" in p.stderr and "p *main.Point, k int" in p.stderr
+    # gccgo's DWARF names types without their package
+    assert "disagrees with DWARF" in p.stderr and \
+        ("p *Point, k int" if toolchain.gccgo else "p *main.Point, k int") in p.stderr
     trace = str(tmp_path / "t.gtr")
     record(["-q", "-o", trace, "main.takePoint(p.X, $ptr(p, 16))", "--", exe])
     e = jsonl(trace)[0]["args"]
@@ -339,9 +402,13 @@ def test_signature_that_contradicts_dwarf_is_refused(gobuild, tmp_path):
 
 
 @pytest.mark.parametrize("goarch", ["amd64", "386"])
-def test_slice_elements_by_the_binarys_word_size(gobuild, tmp_path, goarch):
+def test_slice_elements_by_the_binarys_word_size(gobuild, toolchain, tmp_path, goarch):
     """[]int and []uintptr have elements of the binary's word (4 bytes on
-    i386), []int64 of 8 whatever the word: each element is read whole."""
+    i386), []int64 of 8 whatever the word: each element is read whole.
+    gccgo: amd64 only (no 386 libgo in the matrix)."""
+    if toolchain.gccgo and goarch == "386":
+        assert "import file" in build_fails(toolchain, "tests/fixtures/slices/main.go", "386")
+        return
     exe = gobuild("tests/fixtures/slices/main.go", "slices-" + goarch, goarch=goarch)
     trace = str(tmp_path / "s.gtr")
     p = record(["-q", "-o", trace, "main.f", "--", exe])
@@ -352,7 +419,7 @@ def test_slice_elements_by_the_binarys_word_size(gobuild, tmp_path, goarch):
     assert ev["args"]["ps"] == [7]
 
 
-def test_closures_and_method_values(gobuild, tmp_path):
+def test_closures_and_method_values(gobuild, toolchain, tmp_path):
     """A closure (main.main.func1, its captured variable in the closure
     context) and a method called through a method value: their arguments
     and results as Go passed them, named as Go names them."""
@@ -362,17 +429,17 @@ def test_closures_and_method_values(gobuild, tmp_path):
                 "main.(*counter).add", "r:main.(*counter).add", "--", exe])
     assert p.stdout == "%d\n" % (3 * 102 + 3 + 5 + 11)
     evs = jsonl(trace)
-    f = [e for e in evs if e["func"] == "main.main.func1"]
+    f = [e for e in evs if e["func"] == toolchain.fname("main.main.func1")]
     assert [(e["args"]["x"], e["args"]["s"]) for e in f if e["kind"] == "entry"] == \
         [(0, "ab"), (1, "ab"), (2, "ab")]
     assert [e["goargs"][0] for e in f if e["kind"] == "return"] == [102, 103, 104]
-    a = [e for e in evs if e["func"] == "main.(*counter).add"]
+    a = [e for e in evs if e["func"] == toolchain.fname("main.(*counter).add")]
     assert [e["args"]["k"] for e in a if e["kind"] == "entry"] == [5, 6]
     assert [e["goargs"][0] for e in a if e["kind"] == "return"] == [5, 11]
-    assert len({e["goid"] for e in evs}) == 1 and evs[0]["goid"] > 0
+    assert len({e["goid"] for e in evs}) == 1 and (evs[0]["goid"] > 0) != toolchain.gccgo
 
 
-def test_cgo_exported_function_by_its_go_name(gobuild, tmp_path):
+def test_cgo_exported_function_by_its_go_name(gobuild, toolchain, tmp_path):
     """A Go function exported to C (//export goCallback) is probed by its
     Go name: itself, or the cgo wrapper _cgoexp_<hash>_goCallback that gc
     inlined it into (said on stderr); a typo suggests it, once."""
@@ -384,8 +451,13 @@ def test_cgo_exported_function_by_its_go_name(gobuild, tmp_path):
     names = {e["func"] for e in evs}
     assert len(names) == 1
     name = names.pop()
-    assert name == "main.goCallback" or re.fullmatch(r"_cgoexp_[0-9a-f]+_goCallback", name)
-    if name != "main.goCallback":
+    if toolchain.gccgo:
+        # cgo renames it Cgoexp_goCallback for gccgo: the function itself
+        assert name == "main.Cgoexp__goCallback" and "exported to C" not in p.stderr
+    else:
+        assert name == "main.goCallback" or \
+            re.fullmatch(r"_cgoexp_[0-9a-f]+_goCallback", name)
+    if name != "main.goCallback" and not toolchain.gccgo:
         assert "main.goCallback is exported to C; probing its cgo wrapper %s" % name in p.stderr
     assert [e["kind"] for e in evs] == ["entry", "return"] * 3
     p = record(["-o", trace, "-f", "main.goCallbak", "--", exe], check=False)
