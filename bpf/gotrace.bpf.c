@@ -13,9 +13,11 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Plans, indexed by the uprobe cookie (the probe's slot). */
+/* Plans, indexed by the uprobe cookie (the probe's slot); gotrace-record
+ * writes them through a mapping of the map, not a syscall each. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);   /* set to the number of probes at load */
 	__type(key, __u32);
 	__type(value, struct gt_plan);

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -17,6 +19,19 @@
 #include "capture.h"
 #include "gotrace.skel.h"
 
+/*
+ * A per-CPU counter map read for all slots at once (one batch lookup a
+ * pass, not a syscall per slot): counts of slot s on CPU i at
+ * v[s * ncpus + i], read when a pass starts (a slot at or below the last
+ * one asked).
+ */
+struct counters {
+	uint64_t *v;
+	uint32_t *keys;        /* scratch of the batch lookup */
+	uint32_t last;         /* last slot asked; UINT32_MAX: none yet */
+	int batch;             /* 1: batch lookups work, 0: not tried, -1: they fail */
+};
+
 struct capture {
 	struct gotrace_bpf *skel;
 	struct ring_buffer *rb;
@@ -27,8 +42,12 @@ struct capture {
 	uint32_t nmulti, capmulti;
 	uint32_t nuprobes;     /* uprobes attached, single or in links */
 	uint32_t nplans;
+	char *plans_mm;        /* the plans map, mapped (NULL: not mappable) */
+	size_t plans_len;
 	int ncpus;
 	uint64_t *percpu;      /* scratch for reading per-CPU drop counters */
+	struct counters drops, suppressed; /* the per-CPU counters, read at once */
+	FILE *progress;        /* where attach progress goes, NULL: nowhere */
 	capture_fn fn;
 	void *ctx;
 	capture_exit_fn exit_fn;
@@ -131,6 +150,23 @@ static int on_record(void *ctx, void *data, size_t size)
 	return c->fn((const struct gt_event *)data, size, c->ctx);
 }
 
+/* Maps the plans map into c->plans_mm; left NULL when the kernel does not
+ * map it (capture_set_plan() then writes each plan with a syscall). */
+static void map_plans(struct capture *c)
+{
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t len = (size_t)c->nplans * ((sizeof(struct gt_plan) + 7) & ~(size_t)7);
+	void *p;
+
+	len = (len + page - 1) / page * page;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(c->skel->maps.plans), 0);
+	if (p == MAP_FAILED)
+		return;
+	c->plans_mm = p;
+	c->plans_len = len;
+}
+
 struct capture *capture_open(uint32_t nplans, uint32_t ringbuf_bytes,
 			     int verbose, capture_fn fn, void *ctx, char *err,
 			     size_t errlen)
@@ -209,6 +245,7 @@ again:
 			 "-v shows the verifier log)", strerror(-e));
 		goto fail;
 	}
+	map_plans(c);
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_record,
 				 c, NULL);
 	if (!c->rb) {
@@ -227,6 +264,11 @@ int capture_set_plan(struct capture *c, uint32_t slot,
 {
 	if (slot >= c->nplans)
 		return -ERANGE;
+	if (c->plans_mm) {
+		memcpy(c->plans_mm + (size_t)slot * ((sizeof(*plan) + 7) & ~(size_t)7),
+		       plan, sizeof(*plan));
+		return 0;
+	}
 	if (bpf_map__update_elem(c->skel->maps.plans, &slot, sizeof(slot),
 				 plan, sizeof(*plan), BPF_ANY))
 		return -errno;
@@ -326,36 +368,85 @@ static int attach_split(struct capture *c, uint32_t n, const uint64_t *cookies,
 	return b < 0 ? b : a + b;
 }
 
+/* Sites per uprobe-multi link: the kernel registers a link's uprobes one
+ * after the other and undoes them all when one is refused, so a refused
+ * site costs about two batches of work before it is found alone. */
+#define ATTACH_CHUNK 4096
+
+/* Monotonic seconds. */
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Shows "attaching N uprobes to PATH: done/N" on c->progress once the
+ * attach has taken a second: on a terminal rewritten in place, else a
+ * line a second. `last` is when it was last shown (0: never).
+ */
+static void attach_progress(struct capture *c, const char *path, uint32_t done,
+			    uint32_t n, double t0, double *last)
+{
+	const int tty = isatty(fileno(c->progress));
+	const double t = now_s();
+
+	if (t - t0 < 1 || (!tty && t - *last < 1 && done < n))
+		return;
+	fprintf(c->progress, "%sgotrace-record: attaching %u uprobes to %s: %u/%u%s",
+		tty ? "\r" : "", n, path, done, n, tty && done < n ? "" : "\n");
+	fflush(c->progress);
+	*last = t;
+}
+
 int capture_attach_many(struct capture *c, uint32_t n, const uint64_t *cookies,
 			const char *path, const uint64_t *offsets, pid_t pid,
 			capture_refused_fn refused, void *ctx, char *err,
 			size_t errlen)
 {
+	const double t0 = now_s();
+	double shown = 0;
 	uint32_t i;
-	int r;
+	int r = 0;
 
 	if (!n)
 		return 0;
-	if (!c->multi) {
-		for (i = 0; i < n; i++) {
-			int e = capture_attach(c, (uint32_t)cookies[i],
-					       cookies[i] >> 32, path, offsets[i],
-					       pid, err, errlen);
-			if (e == -ENOMEM || e == -EPERM || e == -EACCES ||
-			    e == -ESRCH || e == -ENOENT)
-				return e;
-			if (e)
-				refused(cookies[i], -e, ctx);
+	for (i = 0; i < n; ) {
+		const uint32_t m = n - i < ATTACH_CHUNK ? n - i : ATTACH_CHUNK;
+
+		if (c->multi) {
+			r = attach_split(c, m, cookies + i, path, offsets + i, pid, refused, ctx);
+			if (r < 0)
+				break;
+		} else {
+			for (uint32_t k = i; k < i + m; k++) {
+				r = capture_attach(c, (uint32_t)cookies[k], cookies[k] >> 32,
+						   path, offsets[k], pid, err, errlen);
+				if (r == -ENOMEM || r == -EPERM || r == -EACCES ||
+				    r == -ESRCH || r == -ENOENT)
+					return r;
+				if (r)
+					refused(cookies[k], -r, ctx);
+			}
+			r = 0;
 		}
-		return 0;
+		i += m;
+		if (c->progress)
+			attach_progress(c, path, i, n, t0, &shown);
 	}
-	r = attach_split(c, n, cookies, path, offsets, pid, refused, ctx);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot attach %u uprobes to %s: %s", n,
 			 path, strerror(-r));
 		return r;
 	}
 	return 0;
+}
+
+void capture_show_progress(struct capture *c, FILE *out)
+{
+	c->progress = out;
 }
 
 int capture_poll(struct capture *c, int timeout_ms)
@@ -372,25 +463,63 @@ int capture_poll(struct capture *c, int timeout_ms)
 	return (n > 0 ? n : 0) + m;
 }
 
-static uint64_t percpu_sum(struct capture *c, struct bpf_map *map,
-			   uint32_t slot)
+/* Reads every slot of per-CPU counter map `map` into k->v: 0, or -1 when
+ * the kernel has no batch lookup for it (k->batch is then -1). */
+static int counters_read(struct capture *c, struct bpf_map *map, struct counters *k)
 {
-	uint64_t sum = 0;
-	int i;
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	uint32_t done = 0, out = 0, count;
+	const size_t per = (size_t)c->ncpus;
+	int e = 0;
 
-	if (bpf_map__lookup_elem(map, &slot, sizeof(slot),
-				 c->percpu, sizeof(uint64_t) * c->ncpus, 0))
-		return 0;
-	for (i = 0; i < c->ncpus; i++)
-		sum += c->percpu[i];
-	return sum;
+	if (!k->v) {
+		k->v = calloc((size_t)c->nplans * per, sizeof(uint64_t));
+		k->keys = calloc(c->nplans, sizeof(uint32_t));
+		if (!k->v || !k->keys)
+			return -1;
+	}
+	while (done < c->nplans) {
+		count = c->nplans - done;
+		e = bpf_map_lookup_batch(bpf_map__fd(map), done ? &out : NULL, &out,
+					 k->keys + done, k->v + done * per, &count, &opts);
+		done += count;
+		if (e)
+			break;
+	}
+	if (e && errno != ENOENT)
+		return -1;
+	return 0;
+}
+
+/*
+ * The counts of `slot` on each CPU of per-CPU map `map`: from k's batch,
+ * read again when a pass over the slots starts; else (no batch lookups)
+ * read alone into c->percpu. NULL when unreadable.
+ */
+static const uint64_t *counters_of(struct capture *c, struct bpf_map *map,
+				   struct counters *k, uint32_t slot)
+{
+	if (slot >= c->nplans)
+		return NULL;
+	if (k->batch >= 0 && (!k->batch || slot <= k->last)) {
+		k->batch = counters_read(c, map, k) ? -1 : 1;
+	}
+	k->last = slot;
+	if (k->batch > 0)
+		return k->v + (size_t)slot * c->ncpus;
+	if (bpf_map__lookup_elem(map, &slot, sizeof(slot), c->percpu,
+				 sizeof(uint64_t) * c->ncpus, 0))
+		return NULL;
+	return c->percpu;
 }
 
 const uint64_t *capture_drops_percpu(struct capture *c, uint32_t slot)
 {
-	if (bpf_map__lookup_elem(c->skel->maps.drops, &slot, sizeof(slot),
-				 c->percpu, sizeof(uint64_t) * c->ncpus, 0))
-		memset(c->percpu, 0, sizeof(uint64_t) * c->ncpus);
+	const uint64_t *v = counters_of(c, c->skel->maps.drops, &c->drops, slot);
+
+	if (v)
+		return v;
+	memset(c->percpu, 0, sizeof(uint64_t) * c->ncpus);
 	return c->percpu;
 }
 
@@ -401,7 +530,12 @@ int capture_ncpus(const struct capture *c)
 
 uint64_t capture_suppressed(struct capture *c, uint32_t slot)
 {
-	return percpu_sum(c, c->skel->maps.suppressed, slot);
+	const uint64_t *v = counters_of(c, c->skel->maps.suppressed, &c->suppressed, slot);
+	uint64_t sum = 0;
+
+	for (int i = 0; v && i < c->ncpus; i++)
+		sum += v[i];
+	return sum;
 }
 
 uint32_t capture_nlinks(const struct capture *c)
@@ -500,7 +634,13 @@ void capture_close(struct capture *c)
 		close(c->multi_fds[i]);
 	free(c->multi_fds);
 	ring_buffer__free(c->rb);
+	if (c->plans_mm)
+		munmap(c->plans_mm, c->plans_len);
 	gotrace_bpf__destroy(c->skel);
 	free(c->percpu);
+	free(c->drops.v);
+	free(c->drops.keys);
+	free(c->suppressed.v);
+	free(c->suppressed.keys);
 	free(c);
 }

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "gotrace.h"
@@ -50,7 +51,8 @@ typedef void (*capture_refused_fn)(uint64_t cookie, int err, void *ctx);
  * Attaches n uprobes to the ELF file `path` at offsets[i], each running
  * the plan of slot (uint32_t)cookies[i] and reporting site cookies[i] >> 32,
  * for process `pid` (-1: every process): uprobe-multi links where the
- * kernel has them (Linux 6.6+), else one perf-event uprobe each. Sites the
+ * kernel has them (Linux 6.6+, ATTACH_CHUNK sites a link), else one
+ * perf-event uprobe each. Sites the
  * kernel refuses (an instruction uprobes cannot handle) are passed to
  * `refused` and left out; the rest are attached. 0, or -errno with a
  * message in err[errlen] for a failure not about particular sites.
@@ -59,6 +61,10 @@ int capture_attach_many(struct capture *c, uint32_t n, const uint64_t *cookies,
 			const char *path, const uint64_t *offsets, pid_t pid,
 			capture_refused_fn refused, void *ctx, char *err,
 			size_t errlen);
+
+/* Sends capture_attach_many()'s progress to `out` (NULL: none, the
+ * default) when an attach takes over a second. */
+void capture_show_progress(struct capture *c, FILE *out);
 
 /* Waits up to timeout_ms for records and hands them to the callback.
  * Returns records handled or -errno. */

@@ -507,6 +507,8 @@ static int session_attach(struct session *s)
 			return -1;
 		}
 	}
+	if (!o->quiet)
+		capture_show_progress(s->cap, stderr);
 	for (i = 0; i < plan_nprobes(s->plan); i++) {
 		if (capture_set_plan(s->cap, i, &plan_probe(s->plan, i)->plan)) {
 			fprintf(stderr, "gotrace-record: cannot store the plan of "

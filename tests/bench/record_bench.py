@@ -1,21 +1,31 @@
 #!/usr/bin/python3
 """make bench, recorder part:
-- attach time for 1,000 and 10,000 probes on Debian's caddy (41,000
-  functions, stripped), beside bpftrace attaching the same functions by
-  address (it cannot read their names);
+- mass attach: a running caddy (Debian's, 41,000 functions, stripped)
+  probed at every function but the runtime's and at every return of
+  caddy's own (about 50,000 uprobes) with -p: the time to attach, to the
+  first event shown by gotrace-report reading the live trace, and from
+  Ctrl-C to the recorder's exit (detach and close), with its CPU time;
+- attach time for 1,000 and 10,000 probes on caddy (no process running),
+  beside bpftrace attaching the same functions by address (it cannot read
+  their names);
 - the recorder's own CPU per event (user+sys of gotrace-record divided by
   the events it wrote) as a share of the bare uprobe cost measured in the
   same run (an empty bpftrace program on the same function).
 Figures are printed; nothing is asserted."""
 import os
 import re
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.request
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RECORD = os.path.join(ROOT, "gotrace-record")
+REPORT = os.path.join(ROOT, "gotrace-report")
 CADDY = "/usr/bin/caddy"
 
 
@@ -44,6 +54,8 @@ def time_gotrace_attach(tmp, names):
         t0 = time.monotonic()
         p = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
         line = p.stderr.readline()
+        while line.startswith("gotrace-record: attaching "):   # progress
+            line = p.stderr.readline()
         t1 = time.monotonic()
         p.communicate(timeout=600)
         if "attached" not in line:
@@ -94,10 +106,93 @@ def recorder_cpu(tmp, calls):
     return uprobe_ns, ru.ru_utime + ru.ru_stime, events
 
 
+def start_caddy(tmp):
+    """caddy on 127.0.0.1 answering "hello"; (Popen, port)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    cfg = os.path.join(tmp, "Caddyfile")
+    with open(cfg, "w") as f:
+        f.write("{\n\tadmin off\n\tauto_https off\n}\nhttp://127.0.0.1:%d {\n"
+                "\trespond \"hello\"\n}\n" % port)
+    env = dict(os.environ, HOME=tmp, XDG_DATA_HOME=tmp, XDG_CONFIG_HOME=tmp)
+    p = subprocess.Popen([CADDY, "run", "--config", cfg, "--adapter", "caddyfile"], env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            urllib.request.urlopen("http://127.0.0.1:%d/" % port, timeout=1).read()
+            return p, port
+        except OSError:
+            time.sleep(0.1)
+    p.kill()
+    raise SystemExit("bench: caddy did not start")
+
+
+def mass_attach(tmp):
+    """Probes a running caddy at every function but the runtime's and every
+    return of caddy's own, through -o - into gotrace-report - while a
+    client sends requests. Returns (uprobes, seconds to attached, to the
+    first event shown, from SIGINT to exit, recorder CPU seconds)."""
+    caddy, port = start_caddy(tmp)
+    stop = threading.Event()
+
+    def client():
+        while not stop.is_set():
+            try:
+                urllib.request.urlopen("http://127.0.0.1:%d/" % port, timeout=2).read()
+            except OSError:
+                pass
+            time.sleep(0.01)
+    th = threading.Thread(target=client)
+    th.start()
+    try:
+        t0 = time.monotonic()
+        rec = subprocess.Popen([RECORD, "-o", "-", "-m", "100000", "-p", str(caddy.pid), "*",
+                                "r:github.com/caddyserver/*", "-x", "runtime.*"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        rep = subprocess.Popen([REPORT, "-"], stdin=rec.stdout, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
+        rec.stdout.close()
+        attached = uprobes = None
+        for line in rec.stderr:
+            m = re.search(r"probes attached \((\d+) uprobes\)", line)
+            if m:
+                attached, uprobes = time.monotonic() - t0, int(m.group(1))
+                break
+        if attached is None:
+            raise SystemExit("bench: gotrace-record did not attach to caddy")
+        rep.stdout.readline()                 # the header
+        rep.stdout.readline()                 # the first event
+        first = time.monotonic() - t0
+        # the rest is read away, so that neither tool waits on a full pipe
+        drains = [threading.Thread(target=f.read) for f in (rep.stdout, rec.stderr)]
+        for d in drains:
+            d.start()
+        t1 = time.monotonic()
+        rec.send_signal(signal.SIGINT)
+        _, _, ru = os.wait4(rec.pid, 0)
+        rec.returncode = 0
+        done = time.monotonic() - t1
+        rep.wait()
+        for d in drains:
+            d.join()
+        return uprobes, attached, first, done, ru.ru_utime + ru.ru_stime
+    finally:
+        stop.set()
+        th.join()
+        caddy.terminate()
+        caddy.wait()
+
+
 def main():
     if not os.path.exists(CADDY):
         raise SystemExit("bench: %s is missing (make deps installs caddy)" % CADDY)
     with tempfile.TemporaryDirectory() as tmp:
+        n, attached, first, done, cpu = mass_attach(tmp)
+        print("mass attach: %d uprobes on a running caddy (-p): attached in %.2f s, first event"
+              " shown at %.2f s, exit %.2f s after Ctrl-C (detach, close); recorder CPU %.2f s"
+              " (target: attach <= 2 s, detach <= 2 s)" % (n, attached, first, done, cpu))
         names = caddy_functions(10000)
         print("attach time, probes on functions of %s" % CADDY)
         for n in (1000, len(names)):
