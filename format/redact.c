@@ -52,6 +52,8 @@ struct plan {
 
 struct gtr_redactor {
 	uint8_t key[GTR_REDACT_KEY_LEN];
+	crypto_generichash_state keyed; /* BLAKE2b after the key's block: a
+					 * copy of it starts each hash */
 	struct rule *rules;
 	uint32_t nrules, cap;
 	char *text;              /* the rules as given, space-separated */
@@ -92,6 +94,7 @@ struct gtr_redactor *gtr_redactor_new(void)
 	if (sodium_init() < 0 || !(r = calloc(1, sizeof(*r))))
 		return NULL;
 	randombytes_buf(r->key, sizeof(r->key));
+	gtr_redactor_set_key(r, r->key);
 	return r;
 }
 
@@ -100,6 +103,7 @@ void gtr_redactor_free(struct gtr_redactor *r)
 	if (!r)
 		return;
 	sodium_memzero(r->key, sizeof(r->key));
+	sodium_memzero(&r->keyed, sizeof(r->keyed));
 	for (uint32_t i = 0; i < r->nrules; i++) {
 		free(r->rules[i].func);
 		free(r->rules[i].name);
@@ -114,7 +118,9 @@ void gtr_redactor_free(struct gtr_redactor *r)
 
 void gtr_redactor_set_key(struct gtr_redactor *r, const uint8_t *key)
 {
-	memcpy(r->key, key, sizeof(r->key));
+	if (key != r->key)
+		memcpy(r->key, key, sizeof(r->key));
+	crypto_generichash_init(&r->keyed, r->key, sizeof(r->key), crypto_generichash_BYTES_MIN);
 }
 
 uint32_t gtr_redactor_nrules(const struct gtr_redactor *r)
@@ -293,17 +299,17 @@ int gtr_redactor_key_file(struct gtr_redactor *r, const char *path, char *err, s
 static uint64_t keyed(const struct gtr_redactor *r, char tag, uint64_t len,
 		      const void *p, size_t n)
 {
-	crypto_generichash_state st;
+	crypto_generichash_state st = r->keyed;   /* the key's block done once */
 	uint8_t out[crypto_generichash_BYTES_MIN], l[8];
 	uint64_t v = 0;
 
 	for (int i = 0; i < 8; i++)
 		l[i] = (uint8_t)(len >> (8 * i));
-	crypto_generichash_init(&st, r->key, sizeof(r->key), sizeof(out));
 	crypto_generichash_update(&st, (const uint8_t *)&tag, 1);
 	crypto_generichash_update(&st, l, sizeof(l));
 	crypto_generichash_update(&st, p, n);
 	crypto_generichash_final(&st, out, sizeof(out));
+	sodium_memzero(&st, sizeof(st));
 	for (int i = 0; i < 8; i++)
 		v |= (uint64_t)out[i] << (8 * i);
 	return v;
