@@ -478,6 +478,13 @@ static void check_comparable(struct diff *d)
 	unsigned kinds = 0;
 	uint32_t nb, nn;
 
+	for (int s = 0; s < 2; s++) {   /* a side whose files held no metadata */
+		struct diff_meta *m = &d->meta[s];
+		char **f[] = { &m->go_version, &m->arch, &m->kernel };
+		for (size_t i = 0; i < sizeof(f) / sizeof(*f); i++)
+			if (!*f[i])
+				set_add(f[i], "unknown");
+	}
 	check_losses(d, &kinds);
 	if (strcmp(b->go_version, n->go_version)) {
 		why_add(&d->incomparable, "Go version: base %s, new %s", b->go_version,
