@@ -220,10 +220,13 @@ static void text_calls(struct tctx *c)
 			continue;
 		cell(c->b, name_text(&c->t, r->name), c->fw, true);
 		buf_printf(c->b, "  %10" PRIu64 "  %10" PRIu64 "  ", r->calls[0], r->calls[1]);
-		if (r->calls[0] == r->calls[1])
+		if (r->calls[0] == r->calls[1]) {
 			buf_puts(c->b, "0");
-		else
+		} else {
+			buf_printf(c->b, "%+" PRId64 " (", (int64_t)(r->calls[1] - r->calls[0]));
 			diff_fmt_pct(c->b, (double)r->calls[0], (double)r->calls[1]);
+			buf_putc(c->b, ')');
+		}
 		buf_putc(c->b, '\n');
 	}
 	for (int s = 1; s >= 0; s--) {
