@@ -1,8 +1,8 @@
 """Redaction (spec/REDACT.md): a Go program passes a secret from its command
 line in string arguments, a field of a struct passed by value and a
 []byte; its binary and process are named after the secret too. Recorded
-with --redact rules, and the same program's plain recording redacted
-afterwards with `gotrace-report redact`, the file holds no byte sequence
+with --redact rules (to a file and to a pipe), and the same program's plain
+recording redacted afterwards with `gotrace-report redact`, the file holds no byte sequence
 of the secret anywhere: every block is searched, EVENTS and SYMBOLS frames
 decompressed. Hashed values still group equal values in `stats --by`,
 dropped ones show <redacted>, `info` shows the rules and what each probe
@@ -18,7 +18,7 @@ import sys
 import pytest
 import zstandard
 
-from conftest import REPORT, record, report
+from conftest import RECORD, REPORT, record, report
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_format_python import assert_agree, tool  # noqa: E402,F401 (a fixture)
@@ -158,6 +158,16 @@ def test_redacted_at_record_time(secrets, tool, tmp_path):
     path = str(tmp_path / "red.gtr")
     record(["-o", path, *redact_args(RULES), *PROBES, *run_args(secrets)])
     check_redacted(tool, path, RULES)
+
+
+def test_redacted_stream(secrets, tool, tmp_path):
+    """A trace streamed to a pipe (-o -) goes through the same writer."""
+    p = subprocess.run([RECORD, "-o", "-", *redact_args(RULES), *PROBES, *run_args(secrets)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    assert p.returncode == 0, p.stderr.decode(errors="replace")
+    path = tmp_path / "stream.gtr"
+    path.write_bytes(p.stdout)
+    check_redacted(tool, str(path), RULES)
 
 
 def test_redacted_afterwards(plain, tool, tmp_path):
