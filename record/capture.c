@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 /* Loading, attaching and draining the BPF program; see capture.h. */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <sys/utsname.h>
@@ -383,36 +387,104 @@ static double now_s(void)
 }
 
 /*
- * Shows "attaching N uprobes to PATH: done/N" on c->progress once the
- * attach has taken a second: on a terminal rewritten in place, else a
- * line a second. `last` is when it was last shown (0: never).
+ * Shows "attaching N uprobes to PATH: done/N" on c->progress, a terminal,
+ * rewritten in place, once the attach has taken a second; the line is
+ * cleared when done. `shown`: whether it is on screen.
  */
 static void attach_progress(struct capture *c, const char *path, uint32_t done,
-			    uint32_t n, double t0, double *last)
+			    uint32_t n, double t0, bool *shown)
 {
-	const int tty = isatty(fileno(c->progress));
-	const double t = now_s();
-
-	if (t - t0 < 1 || (!tty && t - *last < 1 && done < n))
-		return;
-	fprintf(c->progress, "%sgotrace-record: attaching %u uprobes to %s: %u/%u%s",
-		tty ? "\r" : "", n, path, done, n, tty && done < n ? "" : "\n");
+	if (done < n && now_s() - t0 >= 1) {
+		fprintf(c->progress, "\rgotrace-record: attaching %u uprobes to %s: %u/%u",
+			n, path, done, n);
+		*shown = true;
+	} else if (done >= n && *shown) {
+		fputs("\r\033[K", c->progress);
+	}
 	fflush(c->progress);
-	*last = t;
 }
 
-int capture_attach_many(struct capture *c, uint32_t n, const uint64_t *cookies,
-			const char *path, const uint64_t *offsets, pid_t pid,
+/*
+ * Whether the kernel refuses a uprobe on the x86 instruction at p[0, n):
+ * one with a LOCK or an ES, CS, SS or DS segment prefix (Linux,
+ * arch/x86/kernel/uprobes.c, is_prefix_bad(): ENOTSUPP). Go's atomic
+ * operations in assembly start so (lock xadd).
+ */
+static bool insn_refused(const uint8_t *p, size_t n)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	for (size_t i = 0; i < n && i < 14; i++) {
+		switch (p[i]) {
+		case 0xf0: case 0x26: case 0x2e: case 0x36: case 0x3e:
+			return true;
+		case 0xf2: case 0xf3: case 0x64: case 0x65: case 0x66: case 0x67:
+			continue;   /* other legacy prefixes */
+		default:
+			return false;
+		}
+	}
+#endif
+	(void)p;
+	(void)n;
+	return false;
+}
+
+/*
+ * Leaves out of cookies/offsets[0, *n) (in place) the sites whose
+ * instruction the kernel refuses (insn_refused(), read from `path`),
+ * passing each to `refused` with ENOTSUPP (524), as the kernel would:
+ * a refused site found by the kernel costs a batch or two of attaching
+ * and undoing. Nothing is left out when `path` cannot be read.
+ */
+static void drop_refused(uint64_t *cookies, uint64_t *offsets, uint32_t *n,
+			 const char *path, capture_refused_fn refused, void *ctx)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	const uint8_t *img;
+	uint32_t k = 0;
+
+	if (fd < 0)
+		return;
+	img = fstat(fd, &st) || st.st_size <= 0 ? MAP_FAILED
+		: mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (img == MAP_FAILED)
+		return;
+	for (uint32_t i = 0; i < *n; i++) {
+		if (offsets[i] < (uint64_t)st.st_size &&
+		    insn_refused(img + offsets[i], (size_t)st.st_size - offsets[i])) {
+			refused(cookies[i], 524, ctx);
+			continue;
+		}
+		cookies[k] = cookies[i];
+		offsets[k++] = offsets[i];
+	}
+	munmap((void *)img, (size_t)st.st_size);
+	*n = k;
+}
+
+int capture_attach_many(struct capture *c, uint32_t n, const uint64_t *cookies_in,
+			const char *path, const uint64_t *offsets_in, pid_t pid,
 			capture_refused_fn refused, void *ctx, char *err,
 			size_t errlen)
 {
 	const double t0 = now_s();
-	double shown = 0;
+	uint64_t *cookies = malloc((n ? n : 1) * sizeof(*cookies));
+	uint64_t *offsets = malloc((n ? n : 1) * sizeof(*offsets));
+	bool shown = false;
 	uint32_t i;
 	int r = 0;
 
-	if (!n)
-		return 0;
+	if (!cookies || !offsets) {
+		free(cookies);
+		free(offsets);
+		snprintf(err, errlen, "out of memory for %u uprobes", n);
+		return -ENOMEM;
+	}
+	memcpy(cookies, cookies_in, n * sizeof(*cookies));
+	memcpy(offsets, offsets_in, n * sizeof(*offsets));
+	drop_refused(cookies, offsets, &n, path, refused, ctx);
 	for (i = 0; i < n; ) {
 		const uint32_t m = n - i < ATTACH_CHUNK ? n - i : ATTACH_CHUNK;
 
@@ -426,19 +498,24 @@ int capture_attach_many(struct capture *c, uint32_t n, const uint64_t *cookies,
 						   path, offsets[k], pid, err, errlen);
 				if (r == -ENOMEM || r == -EPERM || r == -EACCES ||
 				    r == -ESRCH || r == -ENOENT)
-					return r;
+					break;
 				if (r)
 					refused(cookies[k], -r, ctx);
+				r = 0;
 			}
-			r = 0;
+			if (r < 0)
+				break;
 		}
 		i += m;
 		if (c->progress)
 			attach_progress(c, path, i, n, t0, &shown);
 	}
+	free(cookies);
+	free(offsets);
 	if (r < 0) {
-		snprintf(err, errlen, "cannot attach %u uprobes to %s: %s", n,
-			 path, strerror(-r));
+		if (c->multi)   /* capture_attach() said why already */
+			snprintf(err, errlen, "cannot attach %u uprobes to %s: %s", n,
+				 path, strerror(-r));
 		return r;
 	}
 	return 0;
@@ -446,7 +523,7 @@ int capture_attach_many(struct capture *c, uint32_t n, const uint64_t *cookies,
 
 void capture_show_progress(struct capture *c, FILE *out)
 {
-	c->progress = out;
+	c->progress = out && isatty(fileno(out)) ? out : NULL;
 }
 
 int capture_poll(struct capture *c, int timeout_ms)
@@ -619,6 +696,44 @@ static void print_bpf_stats(const struct capture *c)
 		info.run_cnt ? (double)info.run_time_ns / (double)info.run_cnt : 0.0);
 }
 
+/* Closing threads of close_links(): each closes fds[k], fds[k + n], ... */
+#define CLOSERS 8
+
+struct closer {
+	const int *fds;
+	uint32_t n, first;
+};
+
+static void *closer_run(void *arg)
+{
+	const struct closer *w = arg;
+
+	for (uint32_t k = w->first; k < w->n; k += CLOSERS)
+		close(w->fds[k]);
+	return NULL;
+}
+
+/*
+ * Closes the uprobe-multi links fds[0, n). The kernel waits for a grace
+ * period as it closes each (about 0.1 s): several threads wait at once.
+ */
+static void close_links(const int *fds, uint32_t n)
+{
+	struct closer w[CLOSERS];
+	pthread_t t[CLOSERS];
+	bool started[CLOSERS] = { false };
+
+	for (uint32_t k = 0; k < CLOSERS; k++) {
+		w[k] = (struct closer){ fds, n, k };
+		started[k] = k < n && n > 1 && !pthread_create(&t[k], NULL, closer_run, &w[k]);
+	}
+	for (uint32_t k = 0; k < CLOSERS; k++)
+		if (started[k])
+			pthread_join(t[k], NULL);
+		else if (k < n)
+			closer_run(&w[k]);   /* no thread: here */
+}
+
 void capture_close(struct capture *c)
 {
 	uint32_t i;
@@ -630,8 +745,7 @@ void capture_close(struct capture *c)
 	for (i = 0; i < c->nlinks; i++)
 		bpf_link__destroy(c->links[i]);
 	free(c->links);
-	for (i = 0; i < c->nmulti; i++)
-		close(c->multi_fds[i]);
+	close_links(c->multi_fds, c->nmulti);
 	free(c->multi_fds);
 	ring_buffer__free(c->rb);
 	if (c->plans_mm)

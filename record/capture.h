@@ -62,8 +62,8 @@ int capture_attach_many(struct capture *c, uint32_t n, const uint64_t *cookies,
 			capture_refused_fn refused, void *ctx, char *err,
 			size_t errlen);
 
-/* Sends capture_attach_many()'s progress to `out` (NULL: none, the
- * default) when an attach takes over a second. */
+/* Shows capture_attach_many()'s progress on `out` when it is a terminal
+ * (NULL: nowhere, the default) while an attach takes over a second. */
 void capture_show_progress(struct capture *c, FILE *out);
 
 /* Waits up to timeout_ms for records and hands them to the callback.
