@@ -71,6 +71,9 @@ static const struct argp_option print_options[] = {
 	{ "write", 'w', "OUT", 0,
 	  "Write the selected events to a new trace OUT, with the metadata they need ('-': standard output)", 0 },
 	{ "force", OPT_FORCE, 0, 0, "With -w: overwrite OUT if it exists", 0 },
+	{ "redact", OPT_REDACT, "RULE", 0,
+	  "With -w: hash or drop values and names by RULE (spec/REDACT.md; repeatable)", 0 },
+	{ "redact-key", OPT_REDACT_KEY, "FILE", 0, "With --redact: the hash's key", 0 },
 	/* stats' options */
 	WRONG_CMD("by", OPT_BY, "FIELD"),
 	WRONG_CMD("no-hist", OPT_NO_HIST, 0),
@@ -115,7 +118,9 @@ static const char print_doc[] =
 	"  gotrace-report --since +5s --until +6s app.gtr    # one second of it\n"
 	"  gotrace-report info app.gtr                 # host, probes, counts, losses\n"
 	"  gotrace-report -w small.gtr --pid 1234 -f 'latency > 10ms' app.gtr\n"
-	"                                              # a smaller trace for a bug report\n";
+	"                                              # a smaller trace for a bug report\n"
+	"  gotrace-report -w share.gtr --redact @strings -f 'latency > 10ms' app.gtr\n"
+	"                                              # the same, every string hashed\n";
 
 static const char stats_doc[] =
 	"Summarise a gotrace trace file per function: calls, rate, latency "
@@ -180,6 +185,32 @@ static void check_command(int key, const struct report_opts *env, struct argp_st
 	}
 }
 
+/* --redact RULE into *red (made at the first rule), or argp's usage error. */
+static void add_redact_rule(struct argp_state *state, struct gtr_redactor **red,
+			    const char *rule)
+{
+	char err[512];
+
+	if (!*red && !(*red = gtr_redactor_new())) {
+		fprintf(stderr, PROG ": --redact: cannot start libsodium (out of memory?)\n");
+		exit(EXIT_READ);
+	}
+	if (gtr_redactor_add_rule(*red, rule, err, sizeof(err)))
+		argp_error(state, "--redact: %s", err);
+}
+
+/* Keys `red` with --redact-key FILE (none: its random key). 0, or
+ * EXIT_USAGE after a message. */
+static int redact_key(struct gtr_redactor *red, const char *path)
+{
+	char err[512];
+
+	if (!path || !gtr_redactor_key_file(red, path, err, sizeof(err)))
+		return 0;
+	fprintf(stderr, PROG ": --redact-key: %s\n", err);
+	return EXIT_USAGE;
+}
+
 /* The options of print and stats alone. 0, or ARGP_ERR_UNKNOWN. */
 static error_t parse_cmd_opt(int key, char *arg, struct argp_state *state,
 			     struct report_opts *env)
@@ -198,6 +229,8 @@ static error_t parse_cmd_opt(int key, char *arg, struct argp_state *state,
 	case 'T': env->time_wall = true; return 0;
 	case 'w': env->write_path = arg; return 0;
 	case OPT_FORCE: env->write_flags |= GTR_W_FORCE; return 0;
+	case OPT_REDACT: add_redact_rule(state, &env->redact, arg); return 0;
+	case OPT_REDACT_KEY: env->redact_key = arg; return 0;
 	default: return ARGP_ERR_UNKNOWN;
 	}
 }
@@ -226,9 +259,14 @@ static void add_pid(struct report_opts *env, struct argp_state *state, const cha
 /* -w writes a trace: options that shape printed output do not apply. */
 static void check_write(const struct report_opts *env, struct argp_state *state)
 {
+	if (env->redact_key && !env->redact)
+		argp_error(state, "--redact-key goes with --redact RULE");
 	if (!env->write_path) {
 		if (env->write_flags & GTR_W_FORCE)
 			argp_error(state, "--force goes with -w OUT");
+		if (env->redact)
+			argp_error(state, "--redact writes a redacted trace: give it -w OUT "
+				   "(or use gotrace-report redact)");
 		return;
 	}
 	if (env->format != &out_text || env->calls || env->count || env->time_rel || env->time_wall)
@@ -386,10 +424,15 @@ static int cmd_print(int argc, char **argv)
 		.children = common_child,
 	};
 	struct report_opts env = { .format = &out_text, .hist = true };
+	int rc;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
 		return EXIT_USAGE;
-	return run_inputs(&env);
+	rc = redact_key(env.redact, env.redact_key);
+	if (!rc)
+		rc = run_inputs(&env);
+	gtr_redactor_free(env.redact);   /* wipes the key */
+	return rc;
 }
 
 static int cmd_stats(int argc, char **argv)
@@ -516,16 +559,12 @@ static int cmd_merge(int argc, char **argv)
 static error_t redact_parse(int key, char *arg, struct argp_state *state)
 {
 	struct merge_env *env = state->input;
-	char err[512];
 
 	switch (key) {
-	case OPT_REDACT:
-		if (gtr_redactor_add_rule(env->o.redact, arg, err, sizeof(err)))
-			argp_error(state, "--redact: %s", err);
-		return 0;
+	case OPT_REDACT: add_redact_rule(state, &env->o.redact, arg); return 0;
 	case OPT_REDACT_KEY: env->redact_key = arg; return 0;
 	case ARGP_KEY_END:
-		if (!gtr_redactor_nrules(env->o.redact))
+		if (!env->o.redact)
 			argp_error(state, "no rule; give one with --redact RULE, e.g. --redact @strings");
 		break;
 	}
@@ -563,20 +602,12 @@ static int cmd_redact(int argc, char **argv)
 		       "  gotrace-report redact -w s.gtr --redact '*.Password=drop' --redact token app.gtr",
 	};
 	struct merge_env env = { 0 };
-	char err[512];
 	int rc;
 
 	env.o.inputs = env.inputs;
-	if (!(env.o.redact = gtr_redactor_new())) {
-		fprintf(stderr, PROG ": redact: cannot start libsodium (out of memory?)\n");
-		return EXIT_READ;
-	}
 	rc = argp_parse(&argp, argc, argv, 0, NULL, &env) ? EXIT_USAGE : 0;
-	if (!rc && env.redact_key &&
-	    gtr_redactor_key_file(env.o.redact, env.redact_key, err, sizeof(err))) {
-		fprintf(stderr, PROG ": --redact-key: %s\n", err);
-		rc = EXIT_USAGE;
-	}
+	if (!rc)
+		rc = redact_key(env.o.redact, env.redact_key);
 	if (!rc)
 		rc = report_merge(&env.o);
 	gtr_redactor_free(env.o.redact);   /* wipes the key */

@@ -38,6 +38,9 @@ struct report_opts {
 	size_t ninputs;
 	const char *write_path;    /* -w: kept events into this trace */
 	unsigned write_flags;      /* GTR_W_* for it (--force) */
+	struct gtr_redactor *redact; /* -w --redact: rules its writer applies
+				      (spec/REDACT.md); NULL: none */
+	const char *redact_key;    /* --redact-key FILE */
 	int progress;              /* -1 never, 0 on a terminal, 1 always */
 	const char *since, *until, *by;
 	uint64_t limit;            /* 0: none */

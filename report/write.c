@@ -14,6 +14,7 @@
  * - task names, process records (exec, exit) and mappings of the processes
  *   of kept events, clock samples, every drop record (losses stay known);
  * - the symbols of every binary once a kept event has a stack.
+ * With --redact, OUT's writer redacts all of it (spec/REDACT.md).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -64,8 +65,8 @@ static bool open_out(struct run *run, struct wsink *s)
 	s->tried = true;
 	if (!h.origin_ns && run->have_t0)
 		h.origin_ns = run->t0;
-	s->w = gtr_writer_create(run->opts->write_path, run->opts->write_flags, &h,
-				 err, sizeof(err));
+	s->w = gtr_writer_create_redacted(run->opts->write_path, run->opts->write_flags, &h,
+					  run->opts->redact, err, sizeof(err));
 	if (!s->w) {
 		fprintf(stderr, PROG ": -w: %s\n", err);
 		run->werr = true;

@@ -185,6 +185,19 @@ def test_redacted_afterwards(plain, tool, tmp_path):
     assert secret_found(again) == []
 
 
+def test_selection_redacted(plain, tool, tmp_path):
+    """-w with --redact: the selection is made on the values as recorded
+    (a filter may name the secret), and what is written is redacted."""
+    out = str(tmp_path / "sel.gtr")
+    report(["-w", out, *redact_args(["@strings", "@comm", "@paths"]),
+            "-f", 'func == "main.login" && password == "%s"' % SECRET.decode(), plain])
+    assert secret_found(out) == []
+    c = assert_python_agrees(tool, out)
+    assert c["events"] == 3 and c["host"]["redacted"] == "@strings @comm @paths"
+    logins = [json.loads(l) for l in report(["--format", "jsonl", out]).stdout.splitlines()]
+    assert len({e["args"]["password"] for e in logins}) == 1
+
+
 def test_strings_class_and_key_file(plain, tool, tmp_path):
     """@strings hashes every string and []byte; with one key file, two
     redactions hash alike, and without one each run has its own key."""
