@@ -569,32 +569,37 @@ static int counters_read(struct capture *c, struct bpf_map *map, struct counters
 }
 
 /*
- * The counts of `slot` on each CPU of per-CPU map `map`: from k's batch,
- * read again when a pass over the slots starts; else (no batch lookups)
- * read alone into c->percpu. NULL when unreadable.
+ * The counts of `slot` on each CPU of per-CPU map `map` into *out: from
+ * k's batch, read again when a pass over the slots starts; else (no batch
+ * lookups) read alone into c->percpu. False when unreadable (*out is then
+ * not set): a flag, not a NULL, so that a caller falling back to
+ * c->percpu is not read as handed NULL by clang --analyze.
  */
-static const uint64_t *counters_of(struct capture *c, struct bpf_map *map,
-				   struct counters *k, uint32_t slot)
+static bool counters_of(struct capture *c, struct bpf_map *map, struct counters *k,
+			uint32_t slot, const uint64_t **out)
 {
 	if (slot >= c->nplans)
-		return NULL;
+		return false;
 	if (k->batch >= 0 && (!k->batch || slot <= k->last)) {
 		k->batch = counters_read(c, map, k) ? -1 : 1;
 	}
 	k->last = slot;
-	if (k->batch > 0)
-		return k->v + (size_t)slot * c->ncpus;
+	if (k->batch > 0) {
+		*out = k->v + (size_t)slot * c->ncpus;
+		return true;
+	}
 	if (bpf_map__lookup_elem(map, &slot, sizeof(slot), c->percpu,
 				 sizeof(uint64_t) * c->ncpus, 0))
-		return NULL;
-	return c->percpu;
+		return false;
+	*out = c->percpu;
+	return true;
 }
 
 const uint64_t *capture_drops_percpu(struct capture *c, uint32_t slot)
 {
-	const uint64_t *v = counters_of(c, c->skel->maps.drops, &c->drops, slot);
+	const uint64_t *v;
 
-	if (v)
+	if (counters_of(c, c->skel->maps.drops, &c->drops, slot, &v))
 		return v;
 	memset(c->percpu, 0, sizeof(uint64_t) * c->ncpus);
 	return c->percpu;
@@ -607,10 +612,12 @@ int capture_ncpus(const struct capture *c)
 
 uint64_t capture_suppressed(struct capture *c, uint32_t slot)
 {
-	const uint64_t *v = counters_of(c, c->skel->maps.suppressed, &c->suppressed, slot);
+	const uint64_t *v;
 	uint64_t sum = 0;
 
-	for (int i = 0; v && i < c->ncpus; i++)
+	if (!counters_of(c, c->skel->maps.suppressed, &c->suppressed, slot, &v))
+		return 0;
+	for (int i = 0; i < c->ncpus; i++)
 		sum += v[i];
 	return sum;
 }
