@@ -33,6 +33,7 @@ enum {
 	PKT_TRACK_EVENT = 11,
 	PKT_INTERNED = 12,
 	PKT_SEQ_FLAGS = 13,
+	PKT_STATE_CLEARED = 41,          /* incremental_state_cleared */
 	PKT_TRACK_DESC = 60,
 	PKT_COMPRESSED = 50,             /* compressed_packets: zlib of packets */
 	SEQ_CLEARED = 1,                 /* TracePacket.SequenceFlags */
@@ -172,6 +173,8 @@ static size_t packet_open(struct perfetto *pf, struct buf *b)
 
 	pb_uint(b, PKT_SEQ_ID, SEQ_ID);
 	pb_uint(b, PKT_SEQ_FLAGS, pf->started ? SEQ_NEEDS : SEQ_CLEARED);
+	if (!pf->started)   /* what importers before sequence_flags read */
+		pb_uint(b, PKT_STATE_CLEARED, 1);
 	pf->started = true;
 	return m;
 }

@@ -83,6 +83,7 @@ def import_trace(pb, data):
     for i, p in enumerate(packets):
         assert p.trusted_packet_sequence_id == 1
         assert p.sequence_flags == (1 if i == 0 else 2), (i, p.sequence_flags)
+        assert p.incremental_state_cleared == (i == 0)
         for n in p.interned_data.event_names:
             assert n.iid not in names, "event name %d interned twice" % n.iid
             names[n.iid] = n.name
