@@ -278,7 +278,7 @@ void gobin_type_set_align(struct gobin_type *t, int ps)
 		t->align = 1;
 }
 
-static enum gobin_tk kind_of_go(uint64_t gk)
+enum gobin_tk gobin_tk_of_kind(uint64_t gk)
 {
 	if (gk == GK_BOOL) return TK_BOOL;
 	if (gk >= GK_INT && gk <= GK_INT64) return TK_INT;
@@ -327,7 +327,7 @@ static enum gobin_tk kind_of_tag(Dwarf_Die *die, const char *name)
 }
 
 
-static int add_field(struct gobin_type *t, uint32_t off, struct gobin_type *ft)
+int gobin_type_add_field(struct gobin_type *t, uint32_t off, struct gobin_type *ft)
 {
 	struct gobin_field *f = realloc(t->fields, (t->nfields + 1) * sizeof(*f));
 
@@ -356,7 +356,7 @@ static void struct_fields(struct tbuild *tb, Dwarf_Die *die,
 		if (dwarf_tag(&sub) != DW_TAG_member || !gobin_die_type(&sub, &mt))
 			continue;
 		ft = gobin_dwarf_type(tb, &mt, depth + 1);
-		if (!ft || add_field(t, (uint32_t)gobin_die_udata(
+		if (!ft || gobin_type_add_field(t, (uint32_t)gobin_die_udata(
 				&sub, DW_AT_data_member_location, 0), ft)) {
 			t->kind = TK_OTHER;
 			return;
@@ -397,7 +397,7 @@ static void array_elem(struct tbuild *tb, Dwarf_Die *die,
 
 	t->count = array_count(die);
 	elem = gobin_die_type(die, &et) ? gobin_dwarf_type(tb, &et, depth + 1) : NULL;
-	if (!elem || add_field(t, 0, elem)) {
+	if (!elem || gobin_type_add_field(t, 0, elem)) {
 		t->kind = TK_OTHER;
 		return;
 	}
@@ -483,7 +483,7 @@ static enum gobin_tk kind_size(const struct tbuild *tb, Dwarf_Die *die,
 			       const char *name, uint32_t *size)
 {
 	const uint64_t gk = gobin_die_udata(die, DW_AT_go_kind, 0);
-	const enum gobin_tk kind = gk ? kind_of_go(gk) : kind_of_tag(die, name);
+	const enum gobin_tk kind = gk ? gobin_tk_of_kind(gk) : kind_of_tag(die, name);
 	Dwarf_Word bs;
 
 	*size = dwarf_aggregate_size(die, &bs) == 0 ? (uint32_t)bs : 0;

@@ -247,10 +247,9 @@ static int pointer_walk(Dwarf_Die *t, const char *p, struct gobin_path *out,
 }
 
 /* The type of the value a path reaches: name, size, gtr_type. */
-static int path_type(struct tbuild *tb, Dwarf_Die *t, struct gobin_path *out)
+/* The type a path reaches, gt (freed here): name, size, gtr_type. */
+static int path_type_of(struct gobin_type *gt, struct gobin_path *out)
 {
-	struct gobin_type *gt = gobin_dwarf_type(tb, t, 0);
-
 	if (!gt)
 		return -ENOMEM;
 	snprintf(out->type_name, sizeof(out->type_name), "%s", gt->name);
@@ -274,6 +273,12 @@ static int path_type(struct tbuild *tb, Dwarf_Die *t, struct gobin_path *out)
 	}
 	gobin_type_free(gt);
 	return 0;
+}
+
+/* The type of the value a path reaches, from DWARF type DIE t. */
+static int path_type(struct tbuild *tb, Dwarf_Die *t, struct gobin_path *out)
+{
+	return path_type_of(gobin_dwarf_type(tb, t, 0), out);
 }
 
 int gobin_field_path(const struct gobin *cb, const struct gobin_func *f,
@@ -405,4 +410,137 @@ int gobin_struct_fields(const struct gobin *cb, const struct gobin_func *f,
 		return -EINVAL;
 	struct_leaves(&l, &d, root, 0);
 	return l.n;
+}
+
+/* ------------------------------------------------- without DWARF */
+
+/*
+ * Field `name` (len bytes) of struct descriptor *d: its type's descriptor
+ * into *ft, offset into *off, and into *slots the integer registers the
+ * fields before it take (-1 when unknown). False when it has none.
+ */
+static bool td_member(struct gobin *b, const struct gobin_td *d,
+		      const char *name, size_t len, uint64_t *ft, uint64_t *off,
+		      int *slots)
+{
+	char fn[256];
+
+	*slots = 0;
+	for (size_t i = 0; i < d->len; i++) {
+		struct gobin_type *t;
+		int k;
+
+		if (gobin_td_field(b, d, i, fn, sizeof(fn), ft, off))
+			return false;
+		if (strlen(fn) == len && !memcmp(fn, name, len))
+			return true;
+		t = gobin_td_type(b, *ft, 0);
+		k = t ? gobin_abi_int_slots(t) : -1;
+		gobin_type_free(t);
+		*slots = k < 0 || *slots < 0 ? -1 : *slots + k;
+	}
+	return false;
+}
+
+/* A struct field `name` (len bytes) of the descriptor at *at: moves *at
+ * to its type, adds its offset to *off and the registers of the fields
+ * before it to *slot. 0, or -ENOENT with a message. */
+static int td_step(struct gobin *b, uint64_t *at, const char *name, size_t len,
+		   uint64_t *off, int *slot, const char *path, char *err,
+		   size_t errlen)
+{
+	struct gobin_td d;
+	uint64_t ft, o;
+	int slots;
+
+	if (gobin_td_read(b, *at, &d) || d.kind != 25 /* struct */ ||
+	    !td_member(b, &d, name, len, &ft, &o, &slots)) {
+		snprintf(err, errlen, "field path '%s': %s has no field '%.*s'",
+			 path, d.name[0] ? d.name : "the value", (int)len, name);
+		return -ENOENT;
+	}
+	*at = ft;
+	*off += o;
+	*slot = *slot < 0 || slots < 0 ? -1 : *slot + slots;
+	return 0;
+}
+
+/* Whether the descriptor at `at` is a pointer's; its element in *elem. */
+static bool td_pointer(struct gobin *b, uint64_t at, uint64_t *elem)
+{
+	struct gobin_td d;
+
+	if (gobin_td_read(b, at, &d) || d.kind != 22 /* pointer */)
+		return false;
+	*elem = d.elem;
+	return true;
+}
+
+int gobin_field_path_td(const struct gobin *cb, const char *root_type,
+			const char *path, struct gobin_path *out, char *err,
+			size_t errlen)
+{
+	struct gobin *b = (struct gobin *)cb;  /* descriptors are read lazily */
+	const bool ptr = root_type[0] == '*';
+	const char *p = strchr(path, '.');
+	uint64_t at = gobin_td_find(b, root_type + ptr), off = 0, elem;
+	bool in_struct = false;
+	int slot = 0, r;
+
+	memset(out, 0, sizeof(*out));
+	if (!p || p == path) {
+		snprintf(err, errlen, "'%s' is not a field path (NAME.FIELD...)", path);
+		return -EINVAL;
+	}
+	snprintf(out->root, sizeof(out->root), "%.*s", (int)(p - path), path);
+	if (!at) {
+		snprintf(err, errlen, "field path '%s': %s has no DWARF, and its "
+			 "runtime type descriptors have no type '%s' (write the "
+			 "type with its package path, e.g. *net/http.Request)",
+			 path, b->path, root_type + ptr);
+		return -ENOENT;
+	}
+	if (!ptr) {
+		/* a struct passed by value: its fields in registers or on the
+		 * stack, up to the end or a pointer field to follow */
+		out->value_root = true;
+		while (*p == '.') {
+			const size_t len = strcspn(p + 1, ".");
+
+			if ((r = td_step(b, &at, p + 1, len, &off, &slot, path, err, errlen)))
+				return r;
+			p += 1 + len;
+			if (*p == '.' && td_pointer(b, at, &elem))
+				break;
+		}
+		out->slot = slot;
+		out->value_off = (int32_t)off;
+		out->direct = *p != '.';
+		if (out->direct)
+			return path_type_of(gobin_td_type(b, at, 0), out);
+	}
+	/* through memory from the pointer at `at` (the root word) */
+	for (off = 0; *p == '.';) {
+		const size_t len = strcspn(p + 1, ".");
+
+		if (td_pointer(b, at, &elem)) {
+			if (in_struct) {
+				if (out->nderef >= GOBIN_PATH_MAX_DEREF) {
+					snprintf(err, errlen, "field path '%s' follows "
+						 "more than %d pointers", path,
+						 GOBIN_PATH_MAX_DEREF);
+					return -E2BIG;
+				}
+				out->deref[out->nderef++] = (int32_t)off;
+				off = 0;
+			}
+			at = elem;
+		}
+		if ((r = td_step(b, &at, p + 1, len, &off, &slot, path, err, errlen)))
+			return r;
+		in_struct = true;
+		p += 1 + len;
+	}
+	out->offset = (int32_t)off;
+	return path_type_of(gobin_td_type(b, at, 0), out);
 }

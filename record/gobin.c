@@ -165,6 +165,7 @@ void gobin_close(struct gobin *b)
 	if (!b)
 		return;
 	gobin_dwarf_close(b);
+	gobin_typedesc_free(b);
 	gobin_debuginfo_close(b);
 	free(b->modinfo);
 	free(b->settings);

@@ -419,6 +419,18 @@ int gobin_field_path(const struct gobin *b, const struct gobin_func *f,
 		     const char *path, struct gobin_path *out, char *err,
 		     size_t errlen);
 
+/*
+ * As gobin_field_path, without DWARF: from the runtime type descriptors
+ * of `b`, the root being a parameter of type `root_type` as a signature
+ * wrote it with its package path ("*net/http.Request", or a named
+ * struct passed by value, "main.Point"). Returns 0 and fills *out, or a
+ * negative errno with a message in err[errlen] (-ENOENT: no such type
+ * or field).
+ */
+int gobin_field_path_td(const struct gobin *b, const char *root_type,
+			const char *path, struct gobin_path *out, char *err,
+			size_t errlen);
+
 /* Bytes of a field path's text; levels of nested structs a struct
  * passed by value is captured through. */
 #define GOBIN_PATH_LEN 128

@@ -70,6 +70,11 @@ struct gobin {
 	struct gobin_setting { const char *key, *value; } *settings;
 	size_t nsettings;
 
+	/* link-time address of runtime.moduledata (Go 1.18+), 0 unknown */
+	uint64_t moddata;
+	/* runtime type descriptors (typedesc.c), read on first use */
+	struct gobin_typedesc *td;
+
 	/* pclntab _func.args per funcs[i]; NULL when unknown */
 	int32_t *argsz;
 
@@ -106,6 +111,55 @@ struct gobin_rtype {
 	uint64_t addr;
 	char *name;
 };
+
+/* One runtime type descriptor as typedesc.c reads it. */
+struct gobin_td {
+	unsigned kind;        /* reflect.Kind */
+	uint64_t size;        /* bytes of a value */
+	char name[256];       /* as the runtime names it: "http.Request",
+				 "*http.Request", "[]string" */
+	uint64_t elem;        /* pointer, slice, array: the element's */
+	uint64_t len;         /* array: elements; struct: fields */
+	uint64_t fields;      /* struct: address of its structField array */
+};
+
+/*
+ * typedesc.c: the descriptor of the named type `name` as Go writes it
+ * with its package path ("net/http.Request", "main.Point"), from the
+ * runtime type descriptors (scanned once); 0 when the binary has none
+ * of that name or none gotrace can read (Go before 1.19, gccgo).
+ */
+uint64_t gobin_td_find(struct gobin *b, const char *name);
+
+/* typedesc.c: how many named types gobin_td_find knows, and the i-th
+ * (sorted by name, its descriptor's address in *addr); NULL past the
+ * last. */
+size_t gobin_td_count(struct gobin *b);
+const char *gobin_td_named(struct gobin *b, size_t i, uint64_t *addr);
+
+/* typedesc.c: reads the descriptor at `addr`. 0, or -ENOENT / -EINVAL
+ * when it is not one. */
+int gobin_td_read(struct gobin *b, uint64_t addr, struct gobin_td *out);
+
+/* typedesc.c: field i of struct `st`: its name into name[len], its
+ * type's descriptor and byte offset. 0 or -EINVAL. */
+int gobin_td_field(struct gobin *b, const struct gobin_td *st, size_t i,
+		   char *name, size_t len, uint64_t *type, uint64_t *off);
+
+/* typedesc.c: the gobin_type of descriptor `addr` (structs with their
+ * fields, arrays with their element, nested `depth` deep), NULL when it
+ * cannot be read. Free with gobin_type_free(). */
+struct gobin_type *gobin_td_type(struct gobin *b, uint64_t addr, int depth);
+
+/* typedesc.c: frees what gobin_td_* read of b. */
+void gobin_typedesc_free(struct gobin *b);
+
+/* gobin.c: index in b->funcs of the function containing link-time
+ * address addr (entry <= addr < end), or -1. */
+ssize_t gobin_func_index_at(const struct gobin *b, uint64_t addr);
+
+/* inline.c: frees b->inl (NULL is fine). */
+void gobin_inl_free(struct gobin *b);
 
 /* pclntab.c: fills b->funcs from .gopclntab. 0, -ENOENT or -EINVAL. */
 int gobin_pclntab_load(struct gobin *b, char *err, size_t errlen);
@@ -191,6 +245,14 @@ struct gobin_field {
 /* dwarf.c: a type of `kind`, `size` bytes, named `name` (NULL: ""); NULL on ENOMEM. */
 struct gobin_type *gobin_type_new(enum gobin_tk kind, uint32_t size,
 				  const char *name);
+
+/* dwarf.c: the kind of a type of reflect.Kind `gk` (DW_AT_go_kind, a
+ * runtime type descriptor's kind & 0x1f: src/internal/abi/type.go). */
+enum gobin_tk gobin_tk_of_kind(uint64_t gk);
+
+/* dwarf.c: appends field type ft (owned by t from now on, freed on
+ * failure) at byte `off` to struct t. 0 or -ENOMEM. */
+int gobin_type_add_field(struct gobin_type *t, uint32_t off, struct gobin_type *ft);
 
 /* dwarf.c: frees t and its field types (NULL is fine). */
 void gobin_type_free(struct gobin_type *t);

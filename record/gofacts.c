@@ -104,3 +104,93 @@ int gofact_funcid_wrapper(int minor)
 		return 21;
 	return 0;
 }
+
+/*
+ * Where runtime.moduledata keeps the runtime type descriptors, in words
+ * (every field before them is a word or a slice of 3 words, so the
+ * index holds for 4- and 8-byte words). Checked against DW_AT_
+ * data_member_location of runtime.moduledata in the DWARF of each
+ * toolchain of tests/toolchains (tests/unit/test_gobin.c).
+ */
+static const struct moddata_row {
+	int from, to;       /* Go minor versions, inclusive */
+	struct gofact_moddata md;
+	const char *source;
+} moddata_rows[] = {
+	{ 18, 19, { 35, 36 },
+	  "go1.19 src/runtime/symtab.go (moduledata): ... noptrbss, "
+	  "enoptrbss; end, gcdata, gcbss; types, etypes" },
+	{ 20, 26, { 37, 38 },
+	  "go1.20 src/runtime/symtab.go (moduledata) adds covctrs, "
+	  "ecovctrs before end; checked with go1.26" },
+	{ 27, 27, { 37, 39 },
+	  "go1.27 src/runtime/symtab.go (moduledata): types, typedesclen, "
+	  "etypes (typelinks and itablinks are gone)" },
+};
+
+const struct gofact_moddata *gofact_moduledata(int minor)
+{
+	const size_t n = sizeof(moddata_rows) / sizeof(moddata_rows[0]);
+
+	for (size_t i = 0; i < n; i++)
+		if (minor >= moddata_rows[i].from && minor <= moddata_rows[i].to)
+			return &moddata_rows[i].md;
+	return NULL;
+}
+
+/*
+ * The runtime type descriptor (runtime._type of Go 1.19-1.20,
+ * internal/abi.Type from Go 1.21): size, ptrdata, hash u32, tflag u8,
+ * align u8, fieldAlign u8, kind u8, equal, gcdata, str nameOff (int32),
+ * ptrToThis typeOff; 48 bytes with 8-byte words, 32 with 4. After it,
+ * by kind: ptr and slice {elem}; array {elem, slice, len}; struct
+ * {pkgPath name, fields []structField}, a structField {name, typ,
+ * offset} (offset plain from Go 1.19; Go 1.9-1.18 kept offset<<1 |
+ * embedded); interface {pkgPath, methods []imethod}; then, when tflag
+ * has tflagUncommon, uncommonType {pkgpath nameOff, mcount, xcount,
+ * moff, _}. Names: a flags byte, a varint length, the bytes (Go 1.17+).
+ * Sources: go1.19 src/runtime/type.go, go1.21-go1.27
+ * src/internal/abi/type.go; checked against DWARF with go1.19, go1.26
+ * and go1.27 (tests/unit/test_gobin.c).
+ */
+static const struct gofact_typedesc typedesc_rows[] = {
+	{ .ptrsize = 8, .size = 0, .tflag = 20, .kind = 23, .str = 40, .hdr = 48 },
+	{ .ptrsize = 4, .size = 0, .tflag = 12, .kind = 15, .str = 24, .hdr = 32 },
+};
+
+const struct gofact_typedesc *gofact_typedesc(int minor, int ptrsize)
+{
+	if (minor < 19 || minor > 27)
+		return NULL;
+	for (size_t i = 0; i < sizeof(typedesc_rows) / sizeof(typedesc_rows[0]); i++)
+		if (typedesc_rows[i].ptrsize == ptrsize)
+			return &typedesc_rows[i];
+	return NULL;
+}
+
+static const struct gofact_inltree inltree_rows[] = {
+	{ 18, 19, 39, 40, 38, 20, 12, 16,
+	  "go1.18-go1.19 src/runtime/symtab.go: _func ends funcID flag _ "
+	  "nfuncdata at 36; inlinedCall {parent int16, funcID, _, file, line, "
+	  "func_, parentPc}; moduledata gofunc after rodata (word 38)" },
+	{ 20, 26, 43, 44, 40, 16, 4, 8,
+	  "go1.20 src/runtime/runtime2.go: _func.startLine before funcID; "
+	  "src/runtime/symtabinl.go: inlinedCall {funcID, _ [3]byte, nameOff, "
+	  "parentPc, startLine}; symtab.go: covctrs, ecovctrs in moduledata "
+	  "(gofunc word 40); unchanged to go1.26" },
+	{ 27, 27, 43, 44, 43, 16, 4, 8,
+	  "go1.27 src/runtime/symtab.go: moduledata gains typedesclen, "
+	  "itaboffset, itabsize before rodata (gofunc word 43)" },
+};
+
+const struct gofact_inltree *gofact_inltree(int minor)
+{
+	const size_t n = sizeof(inltree_rows) / sizeof(inltree_rows[0]);
+
+	if (minor < inltree_rows[0].from)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (minor >= inltree_rows[i].from && minor <= inltree_rows[i].to)
+			return &inltree_rows[i];
+	return &inltree_rows[n - 1];
+}

@@ -72,4 +72,66 @@ enum gofact_dict gofact_dict_position(int minor);
  */
 int gofact_funcid_wrapper(int minor);
 
+/* Words of runtime.moduledata that bound the type descriptors. */
+struct gofact_moddata {
+	int types, etypes;   /* word indexes of types and etypes */
+};
+
+/*
+ * Where runtime.moduledata of Go 1.`minor` holds types and etypes, the
+ * span of the runtime type descriptors (and the names they refer to),
+ * from the table of gofacts.c; NULL for a version it has no row for.
+ * Source: src/runtime/symtab.go of each version.
+ */
+const struct gofact_moddata *gofact_moduledata(int minor);
+
+/* Byte offsets in a runtime type descriptor, and its header's size. */
+struct gofact_typedesc {
+	int ptrsize;
+	int size, tflag, kind, str;  /* fields of the common header */
+	int hdr;                     /* bytes of the header; the kind's
+					fields follow */
+};
+
+/*
+ * The layout of runtime type descriptors of Go 1.`minor` with pointers
+ * of `ptrsize` bytes (see gofacts.c for the kinds' parts); NULL when
+ * the table has no row (before Go 1.19, whose struct fields kept their
+ * offset shifted, or after the newest it knows). Source:
+ * src/runtime/type.go (Go 1.19-1.20), src/internal/abi/type.go (1.21+).
+ */
+const struct gofact_typedesc *gofact_typedesc(int minor, int ptrsize);
+
+/*
+ * The pclntab's inline tree (Go 1.18+ layouts, magics 0xfffffff0 and
+ * 0xfffffff1) as gc of Go 1.`minor` writes it: _func (runtime2.go) has
+ * nfuncdata at byte `nfuncdata_at` and its pcdata offsets from
+ * `pcdata_at`; FUNCDATA_InlTree (3) points, from moduledata.gofunc (word
+ * `gofunc_word` of runtime.moduledata), at an array of inlinedCall of
+ * `size` bytes each, whose called function's name is at `name_at` (an
+ * offset into funcnametab) and parentPc at `parentpc_at`; PCDATA_InlTreeIndex
+ * (2) maps each pc to its innermost inlinedCall (-1: none).
+ */
+struct gofact_inltree {
+	int from, to;           /* Go minor versions, inclusive */
+	int nfuncdata_at, pcdata_at;
+	int gofunc_word;
+	int size, name_at, parentpc_at;
+	const char *source;
+};
+
+#define GOFACT_PCDATA_INLTREEINDEX 2
+#define GOFACT_FUNCDATA_INLTREE 3
+#define GOFACT_PCDATA_SP_AT 16    /* _func.pcsp, Go 1.18+ */
+#define GOFACT_PCDATA_FILE_AT 20  /* _func.pcfile */
+#define GOFACT_PCDATA_LINE_AT 24  /* _func.pcln */
+#define GOFACT_NPCDATA_AT 28      /* _func.npcdata */
+#define GOFACT_CUOFFSET_AT 32     /* _func.cuOffset */
+
+/*
+ * The inline tree layout of Go 1.`minor` (a release newer than the table
+ * takes its newest row), or NULL before Go 1.18.
+ */
+const struct gofact_inltree *gofact_inltree(int minor);
+
 #endif

@@ -299,8 +299,15 @@ static uint64_t moduledata_text(struct gobin *b, const struct pcln *p)
 		return 0;
 	if (gobin_section(b, ".go.module", false, &sh) && sh.sh_size >= need &&
 	    (md = gobin_at_vaddr(b, sh.sh_addr, need)) != NULL &&
+	    (text = moduledata_check(b, p, pcln_va, md)) != 0) {
+		b->moddata = sh.sh_addr;
+		return text;
+	}
+	if ((b->moddata = gobin_symbol(b, "runtime.firstmoduledata")) != 0 &&
+	    (md = gobin_at_vaddr(b, b->moddata, need)) != NULL &&
 	    (text = moduledata_check(b, p, pcln_va, md)) != 0)
 		return text;
+	b->moddata = 0;
 	for (int i = 0; i < b->nsegs; i++) {
 		const struct gobin_seg *s = &b->segs[i];
 		const uint8_t *d = b->map + s->offset;
@@ -312,6 +319,9 @@ static uint64_t moduledata_text(struct gobin *b, const struct pcln *p)
 				continue;
 			text = moduledata_check(b, p, pcln_va, d + o);
 			if (text) {
+				b->moddata = s->vaddr + o;
+				if (p->text_start)
+					return text;   /* only its address wanted */
 				snprintf(b->note, sizeof(b->note),
 					 "pclntab textStart is 0; took runtime.text "
 					 "%#llx from the moduledata found at %#llx",
@@ -371,6 +381,8 @@ static int pcln_load(struct gobin *b, const struct pcln *p)
 		text = p->text_start;
 		if (!text)
 			text = text_start_fallback(b, p);
+		else
+			(void)moduledata_text(b, p);   /* b->moddata */
 	}
 	v = calloc((size_t)p->nfunc, sizeof(*v));
 	b->argsz = calloc((size_t)p->nfunc, sizeof(*b->argsz));

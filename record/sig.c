@@ -30,6 +30,7 @@ struct sp {
 	size_t errlen;
 	const char *func; /* for messages */
 	bool failed;
+	struct gobin *b;  /* named types from its runtime type descriptors */
 };
 
 static void sp_fail(struct sp *p, const char *fmt, ...)
@@ -442,9 +443,19 @@ static struct gobin_type *parse_type_inner(struct sp *p, bool lenient)
 	}
 	if (lenient)
 		return mk(p, TK_OTHER, 0, "");
-	sp_fail(p, "the size of type '%s' is not known without DWARF; write "
-		"its underlying type instead (e.g. int, string, *%s, "
-		"struct{ a int; b string })", name, name);
+	{
+		/* a named type the binary's runtime type descriptors hold */
+		const uint64_t at = p->b ? gobin_td_find(p->b, name) : 0;
+		struct gobin_type *t = at ? gobin_td_type(p->b, at, 0) : NULL;
+
+		if (t)
+			return t;
+	}
+	sp_fail(p, "the size of type '%s' is not known without DWARF, nor "
+		"from the binary's runtime type descriptors, which hold no type "
+		"of that name (a named type is written with its package path, "
+		"as net/http.Request); write its underlying type instead (e.g. "
+		"int, string, *%s, struct{ a int; b string })", name, name);
 	return NULL;
 }
 
@@ -725,6 +736,24 @@ static int parse_list(struct sp *p, const char *text, struct gobin_param *v,
 	return np;
 }
 
+/* A value receiver of type `recv` ("serverHandler") of method f, from
+ * the runtime type descriptors; NULL when they have no such type. */
+static struct gobin_type *recv_by_value(struct sp *p, const struct gobin_func *f,
+					const char *recv)
+{
+	const char *slash = strrchr(f->name, '/');
+	const char *dot = strchr(slash ? slash : f->name, '.');
+	char full[512];
+	uint64_t at;
+
+	if (!p->b || !dot ||
+	    (size_t)snprintf(full, sizeof(full), "%.*s.%s", (int)(dot - f->name),
+			     f->name, recv) >= sizeof(full) ||
+	    !(at = gobin_td_find(p->b, full)))
+		return NULL;
+	return gobin_td_type(p->b, at, 0);
+}
+
 /*
  * The hidden parameters gc passes before those a signature lists: the
  * dictionary of a generic instance, and a pointer receiver the user did
@@ -753,6 +782,9 @@ static int hidden_params(struct sp *p, const struct gobin *b,
 	    isspace((unsigned char)params[k + 4])) {
 		/* the user wrote the receiver ('recv T'): it is read
 		 * as the first of the parameters */
+	} else if (has_recv && value && (v[np].type = recv_by_value(p, f, recv))) {
+		snprintf(v[np].name, sizeof(v[np].name), "recv");
+		np++;
 	} else if (has_recv && value) {
 		sp_fail(p, "%s has a value receiver of type %s, whose size is not "
 			"known without DWARF; write it first and name it recv "
@@ -778,7 +810,8 @@ static int sig_values(const struct gobin *b, const struct gobin_func *f,
 		      struct gobin_arg *args, int max, char *err, size_t errlen)
 {
 	struct sp p = { .s = params ? params : "", .ps = b->ptrsize,
-			.err = err, .errlen = errlen, .func = f->name };
+			.err = err, .errlen = errlen, .func = f->name,
+			.b = (struct gobin *)b /* descriptors are read lazily */ };
 	const int cap = 2 * SIG_MAX_PARAMS + 2;
 	struct gobin_param *v;
 	int np, n = -EINVAL;

@@ -295,6 +295,27 @@ static int path_root(const struct probe *p, const struct gobin_arg *arg,
 }
 
 /*
+ * Resolves field path x of p: through DWARF, else, without it, through
+ * the runtime type descriptors from the type its signature gives the
+ * root parameter. 0, or a negative errno with why in why[whylen].
+ */
+static int field_path(const struct probe *p, const char *x,
+		      struct gobin_path *gp, char *why, size_t whylen)
+{
+	char root[GOBIN_PATH_LEN];
+	int r = gobin_field_path(p->bin->gb, &p->fn, x, gp, why, whylen), k;
+
+	if (r != -ENODATA || !p->spec.sig)
+		return r;
+	snprintf(root, sizeof(root), "%.*s", (int)strcspn(x, "."), x);
+	k = resolve_expr(p, root);
+	if (k < 0 || !p->args[k].type_name[0])
+		return r;
+	return gobin_field_path_td(p->bin->gb, p->args[k].type_name, x, gp,
+				   why, whylen);
+}
+
+/*
  * Adds the value of a field path such as "r.URL.Path" (DWARF types; the
  * root is a pointer parameter or a struct passed by value). Returns its
  * index, or -EINVAL with why in why[whylen].
@@ -306,7 +327,7 @@ static int path_value(struct probe *p, const char *x, char *why, size_t whylen)
 	struct gobin_arg *a;
 	int root, k;
 
-	if (gobin_field_path(p->bin->gb, &p->fn, x, &gp, why, whylen))
+	if (field_path(p, x, &gp, why, whylen))
 		return -EINVAL;
 	root = resolve_expr(p, gp.root);
 	if (root < 0 || !p->args[root].npieces ||

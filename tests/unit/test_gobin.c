@@ -1425,7 +1425,9 @@ Test(gobin, sig_errors_say_what_to_write)
 	cr_expect_eq(sig(b, "main.structarg", "t main.T, x int", a, err, sizeof(err)),
 		     -EINVAL);
 	cr_expect_str_eq(err, "signature 'main.structarg(t main.T, x int)': the size of type "
-			 "'main.T' is not known without DWARF; write its underlying type "
+			 "'main.T' is not known without DWARF, nor from the binary's runtime "
+			 "type descriptors, which hold no type of that name (a named type is "
+			 "written with its package path, as net/http.Request); write its underlying type "
 			 "instead (e.g. int, string, *main.T, struct{ a int; b string })");
 	cr_expect_eq(sig(b, "main.T.V", "y int32", a, err, sizeof(err)), -EINVAL);
 	cr_expect_str_eq(err, "signature 'main.T.V(y int32)': main.T.V has a value receiver "
@@ -1440,7 +1442,9 @@ Test(gobin, sig_errors_say_what_to_write)
 	cr_expect_str_eq(err, "signature 'main.ints(a int, int8)': parameter 'int8' has no type");
 	cr_expect_eq(sig(b, "main.ints", "a, b", a, err, sizeof(err)), -EINVAL);
 	cr_expect_str_eq(err, "signature 'main.ints(a, b)': the size of type 'a' is not known "
-			 "without DWARF; write its underlying type instead (e.g. int, string, "
+			 "without DWARF, nor from the binary's runtime type descriptors, which "
+			 "hold no type of that name (a named type is written with its package "
+			 "path, as net/http.Request); write its underlying type instead (e.g. int, string, "
 			 "*a, struct{ a int; b string })");
 	cr_expect_eq(sig(b, "main.ints", "a int,", a, err, sizeof(err)), -EINVAL);
 	cr_expect_str_eq(err, "signature 'main.ints(a int,)': empty parameter at column 7");
