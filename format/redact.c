@@ -337,7 +337,8 @@ static const char *meta_str(struct gtr_redactor *r, enum gtr_redact_action act,
 		return s;
 	if (act == GTR_REDACT_DROP)
 		return DROPPED;
-	return hashed_text(out, keyed(r, 'm', strlen(s), s, strlen(s)), digits);
+	const size_t n = strnlen(s, GTR_MAX_NAME);   /* what the writer keeps */
+	return hashed_text(out, keyed(r, 'm', n, s, n), digits);
 }
 
 void gtr_redact_host(struct gtr_redactor *r, struct gtr_host *h)
