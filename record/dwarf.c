@@ -555,6 +555,15 @@ struct gobin_type *gobin_dwarf_type(struct tbuild *tb, Dwarf_Die *in, int depth)
 	return t;
 }
 
+/* Whether v[0..n) has a result. */
+static bool results_in(const struct gobin_param *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i].result)
+			return true;
+	return false;
+}
+
 /*
  * Whether v[0..n) has a result named `name`. gc of Go 1.26 and 1.27 writes
  * a named result that a deferred closure captures (and recover() sets)
@@ -585,6 +594,7 @@ int gobin_dwarf_params(struct gobin *b, const char *name, uint64_t entry,
 {
 	struct tbuild tb = { .budget = 4096, .ptrsize = b->ptrsize };
 	struct gobin_param *v = NULL;
+	struct gobin_param *nv;
 	Dwarf_Die fn, child, td;
 	int n = 0;
 
@@ -603,7 +613,6 @@ int gobin_dwarf_params(struct gobin *b, const char *name, uint64_t entry,
 		Dwarf_Attribute attr;
 		const char *pname;
 		bool result = false;
-		struct gobin_param *nv;
 
 		pname = dwarf_formstring(dwarf_attr_integrate(&child, DW_AT_name, &attr));
 		if (tag == DW_TAG_formal_parameter) {
@@ -634,6 +643,22 @@ int gobin_dwarf_params(struct gobin *b, const char *name, uint64_t entry,
 			goto oom;
 		n++;
 	} while (dwarf_siblingof(&child, &child) == 0);
+	if (*ret && !results_in(v, n) && gobin_die_type(&fn, &td)) {
+		/* gccgo: a named result that a closure shares (a deferred
+		 * recover() sets it) has no $ret variable; the C return
+		 * value is that one result */
+		nv = realloc(v, (size_t)(n + 1) * sizeof(*v));
+		if (!nv)
+			goto oom;
+		v = nv;
+		memset(&v[n], 0, sizeof(v[n]));
+		snprintf(v[n].name, sizeof(v[n].name), "~r0");
+		v[n].result = true;
+		v[n].type = gobin_dwarf_type(&tb, &td, 0);
+		if (!v[n].type)
+			goto oom;
+		n++;
+	}
 	*out = v;
 	return n;
 oom:

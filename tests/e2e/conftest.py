@@ -101,10 +101,11 @@ class Toolchain:
     # gccgo's go tool builds with -O2 -g; GCC's interprocedural passes then
     # clone a //go:noinline function with its constant arguments folded in
     # (main.add.constprop.0, main.greet.isra.0: other parameters), or drop
-    # a call whose result it knows (pure-const), which gc never does: the
-    # fixtures' calls are kept as written, the rest of -O2 stays
+    # a call whose result is unused or known (pure-const, modref,
+    # reference), which gc never does: the fixtures' calls are kept as
+    # written (GCC's noipa for all), the rest of -O2 stays
     GCCGO_FLAGS = ("-gccgoflags=-fno-ipa-cp -fno-ipa-sra -fno-ipa-pure-const"
-                   " -fno-ipa-icf")
+                   " -fno-ipa-icf -fno-ipa-modref -fno-ipa-reference")
 
     def __init__(self, name, version, argv):
         self.name, self.version = name, version
@@ -213,6 +214,18 @@ def toolchain(request, needs_bpf):
     why = t.check()
     _need(why is None, why or "")
     return t
+
+
+def attached(stream):
+    """Reads the lines gotrace-record writes on `stream` (text or bytes)
+    until the one saying it attached its probes, and returns it: a gccgo
+    program's note about goroutine ids comes first."""
+    for _ in range(4):
+        line = stream.readline()
+        line = line.decode() if isinstance(line, bytes) else line
+        if "attached" in line or "goroutine ids are not read" not in line:
+            return line
+    return line
 
 
 def build_fails(toolchain, src, goarch=None):

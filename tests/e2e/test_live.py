@@ -11,7 +11,7 @@ import signal
 import subprocess
 import time
 
-from conftest import RECORD, REPORT, report
+from conftest import RECORD, REPORT, attached, report
 
 
 def start_loop(procs, loop_bin):
@@ -100,7 +100,7 @@ def test_report_interrupted_stops_the_recorder(loop_bin, procs):
     target = start_loop(procs, loop_bin)
     rec, rep = live_pair(procs, ["--flush-interval", "0.2", "-p", str(target.pid),
                                  "main.add"], ["stats"])
-    assert "attached" in rec.p.stderr.readline().decode()
+    assert "attached" in attached(rec.p.stderr)
     # the loop calls main.add every 5 ms, flushed every 0.2 s
     time.sleep(1.5)
     rep.p.send_signal(signal.SIGINT)
@@ -187,7 +187,7 @@ def record_and_follow(procs, loop_bin, tmp_path):
     trace = str(tmp_path / "f.gtr")
     rec = procs([RECORD, "-o", trace, "--flush-interval", "0.2", "-p", str(target.pid),
                  "main.add"], stderr=subprocess.PIPE)
-    assert "attached" in rec.p.stderr.readline().decode()
+    assert "attached" in attached(rec.p.stderr)
     rep = procs([REPORT, "--follow", "--format", "jsonl", trace], stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE)
     return rec, rep, trace

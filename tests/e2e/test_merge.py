@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import RECORD, REPORT, report
+from conftest import RECORD, REPORT, attached, report
 
 sys.path.insert(0, os.path.dirname(__file__))
 from gtr_reader import GtrReader  # noqa: E402
@@ -42,7 +42,7 @@ def recorded(pingpong, procs, tmp_path, needs_bpf):
             procs([*peer, RECORD, "-o", c, "-p", str(rx.pid), "main.recv"],
                   stderr=subprocess.PIPE, text=True)]
     for r in recs:
-        assert "attached" in r.p.stderr.readline()
+        assert "attached" in attached(r.p.stderr)
     tx.p.stdin.write("go\n")
     tx.p.stdin.flush()
     assert tx.p.wait(60) == 0 and rx.p.wait(60) == 0

@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+import conftest
 from conftest import RECORD, record, report, wait_for
 
 
@@ -24,7 +25,7 @@ def start_loop(procs, loop_bin):
 
 
 def attached(rec):
-    line = rec.p.stderr.readline()
+    line = conftest.attached(rec.p.stderr)
     assert "attached" in line, line
     return line
 
