@@ -219,8 +219,21 @@ static __always_inline __u32 append_bytes(struct gt_event *ev, __u32 dlen,
 		n = GT_STR_MAX;
 	off = dlen & (GT_TAIL_MAX - 1);
 	if (n && bpf_probe_read_user(&ev->data[off + 2], n, (void *)src)) {
-		n = 0;
-		*bad = 1;   /* the length was read, the bytes were not */
+		/* A page not faulted in yet (a constant never touched): the
+		 * length was read, the bytes were not. Leave their address
+		 * (GT_DATA_ADDR) for the recorder to read from the file's
+		 * mapping, where there is room for it; else nothing. */
+		if (dlen + 2 + 8 > GT_TAIL_MAX) {
+			n = 0;
+			*bad = 1;
+		} else {
+			for (int k = 0; k < 8; k++)
+				ev->data[off + 2 + k] = (src >> (8 * k)) & 0xff;
+			n = 8;
+			ev->data[off] = n;
+			ev->data[off + 1] = GT_DATA_ADDR >> 8;
+			return dlen + 2 + n;
+		}
 	}
 	ev->data[off] = n & 0xff;
 	ev->data[off + 1] = n >> 8;

@@ -144,8 +144,11 @@ struct gt_exit {
  * One probe hit as it leaves the kernel: header, GT_MAX_FETCH 64-bit
  * slots, then `data_len` bytes of tail: first `nstack` 64-bit user stack
  * addresses (innermost first), then, for each GT_OP_STRING / GT_OP_MEM
- * fetch in order, a __u16 byte count followed by that many bytes.
+ * fetch in order, a __u16 byte count followed by that many bytes; a count
+ * with GT_DATA_ADDR set is instead followed by the 8-byte address of the
+ * bytes, which the BPF program could not read (a page not faulted in).
  */
+#define GT_DATA_ADDR 0x8000
 struct gt_event {
 	__u32 type;        /* enum gt_rec */
 	__u32 probe_id;

@@ -50,6 +50,17 @@ const uint8_t *gobin_at_vaddr(const struct gobin *b, uint64_t vaddr, size_t len)
 	return NULL;
 }
 
+const uint8_t *gobin_rodata_at(const struct gobin *b, uint64_t vaddr, size_t len)
+{
+	for (int i = 0; i < b->nsegs; i++) {
+		const struct gobin_seg *s = &b->segs[i];
+
+		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz)
+			return s->flags & PF_W ? NULL : gobin_at_vaddr(b, vaddr, len);
+	}
+	return NULL;
+}
+
 Elf_Scn *gobin_section(const struct gobin *b, const char *name, bool suffix,
 		       GElf_Shdr *shdr)
 {

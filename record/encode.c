@@ -6,6 +6,7 @@
  * the header a file needs before its first event; see encode.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "encode.h"
 
@@ -66,6 +68,8 @@ struct encoder {
 	int werr;            /* the writer failed (a full disk): events are counted, not written */
 	uint64_t unwritten;  /* events read but not written since then */
 	uint64_t werr_ns;    /* when it failed, CLOCK_MONOTONIC */
+	/* bytes the BPF program could not read, read here (late_bytes) */
+	uint8_t late[GT_MAX_FETCH][GT_STR_MAX];
 };
 
 
@@ -387,6 +391,83 @@ static void event_task(struct encoder *r, const struct gt_event *ev)
 }
 
 /*
+ * The `want` bytes at `addr` of process `pid`, which the BPF program could
+ * not read (a page of the file not faulted in yet): read from
+ * /proc/PID/mem into out when they lie in one read-only mapping of a file
+ * (.rodata, text), whose bytes cannot have changed since the probe fired.
+ * Returns how many were read (0: none; writable memory is never read
+ * late, it may hold other bytes by now).
+ */
+static size_t late_bytes(uint32_t pid, uint64_t addr, size_t want, uint8_t *out)
+{
+	char path[64], line[512], perm[8];
+	unsigned long long lo, hi, ino;
+	bool ok = false;
+	ssize_t n = 0;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	if (!want || !(f = fopen(path, "re")))
+		return 0;
+	while (!ok && fgets(line, sizeof(line), f))
+		ok = sscanf(line, "%llx-%llx %7s %*s %*s %llu", &lo, &hi, perm, &ino) == 4 &&
+		     addr >= lo && addr + want <= hi && perm[0] == 'r' &&
+		     perm[1] != 'w' && ino != 0;
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%u/mem", pid);
+	if (!ok || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = pread(fd, out, want, (off_t)addr);
+	close(fd);
+	return n > 0 ? (size_t)n : 0;
+}
+
+/*
+ * The bytes of string, []byte or $ptr value i at ev->data[*doff] (n of
+ * them there), or, when the BPF program left their address instead
+ * (GT_DATA_ADDR), those late_bytes() reads: into v, the entry stepped
+ * over.
+ */
+static void value_bytes(struct encoder *r, const struct probe *p,
+			const struct gt_event *ev, uint32_t i, uint32_t *doff,
+			uint32_t n, struct gtr_value *v)
+{
+	const enum gtr_type t = p->meta.args[i].type;
+	uint64_t addr = 0, want;
+
+	v->v.s.data = ev->data + *doff;
+	v->v.s.len = n;
+	if (!(n & GT_DATA_ADDR))
+		return;
+	n &= ~GT_DATA_ADDR;
+	for (uint32_t k = 0; k < 8 && k < n; k++)
+		addr |= (uint64_t)ev->data[*doff + k] << (8 * k);
+	v->v.s.len = 0;
+	v->v.s.data = r->late[i & (GT_MAX_FETCH - 1)];
+	want = p->plan.fetch[i].op == GT_OP_MEM ? p->plan.fetch[i].mem_size :
+	       ev->slots[i];
+	if (want > p->plan.str_max)
+		want = p->plan.str_max;
+	if (t == GTR_TYPE_SLICE || n != 8 || want > GT_STR_MAX)
+		return;
+	{
+		/* in the traced binary's file: read even after an exit */
+		const uint8_t *ro = r->procs[r->last_slot].binary == p->bin->id ?
+			gobin_rodata_at(p->bin->gb, addr - r->procs[r->last_slot].bias,
+					want) : NULL;
+
+		if (ro) {
+			v->v.s.data = ro;
+			v->v.s.len = (uint32_t)want;
+			return;
+		}
+	}
+	v->v.s.len = (uint32_t)late_bytes(ev->pid, addr, want,
+					  r->late[i & (GT_MAX_FETCH - 1)]);
+}
+
+/*
  * Value i of an event of probe `p` from its slot and, for bytes, its entry
  * in the event's data at *doff (of dmax bytes), which it steps over.
  */
@@ -401,7 +482,8 @@ static void event_value(struct encoder *r, const struct probe *p,
 		/* Byte fetches leave their (empty) entry in the
 		 * data even when unreadable: step over it. */
 		if ((op == GT_OP_STRING || op == GT_OP_MEM) && *doff + 2 <= dmax)
-			*doff += 2 + (ev->data[*doff] | ev->data[*doff + 1] << 8);
+			*doff += 2 + ((ev->data[*doff] | ev->data[*doff + 1] << 8) &
+				      ~GT_DATA_ADDR);
 		v->kind = GTR_VAL_NONE;
 		return;
 	}
@@ -421,17 +503,18 @@ static void event_value(struct encoder *r, const struct probe *p,
 	case GTR_TYPE_STRING:
 	case GTR_TYPE_SLICE:
 	case GTR_TYPE_BYTES: {
-		uint32_t n = 0;
+		uint32_t n = 0, flag = 0;
 
 		if (*doff + 2 <= dmax) {
 			n = ev->data[*doff] | ev->data[*doff + 1] << 8;
+			flag = n & GT_DATA_ADDR;
+			n &= ~GT_DATA_ADDR;
 			*doff += 2;
 			if (*doff + n > dmax)
 				n = dmax - *doff;
 		}
 		v->kind = GTR_VAL_STR;
-		v->v.s.data = ev->data + *doff;
-		v->v.s.len = n;
+		value_bytes(r, p, ev, i, doff, n | flag, v);
 		v->v.s.full_len = s;
 		/* a slice's length is in elements; the value's in bytes */
 		if (p->meta.args[i].type == GTR_TYPE_SLICE &&

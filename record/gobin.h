@@ -128,6 +128,13 @@ void gobin_load_span(const struct gobin *b, uint64_t *lo, uint64_t *hi,
 const uint8_t *gobin_func_code(const struct gobin *b, const struct gobin_func *f,
 			       size_t max, size_t *len);
 
+/*
+ * The `len` bytes at link-time address `vaddr` when the file holds them in
+ * a read-only PT_LOAD segment (text, .rodata: what a running process
+ * cannot have changed), as a pointer into the mapping of `b`; else NULL.
+ */
+const uint8_t *gobin_rodata_at(const struct gobin *b, uint64_t vaddr, size_t len);
+
 /* Fills a struct gtr_binary describing `b` (strings point into `b`). */
 void gobin_describe(const struct gobin *b, struct gtr_binary *out);
 
