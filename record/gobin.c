@@ -684,10 +684,64 @@ static unsigned edit_distance(const char *a, size_t la, const char *b, size_t lb
 	return row[lb];
 }
 
+/* Names the compiler makes up (type..eq.T, type:.hash.T): never meant. */
+static bool generated_name(const char *name)
+{
+	return !strncmp(name, "type.", 5) || !strncmp(name, "type:", 5);
+}
+
+/* Length of the package path that starts `name` ("net/http" of
+ * "net/http.(*conn).serve"); 0 when it has none (a bare name). */
+static size_t pkg_len(const char *name)
+{
+	const size_t head = strcspn(name, "([");
+	const char *slash = memrchr(name, '/', head);
+	const char *dot = memchr(slash ? slash : name, '.',
+				 head - (size_t)((slash ? slash : name) - name));
+
+	return dot ? (size_t)(dot - name) : 0;
+}
+
+/* The last component of a function's name, outside brackets: "serve" of
+ * "net/http.(*conn).serve", "Sum[go.shape.int]" of "main.Sum[go.shape.int]". */
+static const char *last_part(const char *name)
+{
+	const char *last = name;
+	int depth = 0;
+
+	for (const char *c = name; *c; c++) {
+		if (*c == '[')
+			depth++;
+		else if (*c == ']')
+			depth--;
+		else if (*c == '.' && !depth)
+			last = c + 1;
+	}
+	return last;
+}
+
+int gobin_func_named(const struct gobin *b, const char *bare,
+		     struct gobin_func *out, int max)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < b->nfuncs; i++) {
+		const char *fname = b->funcs[i].name;
+
+		if (generated_name(fname) || strcmp(last_part(fname), bare) ||
+		    (b->fflags && (b->fflags[i] & GOBIN_FF_WRAPPER)))
+			continue;
+		if (n < max)
+			out[n] = b->funcs[i];
+		n++;
+	}
+	return n;
+}
+
 int gobin_func_suggest(const struct gobin *b, const char *name,
 		       const char **out, int max)
 {
-	struct cand { unsigned d1, d2; const char *name; } *best;
+	struct cand { unsigned other, d1, d2; const char *name; } *best;
 	char want[256], have[256];
 	unsigned limit;
 	int n = 0;
@@ -695,19 +749,30 @@ int gobin_func_suggest(const struct gobin *b, const char *name,
 	if (max <= 0)
 		return 0;
 	const size_t lwant = short_name(name, want, sizeof(want));
-	const size_t lname = strlen(name);
+	const size_t lname = strlen(name), lpkg = pkg_len(name);
 	limit = lwant / 3 > 2 ? (unsigned)(lwant / 3) : 2;
 	best = calloc((size_t)max, sizeof(*best));
 	if (!best)
 		return 0;
 	for (size_t i = 0; i < b->nfuncs; i++) {
-		const char *fname = b->funcs[i].name;
+		const char *fname = b->funcs[i].name, *last = last_part(fname);
+		/* the same package first, then the others */
+		const unsigned other = lpkg && (pkg_len(fname) != lpkg ||
+						strncmp(fname, name, lpkg));
 		unsigned d1, d2;
 		int pos;
 
+		if (generated_name(fname))
+			continue;
 		const size_t lhave = short_name(fname, have, sizeof(have));
 		const size_t lfname = strlen(fname);
 		d1 = edit_distance(want, lwant, have, lhave, limit);
+		if (!lpkg) {
+			/* a bare name: as close to the method or function
+			 * name alone */
+			d2 = edit_distance(want, lwant, last, strlen(last), limit);
+			d1 = d2 < d1 ? d2 : d1;
+		}
 		if (d1 > limit) {
 			/* the whole name may still be close (wrong package) */
 			d2 = edit_distance(name, lname, fname, lfname, limit);
@@ -728,8 +793,10 @@ int gobin_func_suggest(const struct gobin *b, const char *name,
 				continue;
 		}
 		pos = n;
-		while (pos > 0 && (best[pos - 1].d1 > d1 ||
-				   (best[pos - 1].d1 == d1 && best[pos - 1].d2 > d2)))
+		while (pos > 0 && (best[pos - 1].other > other ||
+				   (best[pos - 1].other == other &&
+				    (best[pos - 1].d1 > d1 ||
+				     (best[pos - 1].d1 == d1 && best[pos - 1].d2 > d2)))))
 			pos--;
 		if (pos >= max)
 			continue;
@@ -737,7 +804,7 @@ int gobin_func_suggest(const struct gobin *b, const char *name,
 			n++;
 		memmove(&best[pos + 1], &best[pos],
 			(size_t)(n - 1 - pos) * sizeof(*best));
-		best[pos] = (struct cand){ d1, d2, fname };
+		best[pos] = (struct cand){ other, d1, d2, fname };
 	}
 	for (int i = 0; i < n; i++)
 		out[i] = best[i].name;

@@ -181,13 +181,26 @@ int gobin_func_each(const struct gobin *b, const char *pattern,
 		    int (*fn)(const struct gobin_func *f, void *ctx), void *ctx);
 
 /*
- * Up to `max` distinct function names closest to `name` (edit distance on
- * the part after the package, then the whole; a cgo export wrapper by the
- * Go name it exports), for "did you mean" hints. Returns the number
- * written to out[]; names are owned by `b`.
+ * Up to `max` distinct function names closest to `name`, for "did you
+ * mean" hints: those of its package first, then the others, each by edit
+ * distance on the part after the package (for a bare name, also on the
+ * method or function name alone), then on the whole; a cgo export
+ * wrapper by the Go name it exports; names the compiler makes up
+ * (type..eq.T) never. Returns the number written to out[]; names are
+ * owned by `b`.
  */
 int gobin_func_suggest(const struct gobin *b, const char *name,
 		       const char **out, int max);
+
+/*
+ * Every function whose method or function name (its last component) is
+ * `bare` ("WriteHeader": net/http.(*response).WriteHeader,
+ * net/http.(*http2responseWriter).WriteHeader...), ABI wrappers and
+ * names the compiler makes up left out, in address order. Writes up to
+ * `max` to out[] and returns how many there are.
+ */
+int gobin_func_named(const struct gobin *b, const char *bare,
+		     struct gobin_func *out, int max);
 
 /*
  * Why a function named `name` is not in `b`, when gotrace knows: a

@@ -30,4 +30,15 @@
 int gotrace_list(const char *binary, const char *debuginfo, const char *glob,
 		 bool json, FILE *out);
 
+/*
+ * `gotrace-record --list BINARY PROBE` (listprobe.c): plans `probe` as a
+ * recording would (signature, results, field paths, format; nothing is
+ * attached) and prints, for each function it takes, each value it would
+ * capture: name, type, where it is read ("RAX", "SP+8", "RBX then
+ * memory") and whether it is captured. `debuginfo` as for gotrace_list.
+ * Returns 0, or 1 after the probe's error on stderr.
+ */
+int gotrace_list_probe(const char *binary, const char *debuginfo,
+		       const char *probe, FILE *out);
+
 #endif /* GOTRACE_LIST_H */

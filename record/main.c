@@ -83,7 +83,8 @@ static const struct argp_option options[] = {
 	  "Key the --redact hash with FILE (32 bytes, or 64 hex digits), so that "
 	  "hashes match across recordings (default: a random key per recording)", 1 },
 	{ "list", OPT_LIST, NULL, 0,
-	  "List what gotrace knows of BINARY: gotrace-record --list BINARY [GLOB]", 3 },
+	  "List what gotrace knows of BINARY: gotrace-record --list BINARY [GLOB], "
+	  "or of a running process: --list -p PID [GLOB]", 3 },
 	{ "json", OPT_JSON, NULL, 0, "With --list: one JSON document", 3 },
 	{ "rate-limit", 'r', "N", 0,
 	  "Keep at most N events per second of each probe; count the rest", 1 },
@@ -236,8 +237,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_END:
 		if (o->list) {
-			if (o->nspecs < 1 || o->nspecs > 2)
-				argp_error(state, "--list takes BINARY [GLOB]");
+			if (o->npids > 1 || (o->npids && o->nspecs > 1))
+				argp_error(state, "--list -p takes one PID [GLOB]");
+			else if (!o->npids && (o->nspecs < 1 || o->nspecs > 2))
+				argp_error(state, "--list takes BINARY [GLOB] or -p PID [GLOB]");
 			break;
 		}
 		if (o->json)
@@ -263,6 +266,33 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
+}
+
+/*
+ * --list: of BINARY, or of the executable of -p PID as it runs it
+ * (/proc/PID/exe); a GLOB holding a blank or a quote, or starting "p:"
+ * or "r:", is a probe, listed as a recording would plan it.
+ */
+static int list(const struct record_opts *o)
+{
+	const char *bin = o->specs[0], *what = o->nspecs > 1 ? o->specs[1] : NULL;
+	char exe[64];
+
+	if (o->npids) {
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)o->pids[0]);
+		bin = exe;
+		what = o->nspecs ? o->specs[0] : NULL;
+	}
+	if (what && (strpbrk(what, " \"") || !strncmp(what, "p:", 2) ||
+		     !strncmp(what, "r:", 2))) {
+		if (o->json) {
+			fprintf(stderr, "gotrace-record: --json lists functions; "
+				"a probe is listed as text (drop --json)\n");
+			return 2;
+		}
+		return gotrace_list_probe(bin, o->debuginfo, what, stdout);
+	}
+	return gotrace_list(bin, o->debuginfo, what, o->json, stdout);
 }
 
 int main(int argc, char **argv)
@@ -299,9 +329,7 @@ int main(int argc, char **argv)
 	if (argp_parse(&argp, rargc, argv, 0, NULL, &o))
 		return 2;
 	if (o.list)
-		return gotrace_list(o.specs[0], o.debuginfo,
-				    o.nspecs > 1 ? o.specs[1] : NULL,
-				    o.json, stdout);
+		return list(&o);
 	i = session_run(&o);
 	gtr_redactor_free(o.redact);   /* wipes the key */
 	return i;

@@ -490,6 +490,31 @@ static int add_exact(struct plan *pl, const struct probe_spec *spec,
 	return 0;
 }
 
+/*
+ * Says that glob `pat` matches no function of b; when its only '*' are
+ * those of pointer receivers ("net/http.(*response).WriteHeadr", an exact
+ * name mistyped), with the names closest to it.
+ */
+static void no_match(const struct binary *b, const char *pat)
+{
+	const char *near[5];
+	char bare[512];
+	size_t o = 0;
+	int n = 0;
+
+	for (const char *c = pat; *c && o + 1 < sizeof(bare); c++)
+		if (!(c[0] == '*' && c > pat && c[-1] == '('))
+			bare[o++] = *c;
+	bare[o] = '\0';
+	if (!strpbrk(bare, "*?["))
+		n = gobin_func_suggest(b->gb, pat, near, 5);
+	fprintf(stderr, "gotrace-record: no function of %s matches '%s'",
+		b->path, pat);
+	for (int i = 0; i < n; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "; did you mean: ", near[i]);
+	fprintf(stderr, "\n");
+}
+
 /* Probes every function the glob of `spec` matches. 0 or -1 after
  * printing why. */
 static int add_glob(struct plan *pl, const struct probe_spec *spec,
@@ -520,8 +545,7 @@ static int add_glob(struct plan *pl, const struct probe_spec *spec,
 			"of %s matching '%s' can be probed (reasons above)\n",
 			e.n, b->path, spec->func);
 	else
-		fprintf(stderr, "gotrace-record: no function of %s matches "
-			"'%s'\n", b->path, spec->func);
+		no_match(b, spec->func);
 	return -1;
 }
 
@@ -536,6 +560,26 @@ static const struct probe_spec *keep_spec(struct plan *pl,
 	pl->specs = v;
 	v[pl->nspecs] = *spec;
 	return &v[pl->nspecs++];
+}
+
+/*
+ * A bare method or function name ("WriteHeader"): says which functions
+ * have it, to write in full. Returns 1 when there were some.
+ */
+static int say_named(const struct binary *b, const char *bare)
+{
+	struct gobin_func f[8];
+	int n;
+
+	if (strpbrk(bare, "./*?[( ") || !(n = gobin_func_named(b->gb, bare, f, 8)))
+		return 0;
+	fprintf(stderr, "gotrace-record: '%s' is not a full name; %s has %d "
+		"function%s named %s: ", bare, b->path, n, n > 1 ? "s" : "", bare);
+	for (int i = 0; i < n && i < 8; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "", f[i].name);
+	fprintf(stderr, "%s; write one in full, or the glob '*.%s'\n",
+		n > 8 ? ", ..." : "", bare);
+	return 1;
 }
 
 /*
@@ -582,6 +626,8 @@ int plan_add(struct plan *pl, const char *text, const char *dflt_path,
 			return add_probe(pl, spec, b, &f) ? -1 : 0;
 		}
 	}
+	if (say_named(b, spec->func))
+		return -1;
 	n = gobin_func_suggest(b->gb, spec->func, near, 5);
 	if (strlen(spec->func) > 120)
 		fprintf(stderr, "gotrace-record: function '%.100s...' (%zu bytes) not found in %s",

@@ -191,3 +191,60 @@ def test_string_constant_never_touched_is_read(gobuild, tmp_path, flags):
     assert [e["args"] for e in jsonl(trace)] == [{"key": "UNTOUCHED_KEY_never_read_before"}]
     text = report([trace]).stdout.splitlines()[1]
     assert text.endswith('key="UNTOUCHED_KEY_never_read_before"(len=31)')
+
+
+def test_names_bare_mistyped_and_listed(gobuild, toolchain, tmp_path, procs):
+    """A bare method name lists every function that has it; a mistyped
+    name is offered those of its own package first; --list -p PID reads
+    the running executable, and --list with a probe shows what it would
+    capture."""
+    from conftest import wait_for
+    exe = gobuild("tests/fixtures/httpserver", "httpserver")
+    out = str(tmp_path / "x.gtr")
+    if toolchain.gccgo:
+        # net/http is in libgo.so: a function of the program itself
+        p = record(["-o", out, gobuild(TYPES, "types") + ":withStruct"], check=False)
+        assert p.returncode == 1
+        assert "has 1 function named withStruct: main.withStruct; write" in p.stderr
+    else:
+        p = record(["-o", out, exe + ":WriteHeader"], check=False)
+        assert p.returncode == 1
+        listed = p.stderr.split("named WriteHeader: ")[1].split("; write")[0].split(", ")
+        assert "net/http.(*response).WriteHeader" in listed and len(listed) >= 2
+        assert all(n.endswith(".WriteHeader") or n == "..." for n in listed)
+        p = record(["-o", out, exe + ":net/http.(*response).WriteHeadr"], check=False)
+        near = p.stderr.split("did you mean: ")[1].strip().split(", ")
+        assert near[0] == "net/http.(*response).WriteHeader"
+        assert all(n.startswith("net/http.") for n in near)
+    srv = procs([exe], stdout=subprocess.PIPE, text=True)
+    assert int(srv.p.stdout.readline()) > 0
+    lst = record(["--list", "-p", str(srv.pid), "main.main"]).stdout
+    assert lst.startswith("binary       /proc/%d/exe\n" % srv.pid)
+    assert "\n1 of " in lst and "functions match 'main.main'" in lst
+
+
+def test_list_shows_what_a_probe_captures(gobuild, toolchain, tmp_path):
+    """--list BINARY PROBE plans the probe as a recording would: typed
+    results from a signature, a struct captured by its fields."""
+    if toolchain.gccgo:
+        return list_probe_gccgo(gobuild, toolchain)
+    exe = gobuild(TYPES, "types")
+    out = record(["--list", exe, "r:main.pair(a int) (n int, err error)"]).stdout
+    assert out.splitlines()[0] == \
+        "probe 'r:main.pair(a int) (n int, err error)': 1 function of " + exe
+    rows = [l.split() for l in out.splitlines()[3:]]
+    assert rows == [["n", "int", "RAX", "captured"],
+                    ["err", "error", "RBX,RCX", "captured"]]
+    out = record(["--list", exe, "p:main.withStruct"]).stdout
+    rows = [l.split(None, 3) for l in out.splitlines()[3:]]
+    assert rows == [["p", "main.Point", "RAX,RBX", "captured whole, by its fields"],
+                    ["n", "int", "RCX", "captured"],
+                    ["p.X", "int", "RAX", "captured"],
+                    ["p.Y", "int", "RBX", "captured"]]
+
+
+def list_probe_gccgo(gobuild, toolchain):
+    """gccgo: the C ABI's registers (RDI, RSI...)."""
+    exe = gobuild(TYPES, "types")
+    out = record(["--list", exe, "p:main.nothing"]).stdout
+    assert [l.split() for l in out.splitlines()[3:]] == [["a", "int", "RDI", "captured"]]

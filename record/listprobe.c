@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `gotrace-record --list BINARY PROBE`: what a probe as written (with a
+ * signature, results, field paths, a format) would capture, planned
+ * exactly as a recording plans it, without attaching anything.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "list.h"
+#include "plan.h"
+
+/* Where value i of p is read from: its pieces ("RAX", "SP+8"), then
+ * "-> memory" for a field path that follows pointers or reads memory. */
+static void where(const struct probe *p, int i, char *out, size_t len)
+{
+	const struct gobin_arg *a = &p->args[i];
+	const struct gt_fetch *f = &p->plan.fetch[i];
+	size_t o = 0;
+	char loc[32];
+
+	out[0] = '\0';
+	for (uint32_t k = 0; k < a->npieces && o < len; k++)
+		o += (size_t)snprintf(out + o, len - o, "%s%s", k ? "," : "",
+				      gobin_piece_str(&a->pieces[k], loc, sizeof(loc)));
+	if (o < len && p->path[i] && (f->nderef || (f->flags & GT_F_INDIRECT)))
+		snprintf(out + o, len - o, " then memory (%u pointer%s, +%d)",
+			 (unsigned)f->nderef + 1, f->nderef ? "s" : "", f->mem_off);
+}
+
+/* Prints what probe p captures. */
+static void one(const struct probe *p, FILE *out)
+{
+	fprintf(out, "\n%s %s of %s at %#llx, values from %s\n",
+		p->spec.kind == GTR_KIND_RETURN ? "return" : "entry",
+		p->nsites == 1 ? "site" : "sites", p->fn.name,
+		(unsigned long long)p->fn.entry, p->args_source);
+	for (uint32_t i = 0; i < p->meta.nargs; i++) {
+		const struct gt_fetch *f = &p->plan.fetch[i];
+		const bool cap = f->op != GT_OP_NONE && f->src.loc != GT_LOC_NONE;
+		char loc[256];
+
+		const char *name = p->meta.args[i].name;
+		bool whole = false;
+
+		/* a struct captured whole: its fields follow, NAME.FIELD */
+		for (uint32_t k = i + 1; !cap && name[0] && k < p->meta.nargs; k++)
+			whole |= !strncmp(p->meta.args[k].name, name, strlen(name)) &&
+				 p->meta.args[k].name[strlen(name)] == '.';
+		where(p, (int)i, loc, sizeof(loc));
+		fprintf(out, "    %-20s %-24s %-18s %s\n", name[0] ? name : "-",
+			p->meta.args[i].type_name[0] ? p->meta.args[i].type_name :
+			gtr_type_name(p->meta.args[i].type), loc,
+			cap ? "captured" : whole ? "captured whole, by its fields" :
+			"not captured");
+	}
+	if (p->meta.fmt && p->meta.fmt[0])
+		fprintf(out, "    shown as \"%s\"\n", p->meta.fmt);
+}
+
+int gotrace_list_probe(const char *binary, const char *debuginfo,
+		       const char *probe, FILE *out)
+{
+	const struct plan_opts o = { .str_max = 64, .max_probes = 1000,
+				     .quiet = 1, .debuginfo = debuginfo };
+	struct plan *pl = plan_new(&o);
+	int n;
+
+	if (!pl || plan_add(pl, probe, binary, binary)) {
+		plan_free(pl);
+		return 1;   /* plan_add said why */
+	}
+	n = plan_nprobes(pl);
+	fprintf(out, "probe '%s': %d function%s of %s\n", probe, n,
+		n == 1 ? "" : "s", binary);
+	for (int i = 0; i < n; i++)
+		one(plan_probe(pl, i), out);
+	plan_free(pl);
+	return 0;
+}
