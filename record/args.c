@@ -36,6 +36,20 @@ char *gobin_piece_str(const struct gobin_piece *p, char *out, size_t outlen)
 	return out;
 }
 
+char *gobin_arg_locations(const struct gobin_arg *a, char *out, size_t outlen)
+{
+	size_t o = 0;
+	char one[32];
+
+	out[0] = '\0';
+	for (uint32_t i = 0; i < a->npieces && o < outlen; i++)
+		o += (size_t)snprintf(out + o, outlen - o, "%s%s", i ? "," : "",
+				      gobin_piece_str(&a->pieces[i], one, sizeof(one)));
+	if (!a->npieces)
+		snprintf(out, outlen, "?");
+	return out;
+}
+
 static enum gtr_type gtr_type_of(const struct gobin_type *t)
 {
 	switch (t->kind) {

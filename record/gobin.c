@@ -720,22 +720,16 @@ static const char *last_part(const char *name)
 	return last;
 }
 
+/* Whether fname's method or function name is `bare`. */
+static bool named_is(const char *fname, const char *bare)
+{
+	return !generated_name(fname) && !strcmp(last_part(fname), bare);
+}
+
 int gobin_func_named(const struct gobin *b, const char *bare,
 		     struct gobin_func *out, int max)
 {
-	int n = 0;
-
-	for (size_t i = 0; i < b->nfuncs; i++) {
-		const char *fname = b->funcs[i].name;
-
-		if (generated_name(fname) || strcmp(last_part(fname), bare) ||
-		    (b->fflags && (b->fflags[i] & GOBIN_FF_WRAPPER)))
-			continue;
-		if (n < max)
-			out[n] = b->funcs[i];
-		n++;
-	}
-	return n;
+	return find_generic(b, bare, named_is, out, max);
 }
 
 int gobin_func_suggest(const struct gobin *b, const char *name,

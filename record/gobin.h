@@ -69,6 +69,14 @@ bool gobin_piece_readable(const struct gobin_piece *p);
  */
 char *gobin_piece_str(const struct gobin_piece *p, char *out, size_t outlen);
 
+struct gobin_arg;
+
+/*
+ * Writes where each piece of `a` lives into out[outlen], comma-separated
+ * ("RBX,RCX", "SP+8"; "?" when none is known), and returns out.
+ */
+char *gobin_arg_locations(const struct gobin_arg *a, char *out, size_t outlen);
+
 /*
  * One parameter of a function with the location of its parts. A string has
  * two pieces (data pointer, length); scalar types have one.

@@ -293,18 +293,6 @@ static void signature(const char *name, const struct gobin_arg *p, int np,
 		memcpy(out + outlen - 4, "...", 4);
 }
 
-static void locations(const struct gobin_arg *a, char *out, size_t outlen)
-{
-	size_t o = 0;
-	char one[32];
-
-	out[0] = '\0';
-	for (uint32_t i = 0; i < a->npieces && o < outlen; i++)
-		o += (size_t)snprintf(out + o, outlen - o, "%s%s", i ? "," : "",
-				      gobin_piece_str(&a->pieces[i], one, sizeof(one)));
-	if (!a->npieces)
-		snprintf(out, outlen, "?");
-}
 
 struct list_ctx {
 	const struct gobin *b;
@@ -440,7 +428,7 @@ static int list_one(const struct gobin_func *f, void *vctx)
 		const char *why;
 		char loc[128];
 
-		locations(a, loc, sizeof(loc));
+		gobin_arg_locations(a, loc, sizeof(loc));
 		fprintf(c->out, "    goarg%-3d %-12s %-20s ", i + 1,
 			a->name[0] ? a->name : "-", a->type_name[0] ? a->type_name : "?");
 		/* listed only: the header says it once */

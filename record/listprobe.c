@@ -14,15 +14,9 @@
  * "-> memory" for a field path that follows pointers or reads memory. */
 static void where(const struct probe *p, int i, char *out, size_t len)
 {
-	const struct gobin_arg *a = &p->args[i];
 	const struct gt_fetch *f = &p->plan.fetch[i];
-	size_t o = 0;
-	char loc[32];
+	const size_t o = strlen(gobin_arg_locations(&p->args[i], out, len));
 
-	out[0] = '\0';
-	for (uint32_t k = 0; k < a->npieces && o < len; k++)
-		o += (size_t)snprintf(out + o, len - o, "%s%s", k ? "," : "",
-				      gobin_piece_str(&a->pieces[k], loc, sizeof(loc)));
 	if (o < len && p->path[i] && (f->nderef || (f->flags & GT_F_INDIRECT)))
 		snprintf(out + o, len - o, " then memory (%u pointer%s, +%d)",
 			 (unsigned)f->nderef + 1, f->nderef ? "s" : "", f->mem_off);
