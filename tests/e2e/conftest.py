@@ -98,14 +98,15 @@ class Toolchain:
     # GCC major release -> minor of the Go release of its libgo
     # (libgo/VERSION of the GCC tree: GCC 12 "go1.18")
     GCCGO_GO_MINOR = {12: 18}
-    # gccgo's go tool builds with -O2 -g; GCC's interprocedural passes then
-    # clone a //go:noinline function with its constant arguments folded in
-    # (main.add.constprop.0, main.greet.isra.0: other parameters), or drop
-    # a call whose result is unused or known (pure-const, modref,
-    # reference), which gc never does: the fixtures' calls are kept as
-    # written (GCC's noipa for all), the rest of -O2 stays
+    # gccgo's go tool builds with -O2 -g; GCC then clones a //go:noinline
+    # function with its constant arguments folded in (main.add.constprop.0,
+    # main.greet.isra.0: other parameters), drops a call whose result is
+    # unused or known (pure-const, modref, reference), or inlines it into
+    # a hot loop all the same, which gc never does: the fixtures' calls
+    # are kept as written (GCC's noipa, and no inlining), the rest of -O2
+    # stays
     GCCGO_FLAGS = ("-gccgoflags=-fno-ipa-cp -fno-ipa-sra -fno-ipa-pure-const"
-                   " -fno-ipa-icf -fno-ipa-modref -fno-ipa-reference")
+                   " -fno-ipa-icf -fno-ipa-modref -fno-ipa-reference -fno-inline")
 
     def __init__(self, name, version, argv):
         self.name, self.version = name, version
@@ -214,6 +215,14 @@ def toolchain(request, needs_bpf):
     why = t.check()
     _need(why is None, why or "")
     return t
+
+
+def goid_note(toolchain, exe):
+    """What gotrace-record says first of a gccgo program it plans probes
+    in ("" for gc): its goroutine ids are not read."""
+    return ("gotrace-record: %s: a gccgo program: goroutine ids are not read "
+            "(libgo keeps them behind thread-local storage of libgo.so); events "
+            "get goid 0 and calls are paired by thread\n" % exe) if toolchain.gccgo else ""
 
 
 def attached(stream):

@@ -1,7 +1,7 @@
 """Bad input gets a clear message naming the input and a non-zero exit."""
 import os
 
-from conftest import record, report
+from conftest import goid_note, record, report
 
 
 def test_unknown_function_suggests_near_names(functions, tmp_path):
@@ -47,10 +47,8 @@ def test_existing_output_needs_force(functions, toolchain, tmp_path):
     p = record(["-o", str(out), "main.add", "--", functions], check=False)
     assert p.returncode == 1
     # a gccgo program's note on goroutine ids comes with its probes, first
-    note = ("gotrace-record: %s: a gccgo program: goroutine ids are not read (libgo "
-            "keeps them behind thread-local storage of libgo.so); events get goid 0 and "
-            "calls are paired by thread\n" % functions) if toolchain.gccgo else ""
-    assert p.stderr == note + "gotrace-record: %s exists; use --force to overwrite\n" % out
+    assert p.stderr == goid_note(toolchain, functions) + \
+        "gotrace-record: %s exists; use --force to overwrite\n" % out
     assert out.read_text() == "precious"
     record(["-o", str(out), "--force", "main.add", "--", functions])
     assert out.stat().st_mode & 0o777 == 0o600
