@@ -124,6 +124,12 @@ struct gtr_probe {
 	const char *args_source; /* where the arguments' names, types and places
 				    came from: "DWARF", "signature", "raw" (words
 				    of the calling convention), "" unknown */
+	/* Optional (absent, "": not so): */
+	const char *inlined_into; /* the probe is on an inlined copy of func
+				     in the code of this function */
+	const char *call_site;    /* where that copy was inlined, "FILE:LINE" */
+	const char *line;         /* a source line probe: "PATH:LINE"; func is
+				     the function the line is in */
 };
 
 /* Identity of a traced executable. */
@@ -178,6 +184,7 @@ struct gtr_event {
 
 #define GTR_CPU_UNKNOWN UINT32_MAX
 #define GTR_MAX_STACK 127    /* frames per event */
+#define GTR_MAX_INLINE_DEPTH 16 /* inlined frames at one address (reader) */
 
 /* Events the kernel or recorder lost, reported as they happen. */
 struct gtr_drop {
@@ -200,6 +207,20 @@ enum gtr_drop_reason {
 struct gtr_symbol {
 	uint64_t address;    /* link-time virtual address of the entry */
 	uint64_t size;       /* bytes */
+	const char *name;
+	uint32_t ninlined;   /* ranges of inlined copies in the function */
+	const struct gtr_inlined *inlined;
+};
+
+/*
+ * Code of a function that is an inlined copy of another function: bytes
+ * [off, off + size) from the function's address are a copy of `name`,
+ * `depth` inlinings deep (1: inlined into the function itself, 2: into a
+ * depth-1 copy...). The copies holding an address, deepest first, then
+ * the function are its frames as Go's tracebacks show them.
+ */
+struct gtr_inlined {
+	uint32_t off, size, depth;
 	const char *name;
 };
 
@@ -315,7 +336,8 @@ int gtr_writer_drop(struct gtr_writer *w, const struct gtr_drop *d);
 /*
  * Writes the symbol table of binary `binary_id`: syms[n] (link-time
  * addresses, any order; the writer sorts a copy) as one or more SYMBOLS
- * blocks of at most 8192 symbols each. Names longer than GTR_MAX_NAME are
+ * blocks of at most 8192 symbols each, each with its inlined ranges
+ * (gtr_inlined, any order). Names longer than GTR_MAX_NAME are
  * cut, invalid UTF-8 replaced by '?'. Call it before the events whose
  * addresses it names. 0, -ENOENT when the binary was not written before,
  * -ENOMEM, or -errno of a failed write.
@@ -683,6 +705,15 @@ const char *gtr_reader_error(const struct gtr_reader *r);
  */
 const char *gtr_reader_symbolize(const struct gtr_reader *r, uint32_t pid,
 				 uint64_t addr, uint64_t *offset);
+
+/*
+ * The inlined frames at runtime address `addr` of process `pid` (found as
+ * gtr_reader_symbolize() finds its function): the names of the inlined
+ * copies holding it, deepest first, into names[max]; the function
+ * itself is not one. Returns how many there are (0: none, or unknown).
+ */
+uint32_t gtr_reader_inlined(const struct gtr_reader *r, uint32_t pid, uint64_t addr,
+			    const char **names, uint32_t max);
 
 /*
  * CLOCK_REALTIME (ns since 1970 UTC) of monotonic time `mono_ns`, from the

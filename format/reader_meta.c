@@ -572,6 +572,56 @@ static int symbols_key(struct gtr_reader *r, struct gcr *c, const uint8_t *k,
 	return rc;
 }
 
+/* Frees inlined ranges v[n] and their names. */
+static void inlined_free(struct gtr_inlined *v, uint32_t n)
+{
+	for (uint32_t i = 0; v && i < n; i++)
+		free_str(v[i].name);
+	free(v);
+}
+
+/*
+ * A symbol's fourth element, its inlined ranges (off, size, name, depth
+ * each, one after the other in one array: spec/FORMAT.md), into *out
+ * (malloc'd) and *n; another kind of item is skipped (a later
+ * version's). 0, or -1 when malformed.
+ */
+static int parse_inlined(struct gtr_reader *r, struct gcr *c,
+			 struct gtr_inlined **out, uint32_t *n)
+{
+	uint64_t cnt, off, size, depth;
+	struct gtr_inlined *v;
+	const uint8_t *name;
+	size_t nl;
+
+	*out = NULL;
+	*n = 0;
+	if (c->p >= c->end || (*c->p >> 5) != 4)   /* not an array */
+		return gcr_skip(c, GTR_CBOR_DEPTH) ? -1 : 0;
+	if (gcr_expect(c, GCR_ARRAY, &cnt) || cnt % 4 ||
+	    cnt > (uint64_t)(c->end - c->p) || cnt / 4 > UINT32_MAX)
+		return -1;
+	cnt /= 4;
+	v = calloc(cnt ? cnt : 1, sizeof(*v));
+	if (!v)
+		return -1;
+	for (uint64_t i = 0; i < cnt; i++) {
+		if (gcr_uint(c, &off) || gcr_uint(c, &size) ||
+		    gcr_text(c, &name, &nl, GTR_MAX_NAME) || gcr_uint(c, &depth) ||
+		    off > UINT32_MAX || size > UINT32_MAX || !depth || depth > UINT32_MAX ||
+		    set_str(r, &v[i].name, name, nl)) {
+			inlined_free(v, (uint32_t)i);
+			return -1;
+		}
+		v[i].off = (uint32_t)off;
+		v[i].size = (uint32_t)size;
+		v[i].depth = (uint32_t)depth;
+	}
+	*out = v;
+	*n = (uint32_t)cnt;
+	return 0;
+}
+
 static int parse_symbols(struct gtr_reader *r, const struct block *b)
 {
 	size_t len;
@@ -615,29 +665,40 @@ static int parse_symbols(struct gtr_reader *r, const struct block *b)
 			snprintf(r->why, sizeof(r->why), "symbol %llu malformed", (unsigned long long)j);
 			return -1;
 		}
-		for (uint64_t q = 3; q < e; q++)
-			if (gcr_skip(&syms, GTR_CBOR_DEPTH))
+		struct gtr_inlined *inl = NULL;
+		uint32_t ninl = 0;
+		if (e > 3 && parse_inlined(r, &syms, &inl, &ninl)) {
+			snprintf(r->why, sizeof(r->why), "symbol %llu: inlined ranges malformed",
+				 (unsigned long long)j);
+			return -1;
+		}
+		for (uint64_t q = 4; q < e; q++)
+			if (gcr_skip(&syms, GTR_CBOR_DEPTH)) {
+				inlined_free(inl, ninl);
 				return -1;
+			}
 		if (delta > UINT64_MAX - addr) {
+			inlined_free(inl, ninl);
 			snprintf(r->why, sizeof(r->why), "symbol %llu: address overflows",
 				 (unsigned long long)j);
 			return -1;
 		}
 		addr += delta;
-		if (r->nsyms >= GTR_MAX_SYMBOLS) {
+		const char *str = NULL;
+		if (r->nsyms >= GTR_MAX_SYMBOLS || set_str(r, &str, name, nl)) {
 			r->overflow.symbols = gtr_add_sat(r->overflow.symbols, 1);
+			inlined_free(inl, ninl);
 			continue;
 		}
-		if (rd_grow((void **)&t->syms, &t->cap, t->n, sizeof(*t->syms)))
+		if (rd_grow((void **)&t->syms, &t->cap, t->n, sizeof(*t->syms))) {
+			free_str(str);
+			inlined_free(inl, ninl);
 			return -1;
-		const char *str = NULL;
-		if (set_str(r, &str, name, nl)) {
-			r->overflow.symbols = gtr_add_sat(r->overflow.symbols, 1);
-			continue;
 		}
 		if (t->n && t->syms[t->n - 1].address > addr)
 			t->sorted = false;
-		t->syms[t->n++] = (struct gtr_symbol){ .address = addr, .size = size, .name = str };
+		t->syms[t->n++] = (struct gtr_symbol){ .address = addr, .size = size, .name = str,
+						       .ninlined = ninl, .inlined = inl };
 		r->nsyms++;
 	}
 	return 0;
@@ -820,8 +881,11 @@ void rd_meta_free(struct gtr_reader *r)
 	u64map_free(&r->pid_host);
 	u64map_free(&r->probe_ix);
 	for (uint32_t i = 0; i < r->nsymtabs; i++) {
-		for (uint32_t j = 0; j < r->symtabs[i].n; j++)
+		for (uint32_t j = 0; j < r->symtabs[i].n; j++) {
 			free_str(r->symtabs[i].syms[j].name);
+			inlined_free((struct gtr_inlined *)r->symtabs[i].syms[j].inlined,
+				     r->symtabs[i].syms[j].ninlined);
+		}
 		free(r->symtabs[i].syms);
 	}
 	free(r->symtabs);

@@ -164,8 +164,10 @@ static const struct gtr_binary *binary_by_id(const struct gtr_reader *r, uint32_
 	return NULL;
 }
 
-const char *gtr_reader_symbolize(const struct gtr_reader *r, uint32_t pid,
-				 uint64_t addr, uint64_t *offset)
+/* The symbol holding runtime address addr of pid (gtr_reader_symbolize()),
+ * and the link-time address in *linkp; NULL when unknown. */
+static const struct gtr_symbol *sym_at(const struct gtr_reader *r, uint32_t pid,
+				       uint64_t addr, uint64_t *linkp)
 {
 	struct gtr_reader *rw = (struct gtr_reader *)r; /* lazy index */
 	const struct gtr_symbol *s = NULL;
@@ -215,11 +217,50 @@ const char *gtr_reader_symbolize(const struct gtr_reader *r, uint32_t pid,
 		if (!r->binaries[i]->pie)
 			s = sym_find(r, r->binaries[i]->id, addr);
 done:
+	*linkp = link;
+	return s;
+}
+
+const char *gtr_reader_symbolize(const struct gtr_reader *r, uint32_t pid,
+				 uint64_t addr, uint64_t *offset)
+{
+	uint64_t link;
+	const struct gtr_symbol *s = sym_at(r, pid, addr, &link);
+
 	if (!s)
 		return NULL;
 	if (offset)
 		*offset = link - s->address;
 	return s->name;
+}
+
+uint32_t gtr_reader_inlined(const struct gtr_reader *r, uint32_t pid, uint64_t addr,
+			    const char **names, uint32_t max)
+{
+	uint64_t link;
+	const struct gtr_symbol *s = sym_at(r, pid, addr, &link);
+	uint32_t n = 0;
+
+	if (!s || !s->ninlined || link - s->address > UINT32_MAX)
+		return 0;
+	const uint32_t off = (uint32_t)(link - s->address);
+	/* the ranges holding off, deepest first: insertion by depth */
+	uint32_t depth[GTR_MAX_INLINE_DEPTH];
+	for (uint32_t i = 0; i < s->ninlined; i++) {
+		const struct gtr_inlined *v = &s->inlined[i];
+		if (off < v->off || off - v->off >= v->size || n == GTR_MAX_INLINE_DEPTH)
+			continue;
+		uint32_t k = n++;
+		for (; k > 0 && depth[k - 1] < v->depth; k--) {
+			depth[k] = depth[k - 1];
+			if (k < max)
+				names[k] = names[k - 1];
+		}
+		depth[k] = v->depth;
+		if (k < max)
+			names[k] = v->name;
+	}
+	return n;
 }
 
 int gtr_reader_realtime(const struct gtr_reader *r, uint64_t mono_ns,

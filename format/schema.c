@@ -90,6 +90,12 @@ static const struct gtr_field probe_fields[] = {
 	GTR_FIELD("spec", GTR_F_STR, struct gtr_probe, spec),
 	GTR_FIELD("fmt", GTR_F_STR, struct gtr_probe, fmt),
 	GTR_FIELD("args_source", GTR_F_STR, struct gtr_probe, args_source),
+	/* an inlined copy, a source line (spec/FORMAT.md, PROBE) */
+	GTR_FIELD_X("inlined_into", GTR_F_STR, struct gtr_probe, inlined_into,
+		    GTR_F_OPTIONAL, 0),
+	GTR_FIELD_X("call_site", GTR_F_STR, struct gtr_probe, call_site,
+		    GTR_F_OPTIONAL, 0),
+	GTR_FIELD_X("line", GTR_F_STR, struct gtr_probe, line, GTR_F_OPTIONAL, 0),
 };
 const struct gtr_schema gtr_probe_schema = GTR_SCHEMA(probe_fields);
 

@@ -350,11 +350,24 @@ int gtr_writer_symbols(struct gtr_writer *w, uint32_t binary_id,
 		e_text(e, "symbols");
 		e_array(e, k);
 		for (size_t i = at; i < at + k; i++) {
-			e_array(e, 3);
+			const uint32_t ni = s[i].inlined ? s[i].ninlined : 0;
+
+			e_array(e, ni ? 4 : 3);
 			e_uint(e, s[i].address - prev);
 			e_uint(e, s[i].size);
 			e_text(e, s[i].name);
 			prev = s[i].address;
+			if (!ni)
+				continue;
+			/* off, size, name, depth per inlined range, in one
+			 * flat array (readers before it skip it: depth 2) */
+			e_array(e, (size_t)ni * 4);
+			for (uint32_t j = 0; j < ni; j++) {
+				e_uint(e, s[i].inlined[j].off);
+				e_uint(e, s[i].inlined[j].size);
+				e_text(e, s[i].inlined[j].name);
+				e_uint(e, s[i].inlined[j].depth);
+			}
 		}
 		rc = write_meta_zstd(w, GTR_BLOCK_SYMBOLS);
 	}

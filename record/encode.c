@@ -260,11 +260,33 @@ static void encoder_reset(struct encoder *r)
 	r->last_pid = 0;
 }
 
-/* Writes the function table of every traced binary (for stacks). */
+/* Writes the function table of every traced binary (for stacks), with
+ * the inlined copies in each function (its inlined frames). */
 struct symtab {
+	const struct gobin *gb;
 	struct gtr_symbol *v;
 	size_t n, cap;
 };
+
+/* The inlined ranges of f as the format has them; NULL when none (or
+ * out of memory: stacks then show f alone). */
+static struct gtr_inlined *inlined_of(const struct gobin *gb,
+				      const struct gobin_func *f, uint32_t *n)
+{
+	struct gobin_inl_range *r;
+	struct gtr_inlined *v;
+	const int k = gobin_inline_ranges(gb, f, &r);
+
+	*n = 0;
+	v = k > 0 ? calloc((size_t)k, sizeof(*v)) : NULL;
+	for (int i = 0; v && i < k; i++)
+		v[i] = (struct gtr_inlined){ .off = r[i].off, .size = r[i].size,
+					     .depth = r[i].depth, .name = r[i].name };
+	if (v)
+		*n = (uint32_t)k;
+	free(r);
+	return v;
+}
 
 static int add_symbol(const struct gobin_func *f, void *ctx)
 {
@@ -282,17 +304,20 @@ static int add_symbol(const struct gobin_func *f, void *ctx)
 	t->v[t->n].address = f->entry;
 	t->v[t->n].size = f->end > f->entry ? f->end - f->entry : 0;
 	t->v[t->n].name = f->name;
+	t->v[t->n].inlined = inlined_of(t->gb, f, &t->v[t->n].ninlined);
 	t->n++;
 	return 0;
 }
 
 static int write_symbols(struct gtr_writer *w, const struct binary *b)
 {
-	struct symtab t = {};
+	struct symtab t = { .gb = b->gb };
 	int e = gobin_func_each(b->gb, NULL, add_symbol, &t);
 
 	if (!e)
 		e = gtr_writer_symbols(w, b->id, t.v, t.n);
+	for (size_t i = 0; i < t.n; i++)
+		free((void *)t.v[i].inlined);
 	free(t.v);
 	return e;
 }

@@ -170,6 +170,8 @@ void gobin_close(struct gobin *b)
 	free(b->modinfo);
 	free(b->settings);
 	free(b->argsz);
+	free(b->pcl.funcoff);
+	gobin_inl_free(b);
 	free(b->byname);
 	free(b->fflags);
 	free(b->funcs);
@@ -540,7 +542,7 @@ static void mark_abi0(struct gobin *b)
 	}
 }
 
-int gobin_func_at(const struct gobin *b, uint64_t addr, struct gobin_func *out)
+ssize_t gobin_func_index_at(const struct gobin *b, uint64_t addr)
 {
 	size_t lo = 0, hi = b->nfuncs;
 
@@ -553,9 +555,18 @@ int gobin_func_at(const struct gobin *b, uint64_t addr, struct gobin_func *out)
 			hi = mid;
 	}
 	if (lo == 0 || addr >= b->funcs[lo - 1].end)
+		return -1;
+	return (ssize_t)lo - 1;
+}
+
+int gobin_func_at(const struct gobin *b, uint64_t addr, struct gobin_func *out)
+{
+	const ssize_t i = gobin_func_index_at(b, addr);
+
+	if (i < 0)
 		return -ENOENT;
 	if (out)
-		*out = b->funcs[lo - 1];
+		*out = b->funcs[i];
 	return 0;
 }
 

@@ -488,4 +488,87 @@ int gobin_struct_fields(const struct gobin *b, const struct gobin_func *f,
  */
 const char *gobin_type_name_at(const struct gobin *b, uint64_t addr);
 
+/* ------------------------------------------------ inlined copies, lines */
+
+/*
+ * A place a probe goes that is not a function's entry: an inlined copy of
+ * a function inside another one, or the first instruction of a source
+ * line in one function or inlined copy (inline.c).
+ */
+struct gobin_site {
+	uint64_t addr;          /* link-time address of its first instruction */
+	uint64_t file_offset;   /* of addr (for uprobes) */
+	uint64_t end;           /* an inlined copy: end of its highest range
+				   (not where it returns); 0 for a line */
+	const char *func;       /* the function the code is of (owned by b) */
+	struct gobin_func outer;/* the function whose body holds it */
+	bool inlined;           /* the code is an inlined copy of func */
+	int32_t node;           /* pclntab inline tree node, -1 none */
+	const char *call_file;  /* where outer (or the copy it is inlined
+				   into) calls func; "" unknown */
+	int call_line;          /* 0 unknown */
+	const char *file;       /* a line: its file as the line table spells
+				   it; "" for an inlined copy */
+	int line;               /* a line: its number; 0 for an inlined copy */
+	int nparams;            /* parameters of func DWARF locates at addr */
+	const struct gobin_arg *params; /* owned by b; NULL when none */
+};
+
+/*
+ * Every inlined copy of the function named exactly `name`, in address
+ * order: from DWARF's DW_TAG_inlined_subroutine (its lowest address, and
+ * the parameters whose location lists place them there in registers or
+ * on the stack of the copy's first instruction) when the binary has
+ * DWARF, else from the pclntab inline tree (Go 1.18+; no parameters).
+ * *source gets "DWARF" or "pclntab". Writes up to `max` to out[] and
+ * returns how many there are, or -ENOMEM.
+ */
+int gobin_inline_sites(const struct gobin *b, const char *name,
+		       struct gobin_site *out, int max, const char **source);
+
+/*
+ * The sites of source line `line` of `file` (a path as the line table
+ * spells it, or a suffix of one after a '/': "main.go", "cmd/x/main.go"):
+ * per function and per inlined copy, the lowest address the pclntab's
+ * line table maps to that line. *path gets the file's full path.
+ * Returns how many there are (up to `max` written), -ENODATA when the
+ * binary has no Go 1.18+ pclntab, -EEXIST when the suffix names two
+ * different files, -ENOMEM. Line 0 means every line of the file: the
+ * sites of each, ordered by line then address (for --list).
+ */
+int gobin_line_sites(const struct gobin *b, const char *file, int line,
+		     struct gobin_site *out, int max, const char **path);
+
+/* Code of a function that is an inlined copy of another (see
+ * gobin_inline_ranges). */
+struct gobin_inl_range {
+	uint32_t off, size;     /* bytes from the function's entry */
+	uint32_t depth;         /* 1: inlined into the function itself, 2:
+				   into a depth-1 copy... */
+	const char *name;       /* the inlined function (owned by b) */
+};
+
+/*
+ * The inlined copies in the code of `f` as ranges from the pclntab's
+ * inline tree (Go 1.18+; DWARF or not): each run of instructions of a
+ * copy, as deep as it is, so that the copies holding an address, deepest
+ * first, and then f are the frames Go's tracebacks show there. *out is
+ * malloc'd (NULL when none). Returns the count, or -ENOMEM.
+ */
+int gobin_inline_ranges(const struct gobin *b, const struct gobin_func *f,
+			struct gobin_inl_range **out);
+
+/*
+ * The variables and parameters named names[0..n) in scope at site `s`
+ * (the innermost DWARF scope holding s->addr outwards: lexical blocks,
+ * inlined copies, the function), located at that address from their
+ * location lists into out[n] (a value the compiler keeps nowhere there
+ * has GOBIN_LOC_NONE pieces). Returns n, or a negative errno with a
+ * message in err[errlen]: -ENODATA without DWARF there, -ENOENT naming a
+ * variable not in scope, -ENOMEM.
+ */
+int gobin_site_vars(const struct gobin *b, const struct gobin_site *s,
+		    char *const *names, int n, struct gobin_arg *out,
+		    char *err, size_t errlen);
+
 #endif /* GOTRACE_GOBIN_H */

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <gelf.h>
 #include <libelf.h>
@@ -74,6 +75,17 @@ struct gobin {
 	uint64_t moddata;
 	/* runtime type descriptors (typedesc.c), read on first use */
 	struct gobin_typedesc *td;
+
+	/* pclntab tables the per-pc readers of inltree.c walk (Go 1.18+
+	 * layouts; all NULL otherwise): _func offsets count from funcbase */
+	struct gobin_pcl {
+		const uint8_t *funcbase, *pctab, *nametab, *cutab, *filetab;
+		size_t funcbase_len, pctab_len, nametab_len, cutab_len, filetab_len;
+		uint32_t *funcoff;   /* per funcs[i]: its _func's offset */
+		int quantum;         /* bytes per pc step: 1 (x86), 4 */
+		int minor;           /* pclntab magic's oldest Go minor */
+	} pcl;
+	struct gobin_inl *inl;   /* inlined copies (inltree.c), on first use */
 
 	/* pclntab _func.args per funcs[i]; NULL when unknown */
 	int32_t *argsz;

@@ -23,7 +23,14 @@
  *     params only), "name", "type" (Go type), "kind" (gotrace's value
  *     type: int, uint, bool, ptr, string, float, other), "size" (bytes),
  *     "locations" (["RAX", "RBX"], ["SP+8"], ["X0"]), "capture" (bool),
- *     "why" (reason when not captured, else null) } } ]
+ *     "why" (reason when not captured, else null) }, and with a glob
+ *     "inlined": [ { "into" (the function holding the copy), "call_site"
+ *     ("main.go:57" or null), "address", "params" (names located there) } ]
+ *     (a function only ever inlined: "entry" null and this alone) } ],
+ *   for a glob "FILE.go", "FILE.go:*" or "FILE.go:LINE" instead of
+ *   functions: "file" (its path), "lines": [ { "line", "func",
+ *   "inlined_into" (or null), "address" } ] (the sites a FILE:LINE probe
+ *   takes), and "functions" [].
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -369,6 +376,8 @@ static void args_json(struct list_ctx *c, const struct gobin_func *f,
 	jsonw_end_array(w);
 }
 
+static int list_inlined(struct list_ctx *c, const char *name);
+
 /* The JSON object of function `f` (its line of the "functions" array). */
 static void func_json(struct list_ctx *c, const struct gobin_func *f, int argsz,
 		      enum gobin_abi abi, const char *sig, int np, int nr)
@@ -386,9 +395,166 @@ static void func_json(struct list_ctx *c, const struct gobin_func *f, int argsz,
 	json_str_or_null(w, "signature", np >= 0 ? sig : NULL);
 	args_json(c, f, "params", c->p, np, true);
 	args_json(c, f, "results", c->r, nr, false);
+	if (c->glob)
+		list_inlined(c, f->name);
 	jsonw_end_object(w);
 	buf_putc(&c->jb, '\n');
 	json_flush(&c->jb, c->out, LIST_FLUSH);
+}
+
+/* ------------------------------------------------ inlined copies, lines */
+
+/*
+ * The inlined copies of function `name`: text lines "    inlined into
+ * F at FILE:LINE (ADDR)", or a JSON "inlined" array of { "into",
+ * "call_site" (or null), "address", "params" (names DWARF locates there)
+ * }. Returns how many there are.
+ */
+static int list_inlined(struct list_ctx *c, const char *name)
+{
+	const char *source;
+	int n = gobin_inline_sites(c->b, name, NULL, 0, &source);
+	struct gobin_site *v = n > 0 ? calloc((size_t)n, sizeof(*v)) : NULL;
+
+	if (!v) {
+		if (c->json)
+			jsonw_null_field(&c->w, "inlined");
+		return 0;
+	}
+	gobin_inline_sites(c->b, name, v, n, &source);
+	if (c->json) {
+		jsonw_name(&c->w, "inlined");
+		jsonw_start_array(&c->w);
+	} else {
+		fprintf(c->out, "    inlined %d time%s (from %s):\n", n,
+			n == 1 ? "" : "s", source);
+	}
+	for (int i = 0; i < n; i++) {
+		const char *base = strrchr(v[i].call_file, '/');
+
+		base = base ? base + 1 : v[i].call_file;
+		if (!c->json) {
+			fprintf(c->out, "      into %s", v[i].outer.name);
+			if (v[i].call_line)
+				fprintf(c->out, " at %s:%d", base, v[i].call_line);
+			fprintf(c->out, " (%#llx)", (unsigned long long)v[i].addr);
+			for (int k = 0; k < v[i].nparams; k++)
+				fprintf(c->out, "%s%s%s", k ? ", " : " params ",
+					v[i].params[k].name,
+					gobin_piece_readable(&v[i].params[k].pieces[0]) &&
+					v[i].params[k].pieces[0].kind != GOBIN_LOC_NONE ?
+					"" : " (unavailable)");
+			fputc('\n', c->out);
+			continue;
+		}
+		jsonw_start_object(&c->w);
+		jsonw_string_field(&c->w, "into", v[i].outer.name);
+		if (v[i].call_line) {
+			char at[1100];
+
+			snprintf(at, sizeof(at), "%s:%d", base, v[i].call_line);
+			jsonw_string_field(&c->w, "call_site", at);
+		} else {
+			jsonw_null_field(&c->w, "call_site");
+		}
+		jsonw_uint_field(&c->w, "address", v[i].addr);
+		jsonw_name(&c->w, "params");
+		jsonw_start_array(&c->w);
+		for (int k = 0; k < v[i].nparams; k++)
+			if (v[i].params[k].pieces[0].kind != GOBIN_LOC_NONE)
+				jsonw_string(&c->w, v[i].params[k].name);
+		jsonw_end_array(&c->w);
+		jsonw_end_object(&c->w);
+	}
+	if (c->json)
+		jsonw_end_array(&c->w);
+	free(v);
+	return n;
+}
+
+/* The glob named no function: a function only ever inlined (no
+ * out-of-line body) by that name is listed with its copies. */
+static void list_only_inlined(struct list_ctx *c)
+{
+	if (gobin_inline_sites(c->b, c->glob, NULL, 0, NULL) <= 0)
+		return;
+	if (c->json) {
+		jsonw_start_object(&c->w);
+		jsonw_string_field(&c->w, "name", c->glob);
+		jsonw_null_field(&c->w, "entry");
+	} else {
+		fprintf(c->out, "\n%s (no out-of-line body)\n", c->glob);
+	}
+	c->matched += list_inlined(c, c->glob) > 0;
+	if (c->json)
+		jsonw_end_object(&c->w);
+}
+
+/* Whether the glob names a file's lines: "FILE.go", "FILE.go:*" or
+ * "FILE.go:LINE"; sets *line (0: all) and the file into file[len]. */
+static bool file_glob(const char *glob, char *file, size_t len, int *line)
+{
+	const char *colon = glob ? strrchr(glob, ':') : NULL;
+	const size_t n = colon ? (size_t)(colon - glob) : glob ? strlen(glob) : 0;
+	const char *wild = glob ? strpbrk(glob, "*?[") : NULL;
+
+	if (n < 4 || n >= len || strncmp(glob + n - 3, ".go", 3) ||
+	    (wild && wild < glob + n))
+		return false;
+	*line = 0;
+	if (colon && strcmp(colon + 1, "*") &&
+	    ((*line = atoi(colon + 1)) <= 0 || strspn(colon + 1, "0123456789") != strlen(colon + 1)))
+		return false;
+	memcpy(file, glob, n);
+	file[n] = '\0';
+	return true;
+}
+
+/*
+ * The lines of `file` a FILE:LINE probe can take (only `line` when not
+ * 0): per line, each function or inlined copy with code there and its
+ * first address. Returns the exit status.
+ */
+static int list_lines(struct list_ctx *c, const char *file, int line)
+{
+	const char *path = "";
+	int n = gobin_line_sites(c->b, file, line, NULL, 0, &path);
+	struct gobin_site *v = n > 0 ? calloc((size_t)n, sizeof(*v)) : NULL;
+
+	if (n > 0 && v)
+		n = gobin_line_sites(c->b, file, line, v, n, &path);
+	if (c->json) {
+		jsonw_string_field(&c->w, "file", path);
+		jsonw_name(&c->w, "lines");
+		jsonw_start_array(&c->w);
+	} else if (n > 0) {
+		fprintf(c->out, "\nlines of %s that can be probed (FILE:LINE):\n", path);
+	}
+	for (int i = 0; v && i < n; i++) {
+		if (c->json) {
+			jsonw_start_object(&c->w);
+			jsonw_int_field(&c->w, "line", v[i].line);
+			jsonw_string_field(&c->w, "func", v[i].func);
+			json_str_or_null(&c->w, "inlined_into",
+					 v[i].inlined ? v[i].outer.name : NULL);
+			jsonw_uint_field(&c->w, "address", v[i].addr);
+			jsonw_end_object(&c->w);
+			continue;
+		}
+		fprintf(c->out, "  %6d  %s%s%s (%#llx)\n", v[i].line, v[i].func,
+			v[i].inlined ? ", inlined into " : "",
+			v[i].inlined ? v[i].outer.name : "", (unsigned long long)v[i].addr);
+	}
+	if (c->json)
+		jsonw_end_array(&c->w);
+	free(v);
+	if (n > 0)
+		return 0;
+	fprintf(stderr, "gotrace-record: %s: %s\n", gobin_path(c->b),
+		n == -EEXIST ? "more than one file ends so; write more of its path" :
+		n == -ENODATA ? "no Go 1.18+ line table (pclntab)" :
+		n == 0 ? "no code of that file and line" : "out of memory");
+	return 1;
 }
 
 static int list_one(const struct gobin_func *f, void *vctx)
@@ -438,6 +604,8 @@ static int list_one(const struct gobin_func *f, void *vctx)
 		else
 			fprintf(c->out, "%s\n", loc);
 	}
+	if (c->glob)
+		list_inlined(c, f->name);
 	return 0;
 }
 
@@ -445,9 +613,9 @@ int gotrace_list(const char *binary, const char *debuginfo, const char *glob,
 		 bool json, FILE *out)
 {
 	struct list_ctx *c;
-	char err[1024];
+	char err[1024], file[512];
 	struct gobin *b;
-	int rc = 0;
+	int rc = 0, line;
 
 	b = gobin_open(binary, err, sizeof(err));
 	if (!b) {
@@ -493,14 +661,25 @@ int gotrace_list(const char *binary, const char *debuginfo, const char *glob,
 		facts_json(b, &c->w);
 		json_str_or_null(&c->w, "glob", c->glob);
 		buf_putc(&c->jb, '\n');
-		jsonw_name(&c->w, "functions");
-		jsonw_start_array(&c->w);
-		buf_putc(&c->jb, '\n');
 	} else {
 		facts_text(b, out);
 		fprintf(out, "functions    %zu\n", gobin_func_count(b));
 	}
-	gobin_func_each(b, NULL, list_one, c);
+	const bool lines = file_glob(c->glob, file, sizeof(file), &line);
+
+	if (lines) {
+		rc = list_lines(c, file, line);
+		c->glob = NULL;      /* no function is asked for */
+	}
+	if (json) {
+		jsonw_name(&c->w, "functions");
+		jsonw_start_array(&c->w);
+		buf_putc(&c->jb, '\n');
+	}
+	if (!lines)
+		gobin_func_each(b, NULL, list_one, c);
+	if (c->glob && !c->matched)
+		list_only_inlined(c);
 	if (json) {
 		jsonw_end_array(&c->w);
 		jsonw_uint_field(&c->w, "matched", c->matched);

@@ -21,7 +21,11 @@
  * for each parameter its goargN, name, type, location at entry ("RAX",
  * "SP+8", "X0") and whether gotrace-record captures it (with the reason
  * when not, e.g. "float register"). `debuginfo`, when not NULL, is a
- * separate debug file to load (as --debuginfo FILE). With json, writes one
+ * separate debug file to load (as --debuginfo FILE). A function named
+ * exactly also shows its inlined copies (where, in which function; one
+ * only ever inlined is listed by them), and a glob naming a Go file
+ * ("main.go:*", "main.go:42") lists the lines of it a FILE:LINE probe can
+ * take, each with its function or inlined copy. With json, writes one
  * JSON document (spec: the keys written in list.c's header comment).
  * Returns the exit status: 0, or 1 after a message on stderr starting
  * "gotrace-record: " (binary unreadable, not Go, bad debug file, or no

@@ -38,6 +38,7 @@ struct pcln {
 	const uint8_t *nametab;
 	size_t nametab_len;
 	uint64_t text_start;       /* 1.18+ */
+	uint64_t cutab_off, filetab_off, pctab_off; /* 1.18+ */
 	bool u32tab;               /* 1.18+: uint32 functab entries */
 };
 
@@ -91,6 +92,9 @@ static bool pcln_header(const struct gobin *b, const uint8_t *d, size_t len,
 		if (p->magic != 0xfffffffa) {
 			p->text_start = w[2];
 			p->u32tab = true;
+			p->cutab_off = w[4];
+			p->filetab_off = w[5];
+			p->pctab_off = w[6];
 		}
 	}
 	p->functab_len = len - (size_t)(p->functab - d);
@@ -370,6 +374,34 @@ static uint64_t text_start_fallback(struct gobin *b, const struct pcln *p)
 	return 0;
 }
 
+/*
+ * Keeps the tables of a Go 1.18+ pclntab in b->pcl for inltree.c (each
+ * bounded by the table's end; funcoff allocated, filled by pcln_load).
+ */
+static void pcl_keep(struct gobin *b, const struct pcln *p)
+{
+	struct gobin_pcl *c = &b->pcl;
+
+	if (!p->u32tab || p->cutab_off >= p->len || p->filetab_off >= p->len ||
+	    p->pctab_off >= p->len)
+		return;
+	c->funcoff = calloc((size_t)p->nfunc, sizeof(*c->funcoff));
+	if (!c->funcoff)
+		return;
+	c->funcbase = p->functab;
+	c->funcbase_len = p->functab_len;
+	c->pctab = p->d + p->pctab_off;
+	c->pctab_len = p->len - p->pctab_off;
+	c->nametab = p->nametab;
+	c->nametab_len = p->nametab_len;
+	c->cutab = p->d + p->cutab_off;
+	c->cutab_len = p->len - p->cutab_off;
+	c->filetab = p->d + p->filetab_off;
+	c->filetab_len = p->len - p->filetab_off;
+	c->quantum = p->d[6];
+	c->minor = gofact_pclntab_minor(p->magic);
+}
+
 static int pcln_load(struct gobin *b, const struct pcln *p)
 {
 	uint64_t text = 0;
@@ -384,6 +416,7 @@ static int pcln_load(struct gobin *b, const struct pcln *p)
 		else
 			(void)moduledata_text(b, p);   /* b->moddata */
 	}
+	pcl_keep(b, p);
 	v = calloc((size_t)p->nfunc, sizeof(*v));
 	b->argsz = calloc((size_t)p->nfunc, sizeof(*b->argsz));
 	if (!v || !b->argsz) {
@@ -415,6 +448,8 @@ static int pcln_load(struct gobin *b, const struct pcln *p)
 				wrapper = fids[out];
 		}
 		b->argsz[out] = pcln_args(b, p, off);
+		if (b->pcl.funcoff)
+			b->pcl.funcoff[out] = (uint32_t)off;
 		v[out++] = (struct gobin_func){
 			.name = name,
 			.entry = text + pc,

@@ -338,7 +338,7 @@ static int probe_prepare(struct plan *pl, struct probe *p, uint32_t id,
 			p->spec.text, b->path);
 		return -1;
 	}
-	n = locate(p);
+	n = p->at_site ? plan_site_values(p) : locate(p);
 	if (n < 0)
 		return -1;
 	p->nargs = n;
@@ -348,6 +348,8 @@ static int probe_prepare(struct plan *pl, struct probe *p, uint32_t id,
 	p->meta.kind = p->spec.kind;
 	p->meta.func = p->fn.name;
 	p->meta.address = p->fn.entry;
+	if (p->at_site)
+		plan_site_meta(p);
 	p->meta.spec = p->spec.text;
 	p->meta.fmt = p->spec.fmt ? p->spec.fmt : "";
 	p->meta.args_source = p->args_source;
@@ -411,8 +413,14 @@ static int collect(const struct gobin_func *f, void *ctx)
 	return 0;
 }
 
-static int add_probe(struct plan *pl, const struct probe_spec *spec,
-		     struct binary *b, const struct gobin_func *fn)
+/*
+ * Adds a probe of `spec` on function `fn` of `b` (its entry or returns),
+ * or, with `site`, on that inlined copy or line inside fn. 0, -1 (stop),
+ * or -2 (this one cannot be probed; reason printed).
+ */
+static int add_probe_at(struct plan *pl, const struct probe_spec *spec,
+			struct binary *b, const struct gobin_func *fn,
+			const struct gobin_site *site)
 {
 	struct probe *p;
 
@@ -434,12 +442,35 @@ static int add_probe(struct plan *pl, const struct probe_spec *spec,
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -1;
+	if (site) {
+		p->at_site = true;
+		p->site = *site;
+	}
 	if (probe_prepare(pl, p, pl->nprobes, spec, b, fn)) {
 		free(p->sites);
 		free(p);
 		return -2;
 	}
 	pl->probes[pl->nprobes++] = p;
+	return 0;
+}
+
+static int add_probe(struct plan *pl, const struct probe_spec *spec,
+		     struct binary *b, const struct gobin_func *fn)
+{
+	return add_probe_at(pl, spec, b, fn, NULL);
+}
+
+/*
+ * Probes each of sites[n] (inlined copies or the addresses of a line) as
+ * `spec` says. 0, or -1 after printing why.
+ */
+static int add_sites(struct plan *pl, const struct probe_spec *spec,
+		     struct binary *b, const struct gobin_site *sites, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (add_probe_at(pl, spec, b, &sites[i].outer, &sites[i]))
+			return -1;
 	return 0;
 }
 
@@ -549,6 +580,79 @@ static int add_glob(struct plan *pl, const struct probe_spec *spec,
 	return -1;
 }
 
+/*
+ * Probes the inlined copies of spec->func (an entry probe; a return
+ * probe says that they have none; `body`: the function has an
+ * out-of-line body too). Returns how many copies there are, or -1 after
+ * printing why.
+ */
+static int add_inlined(struct plan *pl, const struct probe_spec *spec,
+		       struct binary *b, bool body)
+{
+	struct gobin_site *v;
+	const char *source;
+	int n = gobin_inline_sites(b->gb, spec->func, NULL, 0, &source), rc;
+
+	if (n <= 0)
+		return n < 0 ? -1 : 0;
+	if (spec->kind == GTR_KIND_RETURN) {
+		if (!pl->opts.quiet || !body)
+			fprintf(stderr, "gotrace-record: probe '%s': %s has %d inlined "
+				"cop%s, which return%s into %s caller without a return "
+				"instruction: no return probe %s, no latency%s\n",
+				spec->text, spec->func, n, n == 1 ? "y" : "ies",
+				n == 1 ? "s" : "", n == 1 ? "its" : "their",
+				n == 1 ? "for it" : "for them",
+				body ? " (its out-of-line body's returns are probed)" : "");
+		if (!body)
+			return -1;
+		return n;
+	}
+	v = calloc((size_t)n, sizeof(*v));
+	if (!v)
+		return -1;
+	gobin_inline_sites(b->gb, spec->func, v, n, &source);
+	rc = add_sites(pl, spec, b, v, n);
+	free(v);
+	return rc ? -1 : n;
+}
+
+/* Probes every address of the source line of `spec` (FILE:LINE). 0 or
+ * -1 after printing why. */
+static int add_line(struct plan *pl, const struct probe_spec *spec,
+		    struct binary *b)
+{
+	struct gobin_site *v;
+	const char *path;
+	int n = gobin_line_sites(b->gb, spec->file, spec->line, NULL, 0, &path), rc;
+
+	if (n == -ENODATA)
+		fprintf(stderr, "gotrace-record: probe '%s': %s has no Go 1.18+ "
+			"line table (pclntab); probe a function instead\n",
+			spec->text, b->path);
+	else if (n == -EEXIST)
+		fprintf(stderr, "gotrace-record: probe '%s': more than one file "
+			"of %s ends in '%s'; write more of its path (e.g. "
+			"'pkg/%s:%d'; gotrace-record --list '%s:*' shows the files)\n",
+			spec->text, b->path, spec->file, spec->file, spec->line,
+			spec->file);
+	else if (n == 0)
+		fprintf(stderr, "gotrace-record: probe '%s': no code of %s is on "
+			"line %d of a file '%s' (a blank or comment line, code the "
+			"compiler removed, or another file); gotrace-record --list "
+			"'%s:*' shows the lines that can be probed\n", spec->text,
+			b->path, spec->line, spec->file, spec->file);
+	if (n <= 0)
+		return -1;
+	v = calloc((size_t)n, sizeof(*v));
+	if (!v)
+		return -1;
+	gobin_line_sites(b->gb, spec->file, spec->line, v, n, &path);
+	rc = add_sites(pl, spec, b, v, n);
+	free(v);
+	return rc;
+}
+
 /* Keeps a parsed probe for plan_free(); NULL when out of memory. */
 static const struct probe_spec *keep_spec(struct plan *pl,
 					  const struct probe_spec *spec)
@@ -608,7 +712,15 @@ int plan_add(struct plan *pl, const char *text, const char *dflt_path,
 	b = spec_binary(pl, spec, dflt_path, dflt_attach);
 	if (!b)
 		return -1;
+	if (spec->line)
+		return add_line(pl, spec, b);
 	n = gobin_func_find_all(b->gb, spec->func, NULL, 0);
+	if (!has_glob(spec->func) || n > 0) {
+		const int m = add_inlined(pl, spec, b, n > 0);
+
+		if (m < 0 || (m > 0 && n == 0))
+			return m < 0 ? -1 : 0;
+	}
 	if (n > 0)
 		return add_exact(pl, spec, b, n);
 	if (has_glob(spec->func))

@@ -44,7 +44,12 @@ struct binary {
 struct probe {
 	struct probe_spec spec;
 	struct binary *bin;
-	struct gobin_func fn;
+	struct gobin_func fn;   /* the function whose code it probes (an
+				   inlined copy's or a line's: the one
+				   holding it, whose ABI and g it has) */
+	bool at_site;           /* probes `site`, not fn's entry or returns */
+	struct gobin_site site; /* an inlined copy of a function, or a line */
+	char site_text[2][GTR_MAX_NAME + 1]; /* the call site, the line */
 	uint64_t *sites;        /* file offsets of its uprobes */
 	int nsites;
 	struct gtr_probe meta;

@@ -59,6 +59,18 @@ int plan_fetches(struct probe *p, uint32_t id, const struct plan_opts *o);
 int plan_sites(struct plan *pl, struct probe *p);
 
 /*
+ * sites.c: the values of `p` at its site (an inlined copy or a line):
+ * the parameters DWARF places there (unavailable pieces stay
+ * GOBIN_LOC_NONE and are never read), into p->args. A signature is
+ * refused. Returns the count, or -1 after printing why.
+ */
+int plan_site_values(struct probe *p);
+
+/* sites.c: fills p->meta's func, address, inlined_into, call_site and
+ * line for a probe at a site. */
+void plan_site_meta(struct probe *p);
+
+/*
  * sites.c: how the plan of `p` finds the goroutine id (g in R14 in
  * ABIInternal code, at fs:-8 otherwise, on x86-64 gc binaries); says once
  * per binary when goroutine ids cannot be recorded as Go's.

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,11 +229,48 @@ static int split_call(const struct parser *p, const char *fn,
  * [BINARY:]FUNCTION[(SIGNATURE | EXPR, ...)] at *sp, up to the first
  * blank or '"' outside (), [] and {}; BINARY ends at the last ':' there.
  */
+/*
+ * A source line, FILE:LINE ("main.go:42", "cmd/srv/main.go:42",
+ * "BINARY:main.go:42"): the target split as BINARY:FUNCTION with a
+ * FUNCTION of digits and a BINARY ending in ".go" is one. Moves that
+ * part of out->binary to out->file and the number to out->line.
+ */
+static int line_target(const struct parser *p, const char *tok,
+		       struct probe_spec *out)
+{
+	const char *b = out->binary, *f;
+	size_t n = b ? strlen(b) : 0;
+	char *end;
+	long line;
+
+	if (!b || n < 4 || strcmp(b + n - 3, ".go") || !isdigit((unsigned char)out->func[0]))
+		return 0;
+	line = strtol(out->func, &end, 10);
+	if (*end || line <= 0 || line > INT32_MAX)
+		return fail(p, tok + n + 1, "a line number from 1 is expected after '%s:'", b);
+	if (out->kind == GTR_KIND_RETURN)
+		return fail(p, tok, "a source line has no return; write it without 'r:'");
+	if (out->sig)
+		return fail(p, tok + n + 1, "a source line takes no signature");
+	f = strrchr(b, ':');
+	out->file = strdup(f ? f + 1 : b);
+	if (!out->file)
+		return nomem(p);
+	if (f) {
+		out->binary[f - b] = '\0';
+	} else {
+		free(out->binary);
+		out->binary = NULL;
+	}
+	out->line = (int)line;
+	return 0;
+}
+
 static int parse_target(const struct parser *p, const char **sp,
 			struct probe_spec *out)
 {
 	const char *s = *sp, *tok = s, *colon = NULL, *fn;
-	int depth = 0;
+	int depth = 0, rc;
 
 	for (; *s; s++) {
 		if (*s == '(' || *s == '[' || *s == '{') {
@@ -260,7 +298,8 @@ static int parse_target(const struct parser *p, const char **sp,
 	if (!(out->func = dup_range(fn, (size_t)(s - fn))))
 		return nomem(p);
 	*sp = s;
-	return split_call(p, fn, out);
+	rc = split_call(p, fn, out);
+	return rc ? rc : line_target(p, tok, out);
 }
 
 /* "(PREDICATE)" at *sp: its text, trimmed, without the parentheses. */
@@ -410,6 +449,7 @@ void probe_spec_free(struct probe_spec *p)
 	free(p->text);
 	free(p->binary);
 	free(p->func);
+	free(p->file);
 	free(p->sig);
 	free(p->results);
 	free(p->predicate);

@@ -2,6 +2,7 @@
 /*
  * Probe specifications as users write them, in bcc trace.py's syntax:
  *   [p:|r:][BINARY:]FUNCTION[(SIGNATURE) [RESULTS]] [(PREDICATE)] ["FORMAT"[,] [EXPR...]]
+ *   [BINARY:]FILE.go:LINE[(EXPR, ...)] [(PREDICATE)] ["FORMAT"[,] [EXPR...]]
  * spec/PROBES.md is the grammar.
  */
 #ifndef GOTRACE_PROBE_H
@@ -15,6 +16,9 @@ struct probe_spec {
 	enum gtr_kind kind;    /* p: (default) entry, r: return */
 	char *binary;          /* NULL: the executable of CMD or PID */
 	char *func;            /* Go symbol (may hold parens, stars, brackets) */
+	char *file;            /* FILE of a FILE:LINE probe ("main.go", a path
+				  suffix), NULL for a function */
+	int line;              /* its LINE, from 1; 0 for a function */
 	char *sig;             /* parameters of a signature written after the
 				  name, "s string, n int"; NULL when none */
 	char *results;         /* its results: "n int, err error" of

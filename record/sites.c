@@ -55,6 +55,113 @@ static int entry_site(struct probe *p)
 	return 0;
 }
 
+/*
+ * The variables a line probe names (each expression a Go identifier, each
+ * once), located at its site from DWARF, into p->args. Returns the count,
+ * or -1 after printing why.
+ */
+static int line_vars(struct probe *p)
+{
+	char *names[GTR_MAX_ARGS];
+	char err[512];
+	int n = 0, rc;
+
+	for (int i = 0; i < p->spec.nexprs; i++) {
+		const char *e = p->spec.exprs[i];
+		int k = 0;
+
+		if (strspn(e, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			   "0123456789_") != strlen(e) || (*e >= '0' && *e <= '9')) {
+			fprintf(stderr, "gotrace-record: probe '%s': a line probe "
+				"captures variables by name; '%s' is not one\n",
+				p->spec.text, e);
+			return -1;
+		}
+		while (k < n && strcmp(names[k], e))
+			k++;
+		if (k == n)
+			names[n++] = p->spec.exprs[i];
+	}
+	rc = gobin_site_vars(p->bin->gb, &p->site, names, n, p->args, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "gotrace-record: probe '%s': %s\n", p->spec.text, err);
+		return -1;
+	}
+	p->args_source = "DWARF";
+	return rc;
+}
+
+int plan_site_values(struct probe *p)
+{
+	const struct gobin_site *s = &p->site;
+
+	if (p->spec.sig) {
+		fprintf(stderr, "gotrace-record: probe '%s': a signature describes "
+			"the out-of-line body of %s, not its inlined copy in %s; "
+			"drop it\n", p->spec.text, s->func, s->outer.name);
+		return -1;
+	}
+	if (p->spec.line && p->spec.nexprs)
+		return line_vars(p);
+	p->args_source = s->nparams ? "DWARF" : "";
+	for (int i = 0; i < s->nparams && i < GTR_MAX_ARGS; i++)
+		p->args[i] = s->params[i];
+	return s->nparams < GTR_MAX_ARGS ? s->nparams : GTR_MAX_ARGS;
+}
+
+void plan_site_meta(struct probe *p)
+{
+	const struct gobin_site *s = &p->site;
+	const char *base;
+
+	p->meta.func = s->func;
+	p->meta.address = s->addr;
+	if (s->inlined)
+		p->meta.inlined_into = s->outer.name;
+	if (s->call_line) {
+		base = strrchr(s->call_file, '/');
+		snprintf(p->site_text[0], sizeof(p->site_text[0]), "%s:%d",
+			 base ? base + 1 : s->call_file, s->call_line);
+		p->meta.call_site = p->site_text[0];
+	}
+	if (p->spec.line) {
+		snprintf(p->site_text[1], sizeof(p->site_text[1]), "%s:%d",
+			 s->file && s->file[0] ? s->file : p->spec.file, p->spec.line);
+		p->meta.line = p->site_text[1];
+	}
+}
+
+/*
+ * The one uprobe of a probe at a site: its first instruction, unless
+ * that is the function's entry (then after the stack check, as an entry
+ * probe). Returns 0, or a negative errno after printing why.
+ */
+static int site_uprobe(struct probe *p)
+{
+	const struct gt_arch *ai = gobin_arch_info(p->bin->gb);
+	size_t len = 0;
+	const uint8_t *code;
+
+	if (p->site.addr == p->fn.entry)
+		return entry_site(p);
+	code = gobin_func_code(p->bin->gb, &p->fn, p->site.end > p->site.addr ?
+			       p->site.addr - p->fn.entry + 16 : 1 << 20, &len);
+	if (code && ai->uprobe_ok && p->site.addr - p->fn.entry < len &&
+	    !ai->uprobe_ok(code + (p->site.addr - p->fn.entry),
+			   len - (p->site.addr - p->fn.entry))) {
+		fprintf(stderr, "gotrace-record: probe '%s': the instruction at "
+			"%#llx in %s cannot be replaced by a uprobe; not probed\n",
+			p->spec.text, (unsigned long long)p->site.addr, p->fn.name);
+		return -EPERM;
+	}
+	p->sites = malloc(sizeof(*p->sites));
+	if (!p->sites)
+		return -ENOMEM;
+	p->sites[0] = p->site.file_offset;
+	p->nsites = 1;
+	return 0;
+}
+
 int plan_sites(struct plan *pl, struct probe *p)
 {
 	const struct binary *b = p->bin;
@@ -63,6 +170,8 @@ int plan_sites(struct plan *pl, struct probe *p)
 	const uint8_t *code;
 	int i, n;
 
+	if (p->at_site)
+		return site_uprobe(p);
 	if (p->spec.kind == GTR_KIND_ENTRY)
 		return entry_site(p);
 	if (!ai->ret_offsets) {

@@ -255,6 +255,37 @@ uint64_t folded_self(struct folded *f, const struct report_event *e)
 	return e->latency_ns > children ? e->latency_ns - children : 0;
 }
 
+/*
+ * Adds `self` to the recorded stack of `se`, root first: each frame named
+ * by output_frame(), then the functions inlined there, outermost first
+ * (Go's tracebacks show them as frames of their own).
+ */
+static void folded_stack(struct folded *f, const struct output *o,
+			 const struct gtr_event *se, uint64_t self)
+{
+	const uint32_t n = se->nstack < GTR_MAX_STACK ? se->nstack : GTR_MAX_STACK;
+	const uint32_t most = n * (1 + GTR_MAX_INLINE_DEPTH);
+	uint32_t m = 0;
+
+	if (most > f->cap_scratch) {
+		f->cap_scratch = most;
+		f->scratch = xrealloc(f->scratch, f->cap_scratch * sizeof(*f->scratch), "folded stacks");
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const uint32_t k = n - 1 - i;  /* innermost first in the file */
+		const char *inl[GTR_MAX_INLINE_DEPTH];
+		const uint32_t ni = output_inlined(o, se->pid, se->stack[k], k, inl,
+						   GTR_MAX_INLINE_DEPTH);
+
+		buf_reset(&f->tmp);
+		output_frame(o, &f->tmp, se->pid, se->stack[k], k, false, true);
+		f->scratch[m++] = folded_intern(f, f->tmp.data ? f->tmp.data : "", f->tmp.len);
+		for (uint32_t j = ni; j-- > 0;)
+			f->scratch[m++] = folded_intern(f, inl[j], strlen(inl[j]));
+	}
+	folded_add(f, f->scratch, m, self);
+}
+
 void folded_call(struct folded *f, struct pairer *p, const struct output *o,
 		 const struct report_event *e, bool count)
 {
@@ -275,21 +306,16 @@ void folded_call(struct folded *f, struct pairer *p, const struct output *o,
 		return;
 	const struct gtr_event *se = e->entry->stack && e->entry->nstack ? e->entry :
 				     e->ev->stack && e->ev->nstack ? e->ev : NULL;
-	if (se)
-		n = se->nstack < GTR_MAX_STACK ? se->nstack : GTR_MAX_STACK;
+	if (se) {
+		folded_stack(f, o, se, self);
+		return;
+	}
 	if (n > f->cap_scratch) {
 		f->cap_scratch = n * 2;
 		f->scratch = xrealloc(f->scratch, f->cap_scratch * sizeof(*f->scratch), "folded stacks");
 	}
 	uint32_t *path = f->scratch;
 	for (uint32_t i = 0; i < n; i++) {
-		if (se) {
-			const uint32_t k = n - 1 - i;  /* innermost first in the file */
-			buf_reset(&f->tmp);
-			output_frame(o, &f->tmp, se->pid, se->stack[k], k, false, true);
-			path[i] = folded_intern(f, f->tmp.data ? f->tmp.data : "", f->tmp.len);
-			continue;
-		}
 		const uint32_t fid = fids[i];
 		if (fid >= f->nfold_ids) {
 			const uint32_t m = pair_nfuncs(p) > fid ? pair_nfuncs(p) : fid + 1;

@@ -294,6 +294,12 @@ static void json_probe(struct jsonw *w, const struct gtr_probe *p)
 	jsonw_string_field(w, "spec", p->spec);
 	jsonw_string_field(w, "fmt", p->fmt);
 	jsonw_string_field(w, "args_source", p->args_source);
+	if (p->inlined_into[0])
+		jsonw_string_field(w, "inlined_into", p->inlined_into);
+	if (p->call_site[0])
+		jsonw_string_field(w, "call_site", p->call_site);
+	if (p->line[0])
+		jsonw_string_field(w, "line", p->line);
 	jsonw_name(w, "args");
 	jsonw_start_array(w);
 	for (uint32_t a = 0; a < p->nargs; a++) {
@@ -612,6 +618,12 @@ static void text_probes(FILE *f, struct gtr_reader *r, const struct stats *st)
 		const struct gtr_binary *bi = binary_of(r, p->binary_id);
 		fprintf(f, "  [%" PRIu32 "] %s %s in %s: %s%" PRIu64 " events\n", p->id, tx(p->func),
 			gtr_kind_name(p->kind), bi ? tx(bi->path) : "?", output_at_least(cnt), cnt);
+		if (p->inlined_into[0])
+			fprintf(f, "      an inlined copy in %s%s%s (no return: no latency)\n",
+				tx(p->inlined_into), p->call_site[0] ? " at " : "",
+				tx(p->call_site));
+		if (p->line[0])
+			fprintf(f, "      line %s\n", tx(p->line));
 		if (p->fmt[0])
 			fprintf(f, "      format \"%s\"\n", tx(p->fmt));
 		if (p->args_source[0])

@@ -51,7 +51,19 @@ void out_json_stack(const struct output *o, struct jsonw *w, const struct gtr_ev
 	jsonw_name(w, "stack");
 	jsonw_start_array(w);
 	for (uint32_t k = 0; k < ev->nstack && k < GTR_MAX_STACK; k++) {
-		struct buf *b = jsonw_raw(w);
+		const char *inl[GTR_MAX_INLINE_DEPTH];
+		const uint32_t ni = output_inlined(o, ev->pid, ev->stack[k], k, inl,
+						   GTR_MAX_INLINE_DEPTH);
+		struct buf *b;
+
+		/* inlined frames first, named "F (inlined)", as text shows them */
+		for (uint32_t i = 0; i < ni; i++) {
+			b = jsonw_raw(w);
+			buf_putc(b, '"');
+			output_json_bytes(b, (const uint8_t *)inl[i], strlen(inl[i]));
+			buf_puts(b, " (inlined)\"");
+		}
+		b = jsonw_raw(w);
 		buf_putc(b, '"');
 		output_frame(o, b, ev->pid, ev->stack[k], k, true, false);
 		buf_putc(b, '"');
@@ -81,6 +93,17 @@ static void json_head(struct jsonw *w, const struct report_event *e,
 		jsonw_null_field(w, "func");
 }
 
+/* "inlined_into", "call_site" and "line" of probe `p`, when it has them. */
+static void out_json_site(struct jsonw *w, const struct gtr_probe *p)
+{
+	if (p && p->inlined_into && p->inlined_into[0])
+		jsonw_string_field(w, "inlined_into", p->inlined_into);
+	if (p && p->call_site && p->call_site[0])
+		jsonw_string_field(w, "call_site", p->call_site);
+	if (p && p->line && p->line[0])
+		jsonw_string_field(w, "line", p->line);
+}
+
 static void jsonl_event(const struct output *o, struct buf *b, const struct report_event *e)
 {
 	const struct gtr_event *ev = e->ev;
@@ -90,6 +113,7 @@ static void jsonl_event(const struct output *o, struct buf *b, const struct repo
 	json_head(&w, e, e->probe, ev);
 	jsonw_string_field(&w, "kind", ev->kind == GTR_KIND_RETURN ? "return" : "entry");
 	jsonw_uint_field(&w, "probe", ev->probe_id);
+	out_json_site(&w, e->probe);
 	if (ev->kind == GTR_KIND_RETURN) {
 		if (e->entry)
 			jsonw_uint_field(&w, "latency_ns", e->latency_ns);
@@ -121,6 +145,7 @@ static void json_call(const struct output *o, struct buf *b, const struct report
 	json_head(&w, e, p, entry ? entry : e->ev);
 	jsonw_string_field(&w, "kind", "call");
 	jsonw_uint_field(&w, "probe", entry ? entry->probe_id : e->ev->probe_id);
+	out_json_site(&w, p);
 	jsonw_string_field(&w, "status", status);
 	if (entry && ret)
 		jsonw_uint_field(&w, "latency_ns", e->latency_ns);

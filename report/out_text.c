@@ -114,6 +114,15 @@ static void text_stack(const struct output *o, struct buf *b, const struct gtr_e
 	if (!ev || !ev->stack)
 		return;
 	for (uint32_t k = 0; k < ev->nstack && k < GTR_MAX_STACK; k++) {
+		const char *inl[GTR_MAX_INLINE_DEPTH];
+		const uint32_t ni = output_inlined(o, ev->pid, ev->stack[k], k, inl,
+						   GTR_MAX_INLINE_DEPTH);
+
+		for (uint32_t i = 0; i < ni; i++) {
+			buf_puts(b, "        ");
+			output_text_bytes(b, (const uint8_t *)inl[i], strlen(inl[i]), false);
+			buf_puts(b, " (inlined)\n");
+		}
 		buf_puts(b, "        ");
 		output_frame(o, b, ev->pid, ev->stack[k], k, false, false);
 		buf_putc(b, '\n');
@@ -144,6 +153,29 @@ static void put_values(struct output *o, struct buf *b, const struct gtr_probe *
 	}
 }
 
+/* Where probe `p` fires when it is not a function's entry or return:
+ * " [inlined into F at FILE:LINE]", " [line FILE:LINE]". */
+static void put_site(struct buf *b, const struct gtr_probe *p)
+{
+	const char *base;
+
+	if (p && p->inlined_into && p->inlined_into[0]) {
+		buf_puts(b, " [inlined into ");
+		buf_puts(b, p->inlined_into);
+		if (p->call_site && p->call_site[0]) {
+			buf_puts(b, " at ");
+			buf_puts(b, p->call_site);
+		}
+		buf_putc(b, ']');
+	}
+	if (p && p->line && p->line[0]) {
+		base = strrchr(p->line, '/');
+		buf_puts(b, " [line ");
+		buf_puts(b, base ? base + 1 : p->line);
+		buf_putc(b, ']');
+	}
+}
+
 static void text_event(struct output *o, struct buf *b, const struct report_event *e)
 {
 	const struct gtr_event *ev = e->ev;
@@ -159,6 +191,7 @@ static void text_event(struct output *o, struct buf *b, const struct report_even
 		put_values(o, b, e->probe, ev);
 	} else {
 		put_values(o, b, e->probe, ev);
+		put_site(b, e->probe);
 	}
 	buf_putc(b, '\n');
 	text_stack(o, b, ev);
@@ -180,10 +213,13 @@ static void text_call(struct output *o, struct buf *b, const struct report_event
 	text_prefix(o, b, e, p, entry ? entry : e->ev);
 	put_padded(b, latency, 12);
 	buf_putc(b, ' ');
-	if (entry)
+	if (entry) {
 		put_values(o, b, eprobe, entry);
-	else
+		if (!arrow)
+			put_site(b, eprobe);
+	} else {
 		buf_putc(b, '?');
+	}
 	if (arrow) {
 		buf_puts(b, " -> ");
 		if (ret)

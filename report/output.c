@@ -123,6 +123,15 @@ void output_frame(const struct output *o, struct buf *b, uint32_t pid, uint64_t 
 		buf_printf(b, "+0x%" PRIx64, off);
 }
 
+uint32_t output_inlined(const struct output *o, uint32_t pid, uint64_t addr, uint32_t k,
+			const char **names, uint32_t max)
+{
+	if (!o || !o->o.inlined || !addr)
+		return 0;
+	const uint32_t n = o->o.inlined(o->o.sym_ctx, pid, k ? addr - 1 : addr, names, max);
+	return n < max ? n : max;
+}
+
 /* The span of `e` into *s; false when the view shows nothing for it. */
 static bool out_span_of(const struct report_event *e, struct out_span *s)
 {

@@ -79,6 +79,13 @@ struct output_opts {
 	 * NULL: addresses are shown in hex.
 	 */
 	const char *(*symbolize)(void *ctx, uint32_t pid, uint64_t addr, uint64_t *off);
+	/*
+	 * The inlined frames at `addr` (gtr_reader_inlined()): names of the
+	 * inlined copies holding it, deepest first, into names[max];
+	 * returns how many. NULL: none are shown.
+	 */
+	uint32_t (*inlined)(void *ctx, uint32_t pid, uint64_t addr, const char **names,
+			    uint32_t max);
 	void *sym_ctx;
 };
 
@@ -169,6 +176,16 @@ bool output_arg_is_iface(const struct gtr_arg *a);
  */
 void output_frame(const struct output *o, struct buf *b, uint32_t pid, uint64_t addr,
 		  uint32_t k, bool json, bool name_only);
+
+/*
+ * The inlined frames of frame `k` at `addr` (looked up as output_frame()
+ * looks it up): the functions inlined where the code is, deepest first,
+ * into names[max] (owned by the reader); they come before the frame
+ * itself, as in Go's tracebacks. Returns how many (0 when `o` names
+ * none).
+ */
+uint32_t output_inlined(const struct output *o, uint32_t pid, uint64_t addr, uint32_t k,
+			const char **names, uint32_t max);
 
 /*
  * Appends value `v` as text; `arg` (NULL when unknown) tells pointers

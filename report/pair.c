@@ -114,11 +114,20 @@ void pair_probes(struct pairer *p, const struct gtr_probe *const *probes, size_t
 	 * so only those after the ones seen are new: linear in all */
 	for (size_t i = p->npents; i < n; i++) {
 		const struct gtr_probe *pr = probes[i];
-		char key[GTR_MAX_NAME + 16];
+		char key[2 * GTR_MAX_NAME + 32];
 
 		if (u64map_get(&p->pidx, pr->id))
 			continue;
-		snprintf(key, sizeof(key), "%u:%s", pr->binary_id, pr->func ? pr->func : "");
+		/* an inlined copy or a line returns nowhere: a key of its
+		 * own keeps it from pairing with the function's returns */
+		if (pr->inlined_into && pr->inlined_into[0])
+			snprintf(key, sizeof(key), "%u:%s (inlined into %.*s)", pr->binary_id,
+				 pr->func ? pr->func : "", GTR_MAX_NAME / 2, pr->inlined_into);
+		else if (pr->line && pr->line[0])
+			snprintf(key, sizeof(key), "%u:%s (line %.*s)", pr->binary_id,
+				 pr->func ? pr->func : "", GTR_MAX_NAME / 2, pr->line);
+		else
+			snprintf(key, sizeof(key), "%u:%s", pr->binary_id, pr->func ? pr->func : "");
 		const uint32_t fid = func_id(p, key);
 
 		p->pents = xrealloc(p->pents, (p->npents + 1) * sizeof(*p->pents), "pairing");

@@ -192,6 +192,13 @@ static const char *symbolize(void *ctx, uint32_t pid, uint64_t addr, uint64_t *o
 	return gtr_reader_symbolize(ctx, pid, addr, off);
 }
 
+/* output_opts.inlined: the inlined frames at a recorded stack address. */
+static uint32_t inlined(void *ctx, uint32_t pid, uint64_t addr, const char **names,
+			uint32_t max)
+{
+	return gtr_reader_inlined(ctx, pid, addr, names, max);
+}
+
 /* Resolves --since/--until once the first event (the start) is known. */
 static int resolve_window(struct run *run)
 {
@@ -483,7 +490,7 @@ static void prepare(struct run *run, struct progress *prog)
 	const struct output_opts oo = {
 		.format = o->format, .calls = o->calls, .time_rel = o->time_rel,
 		.time_wall = o->time_wall, .csv_values = run->maxvals,
-		.symbolize = symbolize, .sym_ctx = run->r,
+		.symbolize = symbolize, .inlined = inlined, .sym_ctx = run->r,
 		.hosts = gtr_reader_nhosts(run->r) > 1,
 	};
 	/* --count needs neither names nor pairing unless a filter reads

@@ -110,6 +110,7 @@ class GtrReader:
         self.binaries, self.probes = [], {}
         self.probe_order = []
         self.symbols = {}      # binary id -> list of [addr, size, name]
+        self.inlined = {}      # (binary id, addr) -> [[off, size, name, depth]]
         self.mappings, self.processes, self.clocks = [], [], []
         self.losses = {}       # (probe, cpu) -> dict, insertion ordered
         self.summary = None
@@ -213,6 +214,9 @@ class GtrReader:
                                 "spec": _text(p.get("spec", "")), "fmt": _text(p.get("fmt", "")),
                                 "args_source": _text(p.get("args_source", "")),
                                 "args": args, "exprs": exprs}
+            for k in ("inlined_into", "call_site", "line"):  # optional
+                if _text(p.get(k, "")):
+                    self.probes[pid][k] = _text(p[k])
             self.probe_order.append(pid)
         elif btype == 5:
             s = _one_item(payload)
@@ -233,6 +237,14 @@ class GtrReader:
                 if addr >= 1 << 64:
                     raise Malformed("symbol address")
                 tab.append([addr, _uint(e[1]), _text(e[2])])
+                if len(e) > 3 and isinstance(e[3], list):
+                    # off, size, name, depth per inlined copy, flat
+                    f = e[3]
+                    if len(f) % 4 or any(_uint(f[i + 3]) == 0 for i in range(0, len(f), 4)):
+                        raise Malformed("symbol inlined ranges")
+                    self.inlined[(bid, addr)] = [
+                        [_u32(f[i]), _u32(f[i + 1]), _text(f[i + 2]), _u32(f[i + 3])]
+                        for i in range(0, len(f), 4)]
         elif btype == 7:
             m = _one_item(payload)
             out = {"ts_ns": _uint(m.get("ts_ns", 0)), "pid": _u32(m.get("pid", 0)),

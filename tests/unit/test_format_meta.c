@@ -74,10 +74,14 @@ Test(meta, symbols_mappings_symbolize)
 	for (uint32_t i = 0; i < n; i++) {
 		const uint32_t k = (i * 7919u) % n; /* any order */
 		snprintf(names[i], 24, "f%u", k);
-		s[i] = (struct gtr_symbol){ 0x400000 + 0x100ull * k, k % 3 ? 0x80 : 0, names[i] };
+		s[i] = (struct gtr_symbol){ 0x400000 + 0x100ull * k, k % 3 ? 0x80 : 0, names[i], 0, NULL };
 	}
 	cr_assert_eq(gtr_writer_symbols(w, 1, s, n), 0, "%s", gtr_writer_error(w));
-	const struct gtr_symbol ps[] = { { 0x1000, 0x20, "p.a" }, { 0x1020, 0x20, "p.b" } };
+	/* p.b holds an inlined copy of p.c at +4..+12, which holds one of
+	 * p.d at +6..+8 */
+	const struct gtr_inlined inl[] = { { 6, 2, 2, "p.d" }, { 4, 8, 1, "p.c" } };
+	const struct gtr_symbol ps[] = { { 0x1000, 0x20, "p.a", 0, NULL },
+					 { 0x1020, 0x20, "p.b", 2, inl } };
 	cr_assert_eq(gtr_writer_symbols(w, 2, ps, 2), 0);
 	cr_assert_eq(gtr_writer_symbols(w, 9, ps, 2), -ENOENT);
 	/* pid 10 runs /pie twice mapped; the later mapping wins */
@@ -128,6 +132,18 @@ Test(meta, symbols_mappings_symbolize)
 	/* PIE through a mapping with vaddr */
 	cr_assert_str_eq(gtr_reader_symbolize(r, 10, 0x50024, &off), "p.b");
 	cr_assert_eq(off, 4);
+	/* its inlined frames, deepest first */
+	const char *fr[4] = { 0 };
+	cr_assert_eq(gtr_reader_inlined(r, 10, 0x50024, fr, 4), 1);
+	cr_assert_str_eq(fr[0], "p.c");
+	cr_assert_eq(gtr_reader_inlined(r, 10, 0x50027, fr, 4), 2);
+	cr_assert_str_eq(fr[0], "p.d");
+	cr_assert_str_eq(fr[1], "p.c");
+	cr_assert_eq(gtr_reader_inlined(r, 10, 0x50027, fr, 1), 2); /* one written */
+	cr_assert_str_eq(fr[0], "p.d");
+	cr_assert_eq(gtr_reader_inlined(r, 10, 0x5002c, fr, 4), 0);
+	cr_assert_eq(gtr_reader_inlined(r, 10, 0x50004, fr, 4), 0); /* p.a: none */
+	cr_assert_eq(gtr_reader_symbol_at(r, 2, 1)->ninlined, 2);
 	/* PIE mapping without vaddr: start - offset; upper half still the old one */
 	cr_assert_null(gtr_reader_symbolize(r, 10, 0x8010, &off)); /* link 0x2010: no symbol */
 	cr_assert_null(gtr_reader_symbolize(r, 10, 0x7010, NULL)); /* replaced: unknown file */
@@ -149,7 +165,7 @@ Test(meta, symbols_mappings_symbolize)
 Test(meta, pie_mapping_without_vaddr)
 {
 	struct gtr_writer *w = open_w();
-	const struct gtr_symbol ps[] = { { 0x1000, 0x20, "p.a" } };
+	const struct gtr_symbol ps[] = { { 0x1000, 0x20, "p.a", 0, NULL } };
 	cr_assert_eq(gtr_writer_symbols(w, 2, ps, 1), 0);
 	const struct gtr_mapping m = { .pid = 4, .start = 0x7f0000, .end = 0x7f2000,
 				       .offset = 0x1000, .binary_id = 2, .path = "/pie" };

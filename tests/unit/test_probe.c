@@ -349,3 +349,32 @@ Test(probe, long_probes_are_echoed_cut_with_the_reason_whole)
 	snprintf(text, sizeof(text), "main.add \"%.1024s\" goarg1", fmt);
 	cr_expect_eq(probe_spec_parse(text, &sp, err, sizeof(err)), 0, "%s", err);
 }
+
+/* FILE:LINE: a BINARY part ending in ".go" and a number are a source
+ * line, with or without a binary before them; what a line cannot take is
+ * refused with its column. */
+Test(probe, source_lines)
+{
+	cr_assert_eq(probe_spec_parse("main.go:42", &sp, err, sizeof(err)), 0, "%s", err);
+	cr_assert_null(sp.binary);
+	cr_assert_str_eq(sp.file, "main.go");
+	cr_assert_eq(sp.line, 42);
+	probe_spec_free(&sp);
+	cr_assert_eq(probe_spec_parse("./srv:cmd/srv/main.go:7(i, sum)", &sp, err,
+				      sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(sp.binary, "./srv");
+	cr_assert_str_eq(sp.file, "cmd/srv/main.go");
+	cr_assert_eq(sp.line, 7);
+	cr_assert_eq(sp.nexprs, 2);
+	cr_assert_str_eq(sp.exprs[1], "sum");
+	probe_spec_free(&sp);
+	/* a function of a binary named like a file stays a function */
+	cr_assert_eq(probe_spec_parse("./x.go:main.f", &sp, err, sizeof(err)), 0);
+	cr_assert_null(sp.file);
+	cr_assert_str_eq(sp.func, "main.f");
+	probe_spec_free(&sp);
+	cr_assert_eq(probe_spec_parse("r:main.go:3", &sp, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "a source line has no return"), "%s", err);
+	cr_assert_eq(probe_spec_parse("main.go:0", &sp, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "a line number from 1") && strstr(err, "column 9"), "%s", err);
+}

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Inlined copies from DWARF (libdw): each DW_TAG_inlined_subroutine
+ * under a concrete function, with its DW_AT_abstract_origin (the inlined
+ * function), its address ranges (low_pc/high_pc or DW_AT_ranges; Go
+ * writes ranges), DW_AT_call_file and DW_AT_call_line, and its
+ * parameters where their location lists place them at the copy's first
+ * address (cmd/compile/internal/dwarfgen, putInlinedFunc of
+ * cmd/internal/dwarf/dwarf.go).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dwarf_int.h"
+#include "inl_int.h"
+
+/* x86-64 psABI DWARF register numbers 0-15 as gobin_mreg. */
+static const uint8_t amd64_dwreg[16] = {
+	GOBIN_MREG_RAX, GOBIN_MREG_RDX, GOBIN_MREG_RCX, GOBIN_MREG_RBX,
+	GOBIN_MREG_RSI, GOBIN_MREG_RDI, GOBIN_MREG_RBP, GOBIN_MREG_RSP,
+	GOBIN_MREG_R8, GOBIN_MREG_R9, GOBIN_MREG_R10, GOBIN_MREG_R11,
+	GOBIN_MREG_R12, GOBIN_MREG_R13, GOBIN_MREG_R14, GOBIN_MREG_R15,
+};
+
+/* The pieces of one location expression: at most GOBIN_MAX_PIECES. */
+struct loc {
+	struct gobin_piece p[GOBIN_MAX_PIECES];
+	int n;
+	bool whole;   /* one place without DW_OP_piece: its size is the value's */
+};
+
+/*
+ * Parses a location expression at pc into l: DW_OP_regN / regx (amd64
+ * integer registers), DW_OP_fbreg N or DW_OP_call_frame_cfa [+N] (the
+ * frame base of Go's DWARF is the CFA, SP + cfa at pc), each optionally
+ * ended by DW_OP_piece. `cfa`: bytes from SP to the CFA at pc. False for
+ * anything else (the value is then unavailable).
+ */
+static bool parse_loc(const Dwarf_Op *e, size_t n, int64_t cfa, struct loc *l)
+{
+	struct gobin_piece cur = { 0 };
+	bool have = false;
+
+	l->n = 0;
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t op = e[i].atom;
+
+		if (op >= DW_OP_reg0 && op <= DW_OP_reg15) {
+			cur = (struct gobin_piece){ .kind = GOBIN_LOC_REG,
+				.mreg = amd64_dwreg[op - DW_OP_reg0], .size = 8 };
+			have = true;
+		} else if (op == DW_OP_regx && e[i].number < 16) {
+			cur = (struct gobin_piece){ .kind = GOBIN_LOC_REG,
+				.mreg = amd64_dwreg[e[i].number], .size = 8 };
+			have = true;
+		} else if (op == DW_OP_fbreg) {
+			cur = (struct gobin_piece){ .kind = GOBIN_LOC_STACK,
+				.offset = (int32_t)(cfa + (int64_t)e[i].number), .size = 8 };
+			have = true;
+		} else if (op == DW_OP_call_frame_cfa) {
+			cur = (struct gobin_piece){ .kind = GOBIN_LOC_STACK,
+				.offset = (int32_t)cfa, .size = 8 };
+			have = true;
+		} else if (op == DW_OP_plus_uconst && have && cur.kind == GOBIN_LOC_STACK) {
+			cur.offset += (int32_t)e[i].number;
+		} else if (op == DW_OP_consts && i + 1 < n && e[i + 1].atom == DW_OP_plus &&
+			   have && cur.kind == GOBIN_LOC_STACK) {
+			cur.offset += (int32_t)(int64_t)e[i].number;
+			i++;
+		} else if (op == DW_OP_piece) {
+			if (!have || l->n == GOBIN_MAX_PIECES || e[i].number > 8)
+				return false;
+			cur.size = (uint8_t)e[i].number;
+			l->p[l->n++] = cur;
+			have = false;
+		} else {
+			return false;
+		}
+	}
+	l->whole = have && l->n == 0;
+	if (l->whole)
+		l->p[l->n++] = cur;
+	return l->n > 0 && (l->whole || !have);
+}
+
+/*
+ * The operations of location attribute `attr` when it is a block (not a
+ * location list) into ops[max], as parse_loc() reads them: registers,
+ * DW_OP_fbreg, DW_OP_call_frame_cfa, DW_OP_plus_uconst, DW_OP_consts,
+ * DW_OP_plus, DW_OP_piece. Returns the count, 0 for anything else.
+ */
+static size_t block_ops(Dwarf_Attribute *attr, Dwarf_Op *ops, size_t max)
+{
+	Dwarf_Block bl;
+	size_t i = 0, n = 0;
+
+	if (dwarf_formblock(attr, &bl) != 0)
+		return 0;
+	while (i < bl.length && n < max) {
+		const uint8_t op = bl.data[i++];
+
+		ops[n] = (Dwarf_Op){ .atom = op };
+		if (op == DW_OP_fbreg || op == DW_OP_consts || op == DW_OP_plus_uconst ||
+		    op == DW_OP_piece || op == DW_OP_regx) {
+			if (!inl_leb128(bl.data, bl.length, &i, op == DW_OP_fbreg ||
+					op == DW_OP_consts, &ops[n].number))
+				return 0;
+		} else if (!(op >= DW_OP_reg0 && op <= DW_OP_reg31) &&
+			 op != DW_OP_call_frame_cfa && op != DW_OP_plus)
+			return 0;
+		n++;
+	}
+	return i == bl.length ? n : 0;
+}
+
+/*
+ * The location of `die` at pc into *expr, *len: from its location list,
+ * or the one expression for all of its scope (a DW_FORM_block1, which
+ * libdw refuses in a DWARF 5 unit: decoded into ops[8]).
+ */
+static bool loc_at(Dwarf_Die *die, uint64_t pc, Dwarf_Op *ops,
+		   Dwarf_Op **expr, size_t *len)
+{
+	Dwarf_Attribute attr;
+
+	if (!dwarf_attr(die, DW_AT_location, &attr))
+		return false;
+	if (dwarf_getlocation_addr(&attr, pc, expr, len, 1) == 1)
+		return true;
+	*expr = ops;
+	*len = block_ops(&attr, ops, 8);
+	return *len > 0;
+}
+
+/* State of one walk over the DWARF of a binary. */
+struct walk {
+	struct gobin *b;
+	struct gobin_inl *l;
+	int err;
+};
+
+/*
+ * Values of the variables (or parameters) dies[n] of funcs[fi] at pc,
+ * into out[n]: names and types from DWARF, the number of pieces as the
+ * calling convention of funcs[fi] splits such a value, their places from
+ * the location lists at pc (amd64; pieces found nowhere are
+ * GOBIN_LOC_NONE). Returns the count written, or -ENOMEM.
+ */
+static int vars_at(struct gobin *b, size_t fi, uint64_t pc, Dwarf_Die *dies,
+		   int n, struct gobin_arg *out)
+{
+	struct tbuild tb = { .budget = 1024, .ptrsize = b->ptrsize };
+	struct gobin_param p[GTR_MAX_ARGS];
+	struct loc locs[GTR_MAX_ARGS];
+	bool ok[GTR_MAX_ARGS];
+	const int32_t sp = inl_pcvalue(b, fi, INL_TAB_SP, pc);
+	int np = 0, rc = 0;
+
+	for (; np < n && np < GTR_MAX_ARGS; np++) {
+		Dwarf_Op *expr = NULL, ops[8];
+		Dwarf_Die td;
+		size_t len = 0;
+
+		memset(&p[np], 0, sizeof(p[np]));
+		snprintf(p[np].name, sizeof(p[np].name), "%s",
+			 dwarf_diename(&dies[np]) ? dwarf_diename(&dies[np]) : "");
+		p[np].type = gobin_die_type(&dies[np], &td) ? gobin_dwarf_type(&tb, &td, 0) :
+			     gobin_type_new(TK_OTHER, 0, "");
+		if (!p[np].type) {
+			rc = -ENOMEM;
+			break;
+		}
+		ok[np] = b->machine == EM_X86_64 && sp >= 0 &&
+			 loc_at(&dies[np], pc, ops, &expr, &len) &&
+			 parse_loc(expr, len, sp + b->ptrsize, &locs[np]);
+	}
+	if (!rc)
+		rc = gobin_params_to_args(b, &b->funcs[fi], p, np, NULL, false, out, np);
+	for (int i = 0; i < rc; i++) {
+		struct gobin_arg *a = &out[i];
+		bool same = ok[i] && locs[i].n == (int)a->npieces;
+
+		if (same && locs[i].whole)
+			locs[i].p[0].size = a->pieces[0].size;
+		for (uint32_t k = 0; same && k < a->npieces; k++)
+			same = locs[i].p[k].size == a->pieces[k].size;
+		for (uint32_t k = 0; k < a->npieces; k++)
+			a->pieces[k] = same ? locs[i].p[k] :
+				(struct gobin_piece){ .kind = GOBIN_LOC_NONE,
+						      .size = a->pieces[k].size };
+	}
+	for (int i = 0; i < np; i++)
+		gobin_type_free(p[i].type);
+	return rc;
+}
+
+/* The parameters of inlined subroutine `die` located at c->lo into c. */
+static void copy_params(struct walk *w, Dwarf_Die *die, struct inl_copy *c)
+{
+	Dwarf_Die v[GTR_MAX_ARGS];
+	Dwarf_Die child;
+	int n = 0;
+
+	if (dwarf_child(die, &child) != 0)
+		return;
+	do {
+		Dwarf_Attribute attr;
+		bool res = false;
+
+		if (dwarf_tag(&child) != DW_TAG_formal_parameter || n == GTR_MAX_ARGS)
+			continue;
+		if (dwarf_attr_integrate(&child, DW_AT_variable_parameter, &attr))
+			dwarf_formflag(&attr, &res);
+		if (!res)
+			v[n++] = child;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	c->params = n ? calloc((size_t)n, sizeof(*c->params)) : NULL;
+	if (c->params) {
+		n = vars_at(w->b, c->outer, c->lo, v, n, c->params);
+		c->nparams = n > 0 ? n : 0;
+	}
+}
+
+/* A variable or parameter named `name` directly in scope `scope`. */
+static bool var_in(Dwarf_Die *scope, const char *name, Dwarf_Die *out)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(scope, &child) != 0)
+		return false;
+	do {
+		const int tag = dwarf_tag(&child);
+		const char *n;
+
+		if ((tag == DW_TAG_variable || tag == DW_TAG_formal_parameter) &&
+		    (n = dwarf_diename(&child)) && !strcmp(n, name)) {
+			*out = child;
+			return true;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+int gobin_site_vars(const struct gobin *cb, const struct gobin_site *s,
+		    char *const *names, int n, struct gobin_arg *out,
+		    char *err, size_t errlen)
+{
+	struct gobin *b = (struct gobin *)cb;
+	Dwarf_Die fn, *scopes = NULL, v[GTR_MAX_ARGS];
+	const ssize_t fi = gobin_func_index_at(b, s->addr);
+	Dwarf *dw = b->compiler == GOBIN_GC ? gobin_dwarf_open(b) : NULL;
+	int ns = 0, i;
+
+	/* Go writes no .debug_aranges: start from the function's DIE */
+	if (!dw || fi < 0 ||
+	    !gobin_dwarf_subprogram(b, b->funcs[fi].name, b->funcs[fi].entry, &fn) ||
+	    (ns = dwarf_getscopes(&fn, s->addr, &scopes)) <= 0) {
+		snprintf(err, errlen, "%s has no DWARF for the code at %#llx: "
+			 "no variable can be named there", gobin_path(b),
+			 (unsigned long long)s->addr);
+		return -ENODATA;
+	}
+	for (i = 0; i < n && i < GTR_MAX_ARGS; i++) {
+		int k = 0;
+
+		/* innermost scope first, up to the function's own */
+		while (k < ns && !var_in(&scopes[k], names[i], &v[i]))
+			k++;
+		if (k == ns) {
+			snprintf(err, errlen, "no variable or parameter '%s' is in "
+				 "scope at %#llx in %s (DWARF)", names[i],
+				 (unsigned long long)s->addr, s->func);
+			free(scopes);
+			return -ENOENT;
+		}
+	}
+	free(scopes);
+	return vars_at(b, (size_t)fi, s->addr, v, i, out);
+}
+
+/* The call file of `die` through the line table of its CU, "" unknown. */
+static const char *call_file(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Files *files;
+	Dwarf_Word idx;
+	Dwarf_Die cu;
+	size_t nfiles;
+	const char *f;
+
+	if (!dwarf_attr(die, DW_AT_call_file, &attr) || dwarf_formudata(&attr, &idx) ||
+	    !dwarf_diecu(die, &cu, NULL, NULL) ||
+	    dwarf_getsrcfiles(&cu, &files, &nfiles) || idx >= nfiles)
+		return "";
+	f = dwarf_filesrc(files, idx, NULL, NULL);
+	return f ? f : "";
+}
+
+/* Adds inlined subroutine `die` as a copy. */
+static void add_copy(struct walk *w, Dwarf_Die *die)
+{
+	Dwarf_Addr base, start, end, lo = UINT64_MAX, hi = 0;
+	Dwarf_Attribute attr;
+	Dwarf_Die origin;
+	struct inl_copy c = { .call_file = "" };
+	ptrdiff_t off = 0;
+	ssize_t fi;
+
+	if (!dwarf_attr(die, DW_AT_abstract_origin, &attr) ||
+	    !dwarf_formref_die(&attr, &origin) || !(c.name = dwarf_diename(&origin)))
+		return;
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
+		if (start < lo)
+			lo = start;
+		if (end > hi)
+			hi = end;
+	}
+	fi = lo < hi ? gobin_func_index_at(w->b, lo) : -1;
+	if (fi < 0)
+		return;
+	c.outer = (size_t)fi;
+	c.lo = lo;
+	c.hi = hi;
+	c.call_file = call_file(die);
+	c.call_line = (int)gobin_die_udata(die, DW_AT_call_line, 0);
+	copy_params(w, die, &c);
+	if (!inl_add(w->l, &c)) {
+		free(c.params);
+		w->err = -ENOMEM;
+	}
+}
+
+/* Adds the inlined subroutines under `die`, at any depth. */
+static void walk_children(struct walk *w, Dwarf_Die *die, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 32 || dwarf_child(die, &child) != 0)
+		return;
+	do {
+		const int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_inlined_subroutine)
+			add_copy(w, &child);
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block)
+			walk_children(w, &child, depth + 1);
+	} while (!w->err && dwarf_siblingof(&child, &child) == 0);
+}
+
+static int top_cb(Dwarf_Die *die, void *ctx)
+{
+	struct walk *w = ctx;
+	Dwarf_Addr lo;
+
+	if (dwarf_tag(die) == DW_TAG_subprogram && dwarf_lowpc(die, &lo) == 0)
+		walk_children(w, die, 0);
+	return w->err;
+}
+
+int inl_from_dwarf(struct gobin *b, struct gobin_inl *l)
+{
+	struct walk w = { .b = b, .l = l };
+	Dwarf *dw;
+
+	if (!(dw = gobin_dwarf_open(b)))
+		return -ENODATA;
+	gobin_dwarf_each_top(dw, top_cb, &w);
+	return w.err;
+}

@@ -1,0 +1,274 @@
+"""Inlined functions and source lines (spec/PROBES.md): a probe on a
+function covers each inlined copy (from DWARF, else from the pclntab
+inline tree of a stripped binary) as well as its out-of-line body; a
+FILE:LINE probe fires at the line's first instruction in each function
+and copy. tests/fixtures/inline prints its own counts to compare with."""
+import json
+import os
+import re
+import subprocess
+
+import pytest
+
+from conftest import ROOT, record, report
+
+INLINE = "tests/fixtures/inline/main.go"
+
+
+def fixture_line(marker):
+    with open(os.path.join(ROOT, INLINE)) as f:
+        for n, line in enumerate(f, 1):
+            if marker in line:
+                return n
+    raise AssertionError(marker)
+
+
+def gc_only(toolchain):
+    """gccgo writes no pclntab (no inline tree, no line table) and GCC
+    folds the loop's inlined calls into one add: what it does instead is
+    test_gccgo_inlined_copies_from_dwarf_no_lines."""
+    if getattr(toolchain, "gccgo", False):
+        pytest.skip("gc only; gccgo: test_gccgo_inlined_copies_from_dwarf_no_lines")
+
+
+@pytest.fixture(params=["dwarf", "stripped"])
+def inline_bin(request, gobuild, toolchain):
+    """The fixture with DWARF, and stripped of DWARF and symbols."""
+    gc_only(toolchain)
+    if request.param == "dwarf":
+        return request.param, gobuild(INLINE, "inline")
+    return request.param, gobuild(INLINE, "inline-s", "-ldflags=-s -w")
+
+
+def jsonl(path):
+    out = report(["--format", "jsonl", path]).stdout
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def printed(stdout, key):
+    m = re.search(r"^%s (\S*)$" % key, stdout, re.M)
+    assert m, stdout
+    return m.group(1)
+
+
+def test_inlined_function_counted_exactly(inline_bin, tmp_path):
+    """main.bump is inlined at three call sites of main.main and called
+    once through a function value: the probe counts each call, as the
+    program counts them itself; inlined events say where they fired and
+    carry no guessed argument."""
+    kind, exe = inline_bin
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-o", trace, "main.bump", "--", exe, "x"])
+    evs = [e for e in jsonl(trace) if e["func"] == "main.bump"]
+    assert len(evs) == int(printed(p.stdout, "count")) == 8
+    inl = [e for e in evs if e.get("inlined_into")]
+    assert len(inl) == 7
+    assert {e["inlined_into"] for e in inl} == {"main.main"}
+    sites = sorted({e["call_site"] for e in inl})
+    assert len(sites) == 3 and all(s.startswith("main.go:") for s in sites)
+    assert [e["kind"] for e in evs] == ["entry"] * 8
+    # the loop's five calls, then bump(100), then bump(-2): a value is
+    # the argument it had, or none where the copy kept it nowhere
+    want = [{0, 1, 2, 3, 4}] * 5 + [{100}, {-2}]
+    for e, ok in zip(inl, want):
+        n = e["args"].get("n")
+        assert n is None or n in ok, e
+    body = [e for e in evs if not e.get("inlined_into")]
+    assert len(body) == 1
+    if kind == "dwarf":
+        assert body[0]["args"]["n"] == 7
+    info = report(["info", trace]).stdout
+    assert info.count("an inlined copy in main.main at main.go:") == 3
+
+
+def test_inlined_copies_have_no_return(inline_bin, tmp_path):
+    """A return probe times the out-of-line body and says plainly that
+    the inlined copies have no return to probe."""
+    _, exe = inline_bin
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-o", trace, "r:main.bump", "--", exe])
+    assert "main.bump has 3 inlined copies" in p.stderr
+    assert "no latency" in p.stderr
+    evs = jsonl(trace)
+    assert [e["kind"] for e in evs] == ["return"]
+    assert evs[0]["latency_ns"] is None or evs[0]["latency_ns"] >= 0
+
+
+def test_line_probe_fires_once_per_iteration(inline_bin, tmp_path):
+    """main.go:LINE of the loop body of main.loop fires once per
+    iteration (9), with DWARF and stripped."""
+    _, exe = inline_bin
+    line = fixture_line("LOOP BODY")
+    trace = str(tmp_path / "t.gtr")
+    record(["-q", "-o", trace, "main.go:%d" % line, "--", exe])
+    evs = jsonl(trace)
+    assert len(evs) == 9
+    assert {e["func"] for e in evs} == {"main.loop"}
+    assert all(e["line"].endswith("/tests/fixtures/inline/main.go:%d" % line)
+               for e in evs)
+    text = report([trace]).stdout.splitlines()
+    assert text[1].endswith("[line main.go:%d]" % line)
+
+
+def test_line_probe_in_inlined_copies(inline_bin, tmp_path):
+    """The line of bump's counter fires in its out-of-line body and in
+    each inlined copy: once per call, 8 in all."""
+    _, exe = inline_bin
+    line = fixture_line("count++")
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-o", trace, "inline/main.go:%d" % line, "--", exe, "x"])
+    evs = jsonl(trace)
+    assert len(evs) == int(printed(p.stdout, "count")) == 8
+    assert {e["func"] for e in evs} == {"main.bump"}
+    assert len([e for e in evs if e.get("inlined_into") == "main.main"]) == 7
+
+
+def test_line_probe_errors(inline_bin, tmp_path):
+    """A line without code, and a return probe of a line, are refused
+    with what to do."""
+    _, exe = inline_bin
+    p = record(["-o", str(tmp_path / "t.gtr"), "main.go:1", "--", exe],
+               check=False)
+    assert p.returncode != 0
+    assert "no code of" in p.stderr and "--list" in p.stderr
+    p = record(["-o", str(tmp_path / "t.gtr"), "r:main.go:20", "--", exe],
+               check=False)
+    assert p.returncode != 0 and "has no return" in p.stderr
+
+
+def test_function_only_ever_inlined(inline_bin, tmp_path):
+    """main.mark has no out-of-line body (the linker dropped it): its
+    one inlined copy is what the probe means."""
+    _, exe = inline_bin
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-o", trace, "main.mark", "--", exe])
+    evs = jsonl(trace)
+    assert len(evs) == int(printed(p.stdout, "marks")) == 1
+    assert evs[0]["inlined_into"] == "main.main"
+
+
+def listing(exe, what):
+    return json.loads(record(["--list", "--json", exe, what]).stdout)
+
+
+def test_list_shows_inlined_sites_and_lines(inline_bin):
+    """--list shows a function's inlined copies (a function only ever
+    inlined too), and FILE:* the lines a probe can take with the
+    function or inlined copy each is in."""
+    kind, exe = inline_bin
+    f = listing(exe, "main.bump")["functions"]
+    assert len(f) == 1
+    assert [i["into"] for i in f[0]["inlined"]] == ["main.main"] * 3
+    assert all(i["call_site"].startswith("main.go:") for i in f[0]["inlined"])
+    f = listing(exe, "main.mark")["functions"]
+    assert f[0]["name"] == "main.mark" and f[0]["entry"] is None
+    assert len(f[0]["inlined"]) == 1
+    d = listing(exe, "inline/main.go:*")
+    assert d["file"].endswith("tests/fixtures/inline/main.go")
+    lines = {}
+    for ln in d["lines"]:
+        lines.setdefault(ln["line"], []).append((ln["func"], ln["inlined_into"]))
+    assert lines[fixture_line("LOOP BODY")] == [("main.loop", None)]
+    assert sorted(lines[fixture_line("count++")], key=str) == sorted(
+        [("main.bump", None)] + [("main.bump", "main.main")] * 3, key=str)
+    text = record(["--list", exe, "main.go:%d" % fixture_line("LOOP BODY")]).stdout
+    assert "lines of " in text and "main.loop" in text
+
+
+def test_line_probe_captures_locals_by_name(gobuild, toolchain, tmp_path):
+    """Variables in scope at a line are captured by name where DWARF
+    places them (here a build without optimisation keeps them on the
+    stack: i and sum per iteration); where the location lists of an
+    optimised build place one nowhere it is unavailable, never guessed;
+    an unknown name is refused."""
+    gc_only(toolchain)
+    line = fixture_line("LOOP BODY")
+    probe = 'main.go:%d "i=%%d sum=%%d n=%%d" i, sum, n' % line
+    exe = gobuild(INLINE, "inline-N", "-gcflags=-N -l")
+    trace = str(tmp_path / "t.gtr")
+    record(["-q", "-o", trace, probe, "--", exe])
+    got = [(e["args"]["i"], e["args"]["sum"], e["args"]["n"]) for e in jsonl(trace)]
+    assert got == [(i, sum(k * 3 for k in range(i)), 9) for i in range(9)]
+    exe = gobuild(INLINE, "inline")
+    record(["-q", "-o", trace, "--force", probe, "--", exe])
+    for i, e in enumerate(jsonl(trace)):
+        assert e["args"]["i"] in (None, i) and e["args"]["n"] in (None, 9)
+    p = record(["-o", trace, "--force", "main.go:%d(nosuch)" % line, "--", exe],
+               check=False)
+    assert p.returncode != 0 and "no variable or parameter 'nosuch'" in p.stderr
+    exe = gobuild(INLINE, "inline-s", "-ldflags=-s -w")
+    p = record(["-o", trace, "--force", "main.go:%d(i)" % line, "--", exe],
+               check=False)
+    assert p.returncode != 0 and "no DWARF" in p.stderr
+
+
+def test_pclntab_inline_tree_agrees_with_dwarf(gobuild, toolchain, tmp_path):
+    """The inlined copies the pclntab inline tree gives a stripped
+    binary are the ones DWARF gives the same binary before stripping:
+    same addresses, same callers, same call sites, for every function
+    of the program (runtime and fmt included)."""
+    gc_only(toolchain)
+    exe = gobuild(INLINE, "inline")
+    stripped = str(tmp_path / "inline-stripped")
+    subprocess.run(["strip", "-o", stripped, exe], check=True)
+
+    def sites(path):
+        out = {}
+        for f in ("main.bump", "main.mark", "runtime.add", "fmt.(*pp).free",
+                  "unicode/utf8.RuneLen", "runtime.(*mspan).base"):
+            for fn in listing(path, f)["functions"]:
+                for s in fn.get("inlined") or []:
+                    out.setdefault(f, []).append((s["address"], s["into"],
+                                                  s["call_site"]))
+        return out
+    want = sites(exe)
+    assert len(want["main.bump"]) == 3 and len(want) >= 4
+    assert sites(stripped) == want
+
+
+def test_stack_through_inlined_frame_matches_go(inline_bin, tmp_path):
+    """bump(-2), inlined into main.main, calls main.callers, which
+    prints the frames of runtime.Callers + CallersFrames above it. The
+    recorded stack of main.callers, named through the trace alone (the
+    SYMBOLS block's inlined ranges, from the pclntab inline tree, DWARF
+    or stripped), shows the same frames in text, JSON and folded output."""
+    _, exe = inline_bin
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-U", "-o", trace, "main.callers", "r:main.callers",
+                "--", exe, "x"])
+    go = printed(p.stdout, "stack").split(";")
+    assert go == ["main.bump", "main.main"]
+    ev = [e for e in jsonl(trace) if e["kind"] == "entry"]
+    assert len(ev) == 1
+    names = [f.split("+0x")[0].replace(" (inlined)", "") for f in ev[0]["stack"]]
+    assert names[0] == "main.callers"
+    assert names[1:1 + len(go)] == go
+    assert ev[0]["stack"][1] == "main.bump (inlined)"
+    text = report([trace]).stdout.splitlines()
+    at = text.index("        main.bump (inlined)")
+    assert text[at - 1].startswith("        main.callers+0x")
+    assert text[at + 1].startswith("        main.main+0x")
+    folded = report(["--format", "folded", trace]).stdout.split()[0]
+    assert folded.endswith(";".join(reversed(go)) + ";main.callers")
+
+
+def test_gccgo_inlined_copies_from_dwarf_no_lines(gobuild, toolchain, tmp_path):
+    """gccgo: the inlined copies come from GCC's DWARF (its inlined
+    subroutines), each probed and counted; a line probe is refused with
+    why (no pclntab line table), as a stripped gccgo program's function
+    probe is."""
+    if not getattr(toolchain, "gccgo", False):
+        pytest.skip("gccgo only; gc: the tests above")
+    exe = gobuild(INLINE, "inline")
+    f = listing(exe, "main.bump")["functions"]
+    copies = f[0]["inlined"]
+    assert copies and {c["into"] for c in copies} == {"main.main"}
+    trace = str(tmp_path / "t.gtr")
+    record(["-q", "-o", trace, "main.bump", "--", exe, "x"])
+    evs = jsonl(trace)
+    inl = [e for e in evs if e.get("inlined_into")]
+    # each copy GCC left code of fires once per call through it
+    assert len(inl) == len(copies) and len(evs) - len(inl) == 2
+    p = record(["-o", trace, "--force", "main.go:%d" % fixture_line("LOOP BODY"),
+                "--", exe], check=False)
+    assert p.returncode != 0 and "no Go 1.18+ line table" in p.stderr
