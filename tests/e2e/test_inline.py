@@ -250,6 +250,10 @@ def test_stack_through_inlined_frame_matches_go(inline_bin, tmp_path):
     assert text[at + 1].startswith("        main.main+0x")
     folded = report(["--format", "folded", trace]).stdout.split()[0]
     assert folded.endswith(";".join(reversed(go)) + ";main.callers")
+    # a selection written with -w keeps the inlined frames
+    small = str(tmp_path / "small.gtr")
+    report(["-w", small, trace])
+    assert report([small]).stdout.splitlines()[2:] == text[2:len(text)]
 
 
 def test_gccgo_inlined_copies_from_dwarf_no_lines(gobuild, toolchain, tmp_path):
