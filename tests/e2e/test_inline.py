@@ -256,14 +256,19 @@ def test_stack_through_inlined_frame_matches_go(inline_bin, tmp_path):
     assert report([small]).stdout.splitlines()[2:] == text[2:len(text)]
 
 
-def test_gccgo_inlined_copies_from_dwarf_no_lines(gobuild, toolchain, tmp_path):
+def test_gccgo_inlined_copies_from_dwarf_no_lines(toolchain, tmp_path):
     """gccgo: the inlined copies come from GCC's DWARF (its inlined
     subroutines), each probed and counted; a line probe is refused with
     why (no pclntab line table), as a stripped gccgo program's function
     probe is."""
     if not getattr(toolchain, "gccgo", False):
         pytest.skip("gccgo only; gc: the tests above")
-    exe = gobuild(INLINE, "inline")
+    # built as gccgo's go tool builds by default (-O2 -g), with inlining,
+    # which the gobuild fixture turns off for gccgo
+    exe = str(tmp_path / "inline")
+    subprocess.run([toolchain.go, "build", "-o", exe, os.path.basename(INLINE)],
+                   check=True, env=toolchain.environ(),
+                   cwd=os.path.join(ROOT, os.path.dirname(INLINE)))
     f = listing(exe, "main.bump")["functions"]
     copies = f[0]["inlined"]
     assert copies and {c["into"] for c in copies} == {"main.main"}
