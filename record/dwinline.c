@@ -3,7 +3,8 @@
  * Inlined copies from DWARF (libdw): each DW_TAG_inlined_subroutine
  * under a concrete function, with its DW_AT_abstract_origin (the inlined
  * function), its address ranges (low_pc/high_pc or DW_AT_ranges; Go
- * writes ranges), DW_AT_call_file and DW_AT_call_line, and its
+ * writes ranges) and DW_AT_entry_pc (GCC writes one), DW_AT_call_file and
+ * DW_AT_call_line, and its
  * parameters where their location lists place them at the copy's first
  * address (cmd/compile/internal/dwarfgen, putInlinedFunc of
  * cmd/internal/dwarf/dwarf.go).
@@ -317,6 +318,11 @@ static void add_copy(struct walk *w, Dwarf_Die *die)
 		if (end > hi)
 			hi = end;
 	}
+	/* where the copy starts when the compiler says so (GCC), else its
+	 * lowest address (gc writes no DW_AT_entry_pc) */
+	if (dwarf_attr(die, DW_AT_entry_pc, &attr) &&
+	    dwarf_formaddr(&attr, &start) == 0 && start >= lo && start < hi)
+		lo = start;
 	fi = lo < hi ? gobin_func_index_at(w->b, lo) : -1;
 	if (fi < 0)
 		return;
