@@ -52,6 +52,32 @@ CAPABILITIES = [
 ]
 
 
+# What gccgo 12 cannot give, and why: its tests assert what gotrace or the
+# toolchain says instead, and the cell says "no" with the reason below
+# the table. Capabilities it gives in part have a note beside their count.
+GCCGO = "gccgo 12 (built here)"
+GCCGO_NO = {
+    "Go version": "a gccgo program records no Go version (no build info of gc's)",
+    "goroutine ids": "libgo keeps g behind thread-local storage of libgo.so: events "
+                     "get goid 0 and calls are paired by thread, as gotrace-record says",
+    "generics": "gccgo 12 has no type parameters",
+    "i386 (ABI0)": "ABI0 is gc's; no 386 libgo here, so gccgo cannot build for i386",
+    "arm64 (listed)": "no arm64 gccgo here: its go tool builds x86-64 whatever GOARCH "
+                      "says, and --list says x86-64",
+    "assembly (ABI0)": "gccgo does not assemble Go assembly",
+    "stripped + signature": "gccgo writes no .gopclntab: a stripped gccgo program has "
+                            "only its dynamic symbols, as gotrace-record says",
+}
+GCCGO_PART = {
+    "results": "results of more than two words (int, error) come back in memory, "
+               "which gotrace does not read: shown unavailable",
+    "field paths": "the standard library is libgo.so's: the probe names it as its "
+                   "binary, as gotrace-record says",
+    "stacks": "an interface value is its two words (type descriptor or method "
+              "table, object), not its dynamic type's name",
+}
+
+
 # Tests of Debian's own stripped Go programs (caddy, age: Go 1.19).
 DEBIAN = ("test_list_debian_stripped_programs", "test_caddy_serving_a_request",
           "test_many_probes_on_a_stripped_debian_binary")
@@ -61,6 +87,8 @@ def column(base, params):
     """The toolchain or release a test ran with, from its parameters."""
     if base in DEBIAN:
         return "go1.19 (Debian caddy, age, stripped)"
+    if re.search(r"\bgccgo\b", params):
+        return GCCGO
     m = re.search(r"(go1\.\d+)", params)
     if m:
         return "gc " + m.group(1) + " (built here)"
@@ -106,7 +134,7 @@ def main():
             cells[(cap, col)][1] += 1
             if not failed:
                 cells[(cap, col)][0] += 1
-    order = sorted(cols, key=lambda c: (not c.startswith("gc"), "Debian" in c,
+    order = sorted(cols, key=lambda c: (not c.startswith("gc "), c != GCCGO, "Debian" in c,
                                         [int(x) for x in re.findall(r"\d+", c)[:3]]))
     print("# What gotrace does, per Go version and architecture\n")
     print("Written by `tests/support_table.py` from the end-to-end tests of one")
@@ -114,15 +142,30 @@ def main():
     print("that capability with that toolchain (`tests/toolchains`) or release binary")
     print("(`tests/e2e/test_release_binaries.py`); `-` means no test covers it there.")
     print("x86-64 is traced; i386 programs are traced on x86-64 hosts; arm64")
-    print("binaries are listed, not traced.\n")
+    print("binaries are listed, not traced. gccgo 12 (Debian's, C calling")
+    print("convention, linked against libgo.so) is a column of the matrix: \"no [N]\"")
+    print("means the capability cannot hold there for reason N below, which its")
+    print("tests check (what gotrace or the toolchain says); \"[N]\" beside a count")
+    print("is a part that does not hold.\n")
     print("| capability | " + " | ".join(order) + " |")
     print("|---|" + "---|" * len(order))
+    notes = []
     for cap, _ in CAPABILITIES:
         row = []
         for col in order:
             p, n = cells.get((cap, col), (0, 0))
-            row.append("-" if n == 0 else ("%d/%d" % (p, n)) + ("" if p == n else " FAIL"))
+            cell = "-" if n == 0 else ("%d/%d" % (p, n)) + ("" if p == n else " FAIL")
+            why = (GCCGO_NO.get(cap) or GCCGO_PART.get(cap)) if col == GCCGO else None
+            if why:
+                notes.append(why)
+                mark = "[%d]" % len(notes)
+                cell = ("no %s (%s)" % (mark, cell)) if cap in GCCGO_NO else cell + " " + mark
+            row.append(cell)
         print("| %s | %s |" % (cap, " | ".join(row)))
+    if notes:
+        print()
+        for i, why in enumerate(notes, 1):
+            print("%d. gccgo: %s." % (i, why))
 
 
 if __name__ == "__main__":
