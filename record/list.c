@@ -117,6 +117,9 @@ static void facts_text(const struct gobin *b, FILE *out)
 				gobin_arch_info(b)->goid
 				? "events carry the goroutine's g address instead"
 				: "goroutine ids are read on x86-64 only");
+	} else {
+		fprintf(out, "goid         not read: libgo keeps g behind thread-local "
+			"storage of libgo.so; events get goid 0, calls pair by thread\n");
 	}
 	fprintf(out, "arch         %s, %s calling convention\n", d.arch, d.abi);
 	fprintf(out, "pie          %s\n", d.pie ? "yes" : "no");
