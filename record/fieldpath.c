@@ -544,3 +544,52 @@ int gobin_field_path_td(const struct gobin *cb, const char *root_type,
 	out->offset = (int32_t)off;
 	return path_type_of(gobin_td_type(b, at, 0), out);
 }
+
+/* Walk state of gobin_struct_fields_td. */
+struct td_leaves {
+	struct gobin *b;
+	char (*out)[GOBIN_PATH_LEN];
+	int n, max;
+};
+
+/* Adds the leaves of struct descriptor `at` under path prefix `pre`. */
+static void td_struct_leaves(struct td_leaves *l, uint64_t at, const char *pre,
+			     int depth)
+{
+	struct gobin_td d;
+
+	if (gobin_td_read(l->b, at, &d) || d.kind != 25 /* struct */)
+		return;
+	for (size_t i = 0; i < d.len; i++) {
+		char fn[GOBIN_PATH_LEN], path[GOBIN_PATH_LEN];
+		uint64_t ft, off;
+		struct gobin_type *t;
+
+		if (gobin_td_field(l->b, &d, i, fn, sizeof(fn), &ft, &off) ||
+		    !strcmp(fn, "_") ||
+		    (size_t)snprintf(path, sizeof(path), "%s.%s", pre, fn) >= sizeof(path) ||
+		    !(t = gobin_td_type(l->b, ft, 0)))
+			continue;
+		if (t->kind == TK_STRUCT && depth + 1 < GOBIN_STRUCT_DEPTH) {
+			td_struct_leaves(l, ft, path, depth + 1);
+		} else if (leaf_kind(t)) {
+			if (l->n < l->max)
+				snprintf(l->out[l->n], GOBIN_PATH_LEN, "%s", path);
+			l->n++;
+		}
+		gobin_type_free(t);
+	}
+}
+
+int gobin_struct_fields_td(const struct gobin *cb, const char *type_name,
+			   const char *root, char (*out)[GOBIN_PATH_LEN], int max)
+{
+	struct gobin *b = (struct gobin *)cb;  /* descriptors are read lazily */
+	struct td_leaves l = { .b = b, .out = out, .max = max };
+	const uint64_t at = gobin_td_find(b, type_name);
+
+	if (!at)
+		return -ENOENT;
+	td_struct_leaves(&l, at, root, 0);
+	return l.n;
+}

@@ -481,6 +481,15 @@ int gobin_struct_fields(const struct gobin *b, const struct gobin_func *f,
 			const char *root, char (*out)[GOBIN_PATH_LEN], int max);
 
 /*
+ * As gobin_struct_fields, without DWARF: the fields of `root`, a struct
+ * passed by value of the named type `type_name` ("main.Point",
+ * "net/http.serverHandler"), from the runtime type descriptors. Returns
+ * how many there are, or -ENOENT when they hold no such type.
+ */
+int gobin_struct_fields_td(const struct gobin *b, const char *type_name,
+			   const char *root, char (*out)[GOBIN_PATH_LEN], int max);
+
+/*
  * Go name of the runtime type descriptor (runtime._type) at link-time
  * address `addr`, from DWARF's DW_AT_go_runtime_type; NULL when unknown
  * (no DWARF, or not a type's address). Used to name the dynamic type of a

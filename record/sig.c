@@ -744,14 +744,16 @@ static struct gobin_type *recv_by_value(struct sp *p, const struct gobin_func *f
 	const char *slash = strrchr(f->name, '/');
 	const char *dot = strchr(slash ? slash : f->name, '.');
 	char full[512];
+	struct gobin_type *t;
 	uint64_t at;
 
 	if (!p->b || !dot ||
 	    (size_t)snprintf(full, sizeof(full), "%.*s.%s", (int)(dot - f->name),
 			     f->name, recv) >= sizeof(full) ||
-	    !(at = gobin_td_find(p->b, full)))
+	    !(at = gobin_td_find(p->b, full)) || !(t = gobin_td_type(p->b, at, 0)))
 		return NULL;
-	return gobin_td_type(p->b, at, 0);
+	snprintf(t->name, sizeof(t->name), "%.250s", full);
+	return t;
 }
 
 /*

@@ -423,6 +423,12 @@ static void add_struct_values(struct probe *p)
 			continue;
 		n = gobin_struct_fields(p->bin->gb, &p->fn, p->args[i].name,
 					paths, GOBIN_STRUCT_FIELDS);
+		if (n == -ENODATA && p->spec.sig && p->args[i].type_name[0])
+			/* a named struct a signature gives, from the
+			 * runtime type descriptors */
+			n = gobin_struct_fields_td(p->bin->gb, p->args[i].type_name,
+						   p->args[i].name, paths,
+						   GOBIN_STRUCT_FIELDS);
 		if (n <= 0 || n > GOBIN_STRUCT_FIELDS ||
 		    first + (uint32_t)n > GT_MAX_FETCH)
 			continue;

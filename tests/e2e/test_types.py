@@ -248,3 +248,19 @@ def list_probe_gccgo(gobuild, toolchain):
     exe = gobuild(TYPES, "types")
     out = record(["--list", exe, "p:main.nothing"]).stdout
     assert [l.split() for l in out.splitlines()[3:]] == [["a", "int", "RDI", "captured"]]
+
+
+def test_struct_by_value_on_a_stripped_binary(gobuild, toolchain, tmp_path):
+    """No DWARF: a signature naming the struct type with its package path
+    gets its layout from the runtime type descriptors, and the struct is
+    captured whole."""
+    exe = gobuild(TYPES, "types-s", "-ldflags=-s -w")
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-o", trace, "main.withStruct(p main.Point, n int)", "--", exe],
+               check=not toolchain.gccgo)
+    if toolchain.gccgo:
+        # gccgo writes no .gopclntab: stripped, only dynamic symbols remain
+        assert p.returncode == 1 and "a stripped gccgo program" in p.stderr
+        return
+    assert report([trace]).stdout.splitlines()[1].endswith("main.withStruct  p={X:3 Y:4} n=5")
+    assert jsonl(trace)[0]["args"] == {"p": {"X": 3, "Y": 4}, "n": 5}
