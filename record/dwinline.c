@@ -375,3 +375,47 @@ int inl_from_dwarf(struct gobin *b, struct gobin_inl *l)
 	gobin_dwarf_each_top(dw, top_cb, &w);
 	return w.err;
 }
+
+static int u64_cmp(const void *x, const void *y)
+{
+	const uint64_t a = *(const uint64_t *)x, c = *(const uint64_t *)y;
+
+	return a < c ? -1 : a > c;
+}
+
+int inl_dwarf_stmts(struct gobin *b, size_t fi, uint64_t **out)
+{
+	const struct gobin_func *f = &b->funcs[fi];
+	Dwarf_Die fn, cu;
+	Dwarf_Lines *lines;
+	uint64_t *v = NULL;
+	size_t nl, n = 0, cap = 0;
+
+	*out = NULL;
+	if (!gobin_dwarf_open(b) || !gobin_dwarf_subprogram(b, f->name, f->entry, &fn) ||
+	    !dwarf_diecu(&fn, &cu, NULL, NULL) || dwarf_getsrclines(&cu, &lines, &nl))
+		return 0;
+	for (size_t i = 0; i < nl; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		bool stmt = false;
+
+		if (!l || dwarf_lineaddr(l, &a) || a < f->entry || a >= f->end ||
+		    dwarf_linebeginstatement(l, &stmt) || !stmt)
+			continue;
+		if (n == cap) {
+			uint64_t *nv = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				return 0;
+			}
+			v = nv;
+		}
+		v[n++] = a;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), u64_cmp);
+	*out = v;
+	return (int)n;
+}

@@ -538,8 +538,10 @@ int gobin_inline_sites(const struct gobin *b, const char *name,
 /*
  * The sites of source line `line` of `file` (a path as the line table
  * spells it, or a suffix of one after a '/': "main.go", "cmd/x/main.go"):
- * per function and per inlined copy, the lowest address the pclntab's
- * line table maps to that line. *path gets the file's full path.
+ * per function and per inlined copy, the first address the pclntab's
+ * line table maps to that line where DWARF's line table begins a
+ * statement (is_stmt), else (no DWARF, or no such row there) the lowest
+ * one. *path gets the file's full path.
  * Returns how many there are (up to `max` written), -ENODATA when the
  * binary has no Go 1.18+ pclntab, -EEXIST when the suffix names two
  * different files, -ENOMEM. Line 0 means every line of the file: the

@@ -99,6 +99,11 @@ struct gobin_inl {
 /* Appends a copy to l; false when out of memory. */
 bool inl_add(struct gobin_inl *l, const struct inl_copy *c);
 
+/* dwinline.c: the addresses of funcs[fi] where a statement begins
+ * (is_stmt rows of its compilation unit's DWARF line table), ascending,
+ * into *out (malloc'd). Returns the count, 0 without DWARF for it. */
+int inl_dwarf_stmts(struct gobin *b, size_t fi, uint64_t **out);
+
 /* dwinline.c: the inlined copies DWARF describes, with their parameters
  * where location lists place them at the copy's first address. 0, or
  * -ENODATA without DWARF, -ENOMEM. */

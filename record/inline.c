@@ -214,9 +214,11 @@ struct line_acc {
 };
 
 /* Adds address pc of funcs[fi] (innermost inline node `node`, -1 none;
- * tree t) to the sites of a line, keeping the lowest per node. */
+ * tree t) to the sites of a line, keeping the lowest per node (with
+ * `only_new`, a node that has a site already keeps it). */
 static void line_add(const struct gobin *b, struct line_acc *a, size_t fi,
-		     const struct inl_tree *t, int32_t node, int line, uint64_t pc)
+		     const struct inl_tree *t, int32_t node, int line, uint64_t pc,
+		     bool only_new)
 {
 	const char *func = node >= 0 ? inl_node_name(b, t, node) : b->funcs[fi].name;
 	struct gobin_site *s;
@@ -225,7 +227,7 @@ static void line_add(const struct gobin *b, struct line_acc *a, size_t fi,
 		s = &a->v[i];
 		if (s->outer.entry == b->funcs[fi].entry && s->node == node &&
 		    s->line == line) {
-			if (pc < s->addr) {
+			if (pc < s->addr && !only_new) {
 				s->addr = pc;
 				s->file_offset = gobin_vaddr_to_offset(b, pc);
 			}
@@ -257,14 +259,37 @@ static void line_add(const struct gobin *b, struct line_acc *a, size_t fi,
 	s->line = line;
 }
 
-/* The sites of `file`:`line` in funcs[fi] from its pcfile and pcln
- * tables, into a. 0 or -ENOMEM. */
+/* The first address of [lo, hi) where a statement begins (stmts[n],
+ * ascending), or 0 when none does. */
+static uint64_t first_stmt(const uint64_t *stmts, int n, uint64_t lo, uint64_t hi)
+{
+	int l = 0, h = n;
+
+	while (l < h) {
+		const int mid = l + (h - l) / 2;
+
+		if (stmts[mid] < lo)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	return l < n && stmts[l] < hi ? stmts[l] : 0;
+}
+
+/*
+ * The sites of `file`:`line` in funcs[fi] from its pcfile and pcln
+ * tables, into a: per (line, inline node), the first instruction of the
+ * line where DWARF's line table says a statement begins (is_stmt), else,
+ * without DWARF or when no row of that copy says so, its lowest address.
+ * 0 or -ENOMEM.
+ */
 static int func_lines(const struct gobin *b, size_t fi, const char *file,
 		      int line, struct line_acc *a)
 {
 	struct inl_run *fr = NULL, *lr = NULL;
 	const struct gobin_func *f = &b->funcs[fi];
-	int nf, nl, rc = 0;
+	uint64_t *stmts = NULL;
+	int nf, nl, ns, rc = 0;
 	struct inl_tree t;
 	bool has_tree;
 
@@ -279,24 +304,32 @@ static int func_lines(const struct gobin *b, size_t fi, const char *file,
 	}
 	nf = inl_pcruns(b, inl_tab(b, fi, INL_TAB_FILE), f->entry, f->end, &fr);
 	has_tree = inl_tree(b, fi, &t);
-	for (int i = 0; i < nl; i++) {
-		const char *fn;
+	ns = inl_dwarf_stmts((struct gobin *)b, fi, &stmts);
+	/* pass 0: statement starts; pass 1: the copies that have none */
+	for (int pass = ns > 0 ? 0 : 1; pass < 2; pass++) {
+		for (int i = 0; i < nl; i++) {
+			const char *fn;
+			uint64_t pc = lr[i].lo;
 
-		if (line ? lr[i].val != line : lr[i].val <= 0)
-			continue;
-		fn = inl_file(b, fi, inl_run_at(fr, nf, lr[i].lo));
-		if (!fn || !path_is(fn, file))
-			continue;
-		if (!a->file)
-			a->file = fn;
-		else if (strcmp(a->file, fn))
-			a->ambiguous = true;
-		line_add(b, a, fi, has_tree ? &t : NULL,
-			 has_tree ? inl_run_at(t.runs, t.nruns, lr[i].lo) : -1,
-			 lr[i].val, lr[i].lo);
+			if (line ? lr[i].val != line : lr[i].val <= 0)
+				continue;
+			fn = inl_file(b, fi, inl_run_at(fr, nf, lr[i].lo));
+			if (!fn || !path_is(fn, file))
+				continue;
+			if (!pass && !(pc = first_stmt(stmts, ns, lr[i].lo, lr[i].hi)))
+				continue;
+			if (!a->file)
+				a->file = fn;
+			else if (strcmp(a->file, fn))
+				a->ambiguous = true;
+			line_add(b, a, fi, has_tree ? &t : NULL,
+				 has_tree ? inl_run_at(t.runs, t.nruns, pc) : -1,
+				 lr[i].val, pc, pass == 1);
+		}
 	}
 	if (has_tree)
 		inl_tree_free(&t);
+	free(stmts);
 	free(fr);
 	free(lr);
 	return 0;

@@ -281,3 +281,22 @@ def test_gccgo_inlined_copies_from_dwarf_no_lines(toolchain, tmp_path):
     p = record(["-o", trace, "--force", "main.go:%d" % fixture_line("LOOP BODY"),
                 "--", exe], check=False)
     assert p.returncode != 0 and "no Go 1.18+ line table" in p.stderr
+
+
+def test_line_probe_at_statement_start(gobuild, toolchain, tmp_path):
+    """With DWARF, a line's site is where its line table says a statement
+    begins (is_stmt): the out-of-line body of bump first reloads n for
+    'return n + 1' on the branch that called callers(), and the statement
+    begins where both branches join, so its one call (viaValue(7), n >= 0)
+    fires it; the copies inlined into main keep no instruction of that
+    line (main computes n + 1 on its own lines)."""
+    gc_only(toolchain)
+    exe = gobuild(INLINE, "inline")
+    line = fixture_line("return n + 1")
+    trace = str(tmp_path / "t.gtr")
+    record(["-q", "-o", trace, "main.go:%d" % line, "--", exe, "x"])
+    evs = jsonl(trace)
+    assert len(evs) == 1 and evs[0]["func"] == "main.bump"
+    assert "inlined_into" not in evs[0]
+    sites = listing(exe, "main.go:%d" % line)["lines"]
+    assert [(s["func"], s["inlined_into"]) for s in sites] == [("main.bump", None)]
