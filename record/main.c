@@ -186,26 +186,56 @@ static void read_redact_key(struct record_opts *o)
 	}
 }
 
+/* Adds a -p PID (one given twice is traced once). */
+static void add_pid(struct argp_state *state, struct record_opts *o, const char *arg)
+{
+	const pid_t pid = parse_num(arg, "PID", 1, INT_MAX);
+
+	for (int i = 0; i < o->npids; i++)
+		if (o->pids[i] == pid)
+			return;
+	if (o->npids >= SESSION_MAX_PIDS)
+		argp_error(state, "too many -p (at most %d)", SESSION_MAX_PIDS);
+	o->pids[o->npids++] = pid;
+}
+
+/* After the last argument: the combinations that make no sense. */
+static void check_end(struct argp_state *state, struct record_opts *o)
+{
+	if (o->list) {
+		if (o->npids > 1 || (o->npids && o->nspecs > 1))
+			argp_error(state, "--list -p takes one PID [GLOB]");
+		else if (!o->npids && (o->nspecs < 1 || o->nspecs > 2))
+			argp_error(state, "--list takes BINARY [GLOB] or -p PID [GLOB]");
+		return;
+	}
+	if (o->json)
+		argp_error(state, "--json goes with --list");
+	if (!o->output) {
+		argp_error(state, "no output file; give one with -o FILE");
+		return;  /* not reached: argp_error() exits (not noreturn) */
+	}
+	if (!o->nspecs)
+		argp_error(state, "no probe given; name a function, e.g. 'main.add'");
+	if (o->npids && o->cmd)
+		argp_error(state, "give either -p PID or -- CMD, not both");
+	if (o->redact_key && !o->redact)
+		argp_error(state, "--redact-key goes with --redact RULE");
+	if (o->redact && o->redact_key)
+		read_redact_key(o);
+	if (o->rotate_count && !o->rotate_size)
+		argp_error(state, "-W COUNT needs -C SIZE");
+	if (o->rotate_size && !strcmp(o->output, "-"))
+		argp_error(state, "-C SIZE writes a series of files; it cannot go with -o -");
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct record_opts *o = state->input;
 
 	switch (key) {
 	case 'o': o->output = arg; break;
-	case 'p': {
-		pid_t pid = parse_num(arg, "PID", 1, INT_MAX);
-		int i;
-
-		for (i = 0; i < o->npids; i++)
-			if (o->pids[i] == pid)
-				break;       /* given twice: traced once */
-		if (i < o->npids)
-			break;
-		if (o->npids >= SESSION_MAX_PIDS)
-			argp_error(state, "too many -p (at most %d)", SESSION_MAX_PIDS);
-		o->pids[o->npids++] = pid;
-		break;
-	}
+	case 'p': add_pid(state, o, arg); break;
 	case 'f': o->flags |= GTR_W_FORCE; break;
 	case 's': o->str_max = parse_num(arg, "string size", 0, RECORD_STR_MAX); break;
 	case 'q': o->quiet = 1; break;
@@ -235,33 +265,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		o->specs[o->nspecs++] = arg;
 		break;
-	case ARGP_KEY_END:
-		if (o->list) {
-			if (o->npids > 1 || (o->npids && o->nspecs > 1))
-				argp_error(state, "--list -p takes one PID [GLOB]");
-			else if (!o->npids && (o->nspecs < 1 || o->nspecs > 2))
-				argp_error(state, "--list takes BINARY [GLOB] or -p PID [GLOB]");
-			break;
-		}
-		if (o->json)
-			argp_error(state, "--json goes with --list");
-		if (!o->output) {
-			argp_error(state, "no output file; give one with -o FILE");
-			break;  /* not reached: argp_error() exits (not noreturn) */
-		}
-		if (!o->nspecs)
-			argp_error(state, "no probe given; name a function, e.g. 'main.add'");
-		if (o->npids && o->cmd)
-			argp_error(state, "give either -p PID or -- CMD, not both");
-		if (o->redact_key && !o->redact)
-			argp_error(state, "--redact-key goes with --redact RULE");
-		if (o->redact && o->redact_key)
-			read_redact_key(o);
-		if (o->rotate_count && !o->rotate_size)
-			argp_error(state, "-W COUNT needs -C SIZE");
-		if (o->rotate_size && !strcmp(o->output, "-"))
-			argp_error(state, "-C SIZE writes a series of files; it cannot go with -o -");
-		break;
+	case ARGP_KEY_END: check_end(state, o); break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
