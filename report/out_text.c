@@ -153,14 +153,19 @@ static void put_values(struct output *o, struct buf *b, const struct gtr_probe *
 	}
 }
 
-/* Where probe `p` fires when it is not a function's entry or return:
- * " [inlined into F at FILE:LINE]", " [line FILE:LINE]". */
-static void put_site(struct buf *b, const struct gtr_probe *p)
+/* Where probe `p` fires when it is not a function's entry or return,
+ * after the values written from b->len `values_at` on: "[inlined into F
+ * at FILE:LINE]", "[line FILE:LINE]". */
+static void put_site(struct buf *b, const struct gtr_probe *p, size_t values_at)
 {
 	const char *base;
+	/* no blank before it when no value was shown */
+	const char *sep = b->len > values_at ? " " : "";
 
 	if (p && p->inlined_into && p->inlined_into[0]) {
-		buf_puts(b, " [inlined into ");
+		buf_puts(b, sep);
+		sep = " ";
+		buf_puts(b, "[inlined into ");
 		buf_puts(b, p->inlined_into);
 		if (p->call_site && p->call_site[0]) {
 			buf_puts(b, " at ");
@@ -170,7 +175,8 @@ static void put_site(struct buf *b, const struct gtr_probe *p)
 	}
 	if (p && p->line && p->line[0]) {
 		base = strrchr(p->line, '/');
-		buf_puts(b, " [line ");
+		buf_puts(b, sep);
+		buf_puts(b, "[line ");
 		buf_puts(b, base ? base + 1 : p->line);
 		buf_putc(b, ']');
 	}
@@ -190,8 +196,10 @@ static void text_event(struct output *o, struct buf *b, const struct report_even
 		buf_puts(b, ev->nvals ? ") " : ")");
 		put_values(o, b, e->probe, ev);
 	} else {
+		const size_t at = b->len;
+
 		put_values(o, b, e->probe, ev);
-		put_site(b, e->probe);
+		put_site(b, e->probe, at);
 	}
 	buf_putc(b, '\n');
 	text_stack(o, b, ev);
@@ -214,9 +222,11 @@ static void text_call(struct output *o, struct buf *b, const struct report_event
 	put_padded(b, latency, 12);
 	buf_putc(b, ' ');
 	if (entry) {
+		const size_t at = b->len;
+
 		put_values(o, b, eprobe, entry);
 		if (!arrow)
-			put_site(b, eprobe);
+			put_site(b, eprobe, at);
 	} else {
 		buf_putc(b, '?');
 	}
