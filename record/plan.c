@@ -528,7 +528,7 @@ static int add_exact(struct plan *pl, const struct probe_spec *spec,
  */
 static void no_match(const struct binary *b, const char *pat)
 {
-	const char *near[5];
+	const char *near[5] = { NULL };
 	char bare[512];
 	size_t o = 0;
 	int n = 0;

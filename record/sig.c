@@ -179,6 +179,39 @@ static struct gobin_type *mk(struct sp *p, enum gobin_tk kind, uint32_t size,
 
 static struct gobin_type *parse_type(struct sp *p, bool lenient);
 
+/*
+ * The type `name` a signature writes: predeclared or well known, else
+ * the binary's runtime type descriptors' named type of that name; behind
+ * a pointer (`lenient`) any name will do. NULL after sp_fail().
+ */
+static struct gobin_type *named_type(struct sp *p, const char *name, bool lenient)
+{
+	const uint32_t ps = (uint32_t)p->ps;
+	uint64_t at;
+	struct gobin_type *t;
+
+	for (size_t k = 0; k < sizeof(known_types) / sizeof(known_types[0]); k++) {
+		const struct known *kt = &known_types[k];
+
+		if (strcmp(kt->name, name) != 0)
+			continue;
+		return mk(p, kt->kind,
+			  kt->size > 0 ? (uint32_t)kt->size :
+			  ps * (kt->size == 0 ? 1 : (uint32_t)(-kt->size + 1)), "");
+	}
+	if (lenient)
+		return mk(p, TK_OTHER, 0, "");
+	at = p->b ? gobin_td_find(p->b, name) : 0;
+	if (at && (t = gobin_td_type(p->b, at, 0)))
+		return t;
+	sp_fail(p, "the size of type '%s' is not known without DWARF, nor "
+		"from the binary's runtime type descriptors, which hold no type "
+		"of that name (a named type is written with its package path, "
+		"as net/http.Request); write its underlying type instead (e.g. "
+		"int, string, *%s, struct{ a int; b string })", name, name);
+	return NULL;
+}
+
 /* A slice of `elem` (parsed; freed here, NULL after a failure) with the
  * element's kind and size. */
 static struct gobin_type *slice_of(struct sp *p, struct gobin_type *elem)
@@ -432,31 +465,7 @@ static struct gobin_type *parse_type_inner(struct sp *p, bool lenient)
 	skip_ws(p);
 	if (p->s[p->i] == '[') /* type arguments of a generic type */
 		skip_balanced(p);
-	for (size_t k = 0; k < sizeof(known_types) / sizeof(known_types[0]); k++) {
-		const struct known *kt = &known_types[k];
-
-		if (strcmp(kt->name, name) != 0)
-			continue;
-		return mk(p, kt->kind,
-			  kt->size > 0 ? (uint32_t)kt->size :
-			  (uint32_t)ps * (kt->size == 0 ? 1 : -kt->size + 1), "");
-	}
-	if (lenient)
-		return mk(p, TK_OTHER, 0, "");
-	{
-		/* a named type the binary's runtime type descriptors hold */
-		const uint64_t at = p->b ? gobin_td_find(p->b, name) : 0;
-		struct gobin_type *t = at ? gobin_td_type(p->b, at, 0) : NULL;
-
-		if (t)
-			return t;
-	}
-	sp_fail(p, "the size of type '%s' is not known without DWARF, nor "
-		"from the binary's runtime type descriptors, which hold no type "
-		"of that name (a named type is written with its package path, "
-		"as net/http.Request); write its underlying type instead (e.g. "
-		"int, string, *%s, struct{ a int; b string })", name, name);
-	return NULL;
+	return named_type(p, name, lenient);
 }
 
 static struct gobin_type *parse_type(struct sp *p, bool lenient)
