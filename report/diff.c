@@ -34,12 +34,11 @@ static uint32_t nbuckets(void)
  * past MAX_NAMES. */
 static uint32_t func_of(struct diff *d, const char *name, size_t len)
 {
-	uint64_t h = 1469598103934665603ull;
+	const uint64_t h = u64map_hash_mem(name, len, 0);
+	uint32_t pos = 0;
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (uint8_t)name[i]) * 1099511628211ull;
-	/* a hash taken by another name: the next key */
-	for (const uint32_t *v; (v = u64map_get(&d->fmap, h)); h++) {
+	/* names filed under their hash, checked */
+	for (const uint32_t *v; (v = u64map_find(&d->fmap, h, &pos));) {
 		const char *n = d->funcs[*v].name;
 		if (!strncmp(n, name, len) && !n[len])
 			return *v;
@@ -48,7 +47,7 @@ static uint32_t func_of(struct diff *d, const char *name, size_t len)
 		d->capfuncs = d->capfuncs ? d->capfuncs * 2 : 64;
 		d->funcs = xrealloc(d->funcs, d->capfuncs * sizeof(*d->funcs), "diff functions");
 	}
-	if (u64map_put(&d->fmap, h, d->nfuncs, MAX_NAMES))
+	if (u64map_add(&d->fmap, h, d->nfuncs, MAX_NAMES))
 		return UINT32_MAX;
 	struct diff_func *f = &d->funcs[d->nfuncs];
 	memset(f, 0, sizeof(*f));
@@ -291,18 +290,26 @@ static char *probe_key(const struct gtr_probe *p)
 	return k;
 }
 
+/* Whether probe key `k` (probe_key()) is among the probes of `side`. */
+static bool probe_in(const struct diff *d, int side, const char *k)
+{
+	uint32_t pos = 0;
+
+	for (const uint32_t *v; (v = u64map_find(&d->pmap[side], u64map_hash_str(k, 0), &pos));)
+		if (!strcmp(d->probes[side][*v], k))
+			return true;
+	return false;
+}
+
 static void record_probes(struct diff *d, struct run *run)
 {
 	const int s = d->side;
 
 	for (uint32_t i = 0; i < run->np; i++) {
 		char *k = probe_key(run->probes[i]);
-		uint64_t h = u64map_hash_str(k, 0);
-		const uint32_t *v;
-		/* a hash taken by another key: the next */
-		while ((v = u64map_get(&d->pmap[s], h)) && strcmp(d->probes[s][*v], k))
-			h++;
-		if (v || u64map_put(&d->pmap[s], h, d->nprobes[s], MAX_NAMES)) {
+		const uint64_t h = u64map_hash_str(k, 0);
+
+		if (probe_in(d, s, k) || u64map_add(&d->pmap[s], h, d->nprobes[s], MAX_NAMES)) {
 			free(k);
 			continue;
 		}
@@ -416,15 +423,6 @@ static void why_add(char **why, const char *fmt, ...)
 	buf_free(&b);
 }
 
-static bool probe_in(const struct diff *d, int side, const char *k)
-{
-	const uint32_t *v;
-
-	for (uint64_t h = u64map_hash_str(k, 0); (v = u64map_get(&d->pmap[side], h)); h++)
-		if (!strcmp(d->probes[side][*v], k))
-			return true;
-	return false;
-}
 
 /* The probes of one side the other has not, as "entry F, return G". */
 static char *probes_only(const struct diff *d, int side, uint32_t *n)

@@ -265,29 +265,31 @@ int filter_set_clock(struct filter *f, const struct gtr_host *h,
 static uint32_t cache_lookup(struct filter *f, const struct gtr_probe *pr,
 			     const struct gtr_probe *epr)
 {
-	const uint32_t id = pr->id;
+	const uint32_t *ix;
+	uint32_t h;
 
 	if (f->last_ok && f->last_probe == pr && f->last_entry_probe == epr)
 		return f->last_ent;
-	if (!f->cap_ents || (f->nents + 1) * 2 > f->cap_ents) {
-		/* grow and start over: re-resolving is cheap and rare */
-		const uint32_t cap = f->cap_ents ? f->cap_ents * 2 : 16;
-		f->ents = xrealloc(f->ents, cap * sizeof(*f->ents), "filter");
-		f->rtab = xrealloc(f->rtab, (size_t)cap * f->t.nslots * sizeof(*f->rtab) + 1, "filter");
-		memset(f->ents, 0, cap * sizeof(*f->ents));
-		f->cap_ents = cap;
-		f->nents = 0;
-		f->last_ok = false;
+	ix = u64map_get(&f->ent_ix, pr->id);
+	if (ix) {
+		h = *ix;
+	} else {
+		if (f->nents == f->cap_ents) {
+			const uint32_t cap = f->cap_ents ? f->cap_ents * 2 : 16;
+			f->ents = xrealloc(f->ents, cap * sizeof(*f->ents), "filter");
+			f->rtab = xrealloc(f->rtab, (size_t)cap * f->t.nslots * sizeof(*f->rtab) + 1,
+					   "filter");
+			f->cap_ents = cap;
+		}
+		h = f->nents++;
+		memset(&f->ents[h], 0, sizeof(f->ents[h]));
+		if (u64map_put(&f->ent_ix, pr->id, h, UINT32_MAX))
+			xalloc_die("filter");
 	}
-	uint32_t h = (id * 2654435761u) & (f->cap_ents - 1);
-	while (f->ents[h].used && f->ents[h].id != id)
-		h = (h + 1) & (f->cap_ents - 1);
 	struct pc_ent *e = &f->ents[h];
 	if (!e->used || e->probe != pr || e->entry_probe != epr) {
-		if (!e->used)
-			f->nents++;
 		e->used = true;
-		e->id = id;
+		e->id = pr->id;
 		e->probe = pr;
 		e->entry_probe = epr;
 		for (uint32_t s = 0; s < f->t.nslots; s++)

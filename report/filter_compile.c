@@ -105,6 +105,7 @@ void filter_free(struct filter *f)
 	lang_tree_free(&f->t);
 	free(f->ents);
 	free(f->rtab);
+	u64map_free(&f->ent_ix);
 	free(f->scratch);
 	free(f);
 }

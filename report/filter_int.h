@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "map.h"
 #include "xalloc.h"
 
 /* Where the value of a slot is, for one (probe, entry probe). */
@@ -71,10 +72,12 @@ struct filter {
 	bool fops_ok;
 	const struct gtr_probe *fops_probe, *fops_entry;
 
-	/* per-probe resolution: slot s of cache entry e at [e * nslots + s] */
+	/* per-probe resolution: slot s of cache entry e at [e * nslots + s];
+	 * entries in the order probes were met, found by probe id */
 	struct pc_ent *ents;
 	struct res *rtab;
 	uint32_t cap_ents, nents;
+	struct u64map ent_ix;  /* probe id -> entry */
 	struct res *scratch;  /* resolution for events of an undescribed probe */
 	bool last_ok;         /* one-entry cache in front of the table */
 	const struct gtr_probe *last_probe, *last_entry_probe;
