@@ -300,3 +300,23 @@ def test_line_probe_at_statement_start(gobuild, toolchain, tmp_path):
     assert "inlined_into" not in evs[0]
     sites = listing(exe, "main.go:%d" % line)["lines"]
     assert [(s["func"], s["inlined_into"]) for s in sites] == [("main.bump", None)]
+
+
+def test_inlined_ranges_written_with_stacks_only(inline_bin, tmp_path):
+    """The SYMBOLS block carries each function's inlined ranges
+    (spec/FORMAT.md) when stacks are recorded, and not otherwise; the
+    Python reader of the spec reads them: main.main holds main.bump."""
+    from gtr_reader import GtrReader
+    _, exe = inline_bin
+    plain, stacks = str(tmp_path / "p.gtr"), str(tmp_path / "s.gtr")
+    record(["-q", "-o", plain, "main.loop", "--", exe])
+    record(["-q", "-U", "-o", stacks, "main.loop", "--", exe])
+    r = GtrReader(plain)
+    r.info()
+    assert r.inlined == {}
+    r = GtrReader(stacks)
+    r.info()
+    main = [(b, a) for (b, a) in r.inlined
+            if any(s[2] == "main.main" and s[0] == a for s in r.symbols[b])]
+    assert len(main) == 1
+    assert {x[2] for x in r.inlined[main[0]]} >= {"main.bump", "main.mark"}
