@@ -715,18 +715,9 @@ int plan_add(struct plan *pl, const char *text, const char *dflt_path,
 	if (spec->line)
 		return add_line(pl, spec, b);
 	n = gobin_func_find_all(b->gb, spec->func, NULL, 0);
-	if (!has_glob(spec->func) || n > 0) {
-		const int m = add_inlined(pl, spec, b, n > 0);
-
-		if (m < 0 || (m > 0 && n == 0))
-			return m < 0 ? -1 : 0;
-	}
-	if (n > 0)
-		return add_exact(pl, spec, b, n);
-	if (has_glob(spec->func))
-		return add_glob(pl, spec, b);
-	{
-		/* an //export'ed Go function lives on in its cgo wrapper */
+	if (n == 0) {
+		/* an //export'ed Go function lives on in its cgo wrapper
+		 * (inlined into it, with no body of its own) */
 		struct gobin_func f;
 
 		if (!gobin_func_find_cgo_export(b->gb, spec->func, &f)) {
@@ -738,6 +729,16 @@ int plan_add(struct plan *pl, const char *text, const char *dflt_path,
 			return add_probe(pl, spec, b, &f) ? -1 : 0;
 		}
 	}
+	if (!has_glob(spec->func) || n > 0) {
+		const int m = add_inlined(pl, spec, b, n > 0);
+
+		if (m < 0 || (m > 0 && n == 0))
+			return m < 0 ? -1 : 0;
+	}
+	if (n > 0)
+		return add_exact(pl, spec, b, n);
+	if (has_glob(spec->func))
+		return add_glob(pl, spec, b);
 	if (say_named(b, spec->func))
 		return -1;
 	n = gobin_func_suggest(b->gb, spec->func, near, 5);
