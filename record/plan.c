@@ -581,6 +581,19 @@ static int add_glob(struct plan *pl, const struct probe_spec *spec,
 }
 
 /*
+ * Whether `name` finds a function of that very name: not another one it
+ * stands for (gccgo's Cgoexp__NAME wrapper, the instances of a generic
+ * function), whose own code holds the copies a probe on it would count
+ * twice.
+ */
+static bool named_so(const struct binary *b, const char *name)
+{
+	struct gobin_func f;
+
+	return gobin_func_find_all(b->gb, name, &f, 1) > 0 && !strcmp(f.name, name);
+}
+
+/*
  * Probes the inlined copies of spec->func (an entry probe; a return
  * probe says that they have none; `body`: the function has an
  * out-of-line body too). Returns how many copies there are, or -1 after
@@ -729,7 +742,7 @@ int plan_add(struct plan *pl, const char *text, const char *dflt_path,
 			return add_probe(pl, spec, b, &f) ? -1 : 0;
 		}
 	}
-	if (!has_glob(spec->func) || n > 0) {
+	if ((!has_glob(spec->func) && n == 0) || (n > 0 && named_so(b, spec->func))) {
 		const int m = add_inlined(pl, spec, b, n > 0);
 
 		if (m < 0 || (m > 0 && n == 0))
