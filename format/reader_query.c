@@ -245,7 +245,7 @@ uint32_t gtr_reader_inlined(const struct gtr_reader *r, uint32_t pid, uint64_t a
 		return 0;
 	const uint32_t off = (uint32_t)(link - s->address);
 	/* the ranges holding off, deepest first: insertion by depth */
-	uint32_t depth[GTR_MAX_INLINE_DEPTH];
+	uint32_t depth[GTR_MAX_INLINE_DEPTH] = { 0 };
 	for (uint32_t i = 0; i < s->ninlined; i++) {
 		const struct gtr_inlined *v = &s->inlined[i];
 		if (off < v->off || off - v->off >= v->size || n == GTR_MAX_INLINE_DEPTH)

@@ -155,7 +155,7 @@ static int vars_at(struct gobin *b, size_t fi, uint64_t pc, Dwarf_Die *dies,
 	struct tbuild tb = { .budget = 1024, .ptrsize = b->ptrsize };
 	struct gobin_param p[GTR_MAX_ARGS];
 	struct loc locs[GTR_MAX_ARGS];
-	bool ok[GTR_MAX_ARGS];
+	bool ok[GTR_MAX_ARGS] = { false };
 	const int32_t sp = inl_pcvalue(b, fi, INL_TAB_SP, pc);
 	int np = 0, rc = 0;
 
