@@ -5,7 +5,9 @@ build/e2e.xml): each cell says how many of the tests of that capability
 passed for that toolchain or release binary. Nothing in it is written by
 hand.
 
-usage: tests/support_table.py build/e2e.xml > spec/SUPPORT.md
+usage: tests/support_table.py build/e2e.xml [MORE.xml...] > spec/SUPPORT.md
+(several runs' results together, e.g. one per toolchain; a test in several
+files counts as the last one ran it)
 """
 import collections
 import re
@@ -83,8 +85,10 @@ GCCGO_PART = {
                "which gotrace does not read: shown unavailable",
     "field paths": "the standard library is libgo.so's: the probe names it as its "
                    "binary, as gotrace-record says",
-    "stacks": "an interface value is its two words (type descriptor or method "
-              "table, object), not its dynamic type's name",
+    "stacks": "a stack is the function and its caller (gccgo's -O2 keeps no "
+              "frame pointers to walk further), and an interface value its two "
+              "words (type descriptor or method table, object), not its dynamic "
+              "type's name",
 }
 
 
@@ -120,10 +124,11 @@ RELEASE_GO = _release_go()
 
 
 def main():
-    root = ET.parse(sys.argv[1]).getroot()
+    cases = list({(tc.get("classname"), tc.get("name")): tc for path in sys.argv[1:]
+                  for tc in ET.parse(path).getroot().iter("testcase")}.values())
     cells = collections.defaultdict(lambda: [0, 0])   # (cap, col) -> [passed, run]
     cols = set()
-    for tc in root.iter("testcase"):
+    for tc in cases:
         name = tc.get("name", "")
         base, _, params = name.partition("[")
         col = column(base, params)
