@@ -210,8 +210,7 @@ def test_gotrace_report_info(tmp_path, functions, tool):
     trace = str(tmp_path / "t.gtr")
     record(["-o", trace, "main.add", "--", functions, "2"])
     p = subprocess.run([REPORT, "info", "--json", trace], capture_output=True, text=True)
-    if p.returncode != 0 or not p.stdout.startswith("{"):
-        pytest.skip("gotrace-report info is not wired yet: " + p.stderr.strip()[:200])
+    assert p.returncode == 0 and p.stdout.startswith("{"), p.stderr
     assert json.loads(p.stdout) == c_info(tool, trace)
     text = subprocess.run([REPORT, "info", trace], capture_output=True, text=True, check=True)
     assert text.stdout == tool("info", trace).stdout
