@@ -166,6 +166,7 @@ static void unfake(struct gobin *g, uint8_t *mem)
 	free(g->funcs);
 	free(g->argsz);
 	free(g->fflags);
+	free(g->pcl.funcoff);   /* the Go 1.18+ tables kept for the inline tree */
 	free(g);
 	free(mem);
 }
