@@ -106,7 +106,7 @@ uint64_t gtr_copier_events(const struct gtr_copier *c)
 	return c->events;
 }
 
-static uint64_t move_ts(const struct gtr_copier *c, uint64_t ts)
+uint64_t gtr_copier_ts(const struct gtr_copier *c, uint64_t ts)
 {
 	if (!ts)
 		return 0;
@@ -294,7 +294,7 @@ static int put_process(struct gtr_copier *c, const struct gtr_process *in)
 	struct gtr_process p = *in;
 	int rc;
 
-	p.ts_ns = move_ts(c, in->ts_ns);
+	p.ts_ns = gtr_copier_ts(c, in->ts_ns);
 	p.host = c->o.host;
 	if ((rc = map_pid(c, in->pid, &p.pid, &p.host_pid)) ||
 	    (rc = put_binary(c, in->binary_id, &p.binary_id)))
@@ -308,7 +308,7 @@ static int put_mapping(struct gtr_copier *c, const struct gtr_mapping *in)
 	uint32_t host_pid;
 	int rc;
 
-	m.ts_ns = move_ts(c, in->ts_ns);
+	m.ts_ns = gtr_copier_ts(c, in->ts_ns);
 	if ((rc = map_pid(c, in->pid, &m.pid, &host_pid)) ||
 	    (rc = put_binary(c, in->binary_id, &m.binary_id)))
 		return rc;
@@ -430,7 +430,7 @@ int gtr_copier_event(struct gtr_copier *c, const struct gtr_event *ev)
 		rc = put_probe(c, ev->probe_id, &e.probe_id);
 	if (rc)
 		return rc;
-	e.ts_ns = move_ts(c, ev->ts_ns);
+	e.ts_ns = gtr_copier_ts(c, ev->ts_ns);
 	if (!(rc = gtr_writer_event(c->w, &e)))
 		c->events++;
 	return rc;
@@ -444,8 +444,8 @@ int gtr_copier_drop(struct gtr_copier *c, const struct gtr_drop *d)
 	if ((rc = put_clocks(c)) || (rc = put_probes(c)) ||
 	    (rc = put_probe(c, d->probe_id, &o.probe_id)))
 		return rc;
-	o.ts_ns = move_ts(c, d->ts_ns);
-	o.since_ns = move_ts(c, d->since_ns);
+	o.ts_ns = gtr_copier_ts(c, d->ts_ns);
+	o.since_ns = gtr_copier_ts(c, d->since_ns);
 	return gtr_writer_drop(c->w, &o);
 }
 

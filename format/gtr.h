@@ -470,6 +470,10 @@ int gtr_copier_finish(struct gtr_copier *c);
 /* Events copied so far. */
 uint64_t gtr_copier_events(const struct gtr_copier *c);
 
+/* Timestamp `ts` (ns) of the input as the output has it: moved by the
+ * input's offset (0 stays 0: not known), never below 0. */
+uint64_t gtr_copier_ts(const struct gtr_copier *c, uint64_t ts);
+
 void gtr_copier_free(struct gtr_copier *c);
 
 /* ---------------------------------------------------------------- redaction */

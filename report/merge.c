@@ -83,15 +83,10 @@ static void place_inputs(struct input *in, size_t n, const struct gtr_host **hos
 	}
 }
 
-/* ts moved onto the output's clock, as the copier moves it. */
-static uint64_t moved(const struct input *in, uint64_t ts)
-{
-	return in->offset < 0 && (uint64_t)-in->offset > ts ? 0 : ts + (uint64_t)in->offset;
-}
-
 static uint64_t head_ts(const struct input *in)
 {
-	return moved(in, in->item == GTR_ITEM_DROP ? in->drop.ts_ns : in->ev.ts_ns);
+	/* on the output's clock, as the copier writes it */
+	return gtr_copier_ts(in->copy, in->item == GTR_ITEM_DROP ? in->drop.ts_ns : in->ev.ts_ns);
 }
 
 /* Reads the next record of `in`. 0, or -1 after a message. */
