@@ -35,7 +35,7 @@ static void fail_expected(struct parser *p, const char *what)
 	if (p->failed)
 		return;
 	if (p->tok.t == T_EOF && !p->have_prev) {
-		fail_at(p, 0, "empty filter: expected %s", what);
+		fail_at(p, 0, "empty expression: expected %s", what);
 		return;
 	}
 	if (p->have_prev)
@@ -460,7 +460,7 @@ static uint32_t parse_primary(struct parser *p)
 	if (p->tok.t == T_LPAREN) {
 		const struct token open = p->tok;
 		if (++p->depth > LANG_MAX_DEPTH) {
-			fail_at(p, open.pos, "filter nested too deeply (more than %d levels)", LANG_MAX_DEPTH);
+			fail_at(p, open.pos, "expression nested too deeply (more than %d levels)", LANG_MAX_DEPTH);
 			return 0;
 		}
 		advance(p);
@@ -524,7 +524,7 @@ static uint32_t parse_unary(struct parser *p)
 		return parse_primary(p);
 	const uint32_t pos = p->tok.pos;
 	if (++p->depth > LANG_MAX_DEPTH) {
-		fail_at(p, pos, "filter nested too deeply (more than %d levels)", LANG_MAX_DEPTH);
+		fail_at(p, pos, "expression nested too deeply (more than %d levels)", LANG_MAX_DEPTH);
 		return 0;
 	}
 	advance(p);
@@ -605,7 +605,7 @@ int lang_parse(struct lang_tree *f, const char *expr, bool field_only,
 	f->field_only = field_only;
 	f->expr = strdup(expr);
 	if (!f->expr || n >= UINT32_MAX / 2) {
-		snprintf(msg, msglen, "filter too long");
+		snprintf(msg, msglen, "expression too long");
 		lang_tree_free(f);
 		return -1;
 	}
@@ -635,7 +635,7 @@ int lang_parse(struct lang_tree *f, const char *expr, bool field_only,
 		else if (p.tok.t == T_RPAREN)
 			fail_at(&p, p.tok.pos, "unmatched ')'");
 		else
-			fail_at(&p, p.tok.pos, "expected '&&', '||' or end of filter, found %s",
+			fail_at(&p, p.tok.pos, "expected '&&', '||' or end of expression, found %s",
 				tok_desc(&p, &p.tok, found, sizeof(found)));
 	}
 	if (p.failed) {

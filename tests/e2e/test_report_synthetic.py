@@ -261,7 +261,7 @@ def test_filter_error_has_caret(calls):
     p = report(["-f", "goarg1 == 1 && latency > 10 ms", calls], check=False)
     assert p.returncode == 2
     assert p.stderr.splitlines() == [
-        "gotrace-report: bad filter: expected '&&', '||' or end of filter, found 'ms' at column 29",
+        "gotrace-report: bad filter: expected '&&', '||' or end of expression, found 'ms' at column 29",
         "  goarg1 == 1 && latency > 10 ms",
         "                              ^"]
     p = report(["-f", "name == 5", calls], check=False)

@@ -443,14 +443,14 @@ Test(filter, error_columns_and_messages)
 	bad("goarg1 == ", 10, "expected a value after '=='");
 	bad("goarg1 ==", 10, "expected a value after '=='");
 	bad("goarg1 == )", 11, "expected a value after '==', found ')'");
-	bad("", 1, "empty filter");
-	bad("   ", 1, "empty filter");
+	bad("", 1, "empty expression");
+	bad("   ", 1, "empty expression");
 	bad("goarg1", 7, "expected a comparison operator");
 	bad("goarg1 42", 8, "expected a comparison operator");
 	bad("goarg1 = 42", 8, "did you mean '=='");
 	bad("goarg1 == 1 & goarg2 == 2", 13, "did you mean '&&'");
 	bad("goarg1 == 1 | goarg2 == 2", 13, "did you mean '||'");
-	bad("goarg1 == 1 goarg2 == 2", 13, "expected '&&', '||' or end of filter");
+	bad("goarg1 == 1 goarg2 == 2", 13, "expected '&&', '||' or end of expression");
 	bad("goarg1 == 1)", 12, "unmatched ')'");
 	bad("(goarg1 == 1", 13, "expected ')' to close the '(' of column 1");
 	bad("goarg1 == 1 &&", 15, "expected a field, a literal, '!' or '(' after '&&'");
@@ -900,7 +900,7 @@ Test(filter, error_messages_v2)
 	bad("contains(pid, \"x\")", 10, "contains() takes a string field");
 	bad("contains(\"x\", \"x\")", 10, "contains() takes a string field first");
 	bad("glob(func, \"a\"", 15, "expected ')'");
-	bad("contains(comm, \"x\") == 1", 21, "expected '&&', '||' or end of filter");
+	bad("contains(comm, \"x\") == 1", 21, "expected '&&', '||' or end of expression");
 	bad("len(pid) == 1", 5, "len() takes a string or slice field");
 	bad("len(1) == 1", 5, "a field in len()");
 	bad("len(comm == 1", 10, "')' to close len(");

@@ -320,7 +320,7 @@ Test(pred, the_probe_text_reaches_the_compiler_as_written)
 
 Test(pred, syntax_errors_read_as_the_filter_says_them)
 {
-	not_a_filter("", 1, "empty filter: expected a field, a literal, '!' or '('");
+	not_a_filter("", 1, "empty expression: expected a field, a literal, '!' or '('");
 	not_a_filter("== 1", 1, "expected a field, a literal, '!' or '(', found '=='");
 	not_a_filter("n", 2, "expected a comparison operator (== != < <= > >= in =~ !~) "
 		     "after 'n'");
@@ -337,7 +337,7 @@ Test(pred, syntax_errors_read_as_the_filter_says_them)
 	not_a_filter("s =~ 1", 6, "expected a regular expression in double quotes "
 		     "after '=~', found '1'");
 	not_a_filter("ts > 12:00:03 && n == 1 1", 25, "expected '&&', '||' or end of "
-		     "filter, found '1'");
+		     "expression, found '1'");
 }
 
 Test(pred, what_bpf_cannot_do_is_refused_with_a_hint)
