@@ -497,6 +497,15 @@ static int cmd_info(int argc, char **argv)
 	return report_info(env.path, env.json, stdout);
 }
 
+/* The options of the redactor, as merge and redact take them. */
+#define REDACT_OPTIONS \
+	{ "redact", OPT_REDACT, "RULE", 0, \
+	  "[FUNCTION:]TARGET[=hash|drop]: TARGET a value name glob (*.Password, " \
+	  "goarg2), @strings, @host, @paths, @comm or @spec (repeatable)", 0 }, \
+	{ "redact-key", OPT_REDACT_KEY, "FILE", 0, \
+	  "Key the hash with FILE (32 bytes, or 64 hex digits), so that hashes " \
+	  "match across files (default: a random key, used once)", 0 }
+
 struct merge_env {
 	struct merge_opts o;
 	const char *inputs[REPORT_MAX_INPUTS];
@@ -509,6 +518,8 @@ static error_t merge_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'w': env->o.output = arg; return 0;
+	case OPT_REDACT: add_redact_rule(state, &env->o.redact, arg); return 0;
+	case OPT_REDACT_KEY: env->redact_key = arg; return 0;
 	case OPT_FORCE: env->o.flags |= GTR_W_FORCE; return 0;
 	case 'q': env->o.quiet = true; return 0;
 	case ARGP_KEY_ARG:
@@ -521,16 +532,39 @@ static error_t merge_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "no output; give one with -w OUT");
 		if (!env->o.ninputs)
 			argp_error(state, "no trace file given");
+		if (env->redact_key && !env->o.redact)
+			argp_error(state, "--redact-key goes with --redact RULE");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 }
 
+/*
+ * merge and redact: parses argv with `argp` (merge_parse or redact_parse),
+ * keys the redactor if there are rules, and merges. Exit code of
+ * report_merge(), or EXIT_USAGE.
+ */
+static int run_merge(const struct argp *argp, int argc, char **argv)
+{
+	struct merge_env env = { 0 };
+	int rc;
+
+	env.o.inputs = env.inputs;
+	rc = argp_parse(argp, argc, argv, 0, NULL, &env) ? EXIT_USAGE : 0;
+	if (!rc)
+		rc = redact_key(env.o.redact, env.redact_key);
+	if (!rc)
+		rc = report_merge(&env.o);
+	gtr_redactor_free(env.o.redact);   /* wipes the key */
+	return rc;
+}
+
 static int cmd_merge(int argc, char **argv)
 {
 	static const struct argp_option opts[] = {
 		{ "write", 'w', "OUT", 0, "Write the merged trace to OUT ('-': standard output)", 0 },
+		REDACT_OPTIONS,
 		{ "force", OPT_FORCE, 0, 0, "Overwrite OUT if it exists", 0 },
 		{ "quiet", 'q', 0, 0, "No summary line", 0 },
 		{ 0 },
@@ -544,15 +578,13 @@ static int cmd_merge(int argc, char **argv)
 		       "unless they share one (same host, same boot). Probe and binary ids are "
 		       "renumbered, and so are pids that two hosts share; every report of the "
 		       "result shows the host when there is more than one.\n"
-		       "\nUSAGE: gotrace-report merge -w OUT FILE...\n"
+		       "With --redact, the merged trace is redacted as `gotrace-report redact` "
+		       "writes it (spec/REDACT.md).\n"
+		       "\nUSAGE: gotrace-report merge -w OUT [--redact RULE...] FILE...\n"
 		       "(gotrace-report A.gtr B.gtr merges on the fly)",
 	};
-	struct merge_env env = { 0 };
 
-	env.o.inputs = env.inputs;
-	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
-		return EXIT_USAGE;
-	return report_merge(&env.o);
+	return run_merge(&argp, argc, argv);
 }
 
 /* redact: merge's options, and the rules and key of the redactor. */
@@ -560,14 +592,8 @@ static error_t redact_parse(int key, char *arg, struct argp_state *state)
 {
 	struct merge_env *env = state->input;
 
-	switch (key) {
-	case OPT_REDACT: add_redact_rule(state, &env->o.redact, arg); return 0;
-	case OPT_REDACT_KEY: env->redact_key = arg; return 0;
-	case ARGP_KEY_END:
-		if (!env->o.redact)
-			argp_error(state, "no rule; give one with --redact RULE, e.g. --redact @strings");
-		break;
-	}
+	if (key == ARGP_KEY_END && !env->o.redact)
+		argp_error(state, "no rule; give one with --redact RULE, e.g. --redact @strings");
 	return merge_parse(key, arg, state);
 }
 
@@ -579,12 +605,7 @@ static int cmd_redact(int argc, char **argv)
 {
 	static const struct argp_option opts[] = {
 		{ "write", 'w', "OUT", 0, "Write the redacted trace to OUT ('-': standard output)", 0 },
-		{ "redact", OPT_REDACT, "RULE", 0,
-		  "[FUNCTION:]TARGET[=hash|drop]: TARGET a value name glob (*.Password, "
-		  "goarg2), @strings, @host, @paths, @comm or @spec (repeatable)", 0 },
-		{ "redact-key", OPT_REDACT_KEY, "FILE", 0,
-		  "Key the hash with FILE (32 bytes, or 64 hex digits), so that hashes "
-		  "match across files (default: a random key, used once)", 0 },
+		REDACT_OPTIONS,
 		{ "force", OPT_FORCE, 0, 0, "Overwrite OUT if it exists", 0 },
 		{ "quiet", 'q', 0, 0, "No summary line", 0 },
 		{ 0 },
@@ -601,17 +622,8 @@ static int cmd_redact(int argc, char **argv)
 		       "  gotrace-report redact -w shared.gtr --redact @strings --redact @host app.gtr\n"
 		       "  gotrace-report redact -w s.gtr --redact '*.Password=drop' --redact token app.gtr",
 	};
-	struct merge_env env = { 0 };
-	int rc;
 
-	env.o.inputs = env.inputs;
-	rc = argp_parse(&argp, argc, argv, 0, NULL, &env) ? EXIT_USAGE : 0;
-	if (!rc)
-		rc = redact_key(env.o.redact, env.redact_key);
-	if (!rc)
-		rc = report_merge(&env.o);
-	gtr_redactor_free(env.o.redact);   /* wipes the key */
-	return rc;
+	return run_merge(&argp, argc, argv);
 }
 
 /*

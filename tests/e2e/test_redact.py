@@ -8,6 +8,7 @@ decompressed. Hashed values still group equal values in `stats --by`,
 dropped ones show <redacted>, `info` shows the rules and what each probe
 argument went through, and the files pass the independent Python reader
 with no damage. Recorded once per Go toolchain."""
+import glob
 import json
 import os
 import shutil
@@ -183,6 +184,48 @@ def test_redacted_afterwards(plain, tool, tmp_path):
     args = {(p["func"], a["name"]): a.get("redacted") for p in c["probes"] for a in p["args"]}
     assert args[("main.send", "data")] == "drop" and args[("main.login", "user")] == "hash"
     assert secret_found(again) == []
+
+
+def test_merge_redacted(plain, secrets, tool, tmp_path):
+    """merge --redact: two recordings merged into one redacted trace."""
+    second = str(tmp_path / "second.gtr")
+    record(["-o", second, *PROBES, *run_args(secrets)])
+    out = str(tmp_path / "merged.gtr")
+    p = report(["merge", "-w", out, *redact_args(["@strings", "@comm", "@paths", "@host"]),
+                plain, second])
+    assert "30 events written to %s, redacted by 4 rules" % out in p.stderr
+    assert secret_found(out) == []
+    c = assert_python_agrees(tool, out)
+    assert c["events"] == 30 and c["host"]["redacted"] == "@strings @comm @paths @host"
+    logins = [json.loads(l) for l in report(["--format", "jsonl", out]).stdout.splitlines()
+              if '"main.login"' in l]
+    # one key for both inputs: equal passwords hash alike across them
+    assert len(logins) == 10 and len({e["args"]["password"] for e in logins}) == 2
+    # --redact-key without a rule is a usage error
+    p = report(["merge", "-w", str(tmp_path / "x.gtr"), "--redact-key", "k", plain], check=False)
+    assert p.returncode == 2 and "--redact-key goes with --redact RULE" in p.stderr
+
+
+def test_redacted_with_rotation(secrets, tool, tmp_path):
+    """With -C, every file of the rotation is written by a redacting
+    writer: none holds the secret, each reads whole and records the rules,
+    and together they hold every call."""
+    repeat = 2000
+    path = str(tmp_path / "rot.gtr")
+    record(["-o", path, "-C", "16K", "--flush-interval", "0.05", *redact_args(RULES),
+            *PROBES, *run_args(secrets), str(repeat)])
+    files = sorted(glob.glob(path + "*"))
+    assert len(files) >= 3, files
+    events = lost = 0
+    for f in files:
+        assert secret_found(f) == [], f
+        c = assert_python_agrees(tool, f)
+        assert c["host"]["redacted"] == " ".join(RULES)
+        assert all(b["path"].startswith("redacted:") for b in c["binaries"])
+        assert c["events"] > 0
+        events += c["events"]
+        lost += c["drops"]
+    assert events + lost == 15 * repeat and events > 0
 
 
 def test_selection_redacted(plain, tool, tmp_path):
