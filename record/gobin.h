@@ -528,12 +528,21 @@ struct gobin_site {
  * order: from DWARF's DW_TAG_inlined_subroutine (its lowest address, and
  * the parameters whose location lists place them there in registers or
  * on the stack of the copy's first instruction) when the binary has
- * DWARF, else from the pclntab inline tree (Go 1.18+; no parameters).
+ * DWARF, else from the pclntab inline tree (Go 1.16+; no parameters).
  * *source gets "DWARF" or "pclntab". Writes up to `max` to out[] and
  * returns how many there are, or -ENOMEM.
  */
 int gobin_inline_sites(const struct gobin *b, const char *name,
 		       struct gobin_site *out, int max, const char **source);
+
+/*
+ * As gobin_inline_sites, for every function whose name matches the shell
+ * glob `pattern` (fnmatch(3) without flags), functions with no
+ * out-of-line body too: ordered by name, then address. *nnames (when not
+ * NULL) gets how many functions they are copies of.
+ */
+int gobin_inline_glob(const struct gobin *b, const char *pattern,
+		      struct gobin_site *out, int max, int *nnames);
 
 /*
  * The sites of source line `line` of `file` (a path as the line table
@@ -543,7 +552,7 @@ int gobin_inline_sites(const struct gobin *b, const char *name,
  * statement (is_stmt), else (no DWARF, or no such row there) the lowest
  * one. *path gets the file's full path.
  * Returns how many there are (up to `max` written), -ENODATA when the
- * binary has no Go 1.18+ pclntab, -EEXIST when the suffix names two
+ * binary has no Go 1.16+ pclntab, -EEXIST when the suffix names two
  * different files, -ENOMEM. Line 0 means every line of the file: the
  * sites of each, ordered by line then address (for --list).
  */
@@ -561,7 +570,7 @@ struct gobin_inl_range {
 
 /*
  * The inlined copies in the code of `f` as ranges from the pclntab's
- * inline tree (Go 1.18+; DWARF or not): each run of instructions of a
+ * inline tree (Go 1.16+; DWARF or not): each run of instructions of a
  * copy, as deep as it is, so that the copies holding an address, deepest
  * first, and then f are the frames Go's tracebacks show there. *out is
  * malloc'd (NULL when none). Returns the count, or -ENOMEM.

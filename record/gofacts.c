@@ -169,18 +169,25 @@ const struct gofact_typedesc *gofact_typedesc(int minor, int ptrsize)
 }
 
 static const struct gofact_inltree inltree_rows[] = {
+	{ 16, 17, 39, 40, -1, 20, 12, 16,
+	  "go1.16-go1.17 src/runtime/runtime2.go: _func {entry uintptr, "
+	  "nameoff, args, deferreturn, pcsp, pcfile, pcln, npcdata, cuOffset, "
+	  "funcID, _ [2]byte (go1.17: flag, _), nfuncdata} (nfuncdata at "
+	  "byte 43 with 8-byte pointers); src/runtime/symtab.go: funcdata() "
+	  "reads pointers after the pcdata, aligned to PtrSize; inlinedCall "
+	  "{parent int16, funcID, _, file, line, func_, parentPc}", 1, 0 },
 	{ 18, 19, 39, 40, 38, 20, 12, 16,
 	  "go1.18-go1.19 src/runtime/symtab.go: _func ends funcID flag _ "
 	  "nfuncdata at 36; inlinedCall {parent int16, funcID, _, file, line, "
-	  "func_, parentPc}; moduledata gofunc after rodata (word 38)" },
+	  "func_, parentPc}; moduledata gofunc after rodata (word 38)", 0, 0 },
 	{ 20, 26, 43, 44, 40, 16, 4, 8,
 	  "go1.20 src/runtime/runtime2.go: _func.startLine before funcID; "
 	  "src/runtime/symtabinl.go: inlinedCall {funcID, _ [3]byte, nameOff, "
 	  "parentPc, startLine}; symtab.go: covctrs, ecovctrs in moduledata "
-	  "(gofunc word 40); unchanged to go1.26" },
+	  "(gofunc word 40); unchanged to go1.26", 0, -1 },
 	{ 27, 27, 43, 44, 43, 16, 4, 8,
 	  "go1.27 src/runtime/symtab.go: moduledata gains typedesclen, "
-	  "itaboffset, itabsize before rodata (gofunc word 43)" },
+	  "itaboffset, itabsize before rodata (gofunc word 43)", 0, -1 },
 };
 
 const struct gofact_inltree *gofact_inltree(int minor)

@@ -103,14 +103,23 @@ struct gofact_typedesc {
 const struct gofact_typedesc *gofact_typedesc(int minor, int ptrsize);
 
 /*
- * The pclntab's inline tree (Go 1.18+ layouts, magics 0xfffffff0 and
- * 0xfffffff1) as gc of Go 1.`minor` writes it: _func (runtime2.go) has
- * nfuncdata at byte `nfuncdata_at` and its pcdata offsets from
- * `pcdata_at`; FUNCDATA_InlTree (3) points, from moduledata.gofunc (word
- * `gofunc_word` of runtime.moduledata), at an array of inlinedCall of
- * `size` bytes each, whose called function's name is at `name_at` (an
- * offset into funcnametab) and parentPc at `parentpc_at`; PCDATA_InlTreeIndex
- * (2) maps each pc to its innermost inlinedCall (-1: none).
+ * The pclntab's inline tree as gc of Go 1.`minor` writes it (magics
+ * 0xfffffffa of Go 1.16-1.17, 0xfffffff0 and 0xfffffff1 of 1.18+):
+ * _func (runtime2.go) has nfuncdata at byte `nfuncdata_at` and its pcdata
+ * offsets (into pctab) from `pcdata_at`; FUNCDATA_InlTree (3) locates an
+ * array of inlinedCall of `size` bytes each, whose called function's name
+ * is at `name_at` (an offset into funcnametab) and parentPc (an offset
+ * from the function's entry) at `parentpc_at`; PCDATA_InlTreeIndex (2)
+ * maps each pc to its innermost inlinedCall (-1: none). Up to Go 1.19 an
+ * inlinedCall names its parent node (int16 at `parent_at`); from Go 1.20
+ * (`parent_at` -1) the parent is the node at parentPc.
+ *
+ * Go 1.18+: funcdata are uint32 offsets from moduledata.gofunc (word
+ * `gofunc_word` of runtime.moduledata), ~0 for none. Go 1.16-1.17
+ * (`ptrs`): _func begins with entry, a pointer, so every _func offset
+ * (these and GOFACT_*_AT) is ptrsize - 4 bytes further, and funcdata are
+ * pointers (link-time addresses, 0 for none) after the pcdata, aligned to
+ * ptrsize; gofunc_word is -1.
  */
 struct gofact_inltree {
 	int from, to;           /* Go minor versions, inclusive */
@@ -118,11 +127,15 @@ struct gofact_inltree {
 	int gofunc_word;
 	int size, name_at, parentpc_at;
 	const char *source;
+	int ptrs;               /* 1: Go 1.16-1.17 layout (see above) */
+	int parent_at;          /* inlinedCall.parent, -1 from Go 1.20 */
 };
 
 #define GOFACT_PCDATA_INLTREEINDEX 2
 #define GOFACT_FUNCDATA_INLTREE 3
-#define GOFACT_PCDATA_SP_AT 16    /* _func.pcsp, Go 1.18+ */
+/* _func fields after entry, at these bytes with a 4-byte entry (Go
+ * 1.18+; Go 1.16-1.17 add ptrsize - 4) */
+#define GOFACT_PCDATA_SP_AT 16    /* _func.pcsp */
 #define GOFACT_PCDATA_FILE_AT 20  /* _func.pcfile */
 #define GOFACT_PCDATA_LINE_AT 24  /* _func.pcln */
 #define GOFACT_NPCDATA_AT 28      /* _func.npcdata */
@@ -130,7 +143,7 @@ struct gofact_inltree {
 
 /*
  * The inline tree layout of Go 1.`minor` (a release newer than the table
- * takes its newest row), or NULL before Go 1.18.
+ * takes its newest row), or NULL before Go 1.16.
  */
 const struct gofact_inltree *gofact_inltree(int minor);
 

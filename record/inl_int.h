@@ -73,7 +73,8 @@ const char *inl_node_name(const struct gobin *b, const struct inl_tree *t,
 uint64_t inl_node_callpc(const struct gobin *b, const struct inl_tree *t,
 			 int32_t i);
 
-/* The node node i was inlined into, -1 for the function itself. */
+/* The node node i was inlined into, -1 for the function itself: its
+ * parent field up to Go 1.19, else the node holding its parentPc. */
 int32_t inl_node_parent(const struct gobin *b, const struct inl_tree *t,
 			int32_t i);
 

@@ -7,6 +7,7 @@
  * gobin.h: gobin_inline_sites, gobin_line_sites, gobin_inline_frames.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,6 +191,30 @@ int gobin_inline_sites(const struct gobin *b, const char *name,
 	for (; lo < l->n && !strcmp(l->v[lo].name, name); lo++, n++)
 		if (n < max)
 			site_of_copy(b, &l->v[lo], &out[n]);
+	return n;
+}
+
+int gobin_inline_glob(const struct gobin *b, const char *pattern,
+		      struct gobin_site *out, int max, int *nnames)
+{
+	const struct gobin_inl *l = inl_get(b);
+	const char *last = NULL;
+	int n = 0;
+
+	if (nnames)
+		*nnames = 0;
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->n; i++) {
+		if (fnmatch(pattern, l->v[i].name, 0))
+			continue;
+		if (nnames && (!last || strcmp(last, l->v[i].name)))
+			(*nnames)++;
+		last = l->v[i].name;
+		if (n < max)
+			site_of_copy(b, &l->v[i], &out[n]);
+		n++;
+	}
 	return n;
 }
 

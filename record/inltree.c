@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The per-pc tables of a Go 1.18+ pclntab (src/runtime/symtab.go,
+ * The per-pc tables of a Go 1.16+ pclntab (src/runtime/symtab.go,
  * pcvalue; symtabinl.go of Go 1.20+): the inline tree (FUNCDATA_InlTree,
  * PCDATA_InlTreeIndex), file and line. They survive stripping, so every gc
  * binary says which code is an inlined copy of which function, and which
@@ -104,14 +104,23 @@ static const struct gofact_inltree *layout(const struct gobin *b)
 	return gofact_inltree(b->go_minor ? b->go_minor : b->pcl.minor);
 }
 
-/* The u32 at byte `at` of the _func of funcs[fi]; false out of bounds. */
-static bool func_u32(const struct gobin *b, size_t fi, size_t at, uint32_t *v)
+/* Byte `at` of a _func as gofacts.h gives it (after a 4-byte entry),
+ * in layout t with b's pointers. */
+static size_t fld(const struct gobin *b, const struct gofact_inltree *t, int at)
 {
-	const size_t off = b->pcl.funcoff[fi];
+	return (size_t)at + (t->ptrs ? (size_t)b->ptrsize - 4 : 0);
+}
 
-	if (off > b->pcl.funcbase_len || b->pcl.funcbase_len - off < at + 4)
+/* The u32 at byte `at` (as fld() counts) of the _func of funcs[fi];
+ * false out of bounds. */
+static bool func_u32(const struct gobin *b, size_t fi, int at, uint32_t *v)
+{
+	const struct gofact_inltree *t = layout(b);
+	const size_t off = b->pcl.funcoff[fi], f = t ? fld(b, t, at) : 0;
+
+	if (!t || off > b->pcl.funcbase_len || b->pcl.funcbase_len - off < f + 4)
 		return false;
-	*v = (uint32_t)gobin_rd(b, b->pcl.funcbase + off + at, 4);
+	*v = (uint32_t)gobin_rd(b, b->pcl.funcbase + off + f, 4);
 	return true;
 }
 
@@ -132,27 +141,54 @@ uint32_t inl_tab(const struct gobin *b, size_t fi, int k)
 	return v;
 }
 
+/*
+ * The link-time address of funcs[fi]'s inline tree (it has np pcdata),
+ * 0 when it has none. Go 1.18+: moduledata.gofunc plus a uint32 offset
+ * (~0: none). Go 1.16-1.17: a pointer after the pcdata, aligned to
+ * ptrsize (mapped file bytes keep their address's alignment: PT_LOAD
+ * offsets and addresses agree modulo the page size).
+ */
+static uint64_t tree_va(const struct gobin *b, const struct gofact_inltree *t,
+			size_t fi, uint32_t np)
+{
+	const int ps = b->ptrsize;
+	const uint8_t *md;
+	uint32_t fd;
+
+	if (t->ptrs) {
+		const size_t off = b->pcl.funcoff[fi];
+		size_t at = off + fld(b, t, t->pcdata_at) + 4 * (size_t)np;
+
+		if ((uintptr_t)(b->pcl.funcbase + at) % (size_t)ps)
+			at += (size_t)ps - (uintptr_t)(b->pcl.funcbase + at) % (size_t)ps;
+		at += (size_t)GOFACT_FUNCDATA_INLTREE * ps;
+		return at + ps <= b->pcl.funcbase_len ?
+		       gobin_rd(b, b->pcl.funcbase + at, ps) : 0;
+	}
+	if (!b->moddata ||
+	    !func_u32(b, fi, t->pcdata_at + 4 * (int)(np + GOFACT_FUNCDATA_INLTREE), &fd) ||
+	    fd == UINT32_MAX)
+		return 0;
+	md = gobin_at_vaddr(b, b->moddata, (size_t)(t->gofunc_word + 1) * ps);
+	return md ? gobin_rd(b, md + (size_t)t->gofunc_word * ps, ps) + fd : 0;
+}
+
 bool inl_tree(const struct gobin *b, size_t fi, struct inl_tree *out)
 {
 	const struct gofact_inltree *t = layout(b);
 	const size_t off = b->pcl.funcoff ? b->pcl.funcoff[fi] : 0;
-	const uint8_t *md;
-	uint32_t np, fd;
-	const int ps = b->ptrsize;
+	uint32_t np;
 
 	memset(out, 0, sizeof(*out));
-	if (!t || !b->pcl.funcoff || !b->moddata ||
-	    off + t->nfuncdata_at >= b->pcl.funcbase_len ||
-	    b->pcl.funcbase[off + t->nfuncdata_at] <= GOFACT_FUNCDATA_INLTREE ||
-	    !func_u32(b, fi, GOFACT_NPCDATA_AT, &np) || np > 64 ||
-	    !func_u32(b, fi, t->pcdata_at + 4 * (np + GOFACT_FUNCDATA_INLTREE), &fd) ||
-	    fd == UINT32_MAX)
+	if (!t || !b->pcl.funcoff ||
+	    off + fld(b, t, t->nfuncdata_at) >= b->pcl.funcbase_len ||
+	    b->pcl.funcbase[off + fld(b, t, t->nfuncdata_at)] <= GOFACT_FUNCDATA_INLTREE ||
+	    !func_u32(b, fi, GOFACT_NPCDATA_AT, &np) || np > 64)
 		return false;
-	md = gobin_at_vaddr(b, b->moddata, (size_t)(t->gofunc_word + 1) * ps);
-	if (!md)
+	out->va = tree_va(b, t, fi, np);
+	if (!out->va)
 		return false;
 	out->t = t;
-	out->va = gobin_rd(b, md + (size_t)t->gofunc_word * ps, ps) + fd;
 	out->entry = b->funcs[fi].entry;
 	out->nruns = inl_pcruns(b, inl_tab(b, fi, GOFACT_PCDATA_INLTREEINDEX),
 				b->funcs[fi].entry, b->funcs[fi].end, &out->runs);
@@ -198,8 +234,10 @@ uint64_t inl_node_callpc(const struct gobin *b, const struct inl_tree *t,
 int32_t inl_node_parent(const struct gobin *b, const struct inl_tree *t,
 			int32_t i)
 {
-	const uint64_t pc = inl_node_callpc(b, t, i);
-	const int32_t p = pc ? inl_run_at(t->runs, t->nruns, pc) : -1;
+	const uint8_t *e = t->t->parent_at >= 0 ? node_at(b, t, i) : NULL;
+	const uint64_t pc = e ? 0 : inl_node_callpc(b, t, i);
+	const int32_t p = e ? (int16_t)gobin_rd(b, e + t->t->parent_at, 2) :
+			  pc ? inl_run_at(t->runs, t->nruns, pc) : -1;
 
 	/* a parent has a smaller index (the tree is written parents first);
 	 * anything else would loop */

@@ -555,7 +555,7 @@ static int list_lines(struct list_ctx *c, const char *file, int line)
 		return 0;
 	fprintf(stderr, "gotrace-record: %s: %s\n", gobin_path(c->b),
 		n == -EEXIST ? "more than one file ends so; write more of its path" :
-		n == -ENODATA ? "no Go 1.18+ line table (pclntab)" :
+		n == -ENODATA ? "no Go 1.16+ line table (pclntab)" :
 		n == 0 ? "no code of that file and line" : "out of memory");
 	return 1;
 }

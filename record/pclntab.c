@@ -38,7 +38,7 @@ struct pcln {
 	const uint8_t *nametab;
 	size_t nametab_len;
 	uint64_t text_start;       /* 1.18+ */
-	uint64_t cutab_off, filetab_off, pctab_off; /* 1.18+ */
+	uint64_t cutab_off, filetab_off, pctab_off; /* 1.16+ */
 	bool u32tab;               /* 1.18+: uint32 functab entries */
 };
 
@@ -89,12 +89,13 @@ static bool pcln_header(const struct gobin *b, const uint8_t *d, size_t len,
 		p->nametab = d + nameoff;
 		p->nametab_len = len - nameoff;
 		p->functab = d + pclnoff;
+		/* cutab, filetab, pctab: after funcnameOffset */
+		p->cutab_off = p->magic == 0xfffffffa ? w[3] : w[4];
+		p->filetab_off = p->magic == 0xfffffffa ? w[4] : w[5];
+		p->pctab_off = p->magic == 0xfffffffa ? w[5] : w[6];
 		if (p->magic != 0xfffffffa) {
 			p->text_start = w[2];
 			p->u32tab = true;
-			p->cutab_off = w[4];
-			p->filetab_off = w[5];
-			p->pctab_off = w[6];
 		}
 	}
 	p->functab_len = len - (size_t)(p->functab - d);
@@ -375,14 +376,14 @@ static uint64_t text_start_fallback(struct gobin *b, const struct pcln *p)
 }
 
 /*
- * Keeps the tables of a Go 1.18+ pclntab in b->pcl for inltree.c (each
+ * Keeps the tables of a Go 1.16+ pclntab in b->pcl for inltree.c (each
  * bounded by the table's end; funcoff allocated, filled by pcln_load).
  */
 static void pcl_keep(struct gobin *b, const struct pcln *p)
 {
 	struct gobin_pcl *c = &b->pcl;
 
-	if (!p->u32tab || p->cutab_off >= p->len || p->filetab_off >= p->len ||
+	if (p->magic == 0xfffffffb || p->cutab_off >= p->len || p->filetab_off >= p->len ||
 	    p->pctab_off >= p->len)
 		return;
 	c->funcoff = calloc((size_t)p->nfunc, sizeof(*c->funcoff));

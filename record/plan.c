@@ -385,21 +385,28 @@ static int is_listed(const struct gobin *b, const struct gobin_func *f)
 	return n > 16;   /* too many to tell: keep it */
 }
 
+/* Whether --exclude leaves function `name` out. */
+static bool is_excluded(const struct plan_opts *o, const char *name)
+{
+	for (int i = 0; i < o->nexcludes; i++)
+		if (!fnmatch(o->excludes[i], name, 0))
+			return true;
+	return false;
+}
+
 static int collect(const struct gobin_func *f, void *ctx)
 {
 	struct expand *e = ctx;
-	int i;
 
 	/* An ABI wrapper beside a real function of its name: the real one
 	 * is probed, a second probe would count each call twice. */
 	if (gobin_func_find_all(e->b, f->name, NULL, 0) < 2 ? 0 :
 	    !is_listed(e->b, f))
 		return 0;
-	for (i = 0; i < e->o->nexcludes; i++)
-		if (!fnmatch(e->o->excludes[i], f->name, 0)) {
-			e->excluded++;
-			return 0;
-		}
+	if (is_excluded(e->o, f->name)) {
+		e->excluded++;
+		return 0;
+	}
 	if (e->n == e->cap) {
 		int cap = e->cap ? e->cap * 2 : 64;
 		struct gobin_func *v = realloc(e->funcs, cap * sizeof(*v));
@@ -546,13 +553,55 @@ static void no_match(const struct binary *b, const char *pat)
 	fprintf(stderr, "\n");
 }
 
-/* Probes every function the glob of `spec` matches. 0 or -1 after
- * printing why. */
+/*
+ * Probes the inlined copies of every function glob `spec` matches (entry
+ * probes; a return probe says that they have none, quietly only when
+ * `body`, functions were probed), those --exclude leaves out aside,
+ * unless there are more than --max-probes leaves room for: then none,
+ * saying so. Returns how many copies it found, or -1 (a limit, out of
+ * memory).
+ */
+static int add_glob_inlined(struct plan *pl, const struct probe_spec *spec,
+			    struct binary *b, bool body)
+{
+	int nn, k = 0, n = gobin_inline_glob(b->gb, spec->func, NULL, 0, NULL);
+	struct gobin_site *v = n > 0 ? calloc((size_t)n, sizeof(*v)) : NULL;
+
+	if (!v)
+		return n < 0 ? -1 : 0;
+	gobin_inline_glob(b->gb, spec->func, v, n, &nn);
+	for (int i = 0; i < n; i++)
+		if (!is_excluded(&pl->opts, v[i].func))
+			v[k++] = v[i];
+	if (k && spec->kind == GTR_KIND_RETURN && (!pl->opts.quiet || !body))
+		fprintf(stderr, "gotrace-record: probe '%s': %d inlined copies of "
+			"functions it matches return into their callers without a "
+			"return instruction: no return probes, no latency for them\n",
+			spec->text, k);
+	else if (k && (unsigned)(pl->nprobes + k) > pl->opts.max_probes)
+		fprintf(stderr, "gotrace-record: probe '%s': its %d functions' %d "
+			"inlined copies are not probed: with the %d probes before "
+			"them they pass --max-probes %u; name a function to probe "
+			"its copies, narrow the glob, or raise --max-probes\n",
+			spec->text, nn, k, pl->nprobes, pl->opts.max_probes);
+	else
+		for (int i = 0; i < k && spec->kind != GTR_KIND_RETURN; i++)
+			/* one that cannot be probed is skipped (reason printed) */
+			if (add_probe_at(pl, spec, b, &v[i].outer, &v[i]) == -1) {
+				free(v);
+				return -1;
+			}
+	free(v);
+	return k;
+}
+
+/* Probes every function the glob of `spec` matches, and their inlined
+ * copies. 0 or -1 after printing why. */
 static int add_glob(struct plan *pl, const struct probe_spec *spec,
 		    struct binary *b)
 {
 	struct expand e = { .b = b->gb, .o = &pl->opts };
-	int i, first = pl->nprobes;
+	int i, first = pl->nprobes, copies;
 
 	if (gobin_func_each(b->gb, spec->func, collect, &e) < 0)
 		return -1;
@@ -565,8 +614,13 @@ static int add_glob(struct plan *pl, const struct probe_spec *spec,
 		}
 	}
 	free(e.funcs);
+	copies = add_glob_inlined(pl, spec, b, pl->nprobes > first);
+	if (copies < 0)
+		return -1;
 	if (pl->nprobes > first)
 		return 0;
+	if (copies > 0)
+		return -1;   /* said why above */
 	if (e.excluded)
 		fprintf(stderr, "gotrace-record: all %d functions of %s "
 			"matching '%s' are left out by --exclude\n",
@@ -640,7 +694,7 @@ static int add_line(struct plan *pl, const struct probe_spec *spec,
 	int n = gobin_line_sites(b->gb, spec->file, spec->line, NULL, 0, &path), rc;
 
 	if (n == -ENODATA)
-		fprintf(stderr, "gotrace-record: probe '%s': %s has no Go 1.18+ "
+		fprintf(stderr, "gotrace-record: probe '%s': %s has no Go 1.16+ "
 			"line table (pclntab); probe a function instead\n",
 			spec->text, b->path);
 	else if (n == -EEXIST)
