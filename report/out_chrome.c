@@ -118,6 +118,7 @@ static void chrome_event(struct output *o, struct buf *b, const struct report_ev
 		jsonw_string_field(&w, "note", s->note);
 	if (s->status)
 		jsonw_string_field(&w, "status", s->status);
+	out_json_site(&w, s->probe);
 	out_json_values(&w, "goargs", "args", s->eprobe, s->entry);
 	out_json_values(&w, "goret", "rets", s->rprobe, s->ret);
 	out_json_stack(o, &w, out_call_stack(s->entry, s->ret));

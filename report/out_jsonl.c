@@ -93,8 +93,7 @@ static void json_head(struct jsonw *w, const struct report_event *e,
 		jsonw_null_field(w, "func");
 }
 
-/* "inlined_into", "call_site" and "line" of probe `p`, when it has them. */
-static void out_json_site(struct jsonw *w, const struct gtr_probe *p)
+void out_json_site(struct jsonw *w, const struct gtr_probe *p)
 {
 	if (p && p->inlined_into && p->inlined_into[0])
 		jsonw_string_field(w, "inlined_into", p->inlined_into);

@@ -91,8 +91,11 @@ struct pnames {
 };
 
 /* Annotation names of every event, by their iid slot in struct perfetto. */
-enum { K_GOID, K_NOTE, K_STATUS, K_STACK, NFIXED };
-static const char *const fixed_keys[NFIXED] = { "goid", "note", "status", "stack" };
+enum { K_GOID, K_NOTE, K_STATUS, K_STACK, K_INLINED_INTO, K_CALL_SITE, K_LINE,
+       NFIXED };
+static const char *const fixed_keys[NFIXED] = {
+	"goid", "note", "status", "stack", "inlined_into", "call_site", "line",
+};
 
 /* A batch of packets and its compressed form. */
 struct batch {
@@ -454,20 +457,52 @@ static void ann_values(struct perfetto *pf, const struct gtr_probe *p,
 	}
 }
 
-/* The stack of `ev`, when it has one: an array of "name+0xoff" frames. */
+/* An element of an array annotation: the string in pf->tmp. */
+static void ann_elem(struct perfetto *pf)
+{
+	const size_t f = pb_open(&pf->ev, DA_ARRAY);
+
+	pb_bytes(&pf->ev, DA_STRING, pf->tmp.data, pf->tmp.len);
+	pb_close(&pf->ev, f);
+}
+
+/* The stack of `ev`, when it has one: an array of "name+0xoff" frames,
+ * each after the functions inlined there, "F (inlined)", deepest first,
+ * as text and JSON show them. */
 static void ann_stack(struct perfetto *pf, const struct output *o, const struct gtr_event *ev)
 {
 	if (!ev || !ev->stack || !ev->nstack)
 		return;
 	const size_t m = ann_open(pf, fixed_key(pf, K_STACK));
 	for (uint32_t k = 0; k < ev->nstack && k < GTR_MAX_STACK; k++) {
+		const char *inl[GTR_MAX_INLINE_DEPTH];
+		const uint32_t ni = output_inlined(o, ev->pid, ev->stack[k], k, inl,
+						   GTR_MAX_INLINE_DEPTH);
+
+		for (uint32_t i = 0; i < ni; i++) {
+			buf_reset(&pf->tmp);
+			output_text_bytes(&pf->tmp, (const uint8_t *)inl[i], strlen(inl[i]),
+					  false);
+			buf_puts(&pf->tmp, " (inlined)");
+			ann_elem(pf);
+		}
 		buf_reset(&pf->tmp);
 		output_frame(o, &pf->tmp, ev->pid, ev->stack[k], k, false, false);
-		const size_t f = pb_open(&pf->ev, DA_ARRAY);
-		pb_bytes(&pf->ev, DA_STRING, pf->tmp.data, pf->tmp.len);
-		pb_close(&pf->ev, f);
+		ann_elem(pf);
 	}
 	pb_close(&pf->ev, m);
+}
+
+/* Where probe `p` fires, when not at a function's entry or returns: the
+ * function an inlined copy is in and its call site, or a source line. */
+static void ann_site(struct perfetto *pf, const struct gtr_probe *p)
+{
+	if (p && p->inlined_into && p->inlined_into[0])
+		ann_string(pf, K_INLINED_INTO, p->inlined_into);
+	if (p && p->call_site && p->call_site[0])
+		ann_string(pf, K_CALL_SITE, p->call_site);
+	if (p && p->line && p->line[0])
+		ann_string(pf, K_LINE, p->line);
 }
 
 /* ------------------------------------------------------------ events */
@@ -511,6 +546,7 @@ static void perfetto_span(struct output *o, struct buf *b, const struct report_e
 		ann_string(pf, K_NOTE, s->note);
 	if (s->status)
 		ann_string(pf, K_STATUS, s->status);
+	ann_site(pf, s->probe);
 	ann_values(pf, s->eprobe, s->entry, false);
 	if (!s->complete)
 		ann_values(pf, s->rprobe, s->ret, true);

@@ -133,6 +133,10 @@ const struct gtr_event *out_call_stack(const struct gtr_event *entry,
 void out_json_values(struct jsonw *w, const char *arr, const char *obj,
 		     const struct gtr_probe *p, const struct gtr_event *ev);
 
+/* out_jsonl.c: "inlined_into", "call_site" and "line" of probe `p`
+ * (spec/OUTPUT.md), those it has. */
+void out_json_site(struct jsonw *w, const struct gtr_probe *p);
+
 /* out_jsonl.c: "stack":["name+0xoff",...] of `ev`, when it has one. */
 void out_json_stack(const struct output *o, struct jsonw *w, const struct gtr_event *ev);
 

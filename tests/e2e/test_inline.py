@@ -327,6 +327,43 @@ def test_stack_through_inlined_frame_matches_go(inline_bin, tmp_path):
     assert report([small]).stdout.splitlines()[2:] == text[2:len(text)]
 
 
+from test_perfetto import pb, import_trace, perfetto  # noqa: E402,F401
+
+
+def test_chrome_and_perfetto_show_inlined_frames(inline_bin, pb, tmp_path):
+    """Chrome trace JSON and Perfetto show what text and JSON Lines show:
+    a stack's inlined frames ("main.bump (inlined)" between main.callers
+    and main.main), and where an inlined copy's or a line's event fired
+    (inlined_into, call_site, line), as arguments / debug annotations."""
+    kind, exe = inline_bin
+    if kind == "gccgo":
+        return
+    trace = str(tmp_path / "t.gtr")
+    line = fixture_line("LOOP BODY")
+    record(["-q", "-U", "-o", trace, "main.callers", "main.bump",
+            "main.go:%d" % line, "--", exe, "x"])
+    doc = json.loads(report(["--format", "chrome", trace]).stdout)
+    evs = [e for e in doc["traceEvents"] if e["ph"] in ("X", "i")]
+    _, _, pevs = import_trace(pb, perfetto([trace]))
+    for fmt, got in (("chrome", [(e["name"], e["args"]) for e in evs]),
+                     ("perfetto", [(e["name"], e["args"]) for e in pevs])):
+        def of(func):
+            return [a for n, a in got if n == func]
+        stack = [a["stack"] for a in of("main.callers")]
+        assert len(stack) == 1, fmt
+        assert stack[0][0].startswith("main.callers+0x")
+        assert stack[0][1] == "main.bump (inlined)", fmt
+        assert stack[0][2].startswith("main.main+0x")
+        bump = of("main.bump")
+        assert len(bump) == 8
+        inl = [a for a in bump if a.get("inlined_into")]
+        assert len(inl) == 7 and {a["inlined_into"] for a in inl} == {"main.main"}
+        assert all(a["call_site"].startswith("main.go:") for a in inl), fmt
+        loop = of("main.loop")
+        assert len(loop) == 9
+        assert all(a["line"].endswith("inline/main.go:%d" % line) for a in loop)
+
+
 @pytest.fixture
 def gccgo(needs_bpf):
     """The gccgo toolchain of the matrix, by name: the next test is
