@@ -240,17 +240,62 @@ static inline void take_stack(struct gtr_reader *r, struct gtr_event *ev)
 }
 
 /*
+ * The argument of the CBOR head at *pp, whose major type the caller has
+ * checked, when it takes at most 9 bytes before `end`: 0 with *pp moved
+ * past the head, or -1 (reserved or indefinite lengths, bytes missing).
+ */
+static inline int fast_arg(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+	const uint8_t *p = *pp;
+	const unsigned ai = *p & 31;
+
+	if (ai < 24) {
+		*v = ai;
+		*pp = p + 1;
+		return 0;
+	}
+	if (ai > 27 || (size_t)(end - p) <= (1u << (ai - 24)))
+		return -1;
+	switch (ai) {
+	case 24:
+		*v = p[1];
+		break;
+	case 25: {
+		uint16_t x;
+		memcpy(&x, p + 1, 2);
+		*v = __builtin_bswap16(x);
+		break;
+	}
+	case 26: {
+		uint32_t x;
+		memcpy(&x, p + 1, 4);
+		*v = __builtin_bswap32(x);
+		break;
+	}
+	default: {
+		uint64_t x;
+		memcpy(&x, p + 1, 8);
+		*v = __builtin_bswap64(x);
+		break;
+	}
+	}
+	*pp = p + 1 + (1u << (ai - 24));
+	return 0;
+}
+
+/*
  * The common record, read without the general decoder: a delta event
- * record (types 6, 7) of a probe id below 24 whose timestamp and values are
- * all integer deltas with heads of at most 9 bytes. Returns 1 with *ev
- * filled, or 0 with nothing consumed or changed when the record is of
- * another shape (decode_record() then reads it and reports what is wrong).
- * Gives exactly what decode_record() gives for the same bytes.
+ * record (types 6, 7) of a probe id below 24 whose timestamp is an
+ * unsigned delta and whose values are integer deltas or byte strings
+ * captured whole. Returns 1 with *ev filled, or 0 with nothing consumed
+ * when the record is of another shape (decode_record() then reads it and
+ * reports what is wrong; *ev may have been written). Gives exactly what
+ * decode_record() gives for the same bytes.
  */
 static inline int decode_delta_fast(struct gtr_reader *r, struct gtr_event *ev)
 {
 	const uint8_t *p = r->fc.p, *const end = r->fc.end;
-	uint64_t d[1 + GTR_MAX_ARGS];
+	uint64_t x[GTR_MAX_ARGS], dts;
 
 	if (end - p < 4 || !r->have_ctx || (p[0] >> 5) != GCR_ARRAY)
 		return 0;
@@ -264,37 +309,37 @@ static inline int decode_delta_fast(struct gtr_reader *r, struct gtr_event *ev)
 		return 0;
 	const uint8_t t = p[1];
 	p += 3;
-	/* d[0]: the timestamp delta (unsigned); d[1..]: value deltas */
-	for (unsigned i = 0; i < n - 2; i++) {
+	if ((*p >> 5) != GCR_UINT || fast_arg(&p, end, &dts) || dts > UINT64_MAX - r->prev_ts)
+		return 0;
+	/* first the values' heads, checked, into x[] (strings: into ev) */
+	const uint32_t nv = n - 3;
+	uint32_t strs = 0;
+	for (uint32_t i = 0; i < nv; i++) {
 		if (p >= end)
 			return 0;
-		const unsigned major = p[0] >> 5, ai = p[0] & 31;
-		uint64_t v;
-		if (major > GCR_NEGINT || (i == 0 && major != GCR_UINT))
+		const unsigned major = *p >> 5;
+		if (major > GCR_BYTES || fast_arg(&p, end, &x[i]))
 			return 0;
-		if (ai < 24) {
-			v = ai;
-			p++;
-		} else if (ai <= 27) {
-			const unsigned k = 1u << (ai - 24);
-			if ((size_t)(end - p) < 1 + k)
+		if (major == GCR_NEGINT)
+			x[i] = ~x[i];
+		else if (major == GCR_BYTES) {
+			/* a string captured whole: no delta base */
+			struct gtr_value *v = &ev->vals[i];
+			if (x[i] > GTR_MAX_STRING || x[i] > (uint64_t)(end - p))
 				return 0;
-			v = 0;
-			for (unsigned j = 1; j <= k; j++)
-				v = (v << 8) | p[j];
-			p += 1 + k;
-		} else {
-			return 0;
+			v->kind = GTR_VAL_STR;
+			v->v.s.data = p;
+			v->v.s.len = (uint32_t)x[i];
+			v->v.s.full_len = x[i];
+			p += x[i];
+			strs |= 1u << i;
 		}
-		d[i] = major == GCR_UINT ? v : ~v;
 	}
-	if (d[0] > UINT64_MAX - r->prev_ts)
-		return 0;
 	/* the record is well formed: take it */
 	r->fc.p = p;
 	r->rec_left--;
 	r->rec_no++;
-	r->prev_ts += d[0];
+	r->prev_ts += dts;
 	ev->probe_id = id;
 	ev->ts_ns = r->prev_ts;
 	ev->kind = (t & 1) ? GTR_KIND_RETURN : GTR_KIND_ENTRY;
@@ -302,12 +347,16 @@ static inline int decode_delta_fast(struct gtr_reader *r, struct gtr_event *ev)
 	ev->tid = r->ctx_tid;
 	ev->goid = r->ctx_goid;
 	ev->cpu = r->ctx_cpu;
-	ev->nvals = n - 3;
+	ev->nvals = nv;
 	const struct gtr_probe *pr = rd_find_probe(r, id);
 	const uint32_t typed = pr ? pr->nargs : 0;
-	for (uint32_t i = 0; i < ev->nvals; i++) {
-		const uint64_t raw = (i < st->nvals ? st->vals[i] : 0) + d[1 + i];
+	for (uint32_t i = 0; i < nv; i++) {
 		struct gtr_value *v = &ev->vals[i];
+		if (strs >> i & 1) {
+			st->vals[i] = 0;
+			continue;
+		}
+		const uint64_t raw = (i < st->nvals ? st->vals[i] : 0) + x[i];
 		if (i < typed && pr->args[i].type == GTR_TYPE_INT) {
 			v->kind = GTR_VAL_INT;
 			v->v.i = (int64_t)raw;
@@ -317,7 +366,7 @@ static inline int decode_delta_fast(struct gtr_reader *r, struct gtr_event *ev)
 		}
 		st->vals[i] = raw;
 	}
-	st->nvals = ev->nvals;
+	st->nvals = nv;
 	take_stack(r, ev);
 	return 1;
 }
