@@ -252,8 +252,10 @@ static int refresh_probes(struct run *run, const struct gtr_probe ***probes, uin
 		return -1;
 	}
 	/* probes are only added: the new ones are those after *np */
-	for (uint32_t i = *np < n ? *np : 0; i < n; i++)
+	for (uint32_t i = *np < n ? *np : 0; i < n; i++) {
 		p[i] = gtr_reader_probe_at(run->r, i);
+		run->any_return |= p[i]->kind == GTR_KIND_RETURN;
+	}
 	*probes = p;
 	*np = n;
 	pair_probes(run->pair, p, n);
@@ -497,8 +499,6 @@ static void prepare(struct run *run, struct progress *prog)
 	 * them (return events read their entry's arguments). */
 	for (int i = 0; i < o->nfilters; i++)
 		run->uses |= filter_uses(run->filters[i]);
-	for (uint32_t i = 0; i < run->np; i++)
-		run->any_return |= run->probes[i]->kind == GTR_KIND_RETURN;
 	run->lean = run->sink->flags & SINK_LEAN;
 	run->out = output_new(&oo);
 	if (run->sink->begin)
@@ -514,9 +514,13 @@ static void prepare(struct run *run, struct progress *prog)
 }
 
 /* Whether event `ev` goes through pairing: always, but for a lean count
- * whose filters read nothing pairing gives. */
+ * whose filters read nothing pairing gives, and for an entry while no
+ * probe of the file returns (pairing then holds nothing and gives an
+ * entry nothing: no depth, not tracked, not lost). */
 static inline bool needs_pairing(const struct run *run, const struct gtr_event *ev)
 {
+	if (!run->any_return && ev->kind == GTR_KIND_ENTRY)
+		return false;
 	return !run->lean || (run->uses & FILTER_USES_LATENCY) ||
 	       ((run->uses & FILTER_USES_VALUES) && ev->kind == GTR_KIND_RETURN) ||
 	       (run->uses & FILTER_USES_VALUES && run->any_return);
@@ -605,7 +609,13 @@ static int read_loop(struct run *run, struct progress *prog)
 		};
 		/* pairing holds events until the drop records that may
 		 * concern them are read, and releases them in file order */
-		if (needs_pairing(run, &ev)) {
+		if (run->lean && !needs_pairing(run, &ev)) {
+			/* a lean count: of emit(), only the filters apply */
+			if (run->uses & FILTER_USES_BINARY)
+				e.binary = binary_path(run->r, e.probe);
+			if (keep(run, &e))
+				run->sink->event(run, &e, true);
+		} else if (needs_pairing(run, &ev)) {
 			const bool now = pair_push(run->pair, &e);
 			if (!drain(run) || (now && !emit(run, &e)))
 				break;
