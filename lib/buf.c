@@ -64,16 +64,42 @@ void buf_printf(struct buf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
+/* "00" to "99": two digits a step, half the divisions of one. */
+static const char digits2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 void buf_u64(struct buf *b, uint64_t v)
 {
-	char tmp[20];
-	int i = sizeof(tmp);
+	unsigned n = 1;
 
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	buf_add(b, tmp + i, sizeof(tmp) - (size_t)i);
+	for (uint64_t p = 10; n < 20 && v >= p; p *= 10)
+		n++;
+	char *const o = buf_reserve(b, n);
+	char *q = o + n;
+
+	/* 32-bit steps once the value fits: cheaper division */
+	while (v > UINT32_MAX) {
+		const unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		q -= 2;
+		memcpy(q, digits2 + 2 * r, 2);
+	}
+	uint32_t w = (uint32_t)v;
+	while (w >= 100) {
+		const uint32_t r = w % 100;
+		w /= 100;
+		q -= 2;
+		memcpy(q, digits2 + 2 * r, 2);
+	}
+	if (w >= 10) {
+		q -= 2;
+		memcpy(q, digits2 + 2 * w, 2);
+	} else {
+		*--q = (char)('0' + w);
+	}
+	b->len += n;
 }
 
 void buf_i64(struct buf *b, int64_t v)

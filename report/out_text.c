@@ -6,12 +6,43 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "output_int.h"
 #include "timeparse.h"
 #include "width.h"
+#include "xalloc.h"
+
+/*
+ * What a line of one probe always holds, made once per probe
+ * (text_probe()): the FUNC column and, for each value, its "NAME=" and
+ * whether it shows at all; so a line is mostly copied, not formatted.
+ */
+struct tprobe {
+	char *func;            /* the FUNC column, escaped, padded, its blank */
+	uint32_t func_len;
+	uint32_t skip;         /* bit i: value i is shown in its struct only */
+	uint32_t structs;      /* bit i: value i may be a struct shown whole */
+	char *names;           /* "NAME=" of value i at name_at[i] .. name_at[i + 1] */
+	uint32_t name_at[GTR_MAX_ARGS + 1];
+};
+
+/* The text printer's state (output_state()). */
+struct text_state {
+	struct u64map ix;      /* probe's address -> index in tp */
+	struct tprobe *tp;
+	uint32_t n, cap;
+	const struct gtr_probe *last;  /* the probe of tp[last_i] */
+	uint32_t last_i;
+	bool task_ok;          /* task_col is the PID, TID and COMM columns of: */
+	uint32_t pid, tid;
+	char comm[GTR_COMM_LEN + 1];
+	struct buf task_col;
+	int64_t wall_sec;      /* wall_hms is HH:MM:SS of this second (+1: none) */
+	char wall_hms[16];
+};
 
 /* Appends `s` escaped, padded with spaces to `width` columns. */
 static void put_padded(struct buf *b, const char *s, int width)
@@ -23,25 +54,158 @@ static void put_padded(struct buf *b, const char *s, int width)
 	buf_pad(b, ' ', width - text_width(b->data + start, b->len - start));
 }
 
-/* Seconds since t0 with 6 decimals, exactly, into out. */
-static void rel_seconds(char out[32], uint64_t ts, uint64_t t0)
+/* The parts of probe p's lines (struct tprobe), made when p is first met. */
+static const struct tprobe *text_probe(struct output *o, const struct gtr_probe *p)
+{
+	struct text_state *ts = output_state(o);
+
+	if (ts->last == p)
+		return &ts->tp[ts->last_i];
+	const uint32_t *ix = u64map_get(&ts->ix, (uintptr_t)p);
+	if (ix) {
+		ts->last = p;
+		ts->last_i = *ix;
+		return &ts->tp[*ix];
+	}
+	if (ts->n == ts->cap) {
+		ts->cap = ts->cap ? ts->cap * 2 : 16;
+		ts->tp = xrealloc(ts->tp, ts->cap * sizeof(*ts->tp), "output");
+	}
+	if (u64map_put(&ts->ix, (uintptr_t)p, ts->n, UINT32_MAX))
+		xalloc_die("output: probe index");
+	struct tprobe *t = &ts->tp[ts->n];
+	struct buf b = BUF_INIT;
+
+	memset(t, 0, sizeof(*t));
+	put_padded(&b, p->func ? p->func : "", 16);  /* used when p->func is set */
+	buf_putc(&b, ' ');
+	t->func_len = (uint32_t)b.len;
+	t->func = b.data;
+	b = (struct buf)BUF_INIT;
+	buf_reserve(&b, 1);   /* names is never NULL */
+	for (uint32_t i = 0; i < GTR_MAX_ARGS; i++) {
+		const struct gtr_arg *a = arg_at(p, i);
+
+		t->name_at[i] = (uint32_t)b.len;
+		if (!a)
+			continue;
+		if (output_is_struct_field(p, i))
+			t->skip |= 1u << i;
+		if (a->type == GTR_TYPE_OTHER)
+			t->structs |= 1u << i;
+		if (name_known(a->name)) {
+			output_text_bytes(&b, (const uint8_t *)a->name, strlen(a->name), false);
+			buf_putc(&b, '=');
+		}
+	}
+	t->name_at[GTR_MAX_ARGS] = (uint32_t)b.len;
+	t->names = b.data;
+	ts->last = p;
+	ts->last_i = ts->n;
+	return &ts->tp[ts->n++];
+}
+
+/* Appends the PID, TID and COMM columns, each with its blanks. */
+static void put_task(struct buf *b, uint32_t pid, uint32_t tid, const char *comm)
+{
+	size_t start = b->len;
+
+	buf_u64(b, pid);
+	buf_pad(b, ' ', 8 - (int)(b->len - start));
+	start = b->len;
+	buf_u64(b, tid);
+	buf_pad(b, ' ', 8 - (int)(b->len - start));
+	put_padded(b, comm, 15);
+	buf_putc(b, ' ');
+}
+
+/* put_task() through the columns of the last task, kept in o's state. */
+static void put_task_cached(struct output *o, struct buf *b, uint32_t pid, uint32_t tid,
+			    const char *comm)
+{
+	struct text_state *ts = output_state(o);
+
+	if (!ts->task_ok || ts->pid != pid || ts->tid != tid || strcmp(ts->comm, comm)) {
+		const size_t n = strlen(comm);
+		if (n > GTR_COMM_LEN) {
+			put_task(b, pid, tid, comm);
+			return;
+		}
+		memcpy(ts->comm, comm, n + 1);
+		ts->pid = pid;
+		ts->tid = tid;
+		buf_reset(&ts->task_col);
+		put_task(&ts->task_col, pid, tid, comm);
+		ts->task_ok = true;
+	}
+	buf_add(b, ts->task_col.data, ts->task_col.len);
+}
+
+static void text_free(struct output *o)
+{
+	struct text_state *ts = output_state(o);
+
+	for (uint32_t i = 0; i < ts->n; i++) {
+		free(ts->tp[i].func);
+		free(ts->tp[i].names);
+	}
+	free(ts->tp);
+	u64map_free(&ts->ix);
+	buf_free(&ts->task_col);
+}
+
+/* Appends '.' and the 6 digits of `frac` (below 1000000), zeros first. */
+static void put_frac6(struct buf *b, uint64_t frac)
+{
+	const size_t at = b->len;
+
+	buf_u64(b, 1000000 + frac);   /* "1" and the six digits */
+	b->data[at] = '.';
+}
+
+/* The -t column: seconds since t0 with 6 decimals, exactly, padded to 10
+ * columns, and its blank. */
+static void put_rel_seconds(struct buf *b, uint64_t ts, uint64_t t0)
 {
 	const bool neg = ts < t0;
 	const uint64_t d = neg ? t0 - ts : ts - t0;
+	const size_t start = b->len;
 
-	snprintf(out, 32, "%s%llu.%06llu", neg ? "-" : "", (unsigned long long)(d / 1000000000),
-		 (unsigned long long)(d / 1000 % 1000000));
+	if (neg)
+		buf_putc(b, '-');
+	buf_u64(b, d / 1000000000);
+	put_frac6(b, d / 1000 % 1000000);
+	buf_pad(b, ' ', 10 - (int)(b->len - start));
+	buf_putc(b, ' ');
 }
 
-/* HH:MM:SS.uuuuuu of CLOCK_REALTIME `real` ns, in local time. */
-static void wall_clock(char out[32], uint64_t real)
+/* The -T column: HH:MM:SS.uuuuuu of CLOCK_REALTIME `real` ns in local
+ * time, and its blank; localtime_r() once a second of trace (kept in o's
+ * state when o is not NULL). */
+static void put_wall_clock(struct output *o, struct buf *b, uint64_t real)
 {
-	const time_t sec = (time_t)(real / 1000000000);
-	struct tm tm;
+	struct text_state *ts = o ? output_state(o) : NULL;
+	const int64_t sec = (int64_t)(real / 1000000000);
+	char hms[16];
 
-	localtime_r(&sec, &tm);
-	snprintf(out, 32, "%02d:%02d:%02d.%06u", tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (unsigned)(real % 1000000000 / 1000));
+	if (!ts || ts->wall_sec != sec + 1) {
+		const time_t t = (time_t)sec;
+		struct tm tm = { 0 };
+
+		localtime_r(&t, &tm);
+		snprintf(hms, sizeof(hms), "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
+		if (ts) {
+			memcpy(ts->wall_hms, hms, sizeof(hms));
+			ts->wall_sec = sec + 1;
+		}
+	} else {
+		memcpy(hms, ts->wall_hms, sizeof(hms));
+	}
+	const size_t start = b->len;
+	buf_puts(b, hms);
+	put_frac6(b, real % 1000000000 / 1000);
+	buf_pad(b, ' ', 15 - (int)(b->len - start));
+	buf_putc(b, ' ');
 }
 
 /*
@@ -49,37 +213,30 @@ static void wall_clock(char out[32], uint64_t real)
  * `ev` gives the time, pid, tid and probe id: e->ev, or a call's entry in
  * the call view (e->real_ns is always the time of e->ev).
  */
-static void text_prefix(const struct output *o, struct buf *b,
+static void text_prefix(struct output *o, struct buf *b,
 			const struct report_event *e, const struct gtr_probe *p,
 			const struct gtr_event *ev)
 {
 	const uint64_t ts = ev->ts_ns;
 	char tmp[32];
-	size_t start;
 
-	if (o && o->o.time_wall) {
-		/* the call view dates a call by its entry */
-		wall_clock(tmp, e->real_ns - (ts < e->ev->ts_ns ? e->ev->ts_ns - ts : 0));
-		put_padded(b, tmp, 15);
-		buf_putc(b, ' ');
-	}
-	if (o && o->o.time_rel) {
-		rel_seconds(tmp, ts, e->t0_ns);
-		put_padded(b, tmp, 10);
-		buf_putc(b, ' ');
-	}
+	if (o && o->o.time_wall)   /* the call view dates a call by its entry */
+		put_wall_clock(o, b, e->real_ns - (ts < e->ev->ts_ns ? e->ev->ts_ns - ts : 0));
+	if (o && o->o.time_rel)
+		put_rel_seconds(b, ts, e->t0_ns);
 	if (o && o->o.hosts) {
 		put_padded(b, e->host ? e->host : "", 15);
 		buf_putc(b, ' ');
 	}
-	start = b->len;
-	buf_u64(b, ev->pid);
-	buf_pad(b, ' ', 8 - (int)(b->len - start));
-	start = b->len;
-	buf_u64(b, ev->tid);
-	buf_pad(b, ' ', 8 - (int)(b->len - start));
-	put_padded(b, e->comm ? e->comm : "", 15);
-	buf_putc(b, ' ');
+	if (o)
+		put_task_cached(o, b, ev->pid, ev->tid, e->comm ? e->comm : "");
+	else
+		put_task(b, ev->pid, ev->tid, e->comm ? e->comm : "");
+	if (o && p && p->func) {
+		const struct tprobe *t = text_probe(o, p);
+		buf_add(b, t->func, t->func_len);
+		return;
+	}
 	if (p && p->func) {
 		put_padded(b, p->func, 16);
 	} else {
@@ -135,6 +292,20 @@ static void put_values(struct output *o, struct buf *b, const struct gtr_probe *
 {
 	if (p && p->fmt && p->fmt[0]) {
 		out_printf(o, b, p, ev);
+		return;
+	}
+	if (o && p) {
+		/* the same, from the probe's parts made once */
+		const struct tprobe *t = text_probe(o, p);
+		for (uint32_t i = 0, shown = 0; i < ev->nvals && i < GTR_MAX_ARGS; i++) {
+			if (t->skip >> i & 1)
+				continue;
+			if (shown++)
+				buf_putc(b, ' ');
+			buf_add(b, t->names + t->name_at[i], t->name_at[i + 1] - t->name_at[i]);
+			if (!(t->structs >> i & 1) || !output_struct_value(b, p, ev, i, false))
+				output_text_value(b, &ev->vals[i], arg_at(p, i));
+		}
 		return;
 	}
 	for (uint32_t i = 0, shown = 0; i < ev->nvals && i < GTR_MAX_ARGS; i++) {
@@ -282,6 +453,8 @@ static int text_put_open(struct output *o, struct buf *b, const struct report_ev
 const struct output_format out_text = {
 	.name = "text",
 	.flags = OUTPUT_F_CALLS | OUTPUT_F_TIME,
+	.state_size = sizeof(struct text_state),
+	.free = text_free,
 	.begin = text_begin,
 	.put = text_put,
 	.put_open = text_put_open,

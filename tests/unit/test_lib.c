@@ -2,13 +2,17 @@
 /*
  * Unit tests of lib/: the one hash map (lib/map.h: replace, many entries
  * of one key, removal against a model, limits) and the one UTF-8 decoder
- * (lib/utf8.h, Unicode 15 table 3-7).
+ * (lib/utf8.h, Unicode 15 table 3-7), and the output buffer's integers
+ * (lib/buf.h).
  */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "map.h"
 #include "utf8.h"
 
@@ -205,4 +209,40 @@ Test(utf8, encode_round_trips)
 	}
 	cr_expect_eq(utf8_encode(0xd800, out), 0, "surrogate");
 	cr_expect_eq(utf8_encode(0x110000, out), 0, "above U+10FFFF");
+}
+
+/* buf_u64/buf_i64 against printf at every digit count and the edges of
+ * the 32-bit step. */
+Test(buf, integers_as_printf_writes_them)
+{
+	uint64_t v[64];
+	int n = 0;
+	char want[32];
+
+	v[n++] = 0;
+	for (uint64_t p = 1; p <= UINT64_MAX / 10; p *= 10) {
+		v[n++] = p - 1;
+		v[n++] = p;
+		v[n++] = p * 10 - 1;
+	}
+	v[n++] = UINT32_MAX;
+	v[n++] = (uint64_t)UINT32_MAX + 1;
+	v[n++] = UINT64_MAX;
+	for (int i = 0; i < n; i++) {
+		struct buf b = BUF_INIT;
+
+		buf_putc(&b, 'x');
+		buf_u64(&b, v[i]);
+		snprintf(want, sizeof(want), "x%" PRIu64, v[i]);
+		cr_assert_str_eq(buf_cstr(&b), want);
+		buf_reset(&b);
+		buf_i64(&b, -(int64_t)(v[i] >> 1));
+		snprintf(want, sizeof(want), "%" PRId64, -(int64_t)(v[i] >> 1));
+		cr_assert_str_eq(buf_cstr(&b), want);
+		buf_free(&b);
+	}
+	struct buf b = BUF_INIT;
+	buf_i64(&b, INT64_MIN);
+	cr_assert_str_eq(buf_cstr(&b), "-9223372036854775808");
+	buf_free(&b);
 }
