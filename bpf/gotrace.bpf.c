@@ -70,13 +70,31 @@ struct {
 	__type(value, __u8);
 } watched SEC(".maps");
 
-/* Per-CPU scratch record; a hit is assembled here, then copied out. */
+/*
+ * Per-CPU scratch record of a hit with bytes (strings, memory, a stack):
+ * assembled here, then copied out, as its size is known only at the end.
+ * A hit of register and stack words only is written in place in the ring
+ * buffer instead (send_words()).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct gt_event);
 } scratch SEC(".maps");
+
+/* What the probe program keeps per CPU between hits (never sent). */
+struct cpu_state {
+	__u32 since_wakeup;  /* records since the recorder was last woken */
+	__u32 watched_tgid;  /* the process this CPU last put in `watched` */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cpu_state);
+} cpu_states SEC(".maps");
 
 /*
  * Value of a pt_regs register. Each case loads at a constant offset and
@@ -146,16 +164,25 @@ static __always_inline int read_src(struct pt_regs *regs,
 	return 0;
 }
 
+/*
+ * The goroutine id of the hit: g from R14 (ABIInternal) or from the word
+ * below the thread's fsbase (ABI0, cgo), then the goid at g + goid_off
+ * (runtime.g.goid, record/gofacts.c). The one user memory read every hit
+ * pays: a per-CPU (g -> goid) cache would be wrong, since a g freed by an
+ * exited goroutine is handed to a new one with a new goid
+ * (runtime/proc.go, newproc1() through gfget()), and nothing but reading
+ * g tells that it happened.
+ */
 static __always_inline __u64 read_goid(struct pt_regs *regs,
-				       const struct gt_plan *plan)
+				       const struct gt_plan *plan,
+				       struct task_struct *task)
 {
 	__u64 g = 0, goid = 0;
 
 	if (plan->goid_mode == GT_GOID_R14) {
 		g = GO_G_REG(regs);
 	} else if (plan->goid_mode == GT_GOID_TLS) {
-		struct task_struct *task = bpf_get_current_task_btf();
-		__u64 fsbase = BPF_CORE_READ(task, thread.fsbase);
+		__u64 fsbase = task->thread.fsbase;
 
 		if (bpf_probe_read_user(&g, sizeof(g), (void *)(fsbase - 8)))
 			return 0;
@@ -382,9 +409,10 @@ static __always_inline __u32 read_stack(struct pt_regs *regs,
 	return n * 8;
 }
 
-/* Whether the predicates of `plan` hold for the slots of `ev`. */
+/* Whether the predicates of `plan` hold for `slots` (GT_MAX_FETCH of
+ * them), `unavail` flagging those not read. */
 static __always_inline int preds_hold(const struct gt_plan *plan,
-				      const struct gt_event *ev)
+				      const __u64 *slots, __u32 unavail)
 {
 	int k;
 
@@ -395,9 +423,9 @@ static __always_inline int preds_hold(const struct gt_plan *plan,
 
 		if (k >= plan->npred)
 			break;
-		v = ev->slots[p->slot & (GT_MAX_FETCH - 1)];
+		v = slots[p->slot & (GT_MAX_FETCH - 1)];
 		c = p->value;
-		if (ev->unavail & (1u << (p->slot & (GT_MAX_FETCH - 1))))
+		if (unavail & (1u << (p->slot & (GT_MAX_FETCH - 1))))
 			return 0;   /* an unreadable value matches nothing */
 		switch (p->op) {
 		case GT_EQ: r = v == c; break;
@@ -442,78 +470,159 @@ static __always_inline int rate_allows(const struct gt_plan *plan, __u32 slot,
 	return 0;
 }
 
-/* Hits of one thread in a row on a CPU after which its name is taken
- * again. */
-#define COMM_REFRESH 256
-
 /* Records a CPU sends before it wakes the recorder (a power of two). */
 const volatile __u32 wakeup_every = 1024;
 /* 1: the exit tracepoint is loaded; probe hits put their process in
  * `watched`. */
 const volatile __u32 watch_exits = 0;
 
+/* One probe hit: what its record carries besides the values, taken once. */
+struct hit {
+	struct pt_regs *regs;
+	const struct gt_plan *plan;
+	struct task_struct *task;  /* the current thread */
+	struct cpu_state *st;
+	__u64 cookie;              /* plan slot, site << 32 */
+	__u64 ts;                  /* bpf_ktime_get_ns() */
+	__u64 goid;
+	__u32 nslots;              /* slots read */
+	__u32 unavail;             /* bit i: slot i could not be read */
+};
+
 /*
  * Wakes the recorder once every wakeup_every records of this CPU: a
  * wakeup per record costs more than the record, and the recorder also
- * drains the buffer on a timer. A per-CPU counter in the scratch record
- * costs less than asking the ring buffer how full it is.
+ * drains the buffer on a timer. A per-CPU counter costs less than asking
+ * the ring buffer how full it is.
  */
-static __always_inline __u64 wakeup_flags(struct gt_event *ev)
+static __always_inline __u64 wakeup_flags(struct cpu_state *st)
 {
-	return (++ev->since_wakeup & (wakeup_every - 1)) == 0
+	return (++st->since_wakeup & (wakeup_every - 1)) == 0
 		       ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
-SEC("uprobe")
-int gotrace_probe(struct pt_regs *regs)
+/* Counts a record of plan slot `slot` the full ring buffer refused. */
+static __always_inline void count_drop(__u32 slot)
 {
-	__u64 cookie = bpf_get_attach_cookie(regs);
-	__u32 slot = (__u32)cookie;
-	__u32 zero = 0, dlen = 0, i;
-	struct gt_plan *plan;
-	struct gt_event *ev;
-	__u64 id, size;
+	__u64 *d = bpf_map_lookup_elem(&drops, &slot);
 
-	plan = bpf_map_lookup_elem(&plans, &slot);
-	if (!plan)
+	if (d)
+		*d += 1;
+}
+
+/*
+ * Fills the header of record `ev` from hit `h`: all but nslots, data_len,
+ * unavail and nstack. The ids and the thread's name are read from the
+ * task itself, not through helpers: the name is the kernel's 16 bytes,
+ * NUL-padded (set_task_comm(), fs/exec.c), as bpf_get_current_comm()
+ * gives it, and current on every hit.
+ */
+static __always_inline void put_header(struct gt_event *ev, const struct hit *h)
+{
+	struct task_struct *task = h->task;
+
+	ev->type = GT_REC_EVENT;
+	ev->probe_id = h->plan->probe_id;
+	ev->ts_ns = h->ts;
+	ev->pid = task->tgid;
+	ev->tid = task->pid;
+	ev->goid = h->goid;
+	*(__u64 *)&ev->comm[0] = *(__u64 *)&task->comm[0];
+	*(__u64 *)&ev->comm[8] = *(__u64 *)&task->comm[8];
+	ev->cpu = bpf_get_smp_processor_id();
+	ev->site = h->cookie >> 32;
+	ev->ip = PT_REGS_IP(h->regs);
+}
+
+/* Whether every fetch of `plan` is a word as it is, in a register or a
+ * stack slot (no pointer followed, no bytes), and no stack is taken:
+ * then the record's size is known before the values are read. */
+static __always_inline int words_only(const struct gt_plan *plan)
+{
+	__u32 i;
+
+	if (plan->flags & GT_P_STACK)
 		return 0;
+	for (i = 0; i < GT_MAX_FETCH; i++) {
+		const struct gt_fetch *f = &plan->fetch[i];
+
+		if (i >= plan->nfetch)
+			break;
+		if (f->op == GT_OP_NONE)
+			continue;
+		if (f->op != GT_OP_WORD || f->nderef || (f->flags & GT_F_INDIRECT))
+			return 0;
+	}
+	return 1;
+}
+
+/* Reads the words of a words_only() plan into slots[] (GT_MAX_FETCH of
+ * them), as fetch_one() would. */
+static __always_inline void read_words(struct hit *h, __u64 *slots)
+{
+	const struct gt_plan *plan = h->plan;
+	__u32 i;
+
+	for (i = 0; i < GT_MAX_FETCH; i++) {
+		const struct gt_fetch *f = &plan->fetch[i];
+		__u64 v = 0;
+
+		if (i >= plan->nfetch)
+			break;
+		if (f->op != GT_OP_WORD || read_src(h->regs, &f->src, 0, &v))
+			h->unavail |= 1u << i;
+		slots[i] = extend(v, f->src.size, f->flags);
+	}
+	h->nslots = i;
+}
+
+/*
+ * Sends hit `h` and its slots as a record of the header and `cap` slots
+ * (a constant: the verifier wants a reservation's size known), written in
+ * place in the ring buffer: no scratch copy, no other CPU's or task's
+ * hit in between.
+ */
+static __always_inline void send_words(const struct hit *h, const __u64 *slots,
+				       const __u32 cap)
+{
+	struct gt_event *ev = bpf_ringbuf_reserve(&events,
+						  GT_EVENT_HDR_SIZE + 8 * cap, 0);
+	__u32 i;
+
+	if (!ev) {
+		count_drop((__u32)h->cookie);
+		return;
+	}
+	put_header(ev, h);
+	ev->nslots = h->nslots;
+	ev->data_len = 0;
+	ev->unavail = h->unavail;
+	ev->nstack = 0;
+	for (i = 0; i < cap; i++)
+		ev->slots[i] = i < h->nslots ? slots[i] : 0;
+	bpf_ringbuf_submit(ev, wakeup_flags(h->st));
+}
+
+/*
+ * Sends hit `h` of a plan with bytes (strings, memory, a stack): its
+ * record is assembled in the per-CPU scratch record, then the part in use
+ * copied out.
+ */
+static __always_inline int send_bytes(struct hit *h)
+{
+	const struct gt_plan *plan = h->plan;
+	__u32 zero = 0, dlen = 0, i;
+	struct gt_event *ev;
+	__u64 size;
+
 	ev = bpf_map_lookup_elem(&scratch, &zero);
 	if (!ev)
 		return 0;
-
-	id = bpf_get_current_pid_tgid();
-	if (watch_exits && ev->watched_tgid != (__u32)(id >> 32)) {
-		/* once per process and CPU in a row: a hash update costs
-		 * more than the check */
-		__u32 tgid = id >> 32;
-		__u8 one = 1;
-
-		bpf_map_update_elem(&watched, &tgid, &one, BPF_NOEXIST);
-		ev->watched_tgid = tgid;
-	}
-	ev->type = GT_REC_EVENT;
-	ev->probe_id = plan->probe_id;
-	ev->ts_ns = bpf_ktime_get_ns();
-	ev->pid = id >> 32;
-	ev->tid = (__u32)id;
-	ev->goid = read_goid(regs, plan);
-	/* The thread's name, taken again only for another thread than the
-	 * last on this CPU, or every COMM_REFRESH hits (a thread renamed
-	 * shows after as many): a helper call per hit costs more. */
-	if (ev->comm_tid != (__u32)id || !ev->comm[0] ||
-	    ++ev->comm_age >= COMM_REFRESH) {
-		bpf_get_current_comm(&ev->comm, sizeof(ev->comm));
-		ev->comm_tid = (__u32)id;
-		ev->comm_age = 0;
-	}
+	put_header(ev, h);
 	ev->unavail = 0;
 	ev->nstack = 0;
-	ev->cpu = bpf_get_smp_processor_id();
-	ev->site = cookie >> 32;
-	ev->ip = PT_REGS_IP(regs);
 	if (plan->flags & GT_P_STACK)
-		dlen = read_stack(regs, plan, ev);
-
+		dlen = read_stack(h->regs, plan, ev);
 	for (i = 0; i < GT_MAX_FETCH; i++) {
 		const struct gt_fetch *f;
 
@@ -524,32 +633,74 @@ int gotrace_probe(struct pt_regs *regs)
 		f = &plan->fetch[i];
 		if (f->op == GT_OP_WORD && f->src.loc == GT_LOC_REG && !f->nderef &&
 		    !(f->flags & GT_F_INDIRECT)) {
-			ev->slots[i] = extend(reg_value(regs, f->src.reg), f->src.size,
-					      f->flags);
+			ev->slots[i] = extend(reg_value(h->regs, f->src.reg),
+					      f->src.size, f->flags);
 			continue;
 		}
-		dlen = fetch_one(regs, ev, plan, i, dlen);
+		dlen = fetch_one(h->regs, ev, plan, i, dlen);
 	}
 	ev->nslots = i;
 	ev->data_len = dlen;
-	if (plan->npred && !preds_hold(plan, ev))
+	if (plan->npred && !preds_hold(plan, ev->slots, ev->unavail))
 		return 0;
-	if (!rate_allows(plan, slot, ev->ts_ns))
+	if (!rate_allows(plan, (__u32)h->cookie, h->ts))
 		return 0;
-
 	/* Without bytes, only the slots in use leave the kernel. */
 	size = dlen ? GT_EVENT_HDR_SIZE + sizeof(ev->slots) + dlen
 		    : GT_EVENT_HDR_SIZE + 8 * (i & (GT_MAX_FETCH * 2 - 1));
 	if (size > sizeof(*ev))
 		size = sizeof(*ev);
-	/* Wake the recorder only when a batch is waiting: a wakeup per event
-	 * costs more than the event. The recorder also polls on a timer. */
-	if (bpf_ringbuf_output(&events, ev, size, wakeup_flags(ev))) {
-		__u64 *d = bpf_map_lookup_elem(&drops, &slot);
+	if (bpf_ringbuf_output(&events, ev, size, wakeup_flags(h->st)))
+		count_drop((__u32)h->cookie);
+	return 0;
+}
 
-		if (d)
-			*d += 1;
+SEC("uprobe")
+int gotrace_probe(struct pt_regs *regs)
+{
+	__u64 slots[GT_MAX_FETCH] = {};
+	struct hit h = {};
+	__u32 zero = 0, slot;
+
+	h.regs = regs;
+	h.cookie = bpf_get_attach_cookie(regs);
+	slot = (__u32)h.cookie;
+	h.plan = bpf_map_lookup_elem(&plans, &slot);
+	h.st = bpf_map_lookup_elem(&cpu_states, &zero);
+	if (!h.plan || !h.st)
+		return 0;
+	h.task = bpf_get_current_task_btf();
+	if (watch_exits && h.st->watched_tgid != h.task->tgid) {
+		/* once per process and CPU in a row: a hash update costs
+		 * more than the check */
+		__u32 tgid = h.task->tgid;
+		__u8 one = 1;
+
+		bpf_map_update_elem(&watched, &tgid, &one, BPF_NOEXIST);
+		h.st->watched_tgid = tgid;
 	}
+	h.ts = bpf_ktime_get_ns();
+	h.goid = read_goid(regs, h.plan, h.task);
+	if (!words_only(h.plan))
+		return send_bytes(&h);
+
+	/* Words only: the size is known, the record is written in place,
+	 * after the predicates and the rate limit let it go. */
+	read_words(&h, slots);
+	if (h.plan->npred && !preds_hold(h.plan, slots, h.unavail))
+		return 0;
+	if (!rate_allows(h.plan, slot, h.ts))
+		return 0;
+	if (h.nslots == 0)
+		send_words(&h, slots, 0);
+	else if (h.nslots <= 2)
+		send_words(&h, slots, 2);
+	else if (h.nslots <= 4)
+		send_words(&h, slots, 4);
+	else if (h.nslots <= 8)
+		send_words(&h, slots, 8);
+	else
+		send_words(&h, slots, GT_MAX_FETCH);
 	return 0;
 }
 

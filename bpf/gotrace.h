@@ -166,13 +166,6 @@ struct gt_event {
 	__u64 slots[GT_MAX_FETCH];
 	/* slack past GT_TAIL_MAX keeps the verifier's bounds simple */
 	__u8 data[GT_TAIL_MAX + GT_STR_MAX + 2];
-	__u32 since_wakeup; /* BPF side only (per-CPU scratch): records since
-			       the recorder was last woken; never sent */
-	__u32 watched_tgid; /* BPF side only: the process this CPU last put
-			       in the `watched` map */
-	__u32 comm_tid;     /* BPF side only: the thread whose name `comm`
-			       holds (taken once per thread in a row) */
-	__u32 comm_age;     /* BPF side only: hits since `comm` was taken */
 };
 
 #define GT_EVENT_HDR_SIZE ((unsigned long)&((struct gt_event *)0)->slots)
