@@ -604,6 +604,12 @@ typedef int (*gtr_wait_fn)(void *ctx);
 void gtr_reader_follow(struct gtr_reader *r, bool follow, gtr_wait_fn on_wait,
 		       void *ctx);
 
+/*
+ * Whether the input is not a regular file (a pipe, a terminal, a socket:
+ * reads may block and nothing can be sought), as found when it was opened.
+ */
+bool gtr_reader_is_stream(const struct gtr_reader *r);
+
 /* Probe `id`, or NULL when the file has not (yet) described it. */
 const struct gtr_probe *gtr_reader_probe(const struct gtr_reader *r,
 					 uint32_t id);

@@ -57,6 +57,11 @@ uint64_t gtr_reader_damage(const struct gtr_reader *r)
 	return r->damage;
 }
 
+bool gtr_reader_is_stream(const struct gtr_reader *r)
+{
+	return r->stream;
+}
+
 bool gtr_reader_truncated(const struct gtr_reader *r)
 {
 	return r->truncated;

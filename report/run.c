@@ -317,17 +317,18 @@ static bool drain(struct run *run)
 }
 
 /*
- * Whether the file is known to hold no drop record: a regular file whose
- * summary (read from its end by a second reader) counts no lost and no
+ * Whether the file is known to hold no drop record: a regular file (`input`
+ * reads it) whose summary (read from its end by a second reader of `path`)
+ * counts no lost and no
  * suppressed event. Pairing then need not hold events for drop records.
  */
-static bool file_lossless(const char *path)
+static bool file_lossless(struct gtr_reader *input, const char *path)
 {
-	struct stat st;
 	char err[256];
 	bool none = false;
 
-	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
+	/* a pipe cannot be opened twice, nor standard input */
+	if (!strcmp(path, "-") || gtr_reader_is_stream(input))
 		return false;
 	struct gtr_reader *r = gtr_reader_open(path, err, sizeof(err));
 	if (!r)
@@ -413,12 +414,9 @@ static int on_input_wait(void *ctx)
 static void live_input(struct run *run)
 {
 	const struct report_opts *o = run->opts;
-	struct stat st;
-	const bool stream = !strcmp(o->path, "-") ? !fstat(STDIN_FILENO, &st) && !S_ISREG(st.st_mode)
-				: !stat(o->path, &st) && !S_ISREG(st.st_mode);
 
 	gtr_reader_follow(run->r, o->follow, on_input_wait, run);
-	if (stream || o->follow) {
+	if (gtr_reader_is_stream(run->r) || o->follow) {
 		struct sigaction sa = { .sa_handler = on_interrupt };
 
 		sigemptyset(&sa.sa_mask);
@@ -449,7 +447,7 @@ static int open_file(struct run *run)
 	struct pair_limits lim = o->lim;
 	lim.unordered = (run->sink->flags & SINK_UNORDERED) || o->calls ||
 			(o->format->flags & OUTPUT_F_UNORDERED);
-	lim.lossless = file_lossless(o->path);
+	lim.lossless = file_lossless(run->r, o->path);
 	run->pair = pair_new(&lim);
 	return refresh_probes(run, &run->probes, &run->np);
 }

@@ -104,3 +104,41 @@ Test(reader_records, delta_records_read_back_exactly)
 	cr_assert_eq(gtr_reader_damage(r), 0);
 	gtr_reader_close(r);
 }
+
+/* gtr_reader_is_stream(): a regular file is not, a pipe is, a regular
+ * file as standard input is not. */
+Test(reader_records, stream_or_regular_file)
+{
+	const char *path = tpath("s.gtr");
+	char err[256];
+	int fds[2];
+
+	write_test_file(path, 1, 3);
+	struct gtr_reader *r = gtr_reader_open(path, err, sizeof(err));
+	cr_assert_not_null(r, "%s", err);
+	cr_assert_not(gtr_reader_is_stream(r));
+	gtr_reader_close(r);
+
+	const int fd = open(path, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(dup2(fd, STDIN_FILENO), STDIN_FILENO);
+	close(fd);
+	r = gtr_reader_open("-", err, sizeof(err));
+	cr_assert_not_null(r, "%s", err);
+	cr_assert_not(gtr_reader_is_stream(r));
+	gtr_reader_close(r);
+
+	cr_assert_eq(pipe(fds), 0);
+	cr_assert_eq(dup2(fds[0], STDIN_FILENO), STDIN_FILENO);
+	close(fds[0]);
+	/* the whole file in the pipe (it fits) before the reader opens it */
+	size_t n;
+	uint8_t *b = slurp(path, &n);
+	cr_assert_eq(write(fds[1], b, n), (ssize_t)n);
+	close(fds[1]);
+	r = gtr_reader_open("-", err, sizeof(err));
+	cr_assert_not_null(r, "%s", err);
+	cr_assert(gtr_reader_is_stream(r));
+	gtr_reader_close(r);
+	free(b);
+}
