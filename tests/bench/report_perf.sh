@@ -36,7 +36,7 @@ if command -v perf >/dev/null; then
 	[ "$lines" -ge "$N" ] || echo "report_perf: note: perf script printed $lines events of $N (perf lost some)"
 	ps=$(rate "$(median_ns 3 perf script -i "$D/perf.data")")
 	echo "perf script on $N events (median of 3 runs): $ps M events/s"
-	awk "BEGIN{printf \"ratio to perf script: filter+count %.1fx (target >= 30), text %.1fx (target >= 5)\n\", $count / $ps, $text / $ps}"
+	awk "BEGIN{printf \"ratio to perf script: filter+count %.1fx (target >= 50), text %.1fx (target >= 10)\n\", $count / $ps, $text / $ps}"
 else
 	echo "perf script: perf not installed (make deps installs linux-perf)"
 fi
