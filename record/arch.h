@@ -19,6 +19,8 @@
 
 #include "gofacts.h"
 
+struct go_flow;          /* insn.h */
+
 /* Architectures of Go programs gotrace knows (ELF e_machine). */
 enum gobin_arch { GOBIN_AMD64 = 0, GOBIN_ARM64 = 1, GOBIN_386 = 2, GOBIN_ARCH_OTHER = 3 };
 
@@ -80,7 +82,9 @@ struct gt_arch {
 	 * at_push_bp: whether the kernel's user stack walk adds the caller
 	 *   at a uprobe on the first instruction (GT_P_AT_PUSH_BP).
 	 * goid_from_code: goid's offset as runtime.goroutineheader reads it
-	 *   (go_goid_offset_from_code). */
+	 *   (go_goid_offset_from_code).
+	 * flow: a function's instructions, their branch targets and which
+	 *   fall through (go_insn_flow). */
 	uint32_t (*prologue_skip)(const uint8_t *code, size_t len, int regabi);
 	int (*ret_offsets)(const uint8_t *code, size_t len, uint32_t *offs,
 			   int max);
@@ -89,6 +93,7 @@ struct gt_arch {
 	bool (*at_push_bp)(const uint8_t *code, size_t len);
 	int (*goid_from_code)(const uint8_t *code, size_t len, uint64_t entry,
 			      const uint64_t *print, int nprint, int regabi);
+	int (*flow)(const uint8_t *code, size_t len, struct go_flow *out, int max);
 
 	/* What this gotrace does for its programs: capture (its uprobes'
 	 * registers are the BPF program's x86-64 pt_regs, which i386

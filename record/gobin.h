@@ -549,8 +549,10 @@ int gobin_inline_glob(const struct gobin *b, const char *pattern,
  * spells it, or a suffix of one after a '/': "main.go", "cmd/x/main.go"):
  * per function and per inlined copy, the first address the pclntab's
  * line table maps to that line where DWARF's line table begins a
- * statement (is_stmt), else (no DWARF, or no such row there) the lowest
- * one. *path gets the file's full path.
+ * statement (is_stmt), else (no DWARF, or no such row there) where every
+ * path into the line's code meets, or each entry into it when the paths
+ * do not meet (amd64's decoder, the arch's `flow` hook), else its lowest
+ * address. *path gets the file's full path.
  * Returns how many there are (up to `max` written), -ENODATA when the
  * binary has no Go 1.16+ pclntab, -EEXIST when the suffix names two
  * different files, -ENOMEM. Line 0 means every line of the file: the

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "inl_int.h"
+#include "insn.h"
 
 bool inl_add(struct gobin_inl *l, const struct inl_copy *c)
 {
@@ -238,27 +240,29 @@ struct line_acc {
 	bool oom;
 };
 
-/* Adds address pc of funcs[fi] (innermost inline node `node`, -1 none;
- * tree t) to the sites of a line, keeping the lowest per node (with
- * `only_new`, a node that has a site already keeps it). */
-static void line_add(const struct gobin *b, struct line_acc *a, size_t fi,
-		     const struct inl_tree *t, int32_t node, int line, uint64_t pc,
-		     bool only_new)
+/* The site of `line` in funcs[fi], inline node `node`, found so far;
+ * NULL when none. */
+static struct gobin_site *line_find(const struct gobin *b, struct line_acc *a,
+				    size_t fi, int32_t node, int line)
+{
+	for (int i = 0; i < a->n; i++) {
+		struct gobin_site *s = &a->v[i];
+
+		if (s->outer.entry == b->funcs[fi].entry && s->node == node &&
+		    s->line == line)
+			return s;
+	}
+	return NULL;
+}
+
+/* Appends a site at pc of funcs[fi] (innermost inline node `node`, -1
+ * none; tree t) for `line`. */
+static void line_push(const struct gobin *b, struct line_acc *a, size_t fi,
+		      const struct inl_tree *t, int32_t node, int line, uint64_t pc)
 {
 	const char *func = node >= 0 ? inl_node_name(b, t, node) : b->funcs[fi].name;
 	struct gobin_site *s;
 
-	for (int i = 0; i < a->n; i++) {
-		s = &a->v[i];
-		if (s->outer.entry == b->funcs[fi].entry && s->node == node &&
-		    s->line == line) {
-			if (pc < s->addr && !only_new) {
-				s->addr = pc;
-				s->file_offset = gobin_vaddr_to_offset(b, pc);
-			}
-			return;
-		}
-	}
 	if (a->n == a->cap) {
 		const int cap = a->cap ? a->cap * 2 : 16;
 		struct gobin_site *v = realloc(a->v, (size_t)cap * sizeof(*v));
@@ -284,6 +288,233 @@ static void line_add(const struct gobin *b, struct line_acc *a, size_t fi,
 	s->line = line;
 }
 
+/* Adds address pc of `line` in funcs[fi] (inline node `node`, tree t),
+ * keeping the lowest per node. */
+static void line_add(const struct gobin *b, struct line_acc *a, size_t fi,
+		     const struct inl_tree *t, int32_t node, int line, uint64_t pc)
+{
+	struct gobin_site *s = line_find(b, a, fi, node, line);
+
+	if (!s) {
+		line_push(b, a, fi, t, node, line, pc);
+	} else if (pc < s->addr) {
+		s->addr = pc;
+		s->file_offset = gobin_vaddr_to_offset(b, pc);
+	}
+}
+
+/*
+ * One function's instructions (go_insn_flow) with, per instruction, its
+ * line, file number and innermost inline node (-1 none), for placing
+ * line probes without DWARF.
+ */
+struct fn_flow {
+	struct go_flow *fl;
+	int32_t *line, *file, *node;
+	int *tix;                /* index of a branch's target, -1 none */
+	bool *root;              /* no known branch or fall-through reaches
+				    it (an indirect JMP's target, padding) */
+	int n;                   /* 0: not built; -1: cannot be */
+	int *cnt, *seen;         /* scratch of flow_sites() */
+	bool *ent;
+};
+
+static void fn_flow_free(struct fn_flow *f)
+{
+	free(f->fl);
+	free(f->line);
+	free(f->file);
+	free(f->node);
+	free(f->tix);
+	free(f->root);
+	free(f->cnt);
+	free(f->seen);
+	free(f->ent);
+}
+
+/* The index of the instruction at offset `off` of f, -1 none. */
+static int flow_at(const struct fn_flow *f, uint32_t off)
+{
+	int lo = 0, hi = f->n;
+
+	while (lo < hi) {
+		const int mid = lo + (hi - lo) / 2;
+
+		if (f->fl[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->n && f->fl[lo].off == off ? lo : -1;
+}
+
+/* Builds *f for funcs[fi] (line runs lr[nl], file runs fr[nf], tree t
+ * or NULL) on first use; false when its code cannot be decoded. */
+static bool fn_flow_get(const struct gobin *b, size_t fi, struct fn_flow *f,
+			const struct inl_run *lr, int nl, const struct inl_run *fr,
+			int nf, const struct inl_tree *t)
+{
+	const struct gobin_func *fn = &b->funcs[fi];
+	const struct gt_arch *ai = gt_arch_of(b->arch);
+	const size_t len = (size_t)(fn->end - fn->entry);
+	const uint8_t *code = len ? gobin_at_vaddr(b, fn->entry, len) : NULL;
+	int n;
+
+	if (f->n)
+		return f->n > 0;
+	f->n = -1;
+	if (!code || !ai->flow || (n = ai->flow(code, len, NULL, 0)) <= 0)
+		return false;
+	f->fl = calloc((size_t)n, sizeof(*f->fl));
+	f->line = calloc((size_t)n, sizeof(*f->line));
+	f->file = calloc((size_t)n, sizeof(*f->file));
+	f->node = calloc((size_t)n, sizeof(*f->node));
+	f->cnt = calloc((size_t)n, sizeof(*f->cnt));
+	f->seen = calloc((size_t)n, sizeof(*f->seen));
+	f->tix = calloc((size_t)n, sizeof(*f->tix));
+	f->ent = calloc((size_t)n, sizeof(*f->ent));
+	f->root = calloc((size_t)n, sizeof(*f->root));
+	if (!f->fl || !f->line || !f->file || !f->node || !f->cnt || !f->seen ||
+	    !f->tix || !f->ent || !f->root || ai->flow(code, len, f->fl, n) != n)
+		return false;
+	f->n = n;
+	for (int i = 0; i < n; i++) {
+		const uint64_t pc = fn->entry + f->fl[i].off;
+
+		f->line[i] = inl_run_at(lr, nl, pc);
+		f->file[i] = inl_run_at(fr, nf, pc);
+		f->node[i] = t ? inl_run_at(t->runs, t->nruns, pc) : -1;
+		f->tix[i] = f->fl[i].target == UINT32_MAX ? -1 :
+			    flow_at(f, f->fl[i].target);
+		f->root[i] = i && !f->fl[i - 1].falls;
+	}
+	for (int i = 0; i < n; i++)
+		if (f->tix[i] >= 0)
+			f->root[f->tix[i]] = false;
+	return true;
+}
+
+/* Whether instruction i of f is of (line, file, node). */
+static bool flow_in(const struct fn_flow *f, int i, int line, int32_t file,
+		    int32_t node)
+{
+	return i >= 0 && i < f->n && f->line[i] == line && f->file[i] == file &&
+	       f->node[i] == node;
+}
+
+/* Reaches instruction j from code outside the line (line, file,
+ * node): an entry when it is of the line, else queued in q[*nq]. */
+static void flow_reach(struct fn_flow *f, int j, int line, int32_t file,
+		       int32_t node, int *q, int *nq)
+{
+	if (j < 0 || j >= f->n || f->seen[j])
+		return;
+	f->seen[j] = 1;
+	if (flow_in(f, j, line, file, node))
+		f->ent[j] = true;
+	else
+		q[(*nq)++] = j;
+}
+
+/*
+ * Marks in f->ent the entries of (line, file, node): its instructions
+ * that code outside it reaches from the function's entry without going
+ * through it (falling through, a branch either way, an indirect JMP to
+ * any instruction no known branch reaches: a jump table's cases). The
+ * compiler scatters a line's instructions (register moves before a
+ * join, pieces among its neighbours', a switch's jump table), and a
+ * piece only the line's own code leads to is the same pass through the
+ * line, not an entry. Uses f->cnt as a queue, f->seen.
+ */
+static void flow_entries(struct fn_flow *f, int line, int32_t file, int32_t node)
+{
+	int *q = f->cnt, nq = 0;
+	bool tables = false;
+
+	memset(f->seen, 0, (size_t)f->n * sizeof(*f->seen));
+	memset(f->ent, 0, (size_t)f->n * sizeof(*f->ent));
+	flow_reach(f, 0, line, file, node, q, &nq);
+	for (int h = 0; h < nq; h++) {
+		const int i = q[h];
+
+		if (f->fl[i].falls)
+			flow_reach(f, i + 1, line, file, node, q, &nq);
+		flow_reach(f, f->tix[i], line, file, node, q, &nq);
+		for (int r = 1; f->fl[i].indirect && !tables && r < f->n; r++)
+			if (f->root[r])
+				flow_reach(f, r, line, file, node, q, &nq);
+		tables |= f->fl[i].indirect;
+	}
+}
+
+/*
+ * Whether every path from instruction e going forward (falling through,
+ * forward branches) reaches instruction x, in f->cnt (as scratch: per
+ * instruction of [e, x], whether it must reach x). Paths that end (a
+ * RET, a loop's back edge) do not reach it.
+ */
+static bool flow_must(struct fn_flow *f, int e, int x)
+{
+	int *must = f->cnt;
+
+	if (e > x)
+		return false;
+	must[x] = 1;
+	for (int i = x - 1; i >= e; i--) {
+		const int next[2] = { f->fl[i].falls ? i + 1 : -1,
+				      f->tix[i] > i ? f->tix[i] : -1 };
+		int any = 0, all = 1;
+
+		for (int k = 0; k < 2; k++) {
+			if (next[k] < 0)
+				continue;
+			any = 1;
+			all &= next[k] <= x && must[next[k]];
+		}
+		must[i] = any && all;
+	}
+	return must[e];
+}
+
+/*
+ * Where a probe on `line` (file number `file`, inline node `node`) of
+ * the function of f fires once each time control comes into the line's
+ * code, without DWARF's statement starts. Of its entries
+ * (flow_entries), the site is
+ * the first instruction of the line that every path from every entry
+ * reaches (where an if's branches join, the test a line's scattered
+ * register moves lead to), else each entry. Writes up to max offsets
+ * (from the entry) to out[] and returns the count; 0 when the line has
+ * no entry.
+ */
+static int flow_sites(struct fn_flow *f, int line, int32_t file, int32_t node,
+		      uint32_t *out, int max)
+{
+	int ne = 0, first = -1;
+
+	flow_entries(f, line, file, node);
+	for (int i = 0; i < f->n; i++) {
+		if (!f->ent[i])
+			continue;
+		if (ne < max)
+			out[ne] = f->fl[i].off;
+		ne++;
+		if (first < 0)
+			first = i;
+	}
+	for (int x = first; ne > 1 && x >= 0 && x < f->n; x++) {
+		bool all = flow_in(f, x, line, file, node);
+
+		for (int e = first; all && e < f->n; e++)
+			all = !f->ent[e] || flow_must(f, e, x);
+		if (all) {
+			out[0] = f->fl[x].off;
+			return 1;
+		}
+	}
+	return ne < max ? ne : max;
+}
+
 /* The first address of [lo, hi) where a statement begins (stmts[n],
  * ascending), or 0 when none does. */
 static uint64_t first_stmt(const uint64_t *stmts, int n, uint64_t lo, uint64_t hi)
@@ -302,17 +533,41 @@ static uint64_t first_stmt(const uint64_t *stmts, int n, uint64_t lo, uint64_t h
 }
 
 /*
+ * Adds the sites of `line` in funcs[fi] (file number `fileno`, inline
+ * node `node`, tree t or NULL) where no statement start placed one: as
+ * flow_sites() finds them, else (code not decoded) its lowest address,
+ * `lo`.
+ */
+static void line_add_flow(const struct gobin *b, struct line_acc *a, size_t fi,
+			  const struct inl_tree *t, int32_t node, int line,
+			  int32_t fileno, uint64_t lo, struct fn_flow *ff,
+			  const struct inl_run *lr, int nl,
+			  const struct inl_run *fr, int nf)
+{
+	uint32_t offs[16];
+	int k = 0;
+
+	if (fn_flow_get(b, fi, ff, lr, nl, fr, nf, t))
+		k = flow_sites(ff, line, fileno, node, offs, 16);
+	if (!k)
+		line_push(b, a, fi, t, node, line, lo);
+	for (int j = 0; j < k; j++)
+		line_push(b, a, fi, t, node, line, b->funcs[fi].entry + offs[j]);
+}
+
+/*
  * The sites of `file`:`line` in funcs[fi] from its pcfile and pcln
  * tables, into a: per (line, inline node), the first instruction of the
  * line where DWARF's line table says a statement begins (is_stmt), else,
- * without DWARF or when no row of that copy says so, its lowest address.
- * 0 or -ENOMEM.
+ * without DWARF or when no row of that copy says so, where control
+ * comes into the line's code (line_add_flow). 0 or -ENOMEM.
  */
 static int func_lines(const struct gobin *b, size_t fi, const char *file,
 		      int line, struct line_acc *a)
 {
 	struct inl_run *fr = NULL, *lr = NULL;
 	const struct gobin_func *f = &b->funcs[fi];
+	struct fn_flow ff = { 0 };
 	uint64_t *stmts = NULL;
 	int nf, nl, ns, rc = 0;
 	struct inl_tree t;
@@ -333,12 +588,14 @@ static int func_lines(const struct gobin *b, size_t fi, const char *file,
 	/* pass 0: statement starts; pass 1: the copies that have none */
 	for (int pass = ns > 0 ? 0 : 1; pass < 2; pass++) {
 		for (int i = 0; i < nl; i++) {
+			const int32_t fileno = inl_run_at(fr, nf, lr[i].lo);
 			const char *fn;
 			uint64_t pc = lr[i].lo;
+			int32_t node;
 
 			if (line ? lr[i].val != line : lr[i].val <= 0)
 				continue;
-			fn = inl_file(b, fi, inl_run_at(fr, nf, lr[i].lo));
+			fn = inl_file(b, fi, fileno);
 			if (!fn || !path_is(fn, file))
 				continue;
 			if (!pass && !(pc = first_stmt(stmts, ns, lr[i].lo, lr[i].hi)))
@@ -347,11 +604,17 @@ static int func_lines(const struct gobin *b, size_t fi, const char *file,
 				a->file = fn;
 			else if (strcmp(a->file, fn))
 				a->ambiguous = true;
-			line_add(b, a, fi, has_tree ? &t : NULL,
-				 has_tree ? inl_run_at(t.runs, t.nruns, pc) : -1,
-				 lr[i].val, pc, pass == 1);
+			node = has_tree ? inl_run_at(t.runs, t.nruns, pc) : -1;
+			if (!pass)
+				line_add(b, a, fi, has_tree ? &t : NULL, node,
+					 lr[i].val, pc);
+			else if (!line_find(b, a, fi, node, lr[i].val))
+				line_add_flow(b, a, fi, has_tree ? &t : NULL, node,
+					      lr[i].val, fileno, pc, &ff, lr, nl,
+					      fr, nf);
 		}
 	}
+	fn_flow_free(&ff);
 	if (has_tree)
 		inl_tree_free(&t);
 	free(stmts);

@@ -2,6 +2,7 @@
 /* Entry probe placement after Go's stack check; see insn.h. */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <Zydis/Zydis.h>
@@ -74,34 +75,103 @@ uint32_t go_prologue_skip_mode(const uint8_t *code, size_t len, int regabi,
 	return 0;
 }
 
-int go_ret_offsets(const uint8_t *code, size_t len, uint32_t *offs, int max)
+/* Called per instruction by sweep64(): at byte `off`, decoded into *in
+ * and ops[] (in NULL: a padding byte, INT3 or 0x00, that does not
+ * decode). Non-zero stops the sweep. */
+typedef int sweep_fn(size_t off, const ZydisDecodedInstruction *in,
+		     const ZydisDecodedOperand *ops, void *ctx);
+
+/* Decodes code[len] (64-bit) from its start, an instruction at a time,
+ * into fn. Returns 0, fn's non-zero value, or -EINVAL when something
+ * other than padding does not decode. */
+static int sweep64(const uint8_t *code, size_t len, sweep_fn *fn, void *ctx)
 {
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction in;
 	ZydisDecoder dec;
-	size_t off = 0;
-	int n = 0;
+	int rc;
 
 	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
 					   ZYDIS_STACK_WIDTH_64)))
 		return -EINVAL;
-	while (off < len) {
-		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL,
-				code + off, len - off, &in))) {
-			/* Padding at the end of a function may be cut. */
-			if (code[off] == 0xcc || code[off] == 0x00) {
-				off++;
-				continue;
-			}
+	for (size_t off = 0; off < len; off += in.length) {
+		const bool ok = ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code + off,
+								    len - off, &in, ops));
+
+		/* padding at the end of a function may be cut */
+		if (!ok && code[off] != 0xcc && code[off] != 0x00)
 			return -EINVAL;
-		}
-		if (in.mnemonic == ZYDIS_MNEMONIC_RET) {
-			if (n < max)
-				offs[n] = off;
-			n++;
-		}
-		off += in.length;
+		if (!ok)
+			in.length = 1;
+		rc = fn(off, ok ? &in : NULL, ops, ctx);
+		if (rc)
+			return rc;
 	}
-	return n;
+	return 0;
+}
+
+/* Where go_ret_offsets() and go_insn_flow() write. */
+struct sweep_out {
+	void *v;
+	int n, max;
+};
+
+static int ret_one(size_t off, const ZydisDecodedInstruction *in,
+		   const ZydisDecodedOperand *ops, void *ctx)
+{
+	struct sweep_out *o = ctx;
+
+	if (in && in->mnemonic == ZYDIS_MNEMONIC_RET) {
+		if (o->n < o->max)
+			((uint32_t *)o->v)[o->n] = (uint32_t)off;
+		o->n++;
+	}
+	return 0;
+}
+
+int go_ret_offsets(const uint8_t *code, size_t len, uint32_t *offs, int max)
+{
+	struct sweep_out o = { .v = offs, .max = max };
+	const int rc = sweep64(code, len, ret_one, &o);
+
+	return rc ? rc : o.n;
+}
+
+static int flow_one(size_t off, const ZydisDecodedInstruction *in,
+		    const ZydisDecodedOperand *ops, void *ctx)
+{
+	struct sweep_out *o = ctx;
+	struct go_flow f = { .off = (uint32_t)off, .target = UINT32_MAX,
+			     .falls = in != NULL };
+
+	if (in && (in->meta.category == ZYDIS_CATEGORY_COND_BR ||
+		   in->meta.category == ZYDIS_CATEGORY_UNCOND_BR)) {
+		f.falls = in->meta.category == ZYDIS_CATEGORY_COND_BR;
+		if (ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && ops[0].imm.is_relative) {
+			const int64_t t = (int64_t)(off + in->length) + ops[0].imm.value.s;
+
+			if (t >= 0 && t <= UINT32_MAX - 1)
+				f.target = (uint32_t)t;
+		} else {
+			f.indirect = !f.falls;
+		}
+	} else if (in && (in->mnemonic == ZYDIS_MNEMONIC_RET ||
+			  in->mnemonic == ZYDIS_MNEMONIC_UD2 ||
+			  in->mnemonic == ZYDIS_MNEMONIC_INT3)) {
+		f.falls = false;
+	}
+	if (o->n < o->max)
+		((struct go_flow *)o->v)[o->n] = f;
+	o->n++;
+	return 0;
+}
+
+int go_insn_flow(const uint8_t *code, size_t len, struct go_flow *out, int max)
+{
+	struct sweep_out o = { .v = out, .max = max };
+	const int rc = sweep64(code, len, flow_one, &o);
+
+	return rc ? rc : o.n;
 }
 
 bool go_insn_segment_prefixed(const uint8_t *code, size_t len, int bits)

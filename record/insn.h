@@ -48,6 +48,27 @@ bool go_insn_segment_prefixed(const uint8_t *code, size_t len, int bits);
  */
 int go_ret_offsets(const uint8_t *code, size_t len, uint32_t *offs, int max);
 
+/* One instruction of a function as go_insn_flow() sweeps it. */
+struct go_flow {
+	uint32_t off;        /* bytes from the entry */
+	uint32_t target;     /* a direct jump's or branch's target, bytes
+				from the entry (past the function for a tail
+				call); UINT32_MAX: none, or before the entry */
+	bool falls;          /* control may go on to the next instruction
+				(not JMP, RET, UD2, INT3) */
+	bool indirect;       /* a JMP through a register or memory (a jump
+				table) */
+};
+
+/*
+ * The control flow of a function's code (code[len], linear sweep from the
+ * entry, 64-bit): each instruction's offset, whether it falls through,
+ * the target of a direct JMP or Jcc (calls return, so they fall
+ * through), and which JMPs are indirect. Writes up to `max` to out[] and returns how
+ * many there are, or -EINVAL when the code cannot be decoded to `len`.
+ */
+int go_insn_flow(const uint8_t *code, size_t len, struct go_flow *out, int max);
+
 /*
  * Whether a uprobe can replace the first instruction of code[len]: not a
  * trap, interrupt, halt, undefined-instruction, system call or far

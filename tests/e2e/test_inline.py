@@ -419,6 +419,44 @@ def test_line_probe_at_statement_start(gobuild, toolchain, tmp_path):
     assert [(s["func"], s["inlined_into"]) for s in sites] == [("main.bump", None)]
 
 
+def test_line_probes_without_dwarf_fire_as_with_dwarf(gobuild, toolchain, tmp_path):
+    """Without DWARF's statement starts a line's site is where control
+    comes into its code from elsewhere (where the branches of an if join,
+    the test its scattered register moves lead to; a jump table's cases
+    are the line's own): every line of the fixture, probed at once,
+    fires as often stripped as with DWARF, in each function and inlined
+    copy; bump's 'return n + 1', whose lowest address is on the branch
+    that calls callers(), fires for viaValue(7). A loop's for line fires
+    once per loop stripped (its init), where DWARF's choice varies by
+    version."""
+    if gccgo_instead(toolchain, gobuild, tmp_path):
+        return
+    full = gobuild(INLINE, "inline")
+    stripped = gobuild(INLINE, "inline-s", "-ldflags=-s -w")
+    lines = sorted({ln["line"] for ln in listing(full, "inline/main.go:*")["lines"]})
+    assert len(lines) > 20
+
+    def counts(exe):
+        trace = str(tmp_path / "lines.gtr")
+        record(["-q", "-o", trace, "--force", *["inline/main.go:%d" % n for n in lines],
+                "--", exe, "x"])
+        out = {}
+        for e in jsonl(trace):
+            k = (int(e["line"].rsplit(":", 1)[1]), e["func"], e.get("inlined_into"))
+            out[k] = out.get(k, 0) + 1
+        return out
+    want, got = counts(full), counts(stripped)
+    loops = {fixture_line("for i := 0; i < n; i++"), fixture_line("for i := 0; i < 5; i++")}
+    for k in sorted(set(want) | set(got), key=str):
+        if k[0] in loops:
+            assert got.get(k) == 1, (k, want.get(k), got.get(k))
+        else:
+            assert got.get(k) == want.get(k), (k, want.get(k), got.get(k))
+    ret = fixture_line("return n + 1")
+    assert got[(ret, "main.bump", None)] == 1
+    assert sum(got.values()) > 40
+
+
 def test_inlined_ranges_written_with_stacks_only(inline_bin, tmp_path):
     """The SYMBOLS block carries each function's inlined ranges
     (spec/FORMAT.md) when stacks are recorded, and not otherwise; the
@@ -558,6 +596,15 @@ def test_go116_inline_tree_read_as_independently(go116_bin):
         assert got == want[name], name
         inl = [f for f in d["functions"] if f.get("inlined")]
         assert inl and re.search(r"go1\.1[67]", d["binary"]["go_version"])
+    # the line table too: FILE:* lists the lines a probe can take, those
+    # of a function only ever inlined included
+    d = listing(go116_bin, "js_lexer/js_lexer.go:*")
+    assert d["file"].endswith("internal/js_lexer/js_lexer.go")
+    assert len({ln["line"] for ln in d["lines"]}) > 1000
+    raw = [ln for ln in d["lines"] if ln["func"] == ESB + "js_lexer.(*Lexer).Raw"]
+    assert raw and all(ln["inlined_into"] for ln in raw)
+    assert {ln["inlined_into"] for ln in raw} <= {
+        into for into, _, _ in want[ESB + "js_lexer.(*Lexer).Raw"]}
 
 
 def test_go116_stacks_and_copies_in_a_real_run(go116_bin, needs_bpf, tmp_path):

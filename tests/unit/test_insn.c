@@ -102,6 +102,29 @@ Test(insn, undecodable_code_is_an_error)
 	cr_assert_eq(go_ret_offsets(code, sizeof(code), offs, 4), -EINVAL);
 }
 
+Test(insn, flow_of_branches_jumps_and_tables)
+{
+	/* test rax,rax; jge +3 (to 8); nop; nop; nop; inc rax; ret;
+	 * jmp -13 (to 0); jmp rax (a jump table's); int3 */
+	static const uint8_t code[] = {
+		0x48, 0x85, 0xc0, 0x7d, 0x03, 0x90, 0x90, 0x90,
+		0x48, 0xff, 0xc0, 0xc3, 0xeb, 0xf2, 0xff, 0xe0, 0xcc,
+	};
+	struct go_flow f[16];
+
+	cr_assert_eq(go_insn_flow(code, sizeof(code), f, 16), 10);
+	cr_assert(f[0].falls && f[0].target == UINT32_MAX);
+	cr_assert(f[1].falls && f[1].off == 3 && f[1].target == 8);
+	cr_assert_eq(f[5].off, 8);
+	cr_assert(!f[6].falls && f[6].off == 11);               /* ret */
+	cr_assert(!f[7].falls && f[7].target == 0 && !f[7].indirect);
+	cr_assert(!f[8].falls && f[8].indirect && f[8].target == UINT32_MAX);
+	cr_assert(!f[9].falls);                                  /* int3 */
+	/* only `max` are written, all are counted */
+	cr_assert_eq(go_insn_flow(code, sizeof(code), f, 2), 10);
+	cr_assert_eq(go_insn_flow((const uint8_t *)"\xc3\x0f\xff\xff\xff", 5, f, 16), -EINVAL);
+}
+
 Test(insn, instructions_uprobes_refuse)
 {
 	static const uint8_t int3[] = { 0xcc }, int_3[] = { 0xcd, 0x03 },
