@@ -295,6 +295,26 @@ def test_pclntab_inline_tree_agrees_with_dwarf(gobuild, toolchain, tmp_path):
     assert sites(stripped) == want
 
 
+@pytest.mark.parametrize("link", ["internal", "external"])
+def test_inline_tree_of_a_stripped_pie(gobuild, toolchain, tmp_path, link):
+    """A stripped PIE, linked by Go's linker or by the system's (cgo):
+    the inline tree is found through the moduledata and the pointers the
+    linkers write into the file, and a probe on main.bump counts every
+    call, 7 of 8 in its inlined copies."""
+    if gccgo_instead(toolchain, gobuild, tmp_path):
+        return
+    exe = gobuild(INLINE, "inline-pie-" + link, "-buildmode=pie",
+                  "-ldflags=-s -w -linkmode=" + link, cgo=link == "external")
+    f = listing(exe, "main.bump")["functions"]
+    assert [(c["into"], c["call_site"][:8]) for c in f[0]["inlined"]] == \
+        [("main.main", "main.go:")] * 3
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-o", trace, "main.bump", "--", exe, "x"])
+    evs = jsonl(trace)
+    assert len(evs) == int(printed(p.stdout, "count")) == 8
+    assert len([e for e in evs if e.get("inlined_into") == "main.main"]) == 7
+
+
 def test_stack_through_inlined_frame_matches_go(inline_bin, tmp_path):
     """bump(-2), inlined into main.main, calls main.callers, which
     prints the frames of runtime.Callers + CallersFrames above it. The
