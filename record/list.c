@@ -475,22 +475,44 @@ static int list_inlined(struct list_ctx *c, const char *name)
 	return n;
 }
 
-/* The glob named no function: a function only ever inlined (no
- * out-of-line body) by that name is listed with its copies. */
-static void list_only_inlined(struct list_ctx *c)
+/* A function only ever inlined (no out-of-line body), `name`, listed
+ * with its copies when it has some. */
+static void list_only_one(struct list_ctx *c, const char *name)
 {
-	if (gobin_inline_sites(c->b, c->glob, NULL, 0, NULL) <= 0)
+	if (gobin_inline_sites(c->b, name, NULL, 0, NULL) <= 0)
 		return;
 	if (c->json) {
 		jsonw_start_object(&c->w);
-		jsonw_string_field(&c->w, "name", c->glob);
+		jsonw_string_field(&c->w, "name", name);
 		jsonw_null_field(&c->w, "entry");
 	} else {
-		fprintf(c->out, "\n%s (no out-of-line body)\n", c->glob);
+		fprintf(c->out, "\n%s (no out-of-line body)\n", name);
 	}
-	c->matched += list_inlined(c, c->glob) > 0;
+	c->matched += list_inlined(c, name) > 0;
 	if (c->json)
 		jsonw_end_object(&c->w);
+}
+
+/* The functions only ever inlined the glob names: by that very name
+ * when it named no function, and each one a wildcard matches, as a
+ * glob probes them. */
+static void list_only_inlined(struct list_ctx *c)
+{
+	const int n = strpbrk(c->glob, "*?[") ?
+		      gobin_inline_glob(c->b, c->glob, NULL, 0, NULL) : 0;
+	struct gobin_site *v = n > 0 ? calloc((size_t)n, sizeof(*v)) : NULL;
+
+	if (!c->matched)
+		list_only_one(c, c->glob);
+	if (!v)
+		return;
+	gobin_inline_glob(c->b, c->glob, v, n, NULL);
+	for (int i = 0; i < n; i++)   /* sorted by name: each name once */
+		if ((!i || strcmp(v[i].func, v[i - 1].func)) &&
+		    strcmp(v[i].func, c->glob) &&
+		    gobin_func_find_all(c->b, v[i].func, NULL, 0) == 0)
+			list_only_one(c, v[i].func);
+	free(v);
 }
 
 /* Whether the glob names a file's lines: "FILE.go", "FILE.go:*" or
@@ -681,7 +703,7 @@ int gotrace_list(const char *binary, const char *debuginfo, const char *glob,
 	}
 	if (!lines)
 		gobin_func_each(b, NULL, list_one, c);
-	if (c->glob && !c->matched)
+	if (c->glob)
 		list_only_inlined(c);
 	if (json) {
 		jsonw_end_array(&c->w);

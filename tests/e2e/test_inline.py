@@ -119,6 +119,10 @@ def test_glob_covers_inlined_copies(inline_bin, tmp_path):
     assert len(mark) == int(printed(p.stdout, "marks")) == 1
     assert mark[0]["inlined_into"] == "main.main"
     assert len([e for e in evs if e["func"] == "main.main"]) == 1
+    # --list shows what the glob probes: main.mark too, with no body
+    f = {fn["name"]: fn for fn in listing(exe, "main.*")["functions"]}
+    assert f["main.mark"]["entry"] is None and len(f["main.mark"]["inlined"]) == 1
+    assert len(f["main.bump"]["inlined"]) == 3
     record(["-q", "-o", trace, "--force", "--exclude", "main.bump", "main.*",
             "--", exe, "x"])
     funcs = {e["func"] for e in jsonl(trace)}
