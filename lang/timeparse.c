@@ -7,6 +7,8 @@
  */
 #include "timeparse.h"
 
+#include "buf.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -331,13 +333,33 @@ int64_t rtime_mono_to_real(const struct gtr_host *h, uint64_t mono)
 
 char *rtime_fmt_duration(char out[24], uint64_t ns)
 {
-	if (ns < 1000)
-		snprintf(out, 24, "%lluns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		snprintf(out, 24, "%.3fus", ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(out, 24, "%.3fms", ns / 1e6);
-	else
-		snprintf(out, 24, "%.3fs", ns / 1e9);
+	/* the unit (ns of 0.001 of it) and its suffix */
+	static const struct { uint64_t below, milli; const char *unit; } units[] = {
+		{ 1000000, 1, "us" }, { 1000000000, 1000, "ms" }, { UINT64_MAX, 1000000, "s" },
+	};
+	size_t n;
+
+	if (ns < 1000) {
+		n = u64_to_dec(out, ns);
+		memcpy(out + n, "ns", 3);
+		return out;
+	}
+	size_t k = 0;
+	while (ns >= units[k].below && k < 2)
+		k++;
+	/* printf's "%.3f" of the double ns / 1e3, 1e6 or 1e9 by hand: thousandths
+	 * rounded to the nearest; a remainder at (or, past 2^53 ns, near) the
+	 * half is left to printf, which rounds the double as it is */
+	const uint64_t m = units[k].milli, rem = ns % m, half = m / 2;
+	const uint64_t margin = ns >= (1ull << 53) ? m : 2;
+	if (m > 1 && (rem + margin > half && rem < half + margin)) {
+		snprintf(out, 24, "%.3f%s", (double)ns / (double)(m * 1000), units[k].unit);
+		return out;
+	}
+	const uint64_t th = ns / m + (rem > half);   /* thousandths of the unit */
+	n = u64_to_dec(out, th / 1000);
+	n += u64_to_dec(out + n, 1000 + th % 1000);  /* "1" and three digits */
+	out[n - 4] = '.';
+	strcpy(out + n, units[k].unit);
 	return out;
 }

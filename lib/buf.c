@@ -70,14 +70,13 @@ static const char digits2[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-void buf_u64(struct buf *b, uint64_t v)
+size_t u64_to_dec(char out[20], uint64_t v)
 {
-	unsigned n = 1;
+	size_t n = 1;
 
 	for (uint64_t p = 10; n < 20 && v >= p; p *= 10)
 		n++;
-	char *const o = buf_reserve(b, n);
-	char *q = o + n;
+	char *q = out + n;
 
 	/* 32-bit steps once the value fits: cheaper division */
 	while (v > UINT32_MAX) {
@@ -99,7 +98,12 @@ void buf_u64(struct buf *b, uint64_t v)
 	} else {
 		*--q = (char)('0' + w);
 	}
-	b->len += n;
+	return n;
+}
+
+void buf_u64(struct buf *b, uint64_t v)
+{
+	b->len += u64_to_dec(buf_reserve(b, 20), v);
 }
 
 void buf_i64(struct buf *b, int64_t v)
@@ -110,6 +114,21 @@ void buf_i64(struct buf *b, int64_t v)
 	} else {
 		buf_u64(b, (uint64_t)v);
 	}
+}
+
+void buf_hex(struct buf *b, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 1;
+
+	while (n < 16 && v >> (4 * n))
+		n++;
+	char *o = buf_reserve(b, n + 2);
+	o[0] = '0';
+	o[1] = 'x';
+	for (size_t i = n; i > 0; i--, v >>= 4)
+		o[1 + i] = hex[v & 15];
+	b->len += n + 2;
 }
 
 const char *buf_cstr(struct buf *b)

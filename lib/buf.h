@@ -57,6 +57,14 @@ void buf_printf(struct buf *b, const char *fmt, ...)
 void buf_u64(struct buf *b, uint64_t v);
 void buf_i64(struct buf *b, int64_t v);
 
+/* Appends "0x" and the lower-case hex digits of v, no leading zeros
+ * (printf's "0x%" PRIx64). */
+void buf_hex(struct buf *b, uint64_t v);
+
+/* Writes the decimal digits of v at out (no NUL); returns how many (1-20).
+ * buf_u64() without a buffer, for a fixed array. */
+size_t u64_to_dec(char out[20], uint64_t v);
+
 /* NUL-terminates the contents (not counted in len) and returns data. */
 const char *buf_cstr(struct buf *b);
 

@@ -233,7 +233,7 @@ static void slice_elem(struct buf *b, const struct gtr_arg *a,
 		if (json)
 			buf_u64(b, u);
 		else
-			buf_printf(b, "0x%" PRIx64, u);
+			buf_hex(b, u);
 		break;
 	default:
 		buf_u64(b, u);
@@ -318,7 +318,7 @@ void output_text_value(struct buf *b, const struct gtr_value *v,
 	case GTR_VAL_UINT:
 		/* addresses and raw words (no type: likely an address) in hex */
 		if (arg_is(arg, GTR_TYPE_PTR) || arg_is(arg, GTR_TYPE_WORD))
-			buf_printf(b, "0x%" PRIx64, v->v.u);
+			buf_hex(b, v->v.u);
 		else if (arg_is(arg, GTR_TYPE_FLOAT))
 			buf_puts(b, output_double(tmp, out_value_double(v, arg)));
 		else

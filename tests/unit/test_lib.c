@@ -211,8 +211,8 @@ Test(utf8, encode_round_trips)
 	cr_expect_eq(utf8_encode(0x110000, out), 0, "above U+10FFFF");
 }
 
-/* buf_u64/buf_i64 against printf at every digit count and the edges of
- * the 32-bit step. */
+/* buf_u64/buf_i64/buf_hex against printf at every digit count and the
+ * edges of the 32-bit step; u64_to_dec into an array. */
 Test(buf, integers_as_printf_writes_them)
 {
 	uint64_t v[64];
@@ -244,5 +244,21 @@ Test(buf, integers_as_printf_writes_them)
 	struct buf b = BUF_INIT;
 	buf_i64(&b, INT64_MIN);
 	cr_assert_str_eq(buf_cstr(&b), "-9223372036854775808");
+	for (int s = 0; s < 64; s++) {
+		const uint64_t h = (0x9e3779b97f4a7c15ull >> s) | (s == 0);
+		buf_reset(&b);
+		buf_hex(&b, h >> 1 << 1);
+		snprintf(want, sizeof(want), "0x%" PRIx64, h >> 1 << 1);
+		cr_assert_str_eq(buf_cstr(&b), want);
+	}
+	buf_reset(&b);
+	buf_hex(&b, 0);
+	cr_assert_str_eq(buf_cstr(&b), "0x0");
+	buf_reset(&b);
+	buf_hex(&b, UINT64_MAX);
+	cr_assert_str_eq(buf_cstr(&b), "0xffffffffffffffff");
+	char d[20];
+	cr_assert_eq(u64_to_dec(d, 1234567), 7);
+	cr_assert(!memcmp(d, "1234567", 7));
 	buf_free(&b);
 }

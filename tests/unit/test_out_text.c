@@ -5,7 +5,8 @@
  * (output_text_event(), no output object): over probes with names, blank
  * and unknown names, structs shown whole, values past the described ones,
  * tasks and names that change back and forth; and the -t and -T columns
- * written by hand are those of spec/OUTPUT.md.
+ * written by hand are those of spec/OUTPUT.md, and so are its latencies
+ * (rtime_fmt_duration()), as printf wrote them.
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "output.h"
+#include "timeparse.h"
 
 static struct gtr_probe probes[3];
 
@@ -144,4 +146,52 @@ Test(out_text, time_columns_by_hand)
 	}
 	buf_free(&b);
 	output_free(o);
+}
+
+/* What rtime_fmt_duration() wrote with printf, its reference. */
+static void duration_ref(char out[24], uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(out, 24, "%lluns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		snprintf(out, 24, "%.3fus", ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(out, 24, "%.3fms", ns / 1e6);
+	else
+		snprintf(out, 24, "%.3fs", ns / 1e9);
+}
+
+/* The latency column, written by hand, is printf's "%.3f" of the double:
+ * every value up to 3 ms, values at and near each rounding half (ties go
+ * to printf, which rounds the double), the unit edges, 2^53 and beyond. */
+Test(out_text, durations_as_printf_rounds_them)
+{
+	char got[24], want[24];
+	uint64_t x = 88172645463325252ull;
+	static const uint64_t edges[] = {
+		999, 1000, 999999, 1000000, 999999499, 999999500, 999999501, 999999999,
+		1000000000, 1062500, 62500, 1999999500, 2500000, (1ull << 53) - 1,
+		1ull << 53, UINT64_MAX,
+	};
+
+	for (uint64_t ns = 0; ns < 3000000; ns++) {
+		duration_ref(want, ns);
+		cr_assert_str_eq(rtime_fmt_duration(got, ns), want);
+	}
+	for (int i = 0; i < 2000000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		uint64_t ns = x >> (x % 64);
+		if (i % 3 == 0)
+			ns = ns / 1000 * 1000 + 499 + (x >> 60) % 3;
+		else if (i % 3 == 1)
+			ns = ns / 1000000 * 1000000 + 499998 + (x >> 59) % 5;
+		duration_ref(want, ns);
+		cr_assert_str_eq(rtime_fmt_duration(got, ns), want, "%llu", (unsigned long long)ns);
+	}
+	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+		duration_ref(want, edges[i]);
+		cr_assert_str_eq(rtime_fmt_duration(got, edges[i]), want);
+	}
 }
