@@ -15,6 +15,9 @@
  * This file opens, closes, preloads and seeks; reader_internal.h lists the
  * others.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memrchr */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -222,9 +225,11 @@ static int load_index(struct gtr_reader *r)
 			free(t);
 			return -EIO;
 		}
-		for (uint64_t i = tail - GTR_BLOCK_HDR_LEN + 1; i-- > 0;) {
-			/* (the first byte before a call per byte) */
-			if (t[i] != GTR_BLOCK_MAGIC[0] || memcmp(t + i, GTR_BLOCK_MAGIC, 4) ||
+		/* candidates from the end back: memrchr() finds each "G" */
+		const uint8_t *g = t + tail - GTR_BLOCK_HDR_LEN + 1;
+		while ((g = memrchr(t, GTR_BLOCK_MAGIC[0], (size_t)(g - t)))) {
+			const uint64_t i = (uint64_t)(g - t);
+			if (memcmp(t + i, GTR_BLOCK_MAGIC, 4) ||
 			    gtr_get_le32(t + i + 4) != GTR_BLOCK_SUMMARY ||
 			    i + GTR_BLOCK_HDR_LEN + gtr_get_le32(t + i + 8) != tail ||
 			    gtr_get_le32(t + i + 12) != gtr_block_crc(t + i, t + i + GTR_BLOCK_HDR_LEN,
