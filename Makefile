@@ -184,10 +184,15 @@ $(B)/fuzz/fuzz_gen: tests/fuzz/fuzz_gen.c $(FORMAT_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(FORMAT_OBJS) $(LDLIBS_FORMAT)
 $(B)/fuzz/seeds/.done: $(B)/fuzz/fuzz_gen
 	@rm -rf $(B)/fuzz/seeds && mkdir -p $(B)/fuzz/seeds
-	$(B)/fuzz/fuzz_gen $(B)/fuzz/seeds 48 && touch $@
+	$(B)/fuzz/fuzz_gen $(B)/fuzz/seeds 64 8192 && touch $@
 
 FUZZ_TARGETS := $(addprefix $(B)/fuzz/,fuzz_reader fuzz_report fuzz_filter fuzz_probe)
-FUZZ_OPTS := -max_len=65536 -rss_limit_mb=2048 -timeout=10 -artifact_prefix=$(B)/fuzz/
+FUZZ_LIMITS := -rss_limit_mb=2048 -timeout=10 -artifact_prefix=$(B)/fuzz/
+FUZZ_OPTS := -max_len=65536 $(FUZZ_LIMITS)
+# the report's cost grows with the events an input holds: seeds of 8 KiB
+# and inputs of at most 16 KiB run it 7 times as often as seeds of 60 KiB
+# in 64 KiB did, and reach more of it in the same time
+FUZZ_REPORT_OPTS := -max_len=16384 -close_fd_mask=3 $(FUZZ_LIMITS)
 # corpora: new inputs go into build/fuzz/new*, then the
 # repository's corpus and the generated seeds
 FUZZ_READ_CORPUS   := $(B)/fuzz/new tests/fuzz/corpus
@@ -201,29 +206,31 @@ FUZZ_PROBE_CORPUS  := $(B)/fuzz/new-probe tests/fuzz/corpus-probe
 fuzz-short: $(FUZZ_TARGETS) $(B)/fuzz/seeds/.done
 	$(B)/fuzz/fuzz_reader -runs=20000 $(FUZZ_OPTS) $(FUZZ_READ_CORPUS)
 	@rm -rf $(B)/fuzz/short-report && mkdir -p $(B)/fuzz/short-report
-	$(B)/fuzz/fuzz_report -runs=5000 -close_fd_mask=3 $(FUZZ_OPTS) $(B)/fuzz/short-report \
+	$(B)/fuzz/fuzz_report -runs=5000 $(FUZZ_REPORT_OPTS) $(B)/fuzz/short-report \
 	  $(filter-out $(B)/fuzz/new-report,$(FUZZ_REPORT_CORPUS))
 	$(B)/fuzz/fuzz_filter -runs=20000 $(FUZZ_OPTS) $(FUZZ_FILTER_CORPUS)
 	$(B)/fuzz/fuzz_probe -runs=20000 $(FUZZ_OPTS) $(FUZZ_PROBE_CORPUS)
 
 # fuzz-runs: FUZZ_RUNS (default 10 million) runs of each target, one at a
 # time at nice 19, fastest first, each logged in build/fuzz/TARGET.log; the
-# reader's run starts from its committed corpus: the many large inputs
-# earlier runs found would slow it several times
+# reader's and the report's runs start from their committed corpus (and
+# the seeds): the many large inputs earlier runs found would slow them
+# several times
 FUZZ_RUNS ?= 10000000
 fuzz-runs: $(FUZZ_TARGETS) $(B)/fuzz/seeds/.done
-	@mkdir -p $(B)/fuzz/new-reader-runs
+	@mkdir -p $(B)/fuzz/new-reader-runs $(B)/fuzz/new-report-runs
 	nice -n 19 $(B)/fuzz/fuzz_filter -runs=$(FUZZ_RUNS) $(FUZZ_OPTS) $(FUZZ_FILTER_CORPUS) > $(B)/fuzz/filter.log 2>&1
 	nice -n 19 $(B)/fuzz/fuzz_probe -runs=$(FUZZ_RUNS) $(FUZZ_OPTS) $(FUZZ_PROBE_CORPUS) > $(B)/fuzz/probe.log 2>&1
 	nice -n 19 $(B)/fuzz/fuzz_reader -runs=$(FUZZ_RUNS) $(FUZZ_OPTS) $(B)/fuzz/new-reader-runs \
 	  tests/fuzz/corpus > $(B)/fuzz/reader.log 2>&1
-	nice -n 19 $(B)/fuzz/fuzz_report -runs=$(FUZZ_RUNS) -close_fd_mask=3 $(FUZZ_OPTS) \
-	  $(FUZZ_REPORT_CORPUS) > $(B)/fuzz/report.log 2>&1
+	nice -n 19 $(B)/fuzz/fuzz_report -runs=$(FUZZ_RUNS) $(FUZZ_REPORT_OPTS) \
+	  $(B)/fuzz/new-report-runs $(filter-out $(B)/fuzz/new-report,$(FUZZ_REPORT_CORPUS)) \
+	  > $(B)/fuzz/report.log 2>&1
 
 # fuzz: FUZZ_SECONDS (default 600) for each target, one after the other
 fuzz: $(FUZZ_TARGETS) $(B)/fuzz/seeds/.done
 	$(B)/fuzz/fuzz_reader -max_total_time=$${FUZZ_SECONDS:-600} $(FUZZ_OPTS) $(FUZZ_READ_CORPUS)
-	$(B)/fuzz/fuzz_report -max_total_time=$${FUZZ_SECONDS:-600} -close_fd_mask=3 $(FUZZ_OPTS) $(FUZZ_REPORT_CORPUS)
+	$(B)/fuzz/fuzz_report -max_total_time=$${FUZZ_SECONDS:-600} $(FUZZ_REPORT_OPTS) $(FUZZ_REPORT_CORPUS)
 	$(B)/fuzz/fuzz_filter -max_total_time=$${FUZZ_SECONDS:-600} $(FUZZ_OPTS) $(FUZZ_FILTER_CORPUS)
 	$(B)/fuzz/fuzz_probe -max_total_time=$${FUZZ_SECONDS:-600} $(FUZZ_OPTS) $(FUZZ_PROBE_CORPUS)
 

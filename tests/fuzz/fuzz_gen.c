@@ -6,7 +6,14 @@
  * and return, up to 12 arguments of every type), symbols, mappings,
  * processes, clock samples, task names, drops and events (with stacks).
  *
- *   fuzz_gen DIR N     writes DIR/gen-0 .. DIR/gen-(N-1), each under 60 KB
+ *   fuzz_gen DIR N [BYTES]   writes DIR/gen-0 .. DIR/gen-(N-1), each at
+ *                            most BYTES long (default 32768)
+ *
+ * Events are few (EVENTS_FEW a file, EVENTS_MANY in one file of eight):
+ * the report's cost grows with the events it prints, while what it can
+ * reach grows with the variety of the metadata around them. A file that
+ * comes out longer than BYTES is written again with half the items, half
+ * the events and half the symbols a block, until it fits.
  *
  * Each file starts with the two option bytes of fuzz_report (and of
  * fuzz_reader, whose mode 0 reads the rest as a whole file: the first
@@ -17,11 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gtr.h"
 
-#define MAX_FILE (60 * 1024)
+#define EVENTS_FEW 150
+#define EVENTS_MANY 1500
 
 static uint64_t rng;
 
@@ -34,7 +43,8 @@ static uint32_t rnd(uint32_t n)
 }
 
 static struct gtr_writer *w;
-static uint32_t nbin, nprobe, npid;
+static uint32_t nbin, nprobe, npid, nevent, max_event;
+static uint32_t scale = 1;   /* divides the counts of one_file() */
 static uint64_t ts = 1000000000000ull;
 static struct gtr_probe probes[64];
 static char names[64][48];
@@ -117,7 +127,7 @@ static void symbols(void)
 {
 	static struct gtr_symbol syms[400];
 	static char buf[400][24];
-	const uint32_t n = rnd(400);
+	const uint32_t n = rnd(400 / scale);
 
 	if (!nbin)
 		return;
@@ -161,8 +171,9 @@ static void event(void)
 {
 	static const uint8_t bytes[300] = "hello, world, a string that is long enough";
 	static uint64_t stack[GTR_MAX_STACK];
-	if (!nprobe)
+	if (!nprobe || nevent >= max_event)
 		return;
+	nevent++;
 	const struct gtr_probe *p = &probes[rnd(nprobe)];
 	struct gtr_event e = {
 		.ts_ns = ts, .probe_id = p->id, .kind = p->kind, .pid = 100 + rnd(npid + 1),
@@ -216,7 +227,8 @@ static void one_file(const char *path, uint32_t seed)
 		.start_boottime_ns = ts + 5,
 	};
 	rng = 0x9e3779b97f4a7c15ull * (seed + 1);
-	nbin = nprobe = npid = 0;
+	nbin = nprobe = npid = nevent = 0;
+	max_event = (seed % 8 == 5 ? EVENTS_MANY : 20 + rnd(EVENTS_FEW - 20)) / scale;
 	ts = 1000000000000ull;
 	w = gtr_writer_create(path, GTR_W_FORCE, &host, err, sizeof(err));
 	if (!w) {
@@ -232,8 +244,8 @@ static void one_file(const char *path, uint32_t seed)
 	uint32_t total = 0;
 	for (int i = 0; i < 10; i++)
 		total += weight[i];
-	const uint32_t items = 20 + rnd(seed % 4 ? 400 : 3000);
-	for (uint32_t k = 0; k < items && gtr_writer_bytes(w) < MAX_FILE - 12 * 1024; k++) {
+	const uint32_t items = (20 + rnd(seed % 4 ? 400 : 3000)) / scale;
+	for (uint32_t k = 0; k < items; k++) {
 		uint32_t r = rnd(total), i = 0;
 		while (r >= weight[i])
 			r -= weight[i++];
@@ -293,14 +305,29 @@ int main(int argc, char **argv)
 {
 	char tmp[4096], out[4096];
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: fuzz_gen DIR N\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: fuzz_gen DIR N [BYTES]\n");
 		return 2;
 	}
 	const uint32_t n = (uint32_t)atoi(argv[2]);
+	const long max = argc == 4 ? atol(argv[3]) : 32768;
+	if (max < 512) {
+		fprintf(stderr, "fuzz_gen: BYTES %s is too small; give 512 or more\n", argv[3]);
+		return 2;
+	}
 	snprintf(tmp, sizeof(tmp), "%s/.tmp.gtr", argv[1]);
 	for (uint32_t i = 0; i < n; i++) {
-		one_file(tmp, i);
+		struct stat st;
+		/* the two option bytes count too */
+		for (scale = 1;; scale *= 2) {
+			one_file(tmp, i);
+			if (stat(tmp, &st)) {
+				perror(tmp);
+				return 1;
+			}
+			if (st.st_size + 2 <= max || scale >= 1024)
+				break;
+		}
 		FILE *in = fopen(tmp, "rb");
 		snprintf(out, sizeof(out), "%s/gen-%u", argv[1], i);
 		FILE *o = fopen(out, "wb");

@@ -9,8 +9,9 @@
  *
  * The first two input bytes pick the options (command, --format, --calls,
  * -t, --count, a filter, --by, --since, --limit, pairing limits); the rest
- * is the .gtr file, written to a memfd the report reads by path.
+ * is the .gtr file, written to a file the report reads by path (open_input()).
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,19 +57,45 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/*
+ * The file the report reads, by path: one on tmpfs (/dev/shm), removed at
+ * exit, else a memfd through /proc/self/fd. The report stats the path
+ * three times and opens it twice a run: through /proc each of those looks
+ * up the process and its descriptor, about 2.5 times the cost of a tmpfs
+ * path (70 us against 26 us for a stat, an open and a close, on a busy
+ * 2-core machine).
+ */
+static char path[64];
+static int fd = -1;
+
+static void remove_input(void)
+{
+	unlink(path);
+}
+
+static void open_input(void)
+{
+	snprintf(path, sizeof(path), "/dev/shm/gotrace-fuzz-report.%d", (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		atexit(remove_input);
+		return;
+	}
+	fd = memfd_create("gtr", MFD_CLOEXEC);
+	if (fd < 0)
+		abort();
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static int fd = -1;
-	static char path[64];
-
-	if (fd < 0) {
-		fd = memfd_create("gtr", 0);
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	}
+	if (fd < 0)
+		open_input();
 	if (size < 2)
 		return 0;
 	const uint8_t a = data[0], b = data[1];
-	if (ftruncate(fd, 0) || pwrite(fd, data + 2, size - 2, 0) != (ssize_t)(size - 2))
+	if (pwrite(fd, data + 2, size - 2, 0) != (ssize_t)(size - 2) ||
+	    ftruncate(fd, (off_t)(size - 2)))
 		return 0;
 
 	static const struct output_format *const fmts[] = {
