@@ -476,9 +476,12 @@ static int list_inlined(struct list_ctx *c, const char *name)
 }
 
 /* A function only ever inlined (no out-of-line body), `name`, listed
- * with its copies when it has some. */
-static void list_only_one(struct list_ctx *c, const char *name)
+ * with its copies when it has some; `count`: as a function the glob
+ * matched. */
+static void list_only_one(struct list_ctx *c, const char *name, bool count)
 {
+	int n;
+
 	if (gobin_inline_sites(c->b, name, NULL, 0, NULL) <= 0)
 		return;
 	if (c->json) {
@@ -488,30 +491,34 @@ static void list_only_one(struct list_ctx *c, const char *name)
 	} else {
 		fprintf(c->out, "\n%s (no out-of-line body)\n", name);
 	}
-	c->matched += list_inlined(c, name) > 0;
+	n = list_inlined(c, name);
+	c->matched += count && n > 0;
 	if (c->json)
 		jsonw_end_object(&c->w);
 }
 
-/* The functions only ever inlined the glob names: by that very name
- * when it named no function, and each one a wildcard matches, as a
- * glob probes them. */
+/* The functions only ever inlined that a glob's wildcards match (as it
+ * probes them), other than the one it names: in JSON an array
+ * "only_inlined" after "functions". */
 static void list_only_inlined(struct list_ctx *c)
 {
 	const int n = strpbrk(c->glob, "*?[") ?
 		      gobin_inline_glob(c->b, c->glob, NULL, 0, NULL) : 0;
 	struct gobin_site *v = n > 0 ? calloc((size_t)n, sizeof(*v)) : NULL;
 
-	if (!c->matched)
-		list_only_one(c, c->glob);
-	if (!v)
-		return;
-	gobin_inline_glob(c->b, c->glob, v, n, NULL);
-	for (int i = 0; i < n; i++)   /* sorted by name: each name once */
+	if (c->json) {
+		jsonw_name(&c->w, "only_inlined");
+		jsonw_start_array(&c->w);
+	}
+	if (v)
+		gobin_inline_glob(c->b, c->glob, v, n, NULL);
+	for (int i = 0; v && i < n; i++)   /* sorted by name: each name once */
 		if ((!i || strcmp(v[i].func, v[i - 1].func)) &&
 		    strcmp(v[i].func, c->glob) &&
 		    gobin_func_find_all(c->b, v[i].func, NULL, 0) == 0)
-			list_only_one(c, v[i].func);
+			list_only_one(c, v[i].func, false);
+	if (c->json)
+		jsonw_end_array(&c->w);
 	free(v);
 }
 
@@ -703,10 +710,13 @@ int gotrace_list(const char *binary, const char *debuginfo, const char *glob,
 	}
 	if (!lines)
 		gobin_func_each(b, NULL, list_one, c);
+	if (c->glob && !c->matched)
+		list_only_one(c, c->glob, true);
+	if (json)
+		jsonw_end_array(&c->w);
 	if (c->glob)
 		list_only_inlined(c);
 	if (json) {
-		jsonw_end_array(&c->w);
 		jsonw_uint_field(&c->w, "matched", c->matched);
 		jsonw_end_object(&c->w);
 		buf_putc(&c->jb, '\n');
