@@ -17,7 +17,7 @@ static void where(const struct probe *p, int i, char *out, size_t len)
 	const struct gt_fetch *f = &p->plan.fetch[i];
 	const size_t o = strlen(gobin_arg_locations(&p->args[i], out, len));
 
-	if (o < len && p->path[i] && (f->nderef || (f->flags & GT_F_INDIRECT)))
+	if (o < len && (p->path & 1u << i) && (f->nderef || (f->flags & GT_F_INDIRECT)))
 		snprintf(out + o, len - o, " then memory (%u pointer%s, +%d)",
 			 (unsigned)f->nderef + 1, f->nderef ? "s" : "", f->mem_off);
 }

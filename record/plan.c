@@ -15,6 +15,19 @@
 
 #include "plan_int.h"
 
+/* Frees probe `p` and what it owns (NULL is fine); its args belong to
+ * the plan. */
+static void probe_free(struct probe *p)
+{
+	if (!p)
+		return;
+	free(p->sites);
+	free(p->site_text[0]);
+	free(p->site_text[1]);
+	free(p->capfmt);
+	free(p);
+}
+
 struct plan *plan_new(const struct plan_opts *o)
 {
 	struct plan *pl = calloc(1, sizeof(*pl));
@@ -30,11 +43,10 @@ void plan_free(struct plan *pl)
 
 	if (!pl)
 		return;
-	for (i = 0; i < pl->nprobes; i++) {
-		free(pl->probes[i]->sites);
-		free(pl->probes[i]);
-	}
+	for (i = 0; i < pl->nprobes; i++)
+		probe_free(pl->probes[i]);
 	free(pl->probes);
+	plan_free_args(pl);
 	for (i = 0; i < pl->nspecs; i++)
 		probe_spec_free(&pl->specs[i]);
 	free(pl->specs);
@@ -348,8 +360,8 @@ static int probe_prepare(struct plan *pl, struct probe *p, uint32_t id,
 	p->meta.kind = p->spec.kind;
 	p->meta.func = p->fn.name;
 	p->meta.address = p->fn.entry;
-	if (p->at_site)
-		plan_site_meta(p);
+	if (p->at_site && plan_site_meta(p))
+		return -1;
 	p->meta.spec = p->spec.text;
 	p->meta.fmt = p->spec.fmt ? p->spec.fmt : "";
 	p->meta.args_source = p->args_source;
@@ -453,10 +465,16 @@ static int add_probe_at(struct plan *pl, const struct probe_spec *spec,
 		p->at_site = true;
 		p->site = *site;
 	}
+	p->args = pl->scratch;
 	if (probe_prepare(pl, p, pl->nprobes, spec, b, fn)) {
-		free(p->sites);
-		free(p);
+		p->args = NULL;
+		probe_free(p);
 		return -2;
+	}
+	if (plan_keep_args(pl, p)) {
+		p->args = NULL;
+		probe_free(p);
+		return -1;
 	}
 	pl->probes[pl->nprobes++] = p;
 	return 0;

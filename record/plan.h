@@ -41,6 +41,12 @@ struct binary {
 	bool goid_said;      /* told that its goroutine ids are not recorded */
 };
 
+/*
+ * One probe as planned. While plan_add() prepares it, `args` points at
+ * the plan's scratch (GTR_MAX_ARGS values); once prepared, at an array of
+ * its own holding the meta.nargs values it captures (the names and types
+ * meta.args point into), and nothing else of the scratch is kept.
+ */
 struct probe {
 	struct probe_spec spec;
 	struct binary *bin;
@@ -49,19 +55,20 @@ struct probe {
 				   holding it, whose ABI and g it has) */
 	bool at_site;           /* probes `site`, not fn's entry or returns */
 	struct gobin_site site; /* an inlined copy of a function, or a line */
-	char site_text[2][GTR_MAX_NAME + 1]; /* the call site, the line */
+	char *site_text[2];     /* the call site, the line (meta.call_site,
+				   meta.line point here); NULL: none */
 	uint64_t *sites;        /* file offsets of its uprobes */
 	int nsites;
 	struct gtr_probe meta;
 	struct gt_plan plan;
-	int nargs;
-	struct gobin_arg args[GTR_MAX_ARGS];
+	int nargs;              /* parameters or results located (while
+				   prepared; the values kept: meta.nargs) */
+	struct gobin_arg *args;
 	const char *args_source; /* "DWARF", "signature", "raw" (gtr_probe) */
-	/* Values from field paths: their fetch is built whole, not from
-	 * args[i]'s location (path[i] set). */
-	unsigned char path[GTR_MAX_ARGS];
-	struct gt_fetch path_fetch[GTR_MAX_ARGS];
-	char capfmt[GTR_MAX_ARGS * 4]; /* format of FUNCTION(EXPR, ...) */
+	/* Values from field paths (bit i: value i): their fetch is built
+	 * whole, not from args[i]'s location. */
+	uint32_t path;
+	char *capfmt;           /* format of FUNCTION(EXPR, ...); NULL: none */
 };
 
 /* The probes of one recording and the binaries they are in. */

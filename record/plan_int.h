@@ -2,12 +2,16 @@
 /*
  * Private to plan.c, values.c and sites.c: the plan object and the steps
  * plan.c takes for each probe. values.c turns located values into BPF
- * fetches; sites.c finds where uprobes go. Neither calls back into plan.c.
+ * fetches and keeps them, each array once; sites.c finds where uprobes
+ * go. Neither calls back into plan.c.
  */
 #ifndef GOTRACE_PLAN_INT_H
 #define GOTRACE_PLAN_INT_H
 
+#include "map.h"
 #include "plan.h"
+
+struct argset;
 
 struct plan {
 	struct plan_opts opts;
@@ -21,6 +25,14 @@ struct plan {
 	 * warning (plan_warnings). */
 	const char *noret[8];
 	int nnoret;
+	/* The values of the probe being prepared (probe.args), before the
+	 * ones it keeps are copied out. */
+	struct gobin_arg scratch[GTR_MAX_ARGS];
+	/* The values prepared probes keep, each array once: probes with
+	 * the same values (every raw-word probe of a binary) share it. */
+	struct argset **argsets;
+	uint32_t nargsets, capargsets;
+	struct u64map argset_index;  /* hash of an array -> its index */
 };
 
 /*
@@ -32,6 +44,18 @@ struct plan {
  * GT_MAX_FETCH values of a probe.
  */
 void plan_values(struct probe *p, int n);
+
+/*
+ * values.c: points p->args, the plan's scratch while `p` is prepared, at
+ * the values it keeps (meta.nargs of them; NULL when none) in an array
+ * of the plan, shared with every probe with the same values, and points
+ * meta.args' names and types there. 0, or -1 when out of memory (xalloc
+ * ends the process when an array cannot be had).
+ */
+int plan_keep_args(struct plan *pl, struct probe *p);
+
+/* values.c: frees the value arrays plan_keep_args() kept. */
+void plan_free_args(struct plan *pl);
 
 /*
  * values.c: resolves each expression of p->spec to a value (goargN,
@@ -67,8 +91,9 @@ int plan_sites(struct plan *pl, struct probe *p);
 int plan_site_values(struct probe *p);
 
 /* sites.c: fills p->meta's func, address, inlined_into, call_site and
- * line for a probe at a site. */
-void plan_site_meta(struct probe *p);
+ * line for a probe at a site (its text in p->site_text). 0, or -1 when
+ * out of memory. */
+int plan_site_meta(struct probe *p);
 
 /*
  * sites.c: how the plan of `p` finds the goroutine id (g in R14 in

@@ -109,9 +109,10 @@ int plan_site_values(struct probe *p)
 	return s->nparams < GTR_MAX_ARGS ? s->nparams : GTR_MAX_ARGS;
 }
 
-void plan_site_meta(struct probe *p)
+int plan_site_meta(struct probe *p)
 {
 	const struct gobin_site *s = &p->site;
+	char text[GTR_MAX_NAME + 1];
 	const char *base;
 
 	p->meta.func = s->func;
@@ -120,15 +121,20 @@ void plan_site_meta(struct probe *p)
 		p->meta.inlined_into = s->outer.name;
 	if (s->call_line) {
 		base = strrchr(s->call_file, '/');
-		snprintf(p->site_text[0], sizeof(p->site_text[0]), "%s:%d",
-			 base ? base + 1 : s->call_file, s->call_line);
-		p->meta.call_site = p->site_text[0];
+		snprintf(text, sizeof(text), "%s:%d", base ? base + 1 : s->call_file,
+			 s->call_line);
+		p->meta.call_site = p->site_text[0] = strdup(text);
+		if (!p->site_text[0])
+			return -1;
 	}
 	if (p->spec.line) {
-		snprintf(p->site_text[1], sizeof(p->site_text[1]), "%s:%d",
-			 s->file && s->file[0] ? s->file : p->spec.file, p->spec.line);
-		p->meta.line = p->site_text[1];
+		snprintf(text, sizeof(text), "%s:%d", s->file && s->file[0] ? s->file
+			 : p->spec.file, p->spec.line);
+		p->meta.line = p->site_text[1] = strdup(text);
+		if (!p->site_text[1])
+			return -1;
 	}
+	return 0;
 }
 
 /*
@@ -164,8 +170,10 @@ static int site_uprobe(struct probe *p)
 
 int plan_sites(struct plan *pl, struct probe *p)
 {
+	enum { NFEW = 64 };
 	const struct binary *b = p->bin;
 	const struct gt_arch *ai = gobin_arch_info(b->gb);
+	uint32_t few[NFEW];
 	size_t len = 0;
 	const uint8_t *code;
 	int i, n;
@@ -185,20 +193,24 @@ int plan_sites(struct plan *pl, struct probe *p)
 			"code of %s in %s\n", p->spec.text, p->fn.name, b->path);
 		return -EIO;
 	}
-	n = ai->ret_offsets(code, len, NULL, 0);
+	/* one decoding pass, a second only for a function of more RETs */
+	n = ai->ret_offsets(code, len, few, NFEW);
 	if (n > 0) {
-		uint32_t *offs = calloc(n, sizeof(*offs));
+		uint32_t *offs = n <= NFEW ? few : calloc(n, sizeof(*offs));
 
 		p->sites = calloc(n, sizeof(*p->sites));
 		if (!offs || !p->sites) {
-			free(offs);
+			if (offs != few)
+				free(offs);
 			return -ENOMEM;
 		}
-		ai->ret_offsets(code, len, offs, n);
+		if (offs != few)
+			ai->ret_offsets(code, len, offs, n);
 		for (i = 0; i < n; i++)
 			p->sites[i] = p->fn.file_offset + offs[i];
 		p->nsites = n;
-		free(offs);
+		if (offs != few)
+			free(offs);
 	}
 	if (n < 0) {
 		fprintf(stderr, "gotrace-record: probe '%s': cannot decode the "

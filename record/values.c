@@ -2,7 +2,9 @@
 /*
  * The values of a probe and their BPF fetches: expressions resolved to
  * values (goargN, names, $ptr, field paths), record-time predicates, and
- * each located value turned into a struct gt_fetch; see plan_int.h.
+ * each located value turned into a struct gt_fetch, and the values a
+ * prepared probe keeps, shared with the probes of the same values; see
+ * plan_int.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +13,9 @@
 
 #include "plan_int.h"
 #include "pred.h"
+#include "xalloc.h"
+
+_Static_assert(GT_MAX_FETCH <= 32, "probe.path holds a bit per value");
 
 /*
  * Finds the value an expression names: goargN (entry probes), goretN or
@@ -175,8 +180,8 @@ static void add_cap_values(struct probe *p)
 		k = p->meta.nargs++;
 		a = &p->args[k];
 		memset(a, 0, sizeof(*a));
-		snprintf(a->name, sizeof(a->name), "cap(%s)",
-			 s->name[0] ? s->name : "?");
+		snprintf(a->name, sizeof(a->name), "cap(%.*s)",
+			 (int)sizeof(a->name) - 6, s->name[0] ? s->name : "?");
 		snprintf(a->type_name, sizeof(a->type_name), "int");
 		a->type = GTR_TYPE_INT;
 		a->size = 8;
@@ -366,7 +371,7 @@ static int path_value(struct probe *p, const char *x, char *why, size_t whylen)
 		a->npieces = 1;
 		a->pieces[0] = w0;
 
-		f = &p->path_fetch[k];
+		f = &p->plan.fetch[k];   /* kept by plan_fetches() */
 		memset(f, 0, sizeof(*f));
 		src_of(&w0, &f->src);
 		f->op = gp.type == GTR_TYPE_STRING || gp.type == GTR_TYPE_BYTES
@@ -382,7 +387,7 @@ static int path_value(struct probe *p, const char *x, char *why, size_t whylen)
 			f->mem_off = gp.offset;
 			f->size = gp.size <= 8 ? gp.size : 8;
 		}
-		p->path[k] = 1;
+		p->path |= 1u << k;
 	}
 
 	p->meta.args[k].name = a->name;
@@ -436,7 +441,9 @@ static void add_struct_values(struct probe *p)
 			;
 		if (k < n) {
 			/* all or nothing: take back the fields added */
-			memset(&p->path[first], 0, p->meta.nargs - first);
+			p->path &= (1u << first) - 1;
+			memset(&p->plan.fetch[first], 0,
+			       (p->meta.nargs - first) * sizeof(p->plan.fetch[0]));
 			p->meta.nargs = first;
 		}
 	}
@@ -519,12 +526,15 @@ int plan_exprs(struct probe *p)
 	}
 	if (p->spec.captures) {
 		/* FUNCTION(EXPR, ...): print just those values, as %v. */
+		const size_t len = GTR_MAX_ARGS * 4;
 		size_t k, n = 0;
 
+		p->capfmt = malloc(len);
+		if (!p->capfmt)
+			return -1;
 		p->capfmt[0] = '\0';
-		for (k = 0; k < p->meta.nexprs && n + 4 < sizeof(p->capfmt); k++)
-			n += snprintf(p->capfmt + n, sizeof(p->capfmt) - n,
-				      "%s%%v", k ? " " : "");
+		for (k = 0; k < p->meta.nexprs && n + 4 < len; k++)
+			n += snprintf(p->capfmt + n, len - n, "%s%%v", k ? " " : "");
 		p->meta.fmt = p->capfmt;
 	}
 	return 0;
@@ -534,15 +544,17 @@ int plan_fetches(struct probe *p, uint32_t id, const struct plan_opts *o)
 {
 	int i;
 
-	memset(&p->plan, 0, sizeof(p->plan));
 	p->plan.probe_id = id;
 	p->plan.kind = p->spec.kind;
 	p->plan.nfetch = p->meta.nargs;
 	p->plan.str_max = o->str_max;
-	for (i = 0; i < (int)p->plan.nfetch; i++) {
-		if (p->path[i])
-			p->plan.fetch[i] = p->path_fetch[i];
-		else
+	p->plan.npred = 0;
+	p->plan.flags = 0;
+	/* the fetches of field paths are in place (path_value) */
+	for (i = 0; i < GT_MAX_FETCH; i++) {
+		if (i >= (int)p->plan.nfetch)
+			memset(&p->plan.fetch[i], 0, sizeof(p->plan.fetch[i]));
+		else if (!(p->path & 1u << i))
 			plan_fetch(&p->plan.fetch[i], &p->args[i]);
 	}
 	if (p->spec.predicate) {
@@ -566,4 +578,88 @@ int plan_fetches(struct probe *p, uint32_t id, const struct plan_opts *o)
 	if (o->stack)
 		p->plan.flags |= GT_P_STACK;
 	return 0;
+}
+
+/* An array of values that prepared probes share (plan.argsets). */
+struct argset {
+	uint32_t n;
+	struct gobin_arg a[];
+};
+
+/*
+ * Rewrites value `a` with every byte that is not part of it zero (the
+ * rest of its name, padding), so that equal values are equal in memory;
+ * returns a hash of it.
+ */
+static uint64_t arg_normalize(struct gobin_arg *a)
+{
+	struct gobin_arg t;
+	uint64_t h;
+
+	memset(&t, 0, sizeof(t));
+	strcpy(t.name, a->name);
+	strcpy(t.type_name, a->type_name);
+	t.type = a->type;
+	t.size = a->size;
+	t.npieces = a->npieces < GOBIN_MAX_PIECES ? a->npieces : GOBIN_MAX_PIECES;
+	for (uint32_t k = 0; k < t.npieces; k++) {
+		t.pieces[k].kind = a->pieces[k].kind;
+		t.pieces[k].mreg = a->pieces[k].mreg;
+		t.pieces[k].offset = a->pieces[k].offset;
+		t.pieces[k].size = a->pieces[k].size;
+	}
+	t.iface = a->iface;
+	t.elem_size = a->elem_size;
+	memcpy(a, &t, sizeof(t));
+	h = u64map_hash_str(t.name, t.type);
+	h = u64map_hash_str(t.type_name, h ^ t.size);
+	h = u64map_hash_mem(t.pieces, t.npieces * sizeof(t.pieces[0]), h ^ t.npieces);
+	return u64map_hash2(h, (uint64_t)t.iface << 32 | t.elem_size);
+}
+
+int plan_keep_args(struct plan *pl, struct probe *p)
+{
+	const uint32_t n = p->meta.nargs;
+	const size_t bytes = n * sizeof(struct gobin_arg);
+	struct argset *set = NULL;
+	uint32_t *idx, pos = 0;
+	uint64_t h = n;
+
+	for (uint32_t i = 0; i < n; i++)
+		h = u64map_hash2(h, arg_normalize(&p->args[i]));
+	while (n && (idx = u64map_find(&pl->argset_index, h, &pos)))
+		if (pl->argsets[*idx]->n == n &&
+		    !memcmp(pl->argsets[*idx]->a, p->args, bytes)) {
+			set = pl->argsets[*idx];
+			break;
+		}
+	if (n && !set) {
+		if (pl->nargsets == pl->capargsets) {
+			pl->capargsets = pl->capargsets ? pl->capargsets * 2 : 64;
+			pl->argsets = xrealloc(pl->argsets, pl->capargsets *
+					       sizeof(*pl->argsets), "probe values");
+		}
+		set = xrealloc(NULL, sizeof(*set) + bytes, "probe values");
+		set->n = n;
+		memcpy(set->a, p->args, bytes);
+		pl->argsets[pl->nargsets++] = set;
+		if (u64map_add(&pl->argset_index, h, pl->nargsets - 1, UINT32_MAX))
+			return -1;
+	}
+	p->args = set ? set->a : NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		p->meta.args[i].name = p->args[i].name;
+		p->meta.args[i].type_name = p->args[i].type_name;
+	}
+	if (p->nargs > (int)n)
+		p->nargs = (int)n;
+	return 0;
+}
+
+void plan_free_args(struct plan *pl)
+{
+	for (uint32_t k = 0; k < pl->nargsets; k++)
+		free(pl->argsets[k]);
+	free(pl->argsets);
+	u64map_free(&pl->argset_index);
 }
