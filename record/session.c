@@ -331,7 +331,8 @@ static void on_refused(uint64_t cookie, int err, void *ctx)
 	uint32_t slot = (uint32_t)cookie;
 
 	if (rf->n < 5 && slot < (uint32_t)plan_nprobes(rf->plan))
-		rf->names[rf->n] = plan_probe(rf->plan, slot)->fn.name;
+		/* an inlined copy by its own function's name */
+		rf->names[rf->n] = plan_probe(rf->plan, slot)->meta.func;
 	rf->err = err;
 	rf->n++;
 }
