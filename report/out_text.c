@@ -50,8 +50,11 @@ static void put_padded(struct buf *b, const char *s, int width)
 	const size_t start = b->len;
 
 	output_text_bytes(b, (const uint8_t *)s, strlen(s), false);
-	/* by display width: a wide character takes two columns */
-	buf_pad(b, ' ', width - text_width(b->data + start, b->len - start));
+	/* by display width: a wide character takes two columns (an empty
+	 * name into an empty buffer added nothing: b->data may be NULL) */
+	const int w = b->len > start ? text_width(b->data + start, b->len - start) : 0;
+
+	buf_pad(b, ' ', width - w);
 }
 
 /* The parts of probe p's lines (struct tprobe), made when p is first met. */
