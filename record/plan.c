@@ -814,7 +814,11 @@ int plan_add(struct plan *pl, const char *text, const char *dflt_path,
 			return add_probe(pl, spec, b, &f) ? -1 : 0;
 		}
 	}
-	if ((!has_glob(spec->func) && n == 0) || (n > 0 && named_so(b, spec->func))) {
+	/* a function only ever inlined, by its exact name ('*' of a
+	 * pointer receiver and all), else as a glob */
+	if ((n == 0 && (!has_glob(spec->func) ||
+			gobin_inline_sites(b->gb, spec->func, NULL, 0, NULL) > 0)) ||
+	    (n > 0 && named_so(b, spec->func))) {
 		const int m = add_inlined(pl, spec, b, n > 0);
 
 		if (m < 0 || (m > 0 && n == 0))
