@@ -436,6 +436,48 @@ Test(filter, flat_conjunction_agrees_with_general_evaluation)
 	cr_expect(m("goarg5 > 9223372036854775807 && goarg2 == 0"));
 }
 
+/*
+ * The flat form's integer comparisons at the edges of int64, with literals
+ * inside it and above it (up to 2^64 - 1, the largest literal): it answers
+ * as the general evaluator does.
+ */
+Test(filter, flat_comparisons_at_the_edges_of_int64)
+{
+	static const char *const ops[] = { "==", "!=", "<", "<=", ">", ">=" };
+	static const char *const lits[] = {
+		"-9223372036854775808", "-9223372036854775807", "-1", "0", "1",
+		"9223372036854775806", "9223372036854775807", "9223372036854775808",
+		"18446744073709551615",
+	};
+	static const int64_t xs[] = { INT64_MIN, INT64_MIN + 1, -2, -1, 0, 1, 2,
+				      INT64_MAX - 1, INT64_MAX };
+	struct filter_error err;
+
+	for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+		for (size_t l = 0; l < sizeof(lits) / sizeof(lits[0]); l++) {
+			char flat_expr[96], gen_expr[112];
+
+			snprintf(flat_expr, sizeof(flat_expr), "goarg1 %s %s", ops[o], lits[l]);
+			snprintf(gen_expr, sizeof(gen_expr), "!!(%s)", flat_expr);
+			struct filter *flat = filter_compile(flat_expr, &err);
+			struct filter *gen = filter_compile(gen_expr, &err);
+			cr_assert(flat && gen, "%s: %s", flat_expr, err.msg);
+			for (size_t k = 0; k < sizeof(xs) / sizeof(xs[0]); k++) {
+				ev_add(xs[k], 0, "");
+				cr_expect_eq(filter_match(flat, &rev), filter_match(gen, &rev),
+					     "%s with goarg1 = %lld", flat_expr, (long long)xs[k]);
+			}
+			filter_free(flat);
+			filter_free(gen);
+		}
+	}
+	ev_add(INT64_MIN, 0, "");
+	cr_expect(m("goarg1 < -9223372036854775807"));
+	cr_expect(!m("goarg1 < -9223372036854775808"));
+	cr_expect(m("goarg1 != 9223372036854775808"));
+	cr_expect(!m("goarg1 == 18446744073709551615"));
+}
+
 /* ------------------------------------------------------------ errors */
 
 Test(filter, error_columns_and_messages)
