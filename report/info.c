@@ -8,6 +8,8 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -488,6 +490,56 @@ static void json_tail(struct jsonw *w, struct gtr_reader *r, const struct stats 
 	jsonw_string_field(w, "message", gtr_reader_error(r));
 }
 
+/* Adds the JSON Pointer built from fmt to the array when n is at UINT64_MAX. */
+static void json_sat(struct jsonw *w, uint64_t n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void json_sat(struct jsonw *w, uint64_t n, const char *fmt, ...)
+{
+	char ptr[64];
+	va_list ap;
+
+	if (n != UINT64_MAX)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(ptr, sizeof(ptr), fmt, ap);
+	va_end(ap);
+	jsonw_string(w, ptr);
+}
+
+/*
+ * "saturated": the JSON Pointers (RFC 6901) of the counts above that stand
+ * at 2^64-1, in document order. Counts add up saturating (gtr_add_sat()),
+ * so such a count says "at least this many" (text prints "at least N").
+ */
+static void json_saturated(struct jsonw *w, struct gtr_reader *r, const struct stats *st)
+{
+	const struct gtr_summary *s = gtr_reader_summary(r);
+	uint32_t n;
+	struct idn *v = count_sorted(&st->per_probe, &n);
+
+	jsonw_name(w, "saturated");
+	jsonw_start_array(w);
+	json_sat(w, st->events, "/events");
+	for (uint32_t i = 0; i < n; i++)
+		json_sat(w, v[i].n, "/events_per_probe/%" PRIu32 "/1", i);
+	free(v);
+	json_sat(w, st->drops, "/drops");
+	json_sat(w, st->suppressed, "/suppressed");
+	for (uint32_t i = 0; i < gtr_reader_nlosses(r); i++) {
+		const struct gtr_loss *l = gtr_reader_loss_at(r, i);
+		json_sat(w, l->count, "/losses/%" PRIu32 "/count", i);
+		json_sat(w, l->records, "/losses/%" PRIu32 "/records", i);
+	}
+	if (s->present) {
+		json_sat(w, s->events, "/summary/events");
+		json_sat(w, s->drops, "/summary/drops");
+		json_sat(w, s->suppressed, "/summary/suppressed");
+		for (uint32_t i = 0; i < s->nprobes; i++)
+			json_sat(w, s->probe_events[i], "/summary/probes/%" PRIu32 "/1", i);
+	}
+	jsonw_end_array(w);
+}
+
 static void print_json(FILE *f, const char *path, struct gtr_reader *r,
 		       const struct stats *st)
 {
@@ -515,6 +567,7 @@ static void print_json(FILE *f, const char *path, struct gtr_reader *r,
 	json_processes(&w, r);
 	json_events(&w, r, st);
 	json_tail(&w, r, st);
+	json_saturated(&w, r, st);
 	jsonw_end_object(&w);
 	buf_putc(&b, '\n');
 	fwrite(b.data, 1, b.len, f);

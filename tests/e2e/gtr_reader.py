@@ -20,6 +20,7 @@ import zstandard
 MAGIC = b"\x89GTR\r\n\x1a\n"
 MAX_BLOCK = 64 << 20
 CPU_UNKNOWN = 0xFFFFFFFF
+U64_MAX = (1 << 64) - 1   # counts add up saturating: they stop here
 TYPES = ("word", "int", "uint", "bool", "ptr", "string", "float", "other", "bytes", "iface",
          "slice")
 
@@ -84,6 +85,23 @@ def _unzstd(payload):
     o.decompress(payload)
     if o.unused_data:
         raise Malformed("not exactly one zstd frame")
+    return out
+
+
+def saturated(info):
+    """The JSON Pointers of the counts of `info` that stand at 2^64-1, in
+    document order (spec/FORMAT.md, gotrace-report info)."""
+    out = ["/events"] if info["events"] == U64_MAX else []
+    out += ["/events_per_probe/%d/1" % i for i, (_, n) in enumerate(info["events_per_probe"])
+            if n == U64_MAX]
+    out += ["/" + k for k in ("drops", "suppressed") if info[k] == U64_MAX]
+    for i, l in enumerate(info["losses"]):
+        out += ["/losses/%d/%s" % (i, k) for k in ("count", "records") if l[k] == U64_MAX]
+    s = info["summary"]
+    if s:
+        out += ["/summary/" + k for k in ("events", "drops", "suppressed") if s[k] == U64_MAX]
+        out += ["/summary/probes/%d/1" % i for i, (_, n) in enumerate(s["probes"])
+                if n == U64_MAX]
     return out
 
 
@@ -393,8 +411,8 @@ class GtrReader:
             l = self.losses[key] = {"probe": d["probe"], "cpu": d["cpu"], "count": 0,
                                     "reason": "rate-limit" if d["reason"] == 1 else "lost",
                                     "first_ns": first, "last_ns": d["ts_ns"], "records": 0}
-        l["count"] += d["count"]
-        l["records"] += 1
+        l["count"] = min(l["count"] + d["count"], U64_MAX)
+        l["records"] = min(l["records"] + 1, U64_MAX)
         l["first_ns"] = min(l["first_ns"], first)
         l["last_ns"] = max(l["last_ns"], d["ts_ns"])
 
@@ -476,12 +494,12 @@ class GtrReader:
         events, drops, suppressed, per, ts = 0, 0, 0, {}, []
         for it in self.items():
             if "drop" in it and it["reason"] == 1:
-                suppressed += it["count"]
+                suppressed = min(suppressed + it["count"], U64_MAX)
             elif "drop" in it:
-                drops += it["count"]
+                drops = min(drops + it["count"], U64_MAX)
             else:
-                events += 1
-                per[it["probe"]] = per.get(it["probe"], 0) + 1
+                events = min(events + 1, U64_MAX)
+                per[it["probe"]] = min(per.get(it["probe"], 0) + 1, U64_MAX)
                 ts.append(it["ts_ns"])
         tr = None
         if ts:
@@ -495,7 +513,7 @@ class GtrReader:
         for b in self.binaries:
             if self.symbols.get(b["id"]):
                 syms[str(b["id"])] = sorted(self.symbols[b["id"]], key=lambda s: s[0])
-        return {
+        info = {
             "file": self.path,
             "format": [self.major, self.minor],
             "host": self.host,
@@ -516,6 +534,8 @@ class GtrReader:
             "truncated": self.truncated,
             "skipped": self.skipped,
         }
+        info["saturated"] = saturated(info)
+        return info
 
 
 if __name__ == "__main__":

@@ -275,6 +275,11 @@ def test_drop_counts_saturate(tool, tmp_path):
     doc = json.loads(subprocess.run([REPORT, "info", "--json", path], capture_output=True,
                                     text=True).stdout)
     assert doc["drops"] == 2**64 - 1
+    # JSON says which counts stand at 2^64-1 (text's "at least"), by JSON Pointer
+    assert doc["saturated"] == ["/drops", "/suppressed", "/losses/0/count",
+                                "/losses/1/count", "/summary/drops", "/summary/suppressed"]
+    from gtr_reader import GtrReader
+    assert GtrReader(path).info()["saturated"] == doc["saturated"]
 
 
 def test_damaged_summary_says_damaged(tool, tmp_path):
