@@ -268,8 +268,9 @@ static uint32_t cache_lookup(struct filter *f, const struct gtr_probe *pr,
 	const uint32_t *ix;
 	uint32_t h;
 
-	if (f->last_ok && f->last_probe == pr && f->last_entry_probe == epr)
-		return f->last_ent;
+	for (int k = 0; k < 2; k++)
+		if (f->mru[k].ok && f->mru[k].probe == pr && f->mru[k].entry_probe == epr)
+			return f->mru[k].ent;
 	ix = u64map_get(&f->ent_ix, pr->id);
 	if (ix) {
 		h = *ix;
@@ -295,10 +296,11 @@ static uint32_t cache_lookup(struct filter *f, const struct gtr_probe *pr,
 		for (uint32_t s = 0; s < f->t.nslots; s++)
 			f->rtab[h * f->t.nslots + s] = resolve_slot(f, s, pr->kind, pr, epr);
 	}
-	f->last_ok = true;
-	f->last_probe = pr;
-	f->last_entry_probe = epr;
-	f->last_ent = h;
+	f->mru[1] = f->mru[0];
+	f->mru[0].ok = true;
+	f->mru[0].probe = pr;
+	f->mru[0].entry_probe = epr;
+	f->mru[0].ent = h;
 	return h;
 }
 
@@ -738,35 +740,44 @@ static void fast_plan(struct filter *f)
 	f->nfast = (int)root->count;
 }
 
-/* Resolves fast[] for the probes of e into fops[]. */
-static void fast_resolve(struct filter *f, const struct report_event *e)
+/* The flat form resolved for the probes of e: one of the two sets kept,
+ * or the older one made anew. */
+static const struct fast_set *fast_for(struct filter *f, const struct report_event *e)
 {
 	struct ctx c;
 
+	for (int k = 0; k < 2; k++)
+		if (f->fsets[k].ok && f->fsets[k].probe == e->probe &&
+		    f->fsets[k].entry == e->entry_probe)
+			return &f->fsets[k];
+	f->fsets[1] = f->fsets[0];
+	struct fast_set *fs = &f->fsets[0];
 	make_ctx(f, e, &c);
 	for (int k = 0; k < f->nfast; k++) {
 		const struct node *n = &f->t.nodes[f->fast[k]];
 		const struct res r = c.res[n->l.slot];
 
-		f->fops[k] = (struct fast_op){ .lit = n->r.ival, .idx = r.idx,
+		fs->ops[k] = (struct fast_op){ .lit = n->r.ival, .idx = r.idx,
 					       .where = r.where, .flg = r.flg,
 					       .cmp = n->cmp };
 	}
-	/* an undescribed probe resolves per event: do not cache it */
-	f->fops_ok = e->probe != NULL;
-	f->fops_probe = e->probe;
-	f->fops_entry = e->entry_probe;
+	/* an undescribed probe resolves per event: do not keep it */
+	fs->ok = e->probe != NULL;
+	fs->probe = e->probe;
+	fs->entry = e->entry_probe;
+	return fs;
 }
 
 /*
- * The flat form: every fops[k] must hold. Returns 1 or 0, or -1 when a
+ * The flat form: every fs->ops[k] must hold. Returns 1 or 0, or -1 when a
  * value is not an integer (a float or a string: the general evaluator
  * decides).
  */
-static int fast_match(const struct filter *f, const struct report_event *e)
+static int fast_match(const struct filter *f, const struct fast_set *fs,
+		      const struct report_event *e)
 {
 	for (int k = 0; k < f->nfast; k++) {
-		const struct fast_op *o = &f->fops[k];
+		const struct fast_op *o = &fs->ops[k];
 		const struct gtr_event *src = o->where == W_EVENT ? e->ev :
 					      o->where == W_ENTRY ? e->entry : NULL;
 		const struct gtr_value *gv;
@@ -810,9 +821,7 @@ bool filter_match(struct filter *f, const struct report_event *e)
 	if (!f->nfast)
 		fast_plan(f);
 	if (f->nfast > 0) {
-		if (!f->fops_ok || e->probe != f->fops_probe || e->entry_probe != f->fops_entry)
-			fast_resolve(f, e);
-		const int m = fast_match(f, e);
+		const int m = fast_match(f, fast_for(f, e), e);
 		if (m >= 0)
 			return m;
 	}

@@ -60,17 +60,20 @@ struct filter {
 	 * 0: not looked at yet. */
 	int nfast;
 	uint32_t fast[16];    /* N_CMP node indexes */
-	/* fast[] resolved for one (probe, entry probe), so that an event of
-	 * the same probes as the last one reads its values directly */
-	struct fast_op {
-		i128 lit;
-		int16_t idx;  /* value index */
-		uint8_t where;  /* enum where */
-		uint8_t flg;  /* SF_* */
-		uint8_t cmp;  /* enum cmp */
-	} fops[16];
-	bool fops_ok;
-	const struct gtr_probe *fops_probe, *fops_entry;
+	/* fast[] resolved for the two (probe, entry probe) pairs met last
+	 * (an entry and its return alternate), so that an event of either
+	 * reads its values directly; fsets[0] is the newer */
+	struct fast_set {
+		bool ok;
+		const struct gtr_probe *probe, *entry;
+		struct fast_op {
+			i128 lit;
+			int16_t idx;  /* value index */
+			uint8_t where;  /* enum where */
+			uint8_t flg;  /* SF_* */
+			uint8_t cmp;  /* enum cmp */
+		} ops[16];
+	} fsets[2];
 
 	/* per-probe resolution: slot s of cache entry e at [e * nslots + s];
 	 * entries in the order probes were met, found by probe id */
@@ -79,9 +82,13 @@ struct filter {
 	uint32_t cap_ents, nents;
 	struct u64map ent_ix;  /* probe id -> entry */
 	struct res *scratch;  /* resolution for events of an undescribed probe */
-	bool last_ok;         /* one-entry cache in front of the table */
-	const struct gtr_probe *last_probe, *last_entry_probe;
-	uint32_t last_ent;
+	/* the entries of the two (probe, entry probe) pairs met last, in
+	 * front of the table; mru[0] is the newer */
+	struct {
+		bool ok;
+		const struct gtr_probe *probe, *entry_probe;
+		uint32_t ent;
+	} mru[2];
 };
 
 #endif /* REPORT_FILTER_INT_H */
