@@ -115,8 +115,10 @@ struct gt_plan {
 	__u32 flags;       /* GT_P_* */
 	__u32 npred;       /* predicates, all must hold (<= GT_MAX_PRED) */
 	__u64 rate;        /* events per second kept, 0: no limit */
-	struct gt_pred pred[GT_MAX_PRED];
+	/* the fetches first: those of a plan of a few arguments share the
+	 * header's cache lines, a cold miss each fewer per hit */
 	struct gt_fetch fetch[GT_MAX_FETCH];
+	struct gt_pred pred[GT_MAX_PRED];
 };
 
 /* Flags of a plan. */
