@@ -36,9 +36,11 @@ struct text_state {
 	uint32_t n, cap;
 	const struct gtr_probe *last;  /* the probe of tp[last_i] */
 	uint32_t last_i;
-	bool task_ok;          /* task_col is the PID, TID and COMM columns of: */
+	bool task_ok;          /* task_col is the PID, TID and COMM columns, and
+				* FUNC when `head` is a probe, of: */
 	uint32_t pid, tid;
 	char comm[GTR_COMM_LEN + 1];
+	const struct gtr_probe *head;
 	struct buf task_col;
 	int64_t wall_sec;      /* wall_hms is HH:MM:SS of this second (+1: none) */
 	char wall_hms[16];
@@ -122,26 +124,46 @@ static void put_task(struct buf *b, uint32_t pid, uint32_t tid, const char *comm
 	buf_putc(b, ' ');
 }
 
-/* put_task() through the columns of the last task, kept in o's state. */
-static void put_task_cached(struct output *o, struct buf *b, uint32_t pid, uint32_t tid,
-			    const char *comm)
+/* Whether NUL-terminated a and b are the same (short strings: no call). */
+static inline bool same_str(const char *a, const char *b)
+{
+	for (; *a == *b; a++, b++)
+		if (!*a)
+			return true;
+	return false;
+}
+
+/*
+ * put_task() and, when p has a function name, the FUNC column of p (its
+ * blank too; true then): the line's head as last made, kept in o's state.
+ */
+static bool put_head_cached(struct output *o, struct buf *b, uint32_t pid, uint32_t tid,
+			    const char *comm, const struct gtr_probe *p)
 {
 	struct text_state *ts = output_state(o);
+	const struct gtr_probe *head = p && p->func ? p : NULL;
 
-	if (!ts->task_ok || ts->pid != pid || ts->tid != tid || strcmp(ts->comm, comm)) {
+	if (!ts->task_ok || ts->pid != pid || ts->tid != tid || ts->head != head ||
+	    !same_str(ts->comm, comm)) {
 		const size_t n = strlen(comm);
 		if (n > GTR_COMM_LEN) {
 			put_task(b, pid, tid, comm);
-			return;
+			return false;
 		}
 		memcpy(ts->comm, comm, n + 1);
 		ts->pid = pid;
 		ts->tid = tid;
+		ts->head = head;
 		buf_reset(&ts->task_col);
 		put_task(&ts->task_col, pid, tid, comm);
+		if (head) {
+			const struct tprobe *t = text_probe(o, head);
+			buf_add(&ts->task_col, t->func, t->func_len);
+		}
 		ts->task_ok = true;
 	}
 	buf_add(b, ts->task_col.data, ts->task_col.len);
+	return head != NULL;
 }
 
 static void text_free(struct output *o)
@@ -231,14 +253,11 @@ static void text_prefix(struct output *o, struct buf *b,
 		put_padded(b, e->host ? e->host : "", 15);
 		buf_putc(b, ' ');
 	}
-	if (o)
-		put_task_cached(o, b, ev->pid, ev->tid, e->comm ? e->comm : "");
-	else
+	if (o) {
+		if (put_head_cached(o, b, ev->pid, ev->tid, e->comm ? e->comm : "", p))
+			return;
+	} else {
 		put_task(b, ev->pid, ev->tid, e->comm ? e->comm : "");
-	if (o && p && p->func) {
-		const struct tprobe *t = text_probe(o, p);
-		buf_add(b, t->func, t->func_len);
-		return;
 	}
 	if (p && p->func) {
 		put_padded(b, p->func, 16);
@@ -330,7 +349,7 @@ static void put_values(struct output *o, struct buf *b, const struct gtr_probe *
 /* Where probe `p` fires when it is not a function's entry or return,
  * after the values written from b->len `values_at` on: "[inlined into F
  * at FILE:LINE]", "[line FILE:LINE]". */
-static void put_site(struct buf *b, const struct gtr_probe *p, size_t values_at)
+static void put_site_marks(struct buf *b, const struct gtr_probe *p, size_t values_at)
 {
 	const char *base;
 	/* no blank before it when no value was shown */
@@ -354,6 +373,13 @@ static void put_site(struct buf *b, const struct gtr_probe *p, size_t values_at)
 		buf_puts(b, base ? base + 1 : p->line);
 		buf_putc(b, ']');
 	}
+}
+
+/* put_site_marks() when p has a site to show (most probes have none). */
+static inline void put_site(struct buf *b, const struct gtr_probe *p, size_t values_at)
+{
+	if (p && ((p->inlined_into && p->inlined_into[0]) || (p->line && p->line[0])))
+		put_site_marks(b, p, values_at);
 }
 
 static void text_event(struct output *o, struct buf *b, const struct report_event *e)

@@ -47,7 +47,8 @@ static void make_probes(void)
 /* Event i: one of the probes, one of four tasks, values of each kind. */
 static void make_event(struct gtr_event *ev, struct report_event *e, uint32_t i)
 {
-	static const char *const comms[] = { "app", "app", "w\xc3\xa9rker", "a\tb" };
+	static const char *const comms[] = { "app", "app", "w\xc3\xa9rker", "a\tb",
+					     "longer-than-sixteen-bytes" };
 	const struct gtr_probe *p = &probes[i % 3];
 
 	memset(ev, 0, sizeof(*ev));
@@ -74,7 +75,7 @@ static void make_event(struct gtr_event *ev, struct report_event *e, uint32_t i)
 	}
 	e->ev = ev;
 	e->probe = p;
-	e->comm = comms[i / 7 % 4];
+	e->comm = comms[i / 7 % 5];
 }
 
 Test(out_text, lines_from_kept_parts_are_the_lines_made_afresh)
