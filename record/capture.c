@@ -52,6 +52,7 @@ struct capture {
 	uint64_t *percpu;      /* scratch for reading per-CPU drop counters */
 	struct counters drops, suppressed; /* the per-CPU counters, read at once */
 	FILE *progress;        /* where attach progress goes, NULL: nowhere */
+	double progress_t0;    /* shown from a second after this */
 	capture_fn fn;
 	void *ctx;
 	capture_exit_fn exit_fn;
@@ -388,14 +389,14 @@ static double now_s(void)
 
 /*
  * Shows "attaching N uprobes to PATH: done/N" on c->progress, a terminal,
- * rewritten in place, once the attach has taken a second; the line is
+ * rewritten in place, once the recording has taken a second; the line is
  * cleared when done. `shown`: whether it is on screen.
  */
 static void attach_progress(struct capture *c, const char *path, uint32_t done,
-			    uint32_t n, double t0, bool *shown)
+			    uint32_t n, bool *shown)
 {
-	if (done < n && now_s() - t0 >= 1) {
-		fprintf(c->progress, "\rgotrace-record: attaching %u uprobes to %s: %u/%u",
+	if (done < n && now_s() - c->progress_t0 >= 1) {
+		fprintf(c->progress, "\rgotrace-record: attaching %u uprobes to %s: %u/%u\033[K",
 			n, path, done, n);
 		*shown = true;
 	} else if (done >= n && *shown) {
@@ -469,7 +470,6 @@ int capture_attach_many(struct capture *c, uint32_t n, const uint64_t *cookies_i
 			capture_refused_fn refused, void *ctx, char *err,
 			size_t errlen)
 {
-	const double t0 = now_s();
 	uint64_t *cookies = malloc((n ? n : 1) * sizeof(*cookies));
 	uint64_t *offsets = malloc((n ? n : 1) * sizeof(*offsets));
 	bool shown = false;
@@ -508,7 +508,7 @@ int capture_attach_many(struct capture *c, uint32_t n, const uint64_t *cookies_i
 		}
 		i += m;
 		if (c->progress)
-			attach_progress(c, path, i, n, t0, &shown);
+			attach_progress(c, path, i, n, &shown);
 	}
 	free(cookies);
 	free(offsets);
@@ -521,9 +521,10 @@ int capture_attach_many(struct capture *c, uint32_t n, const uint64_t *cookies_i
 	return 0;
 }
 
-void capture_show_progress(struct capture *c, FILE *out)
+void capture_show_progress(struct capture *c, FILE *out, double t0)
 {
 	c->progress = out && isatty(fileno(out)) ? out : NULL;
+	c->progress_t0 = t0;
 }
 
 int capture_poll(struct capture *c, int timeout_ms)

@@ -63,8 +63,9 @@ int capture_attach_many(struct capture *c, uint32_t n, const uint64_t *cookies,
 			size_t errlen);
 
 /* Shows capture_attach_many()'s progress on `out` when it is a terminal
- * (NULL: nowhere, the default) while an attach takes over a second. */
-void capture_show_progress(struct capture *c, FILE *out);
+ * (NULL: nowhere, the default) once a second has passed since `t0`
+ * (seconds of CLOCK_MONOTONIC: when the recording started). */
+void capture_show_progress(struct capture *c, FILE *out, double t0);
 
 /* Waits up to timeout_ms for records and hands them to the callback.
  * Returns records handled or -errno. */

@@ -477,6 +477,8 @@ static int add_probe_at(struct plan *pl, const struct probe_spec *spec,
 		return -1;
 	}
 	pl->probes[pl->nprobes++] = p;
+	if (pl->opts.progress && pl->nprobes % PLAN_PROGRESS_EVERY == 0)
+		pl->opts.progress(pl->opts.progress_ctx, pl->nprobes);
 	return 0;
 }
 

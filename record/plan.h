@@ -29,7 +29,13 @@ struct plan_opts {
 	uint64_t rate;         /* events/s kept per probe, 0: no limit */
 	int root_pid;          /* a BINARY missing here is looked up under
 				  /proc/ROOT_PID/root (containers); 0: none */
+	/* Called with the number of probes prepared so far, every
+	 * PLAN_PROGRESS_EVERY of them (NULL: never). */
+	void (*progress)(void *ctx, int nprobes);
+	void *progress_ctx;
 };
+
+#define PLAN_PROGRESS_EVERY 1024
 
 struct binary {
 	char *path;          /* as the user named it, or the resolved default */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,10 @@ struct session {
 	int released;            /* the command was let run */
 	int status;              /* the command's wait() status */
 	const char *why;         /* which limit stopped the recording */
+	/* Startup progress, on a terminal, once a second has passed. */
+	FILE *progress;          /* NULL: not shown */
+	uint64_t t0_ns, said_ns; /* start (CLOCK_MONOTONIC); last line */
+	bool said;               /* a line is on screen */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -70,6 +75,36 @@ static uint64_t clock_ns(clockid_t id)
 
 	clock_gettime(id, &ts);
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * Shows "gotrace-record: WHAT" in place on s->progress once the recording
+ * has been starting for a second, at most ten times a second unless
+ * `now_too` (a new step), the cursor left at its start (a message printed
+ * meanwhile writes over it); NULL clears the line shown.
+ */
+static void startup_say(struct session *s, const char *what, bool now_too)
+{
+	const uint64_t now = clock_ns(CLOCK_MONOTONIC);
+
+	if (!s->progress || (what && (now - s->t0_ns < 1000000000ull ||
+				      (!now_too && now - s->said_ns < 100000000ull))))
+		return;
+	if (what || s->said)
+		fprintf(s->progress, what ? "\r\033[Kgotrace-record: %s\r" : "\r\033[K",
+			what);
+	fflush(s->progress);
+	s->said = what != NULL;
+	s->said_ns = now;
+}
+
+/* plan_opts.progress: the probes prepared so far. */
+static void plan_progress(void *ctx, int nprobes)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "preparing probes: %d", nprobes);
+	startup_say(ctx, what, false);
 }
 
 static void host_fill(struct gtr_host *h, struct utsname *u, char *hn,
@@ -212,6 +247,28 @@ static void output_name(const struct record_opts *o, char *buf, size_t len,
 		snprintf(buf, len, "%s", o->output);
 }
 
+/* Creates output file number `k`, empty. NULL with why in err[errlen]. */
+static struct gtr_writer *create_output(const struct session *s, unsigned k,
+					const struct gtr_host *host, char *err,
+					size_t errlen)
+{
+	const struct record_opts *o = s->o;
+	unsigned flags = o->flags;
+	char name[PATH_MAX];
+
+	output_name(s->o, name, sizeof(name), k);
+	if (o->rotate_count && k >= o->rotate_count)
+		flags |= GTR_W_FORCE;   /* the ring reuses its own names */
+	return gtr_writer_create_redacted(name, flags, host, o->redact, err, errlen);
+}
+
+/* Says why writing the header to `w` failed, in err[errlen], and closes w. */
+static void header_failed(struct gtr_writer *w, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s", gtr_writer_error(w));
+	gtr_writer_close(w, NULL, 0);
+}
+
 /*
  * Creates output file number `k` and writes everything a reader needs
  * before events: host, binaries with their symbols, a clock sample, the
@@ -221,24 +278,13 @@ static struct gtr_writer *open_output(const struct session *s, unsigned k,
 				      const struct gtr_host *host, char *err,
 				      size_t errlen)
 {
-	const struct record_opts *o = s->o;
-	unsigned flags = o->flags;
-	struct gtr_writer *w;
-	char name[PATH_MAX];
+	struct gtr_writer *w = create_output(s, k, host, err, errlen);
 
-	output_name(s->o, name, sizeof(name), k);
-	if (o->rotate_count && k >= o->rotate_count)
-		flags |= GTR_W_FORCE;   /* the ring reuses its own names */
-	w = gtr_writer_create_redacted(name, flags, host, o->redact, err, errlen);
-	if (!w)
+	if (w && encoder_write_header(w, s->plan)) {
+		header_failed(w, err, errlen);
 		return NULL;
-	if (encoder_write_header(w, s->plan))
-		goto fail;
+	}
 	return w;
-fail:
-	snprintf(err, errlen, "%s", gtr_writer_error(w));
-	gtr_writer_close(w, NULL, 0);
-	return NULL;
 }
 
 /* Whether the status line is shown: a terminal, not CI, not -q. */
@@ -460,6 +506,7 @@ static int session_plan(struct session *s)
 		.root_pid = o->npids ? o->pids[0] : 0,
 		.debuginfo = o->debuginfo,
 		.rate = o->rate,
+		.progress = plan_progress, .progress_ctx = s,
 	};
 	int i;
 
@@ -483,6 +530,9 @@ static int session_attach(struct session *s)
 	char err[1024];
 	int i, e;
 
+	snprintf(err, sizeof(err), "loading the capture program for %d probes",
+		 plan_nprobes(s->plan));
+	startup_say(s, err, true);
 	s->cap = capture_open(plan_nprobes(s->plan), o->ringbuf, o->verbose,
 			      encoder_on_event, s->enc, err, sizeof(err));
 	if (!s->cap) {
@@ -508,8 +558,8 @@ static int session_attach(struct session *s)
 			return -1;
 		}
 	}
-	if (!o->quiet)
-		capture_show_progress(s->cap, stderr);
+	if (s->progress)
+		capture_show_progress(s->cap, s->progress, s->t0_ns / 1e9);
 	for (i = 0; i < plan_nprobes(s->plan); i++) {
 		if (capture_set_plan(s->cap, i, &plan_probe(s->plan, i)->plan)) {
 			fprintf(stderr, "gotrace-record: cannot store the plan of "
@@ -765,36 +815,75 @@ static void session_wait_command(struct session *s)
 	}
 }
 
-/* Starts the recording up to the first event read. 0, or -1 after
- * printing why. */
+/* The header of the first file, written beside the attaching. */
+struct header_job {
+	struct gtr_writer *w;
+	const struct plan *plan;
+	int rc;
+};
+
+static void *header_run(void *arg)
+{
+	struct header_job *j = arg;
+
+	j->rc = encoder_write_header(j->w, j->plan);
+	return NULL;
+}
+
+/*
+ * Starts the recording up to the first event read: creates the first
+ * file, then writes its header on a second thread while the BPF program
+ * loads and the probes attach (the one reads the plan and the binaries,
+ * the other the plan and the kernel). 0, or -1 after printing why.
+ */
 static int session_start(struct session *s)
 {
+	struct header_job job = { .plan = s->plan };
 	char err[1024];
-	struct gtr_writer *w;
+	pthread_t th;
+	bool threaded;
+	int rc;
 
 	host_fill(&s->host, &s->uts, s->hostname, sizeof(s->hostname));
 	s->enc = encoder_new(s->plan, s->o->max_events, s->o->rate != 0);
 	if (!s->enc)
 		return -1;
-	w = open_output(s, s->file_no, &s->host, err, sizeof(err));
-	if (!w) {
+	job.w = create_output(s, s->file_no, &s->host, err, sizeof(err));
+	if (!job.w) {
 		fprintf(stderr, "gotrace-record: %s\n", err);
 		return -1;
 	}
-	encoder_set_writer(s->enc, w);
-	return session_attach(s);
+	threaded = !pthread_create(&th, NULL, header_run, &job);
+	if (!threaded)
+		header_run(&job);
+	rc = session_attach(s);
+	if (threaded)
+		pthread_join(th, NULL);
+	startup_say(s, NULL, true);
+	if (job.rc) {
+		header_failed(job.w, err, sizeof(err));
+		fprintf(stderr, "gotrace-record: %s\n", err);
+		return -1;
+	}
+	encoder_set_writer(s->enc, job.w);
+	return rc;
 }
 
 int session_run(const struct record_opts *o)
 {
-	struct session s = { .o = o, .go_fd = -1 };
+	struct session s = { .o = o, .go_fd = -1, .t0_ns = clock_ns(CLOCK_MONOTONIC),
+			     .progress = status_enabled(o) ? stderr : NULL };
 	char err[1024];
 	int ret = 1;
 
-	if (preflight() || session_targets(&s) || session_plan(&s))
+	if (preflight() || session_targets(&s) || session_plan(&s)) {
+		startup_say(&s, NULL, true);
 		goto done;
-	if (session_start(&s))
+	}
+	if (session_start(&s)) {
+		startup_say(&s, NULL, true);
 		goto out;
+	}
 	if (!stop_signal && (session_go(&s) || session_loop(&s)))
 		goto out;
 	session_drain(&s);

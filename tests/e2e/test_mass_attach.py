@@ -84,3 +84,46 @@ def test_many_links_attach_serve_and_detach(tmp_path, procs, caddy):
     assert caddy.get() == b"hello from caddy"
     # the summary reads the loss counters of every probe (one batch)
     assert re.search(r"\d+ events, 0 dropped", rec.p.stderr.read())
+
+
+def test_startup_progress_on_a_terminal(tmp_path, caddy):
+    """On a terminal, a start that takes over a second shows where it is
+    (preparing probes, loading, attaching) on one line rewritten in place,
+    cleared before the line saying what is attached; a quicker start
+    shows nothing. Without a terminal nothing of it is written (the other
+    tests read stderr line by line)."""
+    import os
+    import pty
+    import select
+    m, s = pty.openpty()
+    t0 = time.monotonic()
+    p = subprocess.Popen([RECORD, "-o", str(tmp_path / "p.gtr"), "-d", "0.2", "-m", "50000",
+                          "-p", str(caddy.pid), "*", "-x", "runtime.*"],
+                         stdout=subprocess.DEVNULL, stderr=s)
+    os.close(s)
+    out, took = b"", None
+    while True:
+        if not select.select([m], [], [], 30)[0]:
+            break
+        try:
+            d = os.read(m, 65536)
+        except OSError:   # the recorder closed the terminal
+            break
+        out += d
+        if took is None and b"probes attached" in out:
+            took = time.monotonic() - t0
+        if not d:
+            break
+    os.close(m)
+    assert p.wait(timeout=30) == 0, out
+    assert took is not None, out
+    head = out[:out.index(b"probes attached")]
+    shown = list(re.finditer(rb"\r\x1b\[Kgotrace-record: (preparing probes: \d+|loading the "
+                             rb"capture program for \d+ probes)\r|\rgotrace-record: attaching "
+                             rb"\d+ uprobes to [^:]+: \d+/\d+\x1b\[K", head))
+    if took > 1.5:
+        assert shown, head
+    elif took < 0.9:
+        assert not shown, head
+    # cleared before what follows
+    assert not shown or b"\r\x1b[K" in head[shown[-1].end():], head[-300:]
