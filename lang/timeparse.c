@@ -345,7 +345,7 @@ char *rtime_fmt_duration(char out[24], uint64_t ns)
 		return out;
 	}
 	size_t k = 0;
-	while (ns >= units[k].below && k < 2)
+	while (k < 2 && ns >= units[k].below)
 		k++;
 	/* printf's "%.3f" of the double ns / 1e3, 1e6 or 1e9 by hand: thousandths
 	 * rounded to the nearest; a remainder at (or, past 2^53 ns, near) the
