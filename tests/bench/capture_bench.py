@@ -15,7 +15,10 @@ calling add(42, i) (tests/fixtures/hot), side by side:
   program), the ratio being the target (<= 1.05). perf record is shown for
   comparison.
 
-Each configuration runs REPEAT times; the medians are shown."""
+Each of REPEAT rounds runs every configuration once (interleaved, so that
+the load of a shared machine moves all alike); the medians are shown, with
+the spread of the per-hit figures, and the end-to-end ratio is the median
+of each round's own ratio."""
 import json
 import os
 import re
@@ -27,8 +30,10 @@ import threading
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CALLS = int(os.environ.get("BENCH_CALLS", "50000"))
-REPEAT = int(os.environ.get("BENCH_REPEAT", "5"))
-RECORD = os.path.join(ROOT, "gotrace-record")
+REPEAT = int(os.environ.get("BENCH_REPEAT", "7"))
+# the gotrace-record measured: the repository's, or GOTRACE_BIN_DIR's (as
+# tests/e2e/conftest.py), e.g. an older build to compare with
+RECORD = os.path.join(os.environ.get("GOTRACE_BIN_DIR") or ROOT, "gotrace-record")
 
 
 def build(tmp):
@@ -101,69 +106,90 @@ def run(argv, cwd, watch=False, env=None):
     return float(m.group(3)), per_run
 
 
-def median(argv, cwd, **kw):
-    """Medians of REPEAT runs: (ns/call, ns per program run or None)."""
-    res = [run(argv, cwd, **kw) for _ in range(REPEAT)]
-    per_run = [r[1] for r in res if r[1] is not None]
-    return (statistics.median(r[0] for r in res),
-            statistics.median(per_run) if per_run else None)
-
-
-def perf_record(exe, n, tmp):
+def perf_probe(exe):
+    """Adds the perf uprobe event on main.add of exe: None, or why not."""
     probe = subprocess.run(["perf", "probe", "-q", "-x", exe, "--add", "gotrace_add=main.add"],
                            capture_output=True, text=True)
-    if probe.returncode != 0:
-        return None, probe.stderr.strip()
-    try:
-        return median(["perf", "record", "-q", "-o", os.path.join(tmp, "perf.data"),
-                       "-e", "probe_hot:gotrace_add", "--", exe, n], tmp)[0], None
-    finally:
-        subprocess.run(["perf", "probe", "-q", "--del", "probe_hot:*"], capture_output=True)
+    return None if probe.returncode == 0 else probe.stderr.strip() or "perf probe failed"
+
+
+def configs(exe, tmp, perf):
+    """{name: (argv, run() keywords)} of every configuration measured."""
+    hot, n = exe["hot"], str(CALLS)
+    gt = lambda *probe: [RECORD, "-q", "-f", "-o", os.path.join(tmp, "b.gtr"), *probe]
+    stats = {"env": {"GOTRACE_BPF_STATS": "1"}}
+    c = {
+        "bare": ([hot, n], {}),
+        "empty": (["bpftrace", "-q", "-e", "uprobe:%s:main.add {}" % hot,
+                   "-c", "%s %s" % (hot, n)], {"watch": True}),
+        "printf": (["bpftrace", "-q", "-e",
+                    'uprobe:%s:main.add { printf("%%d %%d\\n", reg("ax"), reg("bx")); }'
+                    % hot, "-c", "%s %s" % (hot, n)], {"watch": True}),
+        "gotrace": (gt('main.add "%d %d" goarg1, goarg2', "--", hot, n), stats),
+        "string": (gt("main.name", "--", exe["hotstr"], n), stats),
+    }
+    if perf:
+        c["perf"] = (["perf", "record", "-q", "-o", os.path.join(tmp, "perf.data"),
+                      "-e", "probe_hot:gotrace_add", "--", hot, n], {})
+    return c
 
 
 def measure(tmp):
+    """REPEAT rounds, each running every configuration once, so that a
+    change in the machine's load in between touches all of them alike:
+    {name: [(ns/call, ns per program run or None) per round]}, and why
+    perf record was left out (None: it was not)."""
     exe = build(tmp)
-    hot, n = exe["hot"], str(CALLS)
-    gt = lambda *probe: [RECORD, "-q", "-f", "-o", os.path.join(tmp, "b.gtr"), *probe]
-    stats = {"GOTRACE_BPF_STATS": "1"}
-    r = {}
-    r["bare"] = median([hot, n], tmp)
-    r["empty"] = median(["bpftrace", "-q", "-e", "uprobe:%s:main.add {}" % hot,
-                         "-c", "%s %s" % (hot, n)], tmp, watch=True)
-    r["printf"] = median(["bpftrace", "-q", "-e",
-                          'uprobe:%s:main.add { printf("%%d %%d\\n", reg("ax"), reg("bx")); }'
-                          % hot, "-c", "%s %s" % (hot, n)], tmp, watch=True)
-    r["gotrace"] = median(gt('main.add "%d %d" goarg1, goarg2', "--", hot, n), tmp, env=stats)
-    r["string"] = median(gt("main.name", "--", exe["hotstr"], n), tmp, env=stats)
-    r["perf"] = perf_record(hot, n, tmp)
-    return r
+    why = perf_probe(exe["hot"])
+    try:
+        c = configs(exe, tmp, why is None)
+        r = {k: [] for k in c}
+        for _ in range(REPEAT):
+            for k, (argv, kw) in c.items():
+                r[k].append(run(argv, tmp, **kw))
+    finally:
+        if why is None:
+            subprocess.run(["perf", "probe", "-q", "--del", "probe_hot:*"], capture_output=True)
+    return r, why
 
 
-def report(r):
-    fmt = lambda v: "%7.0f ns" % v if v is not None else "%10s" % "?"
+def report(r, why):
+    med = statistics.median
+    fmt = lambda v: "%7.0f ns" % med(v) if v else "%10s" % "?"
+    spread = lambda v: "  [%.0f-%.0f]" % (min(v), max(v)) if v else ""
+    per_run = {k: [x[1] for x in v if x[1] is not None] for k, v in r.items()}
     print("capture program per probe hit (bpf_stats run_time_ns / run_cnt), %d calls,"
-          " median of %d runs" % (CALLS, REPEAT))
-    rows = (("empty BPF program (bpftrace)", r["empty"][1], ""),
-            ("bpftrace printf of 2 registers", r["printf"][1], ""),
-            ("gotrace-record, 2 ints + goid + ts", r["gotrace"][1], "  (target <= 250 ns)"),
-            ("gotrace-record, 64-byte string + int", r["string"][1], ""))
-    for name, v, note in rows:
-        print("  %-44s %s%s" % (name, fmt(v), note))
-    bare = r["bare"][0]
-    cost = lambda k: r[k][0] - bare
-    print("cost per call end to end (the loop's own timing, less the untraced loop)")
-    print("  %-44s %7.0f ns" % ("untraced loop", bare))
-    print("  %-44s %7.0f ns  (floor)" % ("bare uprobe trap, empty program", cost("empty")))
+          " median of %d interleaved runs [min-max]" % (CALLS, REPEAT))
+    rows = (("empty BPF program (bpftrace)", "empty", ""),
+            ("bpftrace printf of 2 registers", "printf", ""),
+            ("gotrace-record, 2 ints + goid + ts", "gotrace", "  (target <= 250 ns)"),
+            ("gotrace-record, 64-byte string + int", "string", ""))
+    for name, k, note in rows:
+        print("  %-44s %s%s%s" % (name, fmt(per_run[k]), spread(per_run[k]), note))
+    # each run's cost against the untraced loop of its own round
+    cost = {k: [x[0] - b[0] for x, b in zip(v, r["bare"])] for k, v in r.items()}
+    ratio = lambda k: med(c / e for c, e in zip(cost[k], cost["empty"]))
+    print("cost per call end to end (the loop's own timing, less the untraced loop of"
+          " the same round; ratios per round, their median)")
+    print("  %-44s %7.0f ns" % ("untraced loop", med(x[0] for x in r["bare"])))
+    print("  %-44s %7.0f ns  (floor)  [%.0f-%.0f]"
+          % ("bare uprobe trap, empty program", med(cost["empty"]),
+             min(cost["empty"]), max(cost["empty"])))
     print("  %-44s %7.0f ns  ratio %.3f (target <= 1.05)"
-          % ("gotrace-record, 2 ints + goid", cost("gotrace"), cost("gotrace") / cost("empty")))
+          % ("gotrace-record, 2 ints + goid", med(cost["gotrace"]), ratio("gotrace")))
     print("  %-44s %7.0f ns  ratio %.3f"
-          % ("bpftrace printf of 2 registers", cost("printf"), cost("printf") / cost("empty")))
-    perf, why = r["perf"]
-    if perf is not None:
+          % ("bpftrace printf of 2 registers", med(cost["printf"]), ratio("printf")))
+    if why is None:
         print("  %-44s %7.0f ns  ratio %.3f"
-              % ("perf record (uprobe event)", perf - bare, (perf - bare) / cost("empty")))
+              % ("perf record (uprobe event)", med(cost["perf"]), ratio("perf")))
     else:
         print("  perf record: perf probe failed: %s" % why)
+    if per_run["gotrace"] and per_run["empty"]:
+        prog = med(per_run["gotrace"]) - med(per_run["empty"])
+        print("  gotrace's program is %.1f%% of its cost per call, the rest is the trap: its"
+              " ns over the empty program's alone would make the ratio %.3f"
+              % (100 * med(per_run["gotrace"]) / med(cost["gotrace"]),
+                 (med(cost["empty"]) + prog) / med(cost["empty"])))
 
 
 def main():
@@ -173,11 +199,11 @@ def main():
         with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
             f.write("1")
         with tempfile.TemporaryDirectory() as tmp:
-            r = measure(tmp)
+            r, why = measure(tmp)
     finally:
         with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
             f.write(was)
-    report(r)
+    report(r, why)
 
 
 if __name__ == "__main__":
