@@ -7,7 +7,8 @@
  * ptrsize (1), flags (1: bit 0 big endian, bit 1 strings inline). Inline
  * (Go 1.18+): varint length + bytes of the version, then of the modinfo,
  * from offset 32. Else (Go 1.13-1.17): two pointers at 16 and 16+ptrsize to
- * Go string headers {data, len} of the version and the modinfo.
+ * Go string headers {data, len} of the version and the modinfo (in a PIE
+ * the dynamic linker may fill them: gobin_rd_ptr).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -101,18 +102,18 @@ static bool parse_buildinfo(struct gobin *b, const uint8_t *d, size_t len)
 		const uint8_t *hdr, *s;
 
 		b->big_endian = be;
-		vptr = gobin_rd(b, d + 16, ps);
+		vptr = gobin_rd_ptr(b, d + 16, ps);
 		hdr = gobin_at_vaddr(b, vptr, 2 * (size_t)ps);
 		if (hdr) {
-			sptr = gobin_rd(b, hdr, ps);
+			sptr = gobin_rd_ptr(b, hdr, ps);
 			slen = gobin_rd(b, hdr + ps, ps);
 			s = slen < 64 ? gobin_at_vaddr(b, sptr, slen) : NULL;
 			if (s)
 				set_version(b, s, slen);
 		}
-		hdr = gobin_at_vaddr(b, gobin_rd(b, d + 16 + ps, ps), 2 * (size_t)ps);
+		hdr = gobin_at_vaddr(b, gobin_rd_ptr(b, d + 16 + ps, ps), 2 * (size_t)ps);
 		if (hdr) {
-			sptr = gobin_rd(b, hdr, ps);
+			sptr = gobin_rd_ptr(b, hdr, ps);
 			slen = gobin_rd(b, hdr + ps, ps);
 			s = slen < (1u << 24) ? gobin_at_vaddr(b, sptr, slen) : NULL;
 			if (s)
@@ -203,7 +204,7 @@ int gobin_runtime_version_load(struct gobin *b)
 
 			if (len < 5 || len > 63)
 				continue;
-			t = gobin_at_vaddr(b, gobin_rd(b, h, ps), len);
+			t = gobin_at_vaddr(b, gobin_rd_ptr(b, h, ps), len);
 			if (!t || t[0] != 'g' || !release_version(t, len))
 				continue;
 			set_version(b, t, len);

@@ -26,6 +26,27 @@ uint64_t gobin_rd(const struct gobin *b, const uint8_t *p, int size);
  * them in the same PT_LOAD, or NULL. */
 const uint8_t *gobin_at_vaddr(const struct gobin *b, uint64_t vaddr, size_t len);
 
+/* Link-time address of the file bytes at p (in a PT_LOAD), or 0. */
+uint64_t gobin_file_vaddr(const struct gobin *b, const uint8_t *p);
+
+/*
+ * The `size`-byte (4 or 8) word at link-time address `vaddr` as the
+ * dynamic linker leaves it, counted from a load address of 0: the file's
+ * word when it is not 0, else, in a PIE (ET_DYN), the addend of an
+ * R_*_RELATIVE relocation (RELA: DT_RELA of PT_DYNAMIC) at vaddr, which
+ * some linkers (lld, GNU ld on arm64) leave the file's word 0 for. With
+ * REL (i386) the file's word is the addend. The relocations are read
+ * once per binary, at the first word that needs them. 0 when vaddr is
+ * not in the file or nothing gives a value.
+ */
+uint64_t gobin_dyn_word(const struct gobin *b, uint64_t vaddr, int size);
+
+/* gobin_dyn_word() of the file bytes at p (which lie inside the file). */
+uint64_t gobin_rd_ptr(const struct gobin *b, const uint8_t *p, int size);
+
+/* Frees what gobin_dyn_word() read of b (NULL relocations are fine). */
+void gobin_relocs_free(struct gobin *b);
+
 /* File offset of `vaddr` through the PT_LOAD containing it, or UINT64_MAX. */
 uint64_t gobin_vaddr_to_offset(const struct gobin *b, uint64_t vaddr);
 

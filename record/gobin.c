@@ -172,6 +172,7 @@ void gobin_close(struct gobin *b)
 	free(b->argsz);
 	free(b->pcl.funcoff);
 	gobin_inl_free(b);
+	gobin_relocs_free(b);
 	free(b->byname);
 	free(b->fflags);
 	free(b->funcs);

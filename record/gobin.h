@@ -536,6 +536,15 @@ int gobin_inline_sites(const struct gobin *b, const char *name,
 		       struct gobin_site *out, int max, const char **source);
 
 /*
+ * Why inlined copies of some functions of b cannot be known, NULL when
+ * none are missing: a Go 1.16-1.17 PIE whose inline trees' addresses are
+ * relocations gotrace cannot apply ("this binary's inline tree needs
+ * relocations gotrace cannot apply (N functions)"; the text lives as
+ * long as b). Probes then cover the out-of-line bodies only.
+ */
+const char *gobin_inline_gap(const struct gobin *b);
+
+/*
  * As gobin_inline_sites, for every function whose name matches the shell
  * glob `pattern` (fnmatch(3) without flags), functions with no
  * out-of-line body too: ordered by name, then address. *nnames (when not

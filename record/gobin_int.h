@@ -71,6 +71,9 @@ struct gobin {
 	struct gobin_setting { const char *key, *value; } *settings;
 	size_t nsettings;
 
+	/* a PIE's RELATIVE relocations (elfimg.c), read on first use */
+	struct gobin_relocs *relocs;
+
 	/* link-time address of runtime.moduledata (Go 1.18+), 0 unknown */
 	uint64_t moddata;
 	/* runtime type descriptors (typedesc.c), read on first use */

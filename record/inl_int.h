@@ -57,10 +57,15 @@ struct inl_tree {
 	uint64_t entry;           /* the function's entry */
 	struct inl_run *runs;     /* PCDATA_InlTreeIndex */
 	int nruns;
+	bool unreloc;             /* inl_tree() false: code is marked inlined
+				     but the tree's address (Go 1.16-1.17,
+				     a PIE) is a relocation gotrace cannot
+				     apply */
 };
 
 /* Reads the inline tree of funcs[fi]: false when it has none (or the
- * binary's layout is unknown); free with inl_tree_free(). */
+ * binary's layout is unknown, or out->unreloc); free with
+ * inl_tree_free(). */
 bool inl_tree(const struct gobin *b, size_t fi, struct inl_tree *out);
 void inl_tree_free(struct inl_tree *t);
 
@@ -95,6 +100,9 @@ struct gobin_inl {
 	struct inl_copy *v;
 	size_t n, cap;
 	const char *source;       /* "DWARF" or "pclntab" */
+	size_t unreloc;           /* pclntab: functions whose tree is a
+				     relocation gotrace cannot apply */
+	char gap[128];            /* gobin_inline_gap()'s text */
 };
 
 /* Appends a copy to l; false when out of memory. */

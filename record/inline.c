@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,8 +48,10 @@ static int tree_copies(const struct gobin *b, size_t fi, struct gobin_inl *l)
 	struct node_span *sp;
 	int32_t max = -1;
 
-	if (!inl_tree(b, fi, &t))
+	if (!inl_tree(b, fi, &t)) {
+		l->unreloc += t.unreloc;
 		return 0;
+	}
 	for (int i = 0; i < t.nruns; i++)
 		if (t.runs[i].val > max)
 			max = t.runs[i].val;
@@ -136,8 +139,27 @@ static struct gobin_inl *inl_get(const struct gobin *cb)
 	}
 	if (l->n)
 		qsort(l->v, l->n, sizeof(*l->v), copy_cmp);
+	if (l->unreloc)
+		snprintf(l->gap, sizeof(l->gap), "this binary's inline tree "
+			 "needs relocations gotrace cannot apply (%zu function%s)",
+			 l->unreloc, l->unreloc == 1 ? "" : "s");
 	b->inl = l;
 	return l;
+}
+
+const char *gobin_inline_gap(const struct gobin *b)
+{
+	const struct gofact_inltree *t =
+		gofact_inltree(b->go_minor ? b->go_minor : b->pcl.minor);
+	const struct gobin_inl *l;
+
+	/* only Go 1.16-1.17 trees are found through pointers, and only
+	 * without DWARF are copies found through them */
+	if (!b->pie || !b->pcl.funcoff || !t || !t->ptrs || b->has_dwarf ||
+	    b->dbg_elf || (b->inl && !b->inl->unreloc))
+		return NULL;
+	l = inl_get(b);
+	return l && l->unreloc ? l->gap : NULL;
 }
 
 void gobin_inl_free(struct gobin *b)

@@ -146,13 +146,15 @@ uint32_t inl_tab(const struct gobin *b, size_t fi, int k)
  * 0 when it has none. Go 1.18+: moduledata.gofunc plus a uint32 offset
  * (~0: none). Go 1.16-1.17: a pointer after the pcdata, aligned to
  * ptrsize (mapped file bytes keep their address's alignment: PT_LOAD
- * offsets and addresses agree modulo the page size).
+ * offsets and addresses agree modulo the page size), which a PIE's
+ * dynamic linker may fill (gobin_rd_ptr: a RELATIVE relocation).
  */
 static uint64_t tree_va(const struct gobin *b, const struct gofact_inltree *t,
 			size_t fi, uint32_t np)
 {
 	const int ps = b->ptrsize;
 	const uint8_t *md;
+	uint64_t gofunc;
 	uint32_t fd;
 
 	if (t->ptrs) {
@@ -163,14 +165,23 @@ static uint64_t tree_va(const struct gobin *b, const struct gofact_inltree *t,
 			at += (size_t)ps - (uintptr_t)(b->pcl.funcbase + at) % (size_t)ps;
 		at += (size_t)GOFACT_FUNCDATA_INLTREE * ps;
 		return at + ps <= b->pcl.funcbase_len ?
-		       gobin_rd(b, b->pcl.funcbase + at, ps) : 0;
+		       gobin_rd_ptr(b, b->pcl.funcbase + at, ps) : 0;
 	}
 	if (!b->moddata ||
 	    !func_u32(b, fi, t->pcdata_at + 4 * (int)(np + GOFACT_FUNCDATA_INLTREE), &fd) ||
 	    fd == UINT32_MAX)
 		return 0;
 	md = gobin_at_vaddr(b, b->moddata, (size_t)(t->gofunc_word + 1) * ps);
-	return md ? gobin_rd(b, md + (size_t)t->gofunc_word * ps, ps) + fd : 0;
+	gofunc = md ? gobin_rd_ptr(b, md + (size_t)t->gofunc_word * ps, ps) : 0;
+	return gofunc ? gofunc + fd : 0;
+}
+
+/* The bytes of node i of tree t, NULL when they are not in the file. */
+static const uint8_t *node_at(const struct gobin *b, const struct inl_tree *t,
+			      int32_t i)
+{
+	return i < 0 ? NULL : gobin_at_vaddr(b, t->va + (uint64_t)i * t->t->size,
+					     (size_t)t->t->size);
 }
 
 bool inl_tree(const struct gobin *b, size_t fi, struct inl_tree *out)
@@ -185,10 +196,15 @@ bool inl_tree(const struct gobin *b, size_t fi, struct inl_tree *out)
 	    b->pcl.funcbase[off + fld(b, t, t->nfuncdata_at)] <= GOFACT_FUNCDATA_INLTREE ||
 	    !func_u32(b, fi, GOFACT_NPCDATA_AT, &np) || np > 64)
 		return false;
-	out->va = tree_va(b, t, fi, np);
-	if (!out->va)
-		return false;
 	out->t = t;
+	out->va = tree_va(b, t, fi, np);
+	/* code marked inlined whose tree is nowhere: its address is a
+	 * relocation gotrace did not find or cannot apply */
+	out->unreloc = t->ptrs && b->pie &&
+		       (!out->va || !node_at(b, out, 0)) &&
+		       inl_tab(b, fi, GOFACT_PCDATA_INLTREEINDEX) != 0;
+	if (!out->va || out->unreloc)
+		return false;
 	out->entry = b->funcs[fi].entry;
 	out->nruns = inl_pcruns(b, inl_tab(b, fi, GOFACT_PCDATA_INLTREEINDEX),
 				b->funcs[fi].entry, b->funcs[fi].end, &out->runs);
@@ -198,14 +214,6 @@ bool inl_tree(const struct gobin *b, size_t fi, struct inl_tree *out)
 		return false;
 	}
 	return true;
-}
-
-/* The bytes of node i of tree t, NULL when they are not in the file. */
-static const uint8_t *node_at(const struct gobin *b, const struct inl_tree *t,
-			      int32_t i)
-{
-	return i < 0 ? NULL : gobin_at_vaddr(b, t->va + (uint64_t)i * t->t->size,
-					     (size_t)t->t->size);
 }
 
 const char *inl_node_name(const struct gobin *b, const struct inl_tree *t,

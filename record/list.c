@@ -149,6 +149,9 @@ static void facts_text(const struct gobin *b, FILE *out)
 			gobin_arch_info(b)->goarch);
 	if (gobin_note(b)[0])
 		fprintf(out, "note         %s\n", gobin_note(b));
+	if (gobin_inline_gap(b))
+		fprintf(out, "note         inlined copies unknown: %s; probes "
+			"cover out-of-line bodies only\n", gobin_inline_gap(b));
 }
 
 static void facts_json(const struct gobin *b, struct jsonw *w)
@@ -188,6 +191,7 @@ static void facts_json(const struct gobin *b, struct jsonw *w)
 	jsonw_end_object(w);
 	jsonw_uint_field(w, "functions", gobin_func_count(b));
 	jsonw_string_field(w, "note", gobin_note(b));
+	json_str_or_null(w, "inline_gap", gobin_inline_gap(b));
 	jsonw_end_object(w);
 }
 

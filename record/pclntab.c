@@ -114,7 +114,9 @@ static void pcln_ent(const struct gobin *b, const struct pcln *p, uint64_t i,
 {
 	const int es = p->u32tab ? 4 : p->ps;
 
-	*pc = gobin_rd(b, p->functab + (2 * i) * es, es);
+	/* up to Go 1.17 an address, which a PIE's dynamic linker may fill */
+	*pc = p->u32tab ? gobin_rd(b, p->functab + (2 * i) * es, es) :
+	      gobin_rd_ptr(b, p->functab + (2 * i) * es, es);
 	if (funcoff)
 		*funcoff = gobin_rd(b, p->functab + (2 * i + 1) * es, es);
 }
@@ -132,7 +134,8 @@ static const char *pcln_name(const struct gobin *b, const struct pcln *p,
 
 	if (funcoff > avail || avail - funcoff < (size_t)es + 4)
 		return NULL;
-	*fentry = gobin_rd(b, base + funcoff, es);
+	*fentry = p->u32tab ? gobin_rd(b, base + funcoff, es) :
+		  gobin_rd_ptr(b, base + funcoff, es);
 	nameoff = (int32_t)gobin_rd(b, base + funcoff + es, 4);
 	if (nameoff < 0 || (size_t)nameoff >= p->nametab_len)
 		return NULL;
@@ -244,18 +247,6 @@ static bool pcln_validate(const struct gobin *b, const struct pcln *p)
 	return endpc > prev;
 }
 
-/* Link-time address of the file bytes at d (in a PT_LOAD), or 0. */
-static uint64_t file_vaddr(const struct gobin *b, const uint8_t *d)
-{
-	const size_t off = (size_t)(d - b->map);
-
-	for (int i = 0; i < b->nsegs; i++)
-		if (off >= b->segs[i].offset &&
-		    off - b->segs[i].offset < b->segs[i].filesz)
-			return b->segs[i].vaddr + (off - b->segs[i].offset);
-	return 0;
-}
-
 /*
  * runtime.text from the candidate moduledata at md (need bytes), or 0
  * when md is not the moduledata of the pclntab p. runtime.moduledata
@@ -295,7 +286,7 @@ static uint64_t moduledata_check(const struct gobin *b, const struct pcln *p,
 static uint64_t moduledata_text(struct gobin *b, const struct pcln *p)
 {
 	const size_t ps = (size_t)p->ps, need = (GOFACT_MODULEDATA_TEXT_WORD + 1) * ps;
-	const uint64_t pcln_va = file_vaddr(b, p->d);
+	const uint64_t pcln_va = gobin_file_vaddr(b, p->d);
 	const uint8_t *md;
 	uint64_t text;
 	GElf_Shdr sh;
