@@ -71,8 +71,10 @@ static bool pcln_header(const struct gobin *b, const uint8_t *d, size_t len,
 	}
 	if (8 + (size_t)nw * ps > len)
 		return false;
+	/* textStart (Go 1.18-1.25) is a pointer: in a PIE whose linker left
+	 * it to the dynamic linker (lld), its relocation's value */
 	for (int i = 0; i < nw; i++)
-		w[i] = gobin_rd(b, d + 8 + i * ps, ps);
+		w[i] = gobin_rd_ptr(b, d + 8 + i * ps, ps);
 	p->nfunc = w[0];
 	if (p->nfunc == 0 || p->nfunc > len / 8)
 		return false;
@@ -262,14 +264,14 @@ static uint64_t moduledata_check(const struct gobin *b, const struct pcln *p,
 	const int ps = p->ps;
 	uint64_t text, first, end;
 
-	if (gobin_rd(b, md, ps) != pcln_va ||
-	    gobin_rd(b, md + ps, ps) != pcln_va + (uint64_t)(p->nametab - p->d))
+	if (gobin_rd_ptr(b, md, ps) != pcln_va ||
+	    gobin_rd_ptr(b, md + ps, ps) != pcln_va + (uint64_t)(p->nametab - p->d))
 		return 0;
-	text = gobin_rd(b, md + GOFACT_MODULEDATA_TEXT_WORD * ps, ps);
+	text = gobin_rd_ptr(b, md + GOFACT_MODULEDATA_TEXT_WORD * ps, ps);
 	pcln_ent(b, p, 0, &first, NULL);
 	pcln_ent(b, p, p->nfunc, &end, NULL);
-	if (!text || gobin_rd(b, md + 20 * ps, ps) != text + first ||
-	    gobin_rd(b, md + 21 * ps, ps) != text + end)
+	if (!text || gobin_rd_ptr(b, md + 20 * ps, ps) != text + first ||
+	    gobin_rd_ptr(b, md + 21 * ps, ps) != text + end)
 		return 0;
 	return text;
 }
@@ -279,9 +281,9 @@ static uint64_t moduledata_check(const struct gobin *b, const struct pcln *p,
  * moduledata in a section of its own, .go.module
  * (cmd/link/internal/ld/data.go); without section headers it is
  * searched for in the writable segments (Segdata, where the linker puts
- * it) by its first word, the pclntab's address. Values the dynamic
- * linker would write (RELA relocations of an externally linked PIE) are
- * not in the file: such a moduledata is not found.
+ * it) by its first word, the pclntab's address. Words a PIE's linker
+ * left to the dynamic linker (lld, GNU ld on arm64: 0 in the file) are
+ * read from their R_*_RELATIVE relocations (gobin_rd_ptr).
  */
 static uint64_t moduledata_text(struct gobin *b, const struct pcln *p)
 {
@@ -311,7 +313,7 @@ static uint64_t moduledata_text(struct gobin *b, const struct pcln *p)
 		if (!(s->flags & PF_W) || s->filesz < need)
 			continue;
 		for (size_t o = 0; o + need <= s->filesz; o += ps) {
-			if (gobin_rd(b, d + o, (int)ps) != pcln_va)
+			if (gobin_rd_ptr(b, d + o, (int)ps) != pcln_va)
 				continue;
 			text = moduledata_check(b, p, pcln_va, d + o);
 			if (text) {

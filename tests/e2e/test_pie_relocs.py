@@ -27,6 +27,7 @@ CACHE = os.path.join(ROOT, "build", "release-bins", "android-arm64-" + ESBUILD)
 RECORD = os.path.join(ROOT, "gotrace-record")
 PARSE_EXPR = "github.com/evanw/esbuild/internal/js_parser.(*parser).parseExpr"
 R_AARCH64_RELATIVE = 1027
+R_X86_64_RELATIVE = 8
 PT_LOAD, PT_DYNAMIC, DT_RELA, DT_RELASZ = 1, 2, 7, 8
 
 
@@ -55,9 +56,10 @@ def pie():
     return out
 
 
-def relative_relocs(d):
+def relative_relocs(d, rtype=R_AARCH64_RELATIVE):
     """(file offset of the RELA entry, file offset of the word it fills,
-    addend) of each R_AARCH64_RELATIVE of ELF64 little-endian image d."""
+    addend) of each RELATIVE relocation (rtype: the machine's) of ELF64
+    little-endian image d."""
     phoff, = struct.unpack_from("<Q", d, 32)
     phentsize, phnum = struct.unpack_from("<HH", d, 54)
     loads, dyn = [], None
@@ -80,19 +82,20 @@ def relative_relocs(d):
     rela = offset(tags[DT_RELA])
     for k in range(tags[DT_RELASZ] // 24):
         r_off, info, addend = struct.unpack_from("<QQq", d, rela + 24 * k)
-        if info & 0xffffffff == R_AARCH64_RELATIVE:
+        if info & 0xffffffff == rtype:
             yield rela + 24 * k, offset(r_off), addend
 
 
-def unfilled(src, dst, drop_funcdata=False):
-    """Copies src to dst with each word a RELATIVE relocation fills set to
-    0 (checking it held the addend); with drop_funcdata, the relocations of
-    funcdata (words of the pclntab pointing into read-only data: inline
-    trees and GC maps) become R_AARCH64_NONE. Returns how many words."""
+def unfilled(src, dst, drop_funcdata=False, rtype=R_AARCH64_RELATIVE):
+    """Copies src to dst with each word a RELATIVE relocation (rtype)
+    fills set to 0 (checking it held the addend); with drop_funcdata
+    (esbuild's arm64 binary only), the relocations of funcdata (words of
+    the pclntab pointing into read-only data: inline trees and GC maps)
+    become R_AARCH64_NONE. Returns how many words."""
     with open(src, "rb") as f:
         d = bytearray(f.read())
     n = 0
-    for entry, word, addend in list(relative_relocs(d)):
+    for entry, word, addend in list(relative_relocs(d, rtype)):
         assert struct.unpack_from("<q", d, word)[0] == addend
         struct.pack_into("<Q", d, word, 0)
         n += 1
