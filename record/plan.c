@@ -801,6 +801,13 @@ int plan_add(struct plan *pl, const char *text, const char *dflt_path,
 		return -1;
 	if (spec->line)
 		return add_line(pl, spec, b);
+	if (!b->inline_gap_said && gobin_inline_gap(b->gb)) {
+		/* said once per binary: its probes cover out-of-line bodies */
+		b->inline_gap_said = true;
+		fprintf(stderr, "gotrace-record: %s: inlined copies unknown: %s; "
+			"probes cover out-of-line bodies only\n", b->path,
+			gobin_inline_gap(b->gb));
+	}
 	n = gobin_func_find_all(b->gb, spec->func, NULL, 0);
 	if (n == 0) {
 		/* an //export'ed Go function lives on in its cgo wrapper

@@ -45,6 +45,7 @@ struct binary {
 	uint64_t load_lo, load_hi; /* link-time span of its PT_LOAD segments */
 	uint64_t text_vaddr, text_offset; /* its executable PT_LOAD */
 	bool goid_said;      /* told that its goroutine ids are not recorded */
+	bool inline_gap_said; /* told that its inlined copies are unknown */
 };
 
 /*

@@ -146,3 +146,12 @@ def test_pie_inline_trees_gotrace_cannot_relocate(pie, tmp_path):
     text = listing(broken, PARSE_EXPR)
     assert text.count("inlined copies unknown: " + gap) == 1
     assert "inlined " not in text.split("functions    5716")[1]
+    # a recording says it too, once for the binary, before it refuses an
+    # arm64 capture on this machine
+    p = subprocess.run([RECORD, "-o", str(tmp_path / "t.gtr"), broken + ":" + PARSE_EXPR,
+                        broken + ":" + PARSE_EXPR.replace("parseExpr", "parseStmt"),
+                        "--", "/bin/true"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1
+    assert p.stderr.count("%s: inlined copies unknown: %s (" % (broken, gap)) == 1, p.stderr
+    assert "probes cover out-of-line bodies only" in p.stderr
+    assert "is not an x86 binary" in p.stderr
