@@ -319,8 +319,8 @@ static bool drain(struct run *run)
 /*
  * Whether the file is known to hold no drop record: a regular file (`input`
  * reads it) whose summary (read from its end by a second reader of `path`)
- * counts no lost and no
- * suppressed event. Pairing then need not hold events for drop records.
+ * counts no lost and no suppressed event. Pairing then need not hold events
+ * for drop records.
  */
 static bool file_lossless(struct gtr_reader *input, const char *path)
 {
