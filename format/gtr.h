@@ -643,6 +643,13 @@ const char *gtr_reader_comm(const struct gtr_reader *r, uint32_t pid,
 			    uint32_t tid);
 
 /*
+ * Task records read so far. While it stays the same, every name
+ * gtr_reader_comm() gave stays valid and is still the name it gives, so a
+ * caller may keep one instead of asking per event.
+ */
+uint64_t gtr_reader_task_gen(const struct gtr_reader *r);
+
+/*
  * Reads metadata blocks up to the first event frame without consuming any
  * event, so probes known at start can be inspected (e.g. to type-check a
  * filter). 0 or negative on error.

@@ -165,6 +165,7 @@ static int set_task(struct gtr_reader *r, uint32_t pid, uint32_t tid,
 	}
 	memcpy(r->comms[i].s, s, n);
 	r->comms[i].s[n] = 0;
+	r->task_gen++;
 	return 0;
 }
 

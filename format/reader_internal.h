@@ -160,6 +160,7 @@ struct gtr_reader {
 	struct u64map task_ix;
 	struct comm *comms;
 	uint32_t ncomms, comms_cap;
+	uint64_t task_gen;      /* task records absorbed (gtr_reader_task_gen()) */
 
 	uint64_t damage, skipped;
 	bool truncated;

@@ -44,6 +44,11 @@ const char *gtr_reader_comm(const struct gtr_reader *r, uint32_t pid, uint32_t t
 	return ix ? r->comms[*ix].s : "";
 }
 
+uint64_t gtr_reader_task_gen(const struct gtr_reader *r)
+{
+	return r->task_gen;
+}
+
 void gtr_reader_version(const struct gtr_reader *r, unsigned *major, unsigned *minor)
 {
 	if (major)

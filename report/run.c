@@ -550,6 +550,27 @@ static bool on_drop(struct run *run, const struct gtr_drop *drop)
 	return drain(run);
 }
 
+/* The name of the last task asked for, kept while the reader reads no
+ * task record (gtr_reader_task_gen()). */
+struct comm_memo {
+	bool ok;
+	uint32_t pid, tid;
+	uint64_t gen;
+	const char *comm;
+};
+
+/* gtr_reader_comm() through the memo `m`. */
+static inline const char *task_comm(struct gtr_reader *r, struct comm_memo *m, uint32_t pid,
+				    uint32_t tid)
+{
+	const uint64_t gen = gtr_reader_task_gen(r);
+
+	if (!m->ok || m->pid != pid || m->tid != tid || m->gen != gen) {
+		*m = (struct comm_memo){ true, pid, tid, gen, gtr_reader_comm(r, pid, tid) };
+	}
+	return m->comm;
+}
+
 /*
  * Reads every event and drop record, or up to --limit. Returns 0, or the
  * exit status of an error (reported).
@@ -560,6 +581,7 @@ static int read_loop(struct run *run, struct progress *prog)
 	const struct gtr_probe *last_probe = NULL;
 	uint32_t last_id = 0;
 	bool have_last = false;     /* last_id/last_probe hold a lookup */
+	struct comm_memo memo = { 0 };
 	struct gtr_drop drop;
 
 	while (!run->stop) {
@@ -602,7 +624,7 @@ static int read_loop(struct run *run, struct progress *prog)
 			.ev = &ev,
 			.probe = last_probe,
 			.comm = run->lean && !(run->uses & FILTER_USES_COMM) ? ""
-				: gtr_reader_comm(run->r, ev.pid, ev.tid),
+				: task_comm(run->r, &memo, ev.pid, ev.tid),
 			.t0_ns = run->t0,
 		};
 		/* pairing holds events until the drop records that may

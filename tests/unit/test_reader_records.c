@@ -59,6 +59,18 @@ static void mix_event(struct gtr_event *ev, uint32_t i, uint8_t *sb)
 	ev->vals[2].v.u = i % 7 == 0 ? UINT64_MAX - i : (uint64_t)i * 1000003u;
 }
 
+/* A writer of `path` with the fixture's metadata and the two probes. */
+static struct gtr_writer *mix_writer(const char *path)
+{
+	char err[256];
+	struct gtr_writer *w = gtr_writer_create(path, 0, &test_host, err, sizeof(err));
+
+	cr_assert_not_null(w, "%s", err);
+	add_meta(w);
+	add_probes(w);
+	return w;
+}
+
 Test(reader_records, delta_records_read_back_exactly)
 {
 	const char *path = tpath("mix.gtr");
@@ -67,10 +79,7 @@ Test(reader_records, delta_records_read_back_exactly)
 	char err[256];
 	struct gtr_event ev;
 
-	struct gtr_writer *w = gtr_writer_create(path, 0, &test_host, err, sizeof(err));
-	cr_assert_not_null(w, "%s", err);
-	add_meta(w);
-	add_probes(w);
+	struct gtr_writer *w = mix_writer(path);
 	for (uint32_t i = 0; i < n; i++) {
 		mix_event(&ev, i, sb);
 		cr_assert_eq(gtr_writer_event(w, &ev), 0, "%s", gtr_writer_error(w));
@@ -141,4 +150,46 @@ Test(reader_records, stream_or_regular_file)
 	cr_assert(gtr_reader_is_stream(r));
 	gtr_reader_close(r);
 	free(b);
+}
+
+/* gtr_reader_task_gen() moves at each task record and only then; a name
+ * kept while it stays is the name gtr_reader_comm() gives. */
+Test(reader_records, task_generation)
+{
+	const char *path = tpath("t.gtr");
+	char err[256];
+	struct gtr_event ev;
+
+	struct gtr_writer *w = mix_writer(path);
+	for (uint32_t i = 0; i < 600; i++) {
+		uint8_t sb[512];
+		if (i % 50 == 0) {
+			char name[16];
+			snprintf(name, sizeof(name), "w%u", i / 50);
+			cr_assert_eq(gtr_writer_task(w, 10, 10 + i / 40 % 2, name), 0);
+		}
+		mix_event(&ev, i, sb);
+		cr_assert_eq(gtr_writer_event(w, &ev), 0, "%s", gtr_writer_error(w));
+	}
+	cr_assert_eq(gtr_writer_close(w, err, sizeof(err)), 0, "%s", err);
+
+	struct gtr_reader *r = gtr_reader_open(path, err, sizeof(err));
+	cr_assert_not_null(r, "%s", err);
+	uint64_t gen = gtr_reader_task_gen(r), moves = 0;
+	const char *kept = NULL;
+	uint32_t kept_tid = 0;
+	while (gtr_reader_next(r, &ev, NULL) == GTR_ITEM_EVENT) {
+		const uint64_t g = gtr_reader_task_gen(r);
+		if (g != gen) {
+			moves++;
+			gen = g;
+			kept = NULL;
+		}
+		if (kept && kept_tid == ev.tid)
+			cr_assert_str_eq(kept, gtr_reader_comm(r, ev.pid, ev.tid));
+		kept = gtr_reader_comm(r, ev.pid, ev.tid);
+		kept_tid = ev.tid;
+	}
+	cr_assert_eq(moves, 12, "one move per task record: %llu", (unsigned long long)moves);
+	gtr_reader_close(r);
 }
