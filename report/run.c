@@ -565,9 +565,8 @@ static inline const char *task_comm(struct gtr_reader *r, struct comm_memo *m, u
 {
 	const uint64_t gen = gtr_reader_task_gen(r);
 
-	if (!m->ok || m->pid != pid || m->tid != tid || m->gen != gen) {
+	if (!m->ok || m->pid != pid || m->tid != tid || m->gen != gen)
 		*m = (struct comm_memo){ true, pid, tid, gen, gtr_reader_comm(r, pid, tid) };
-	}
 	return m->comm;
 }
 
