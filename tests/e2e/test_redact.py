@@ -216,15 +216,17 @@ def test_redacted_with_rotation(secrets, tool, tmp_path):
             *PROBES, *run_args(secrets), str(repeat)])
     files = sorted(glob.glob(path + "*"))
     assert len(files) >= 3, files
-    events = lost = 0
+    events = lost = with_events = 0
     for f in files:
         assert secret_found(f) == [], f
         c = assert_python_agrees(tool, f)
         assert c["host"]["redacted"] == " ".join(RULES)
         assert all(b["path"].startswith("redacted:") for b in c["binaries"])
-        assert c["events"] > 0
+        # a file may hold its header alone when a flush found it full
+        with_events += c["events"] > 0
         events += c["events"]
         lost += c["drops"]
+    assert with_events >= 2, files
     assert events + lost == 15 * repeat and events > 0
 
 
