@@ -588,6 +588,48 @@ int gtr_reader_next(struct gtr_reader *r, struct gtr_event *ev,
 		    struct gtr_drop *drop);
 
 /*
+ * One condition of a pushed-down count (gtr_reader_count_run()) on value
+ * `idx` of an event, as gtr_reader_next() would give it: an integer of a
+ * GTR_TYPE_INT argument (GTR_VAL_INT) must lie in [slo, shi], any other
+ * integer (GTR_VAL_UINT) in [ulo, uhi]; `negate` inverts that. An empty
+ * range (lo > hi) holds for no value. An event with fewer values meets no
+ * condition on the ones it lacks.
+ */
+struct gtr_count_cond {
+	uint32_t idx;
+	bool negate;
+	int64_t slo, shi;
+	uint64_t ulo, uhi;
+};
+
+#define GTR_COUNT_CONDS 32   /* conditions of one gtr_count_plan at most */
+
+/* What gtr_reader_count_run() counts: events of probe `probe_id` and kind
+ * `kind` meeting every one of conds[0, ncond). */
+struct gtr_count_plan {
+	uint32_t probe_id;
+	enum gtr_kind kind;
+	uint32_t ncond;
+	struct gtr_count_cond conds[GTR_COUNT_CONDS];
+};
+
+/*
+ * A count that decodes only what it reads: consumes the event records
+ * that follow in the current event frame while each is of plan->probe_id
+ * and plan->kind, and one gtr_reader_next() would read through its delta
+ * fast path (integer values; a byte string only where no condition
+ * looks), keeping the reader's state exactly as gtr_reader_next() would.
+ * It stops, consuming nothing more, at any other record, a frame's end,
+ * or when a probe of that id is not described; gtr_reader_next() then
+ * reads on. Returns how many events it consumed; adds those that meet
+ * the plan to *matched and sets *last_ts to the last one's time (ns,
+ * unchanged when none). Never fails: a malformed record is left to
+ * gtr_reader_next().
+ */
+uint64_t gtr_reader_count_run(struct gtr_reader *r, const struct gtr_count_plan *plan,
+			      uint64_t *matched, uint64_t *last_ts);
+
+/*
  * Called before the reader waits for input that has not arrived yet (a
  * pipe, or a followed file at its end): a chance to flush output. A
  * nonzero return ends reading there, as at the end of the file.

@@ -372,6 +372,111 @@ static inline int decode_delta_fast(struct gtr_reader *r, struct gtr_event *ev)
 	return 1;
 }
 
+/* Whether raw value `raw` (of a GTR_TYPE_INT argument when `sgn`) meets c. */
+static inline bool cond_holds(const struct gtr_count_cond *c, uint64_t raw, bool sgn)
+{
+	const bool in = sgn ? (int64_t)raw >= c->slo && (int64_t)raw <= c->shi
+			    : raw >= c->ulo && raw <= c->uhi;
+
+	return in != c->negate;
+}
+
+/*
+ * The values of the delta record at *pp (its heads past the timestamp),
+ * as decode_delta_fast() checks them, into x[0, nv): integer deltas, and
+ * byte strings skipped with their bits in *strs. -1 for another shape, a
+ * string at an index of `read` included.
+ */
+static inline int count_values(const uint8_t **pp, const uint8_t *end, uint32_t nv,
+			       uint32_t read, uint64_t *x, uint32_t *strs)
+{
+	const uint8_t *p = *pp;
+
+	*strs = 0;
+	for (uint32_t i = 0; i < nv; i++) {
+		if (p >= end)
+			return -1;
+		const unsigned major = *p >> 5;
+		if (major > GCR_BYTES || fast_arg(&p, end, &x[i]))
+			return -1;
+		if (major == GCR_NEGINT) {
+			x[i] = ~x[i];
+		} else if (major == GCR_BYTES) {
+			if (x[i] > GTR_MAX_STRING || x[i] > (uint64_t)(end - p) || (read >> i & 1))
+				return -1;
+			p += x[i];
+			*strs |= 1u << i;
+		}
+	}
+	*pp = p;
+	return 0;
+}
+
+/* Whether the delta state st meets every condition of `plan` (sgn: the
+ * GTR_TYPE_INT arguments, a bit each). */
+static inline bool plan_holds(const struct gtr_count_plan *plan, const struct rstate *st,
+			      uint32_t sgn)
+{
+	for (uint32_t k = 0; k < plan->ncond; k++) {
+		const struct gtr_count_cond *c = &plan->conds[k];
+		if (c->idx >= st->nvals || !cond_holds(c, st->vals[c->idx], sgn >> c->idx & 1))
+			return false;
+	}
+	return true;
+}
+
+uint64_t gtr_reader_count_run(struct gtr_reader *r, const struct gtr_count_plan *plan,
+			      uint64_t *matched, uint64_t *last_ts)
+{
+	const uint32_t id = plan->probe_id;
+	const uint8_t want = plan->kind == GTR_KIND_RETURN ? GTR_REC_RETURN_DELTA
+							   : GTR_REC_ENTRY_DELTA;
+	const struct gtr_probe *pr = rd_find_probe(r, id);
+	uint32_t read = 0, sgn = 0, strs;
+	uint64_t n = 0, m = 0, x[GTR_MAX_ARGS];
+
+	if (!pr || id >= 24 || !r->in_frame || !r->have_ctx || plan->ncond > GTR_COUNT_CONDS)
+		return 0;
+	struct rstate *st = pstate(r, id, false);
+	if (!st)
+		return 0;
+	for (uint32_t i = 0; i < pr->nargs && i < GTR_MAX_ARGS; i++)
+		sgn |= (uint32_t)(pr->args[i].type == GTR_TYPE_INT) << i;
+	for (uint32_t k = 0; k < plan->ncond; k++)
+		if (plan->conds[k].idx < GTR_MAX_ARGS)
+			read |= 1u << plan->conds[k].idx;
+	const uint8_t *p = r->fc.p, *const end = r->fc.end;
+	uint64_t ts = r->prev_ts, dts;
+	/* the records decode_delta_fast() would take, of this probe and kind */
+	while (n < r->rec_left && !r->stack_pending) {
+		const uint8_t *q = p;
+		if (end - q < 4 || (q[0] >> 5) != GCR_ARRAY || q[1] != want || q[2] != id)
+			break;
+		const unsigned cnt = q[0] & 31;
+		if (cnt < 3 || cnt >= 24 || cnt - 3 > GTR_MAX_ARGS)
+			break;
+		q += 3;
+		if ((*q >> 5) != GCR_UINT || fast_arg(&q, end, &dts) || dts > UINT64_MAX - ts ||
+		    count_values(&q, end, cnt - 3, read, x, &strs))
+			break;
+		p = q;
+		ts += dts;
+		n++;
+		for (uint32_t i = 0; i < cnt - 3; i++)
+			st->vals[i] = (strs >> i & 1) ? 0 : (i < st->nvals ? st->vals[i] : 0) + x[i];
+		st->nvals = cnt - 3;
+		m += plan_holds(plan, st, sgn);
+	}
+	r->fc.p = p;
+	r->rec_left -= n;
+	r->rec_no += n;
+	r->prev_ts = ts;
+	if (n)
+		*last_ts = ts;
+	*matched += m;
+	return n;
+}
+
 /* The context of a full event record: pid, tid, goid, and cpu when
  * with_cpu. 0, or -1 when malformed. */
 static int read_ctx(struct gtr_reader *r, bool with_cpu)

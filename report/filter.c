@@ -844,6 +844,69 @@ bool filter_match(struct filter *f, const struct report_event *e)
 	return r;
 }
 
+/* x CMP lit as [lo, hi] (negated for !=) within [dmin, dmax]; false for
+ * an unknown comparison. An empty range has lo > hi. */
+static bool cond_range(uint8_t cmp, i128 lit, i128 dmin, i128 dmax, i128 *lo, i128 *hi,
+		       bool *neg)
+{
+	*lo = dmin;
+	*hi = dmax;
+	*neg = cmp == CMP_NE;
+	switch (cmp) {
+	case CMP_EQ:
+	case CMP_NE: *lo = lit; *hi = lit; break;
+	case CMP_LT: *hi = lit - 1; break;
+	case CMP_LE: *hi = lit; break;
+	case CMP_GT: *lo = lit + 1; break;
+	case CMP_GE: *lo = lit; break;
+	default: return false;
+	}
+	if (*lo < dmin)
+		*lo = dmin;
+	if (*hi > dmax)
+		*hi = dmax;
+	if (*lo > *hi) {
+		*lo = dmax;
+		*hi = dmin;
+	}
+	return true;
+}
+
+int filter_count_conds(struct filter *f, const struct gtr_probe *pr,
+		       struct gtr_count_cond *out, uint32_t max)
+{
+	const struct gtr_event ev = { .probe_id = pr->id, .kind = pr->kind };
+	const struct report_event e = { .ev = &ev, .probe = pr };
+
+	if (f->t.field_only)
+		return -1;
+	if (!f->nfast)
+		fast_plan(f);
+	if (f->nfast <= 0 || (uint32_t)f->nfast > max)
+		return -1;
+	const struct fast_set *fs = fast_for(f, &e);
+	for (int k = 0; k < f->nfast; k++) {
+		const struct fast_op *o = &fs->ops[k];
+		struct gtr_count_cond *c = &out[k];
+		i128 lo, hi;
+		bool neg;
+
+		if (o->flg & (SF_F64 | SF_F32))
+			return -1;
+		/* a value not of the event itself satisfies no comparison */
+		c->idx = o->where == W_EVENT && o->idx >= 0 ? (uint32_t)o->idx : UINT32_MAX;
+		if (!cond_range(o->cmp, o->lit, INT64_MIN, INT64_MAX, &lo, &hi, &neg))
+			return -1;
+		c->slo = (int64_t)lo;
+		c->shi = (int64_t)hi;
+		cond_range(o->cmp, o->lit, 0, UINT64_MAX, &lo, &hi, &neg);
+		c->ulo = (uint64_t)lo;
+		c->uhi = (uint64_t)hi;
+		c->negate = neg;
+	}
+	return f->nfast;
+}
+
 uint64_t filter_eval_errors(const struct filter *f, const char **why)
 {
 	if (why)

@@ -67,6 +67,17 @@ int filter_set_clock(struct filter *f, const struct gtr_host *h,
 bool filter_match(struct filter *f, const struct report_event *e);
 
 /*
+ * The filter as conditions a pushed-down count evaluates in the reader
+ * (gtr_reader_count_run()), for events of probe `pr` read without pairing
+ * (no entry): up to `max` into out[]. Returns how many, or -1 when the
+ * filter is not a conjunction of argument-integer comparisons, or reads
+ * a float, so that filter_match() must decide. The conditions give what
+ * filter_match() gives on every event they accept.
+ */
+int filter_count_conds(struct filter *f, const struct gtr_probe *pr,
+		       struct gtr_count_cond *out, uint32_t max);
+
+/*
  * Events for which filter_match() had no answer and returned false: a
  * regular expression hit PCRE2's match or depth limit (spec/FILTER.md,
  * "Limits") or failed otherwise; `*why` (may be NULL) gets the first

@@ -571,6 +571,80 @@ static inline const char *task_comm(struct gtr_reader *r, struct comm_memo *m, u
 }
 
 /*
+ * A count pushed down into the reader: after an event the lean count took,
+ * the events of the same probe and kind that follow in its frame are
+ * counted by gtr_reader_count_run() with the filters as its conditions,
+ * never built as events. Only where that gives what the read loop would:
+ * a count of events without --limit, time window, --calls or a sink of a
+ * caller's, whose filters are all conjunctions of argument-integer
+ * comparisons.
+ */
+struct pushdown {
+	bool on;                         /* the run allows it */
+	bool have;                       /* plan is that of (probe, kind) */
+	bool ok;                         /* the filters gave plan */
+	const struct gtr_probe *probe;
+	enum gtr_kind kind;
+	struct gtr_count_plan plan;
+};
+
+/* Whether the options of `run` allow a pushed-down count. */
+static bool pushdown_allowed(const struct run *run)
+{
+	const struct report_opts *o = run->opts;
+
+	return run->lean && o->count && !o->calls && !o->stats && !o->write_path &&
+	       !o->sink && !o->limit && !o->since && !o->until &&
+	       !(run->uses & (FILTER_USES_COMM | FILTER_USES_BINARY | FILTER_USES_LATENCY));
+}
+
+/* The plan of pd for events of `probe` of kind `kind`. */
+static void pushdown_plan(struct run *run, struct pushdown *pd, const struct gtr_probe *probe,
+			  enum gtr_kind kind)
+{
+	struct gtr_count_plan *p = &pd->plan;
+
+	pd->have = true;
+	pd->ok = true;
+	pd->probe = probe;
+	pd->kind = kind;
+	p->probe_id = probe->id;
+	p->kind = kind;
+	p->ncond = 0;
+	for (int k = 0; k < run->opts->nfilters && pd->ok; k++) {
+		const int n = filter_count_conds(run->filters[k], probe, p->conds + p->ncond,
+						 GTR_COUNT_CONDS - p->ncond);
+		pd->ok = n >= 0;
+		p->ncond += pd->ok ? (uint32_t)n : 0;
+	}
+}
+
+/* Counts the events like ev that follow it in its frame, as the lean count
+ * would (ev itself was counted). */
+static void pushdown_count(struct run *run, struct pushdown *pd, const struct gtr_event *ev,
+			   const struct gtr_probe *probe, struct progress *prog)
+{
+	uint64_t matched = 0, last = 0;
+
+	if (!probe || probe->id != ev->probe_id)
+		return;
+	if (!pd->have || pd->probe != probe || pd->kind != ev->kind)
+		pushdown_plan(run, pd, probe, ev->kind);
+	if (!pd->ok)
+		return;
+	const uint64_t n = gtr_reader_count_run(run->r, &pd->plan, &matched, &last);
+	if (!n)
+		return;
+	const uint64_t before = run->nevents;
+	run->nevents = gtr_add_sat(run->nevents, n);
+	if (last > run->last_ts)
+		run->last_ts = last;
+	run->matched += matched;
+	if (prog->on && (before >> 16) != (run->nevents >> 16))
+		progress_draw(prog, false, false);
+}
+
+/*
  * Reads every event and drop record, or up to --limit. Returns 0, or the
  * exit status of an error (reported).
  */
@@ -582,6 +656,7 @@ static int read_loop(struct run *run, struct progress *prog)
 	bool have_last = false;     /* last_id/last_probe hold a lookup */
 	struct comm_memo memo = { 0 };
 	struct gtr_drop drop;
+	struct pushdown pd = { .on = pushdown_allowed(run) };
 
 	while (!run->stop) {
 		const int item = gtr_reader_next(run->r, &ev, &drop);
@@ -634,6 +709,8 @@ static int read_loop(struct run *run, struct progress *prog)
 				e.binary = binary_path(run->r, e.probe);
 			if (keep(run, &e))
 				run->sink->event(run, &e, true);
+			if (pd.on && !run->stop)
+				pushdown_count(run, &pd, &ev, last_probe, prog);
 		} else if (needs_pairing(run, &ev)) {
 			const bool now = pair_push(run->pair, &e);
 			if (!drain(run) || (now && !emit(run, &e)))
