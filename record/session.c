@@ -706,8 +706,11 @@ static int session_loop(struct session *s)
 			break;
 		/* a full disk: events are counted until the end, nothing
 		 * more is written */
+		/* a file is rotated once it holds events: a header larger
+		 * than the size alone does not make empty files */
 		if (!encoder_failed(s->enc) && o->rotate_size &&
 		    gtr_writer_bytes(encoder_writer(s->enc)) >= o->rotate_size &&
+		    gtr_writer_events(encoder_writer(s->enc)) > 0 &&
 		    session_rotate(s))
 			return -1;
 		if (now - last_flush >= flush_ns) {
