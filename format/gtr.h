@@ -523,6 +523,14 @@ void gtr_redactor_set_key(struct gtr_redactor *r, const uint8_t *key);
 /* Number of rules, and the rules as given, separated by spaces. */
 uint32_t gtr_redactor_nrules(const struct gtr_redactor *r);
 const char *gtr_redactor_rules(const struct gtr_redactor *r);
+/*
+ * The next rule, from index *k on, that has covered nothing of the probes
+ * seen so far (gtr_redact_probe): a value name, @strings or FUNCTION:
+ * that matched no value, or @spec no function. NULL when there is none;
+ * *k moves past the rule returned (start at 0). @host, @paths and @comm
+ * always apply.
+ */
+const char *gtr_redactor_unused(const struct gtr_redactor *r, uint32_t *k);
 
 /*
  * Rewrites in place (strings then point into `r`, valid until the next

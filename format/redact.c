@@ -40,8 +40,10 @@ enum target {
 struct rule {
 	char *func;              /* glob over the probe's function, NULL: any */
 	char *name;              /* T_NAME: glob over the value's name */
+	char *given;             /* the rule as written */
 	enum target target;
 	enum gtr_redact_action action;
+	bool used;               /* covered a value or name of some probe */
 };
 
 /* The action on each value of one probe. */
@@ -107,6 +109,7 @@ void gtr_redactor_free(struct gtr_redactor *r)
 	for (uint32_t i = 0; i < r->nrules; i++) {
 		free(r->rules[i].func);
 		free(r->rules[i].name);
+		free(r->rules[i].given);
 	}
 	free(r->rules);
 	free(r->text);
@@ -126,6 +129,14 @@ void gtr_redactor_set_key(struct gtr_redactor *r, const uint8_t *key)
 uint32_t gtr_redactor_nrules(const struct gtr_redactor *r)
 {
 	return r->nrules;
+}
+
+const char *gtr_redactor_unused(const struct gtr_redactor *r, uint32_t *k)
+{
+	for (; *k < r->nrules; (*k)++)
+		if (!r->rules[*k].used)
+			return r->rules[(*k)++].given;
+	return NULL;
 }
 
 const char *gtr_redactor_rules(const struct gtr_redactor *r)
@@ -233,7 +244,10 @@ int gtr_redactor_add_rule(struct gtr_redactor *r, const char *rule, char *err, s
 
 	if (rc)
 		return rc;
-	if (grow((void **)&r->rules, &r->cap, r->nrules, sizeof(*r->rules)) || add_text(r, rule))
+	/* the host, paths and task names are in every file */
+	x.used = x.target == T_HOST || x.target == T_PATHS || x.target == T_COMM;
+	if (!(x.given = strdup(rule)) ||
+	    grow((void **)&r->rules, &r->cap, r->nrules, sizeof(*r->rules)) || add_text(r, rule))
 		goto oom;
 	r->rules[r->nrules++] = x;
 	if (x.target != T_NAME && x.action > r->meta[x.target])
@@ -242,6 +256,7 @@ int gtr_redactor_add_rule(struct gtr_redactor *r, const char *rule, char *err, s
 oom:
 	free(x.func);
 	free(x.name);
+	free(x.given);
 	if (err && errlen)
 		snprintf(err, errlen, "out of memory");
 	return -ENOMEM;
@@ -458,15 +473,22 @@ int gtr_redact_probe(struct gtr_redactor *r, struct gtr_probe *p)
 		return -ENOMEM;
 	memset(pl, 0, sizeof(*pl));
 	for (uint32_t k = 0; k < r->nrules; k++) {
-		const struct rule *x = &r->rules[k];
+		struct rule *x = &r->rules[k];
 
 		if (x->func && fnmatch(x->func, p->func ? p->func : "", 0))
 			continue;
-		if (x->target == T_SPEC && x->action > spec)
-			spec = x->action;
-		for (uint32_t i = 0; i < p->nargs && i < GTR_MAX_ARGS; i++)
-			if (covers(x, p, i) && x->action > pl->act[i])
+		if (x->target == T_SPEC) {
+			x->used = true;
+			if (x->action > spec)
+				spec = x->action;
+		}
+		for (uint32_t i = 0; i < p->nargs && i < GTR_MAX_ARGS; i++) {
+			if (!covers(x, p, i))
+				continue;
+			x->used = true;
+			if (x->action > pl->act[i])
 				pl->act[i] = (uint8_t)x->action;
+		}
 	}
 	for (uint32_t i = 0; i < p->nargs && i < GTR_MAX_ARGS; i++) {
 		struct gtr_arg *a = &p->args[i];

@@ -199,6 +199,8 @@ int report_merge(const struct merge_opts *o)
 		fprintf(stderr, PROG ": %s\n", err);
 		rc = -1;
 	}
+	if (!rc)
+		report_redact_unused(o->redact, o->output);
 	if (!rc && !o->quiet && o->redact)
 		fprintf(stderr, PROG ": %" PRIu64 " events written to %s, redacted by %" PRIu32
 			" rules\n", events, o->output, gtr_redactor_nrules(o->redact));
@@ -213,4 +215,15 @@ int report_merge(const struct merge_opts *o)
 	gtr_id_space_free(ids);
 	free(in);
 	return rc ? EXIT_READ : 0;
+}
+
+void report_redact_unused(const struct gtr_redactor *red, const char *out)
+{
+	const char *rule;
+	uint32_t k = 0;
+
+	while (red && (rule = gtr_redactor_unused(red, &k)) != NULL)
+		fprintf(stderr, PROG ": warning: --redact %s covered nothing written to %s: "
+			"no probe there has a value it names (gotrace-report info lists "
+			"the names)\n", rule, out);
 }

@@ -28,4 +28,11 @@ struct merge_opts {
  */
 int report_merge(const struct merge_opts *o);
 
+/*
+ * Warns on stderr of each rule of `red` (NULL: none) that covered nothing
+ * written to `out`: a value name no probe has, so that a misspelt rule
+ * does not pass for a redaction (merge, redact, -w --redact).
+ */
+void report_redact_unused(const struct gtr_redactor *red, const char *out);
+
 #endif /* REPORT_MERGE_H */

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "map.h"
+#include "merge.h"
 #include "run_int.h"
 #include "xalloc.h"
 
@@ -146,6 +147,8 @@ static void write_end(struct run *run)
 		run->werr = true;
 	}
 	s->w = NULL;
+	if (!run->werr)
+		report_redact_unused(run->opts->redact, run->opts->write_path);
 	if (!run->werr)
 		fprintf(stderr, PROG ": %" PRIu64 " of %" PRIu64 " events written to %s\n",
 			gtr_copier_events(s->copy), run->nevents, run->opts->write_path);

@@ -175,6 +175,7 @@ def test_redacted_afterwards(plain, tool, tmp_path):
     out = str(tmp_path / "red.gtr")
     p = report(["redact", "-w", out, *redact_args(RULES), plain])
     assert "15 events written to %s, redacted by 6 rules" % out in p.stderr
+    assert "warning" not in p.stderr, p.stderr
     check_redacted(tool, out, RULES)
     # the copy of a copy keeps what was done, and adds the new rules
     again = str(tmp_path / "again.gtr")
@@ -184,6 +185,20 @@ def test_redacted_afterwards(plain, tool, tmp_path):
     args = {(p["func"], a["name"]): a.get("redacted") for p in c["probes"] for a in p["args"]}
     assert args[("main.send", "data")] == "drop" and args[("main.login", "user")] == "hash"
     assert secret_found(again) == []
+
+
+def test_rule_that_covers_nothing_is_named(plain, tmp_path):
+    """A misspelt rule does not pass for a redaction: each rule that
+    covered no value is named, in redact, merge and -w alike."""
+    out = str(tmp_path / "o.gtr")
+    for cmd in (["redact", "-w", out], ["merge", "-w", out], ["-w", out]):
+        p = report([*cmd, "--force", "--redact", "Password", "--redact", "password",
+                    "--redact", "main.nosuch:*", "--redact", "@host", plain])
+        warned = [l for l in p.stderr.splitlines() if "covered nothing" in l]
+        assert warned == [
+            "gotrace-report: warning: --redact %s covered nothing written to %s: no probe "
+            "there has a value it names (gotrace-report info lists the names)" % (r, out)
+            for r in ("Password", "main.nosuch:*")], p.stderr
 
 
 def test_merge_redacted(plain, secrets, tool, tmp_path):

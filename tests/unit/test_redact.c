@@ -142,6 +142,30 @@ Test(redact, what_rules_cover)
 	}
 }
 
+Test(redact, rules_that_cover_nothing)
+{
+	static const char *const rules[] = { "Password", "password", "main.other:user", "@host",
+					     "@strings", "main.nosuch:@spec", "main.log*:@spec" };
+	struct gtr_redactor *r = with_rules(rules, 7);
+	struct gtr_probe p = probe(1, "main.login", GTR_KIND_ENTRY, names, types, 10);
+	const char *unused[8];
+	uint32_t k = 0, n = 0;
+
+	/* before any probe, every rule but the metadata classes is unused */
+	while (n < 8 && (unused[n] = gtr_redactor_unused(r, &k)) != NULL)
+		n++;
+	cr_assert_eq(n, 6);
+	cr_assert_eq(gtr_redact_probe(r, &p), 0);
+	k = n = 0;
+	while (n < 8 && (unused[n] = gtr_redactor_unused(r, &k)) != NULL)
+		n++;
+	cr_assert_eq(n, 3);
+	cr_assert_str_eq(unused[0], "Password");
+	cr_assert_str_eq(unused[1], "main.other:user");
+	cr_assert_str_eq(unused[2], "main.nosuch:@spec");
+	gtr_redactor_free(r);
+}
+
 Test(redact, strongest_rule_wins_and_earlier_redaction_stays)
 {
 	static const char *const rules[] = { "password", "pass*=drop", "user" };
