@@ -144,13 +144,14 @@ struct walk {
 
 /*
  * Values of the variables (or parameters) dies[n] of funcs[fi] at pc,
- * into out[n]: names and types from DWARF, the number of pieces as the
+ * into out[n]: names and types from DWARF (but where none[i]: no DIE,
+ * names[i] untyped and nowhere; names and none may be NULL), the number of pieces as the
  * calling convention of funcs[fi] splits such a value, their places from
  * the location lists at pc (amd64; pieces found nowhere are
  * GOBIN_LOC_NONE). Returns the count written, or -ENOMEM.
  */
 static int vars_at(struct gobin *b, size_t fi, uint64_t pc, Dwarf_Die *dies,
-		   int n, struct gobin_arg *out)
+		   char *const *names, const bool *none, int n, struct gobin_arg *out)
 {
 	struct tbuild tb = { .budget = 1024, .ptrsize = b->ptrsize };
 	struct gobin_param p[GTR_MAX_ARGS];
@@ -164,16 +165,18 @@ static int vars_at(struct gobin *b, size_t fi, uint64_t pc, Dwarf_Die *dies,
 		Dwarf_Die td;
 		size_t len = 0;
 
+		const bool die = !none || !none[np];
+
 		memset(&p[np], 0, sizeof(p[np]));
-		snprintf(p[np].name, sizeof(p[np].name), "%s",
+		snprintf(p[np].name, sizeof(p[np].name), "%s", !die ? names[np] :
 			 dwarf_diename(&dies[np]) ? dwarf_diename(&dies[np]) : "");
-		p[np].type = gobin_die_type(&dies[np], &td) ? gobin_dwarf_type(&tb, &td, 0) :
-			     gobin_type_new(TK_OTHER, 0, "");
+		p[np].type = die && gobin_die_type(&dies[np], &td) ?
+			     gobin_dwarf_type(&tb, &td, 0) : gobin_type_new(TK_OTHER, 0, "");
 		if (!p[np].type) {
 			rc = -ENOMEM;
 			break;
 		}
-		ok[np] = b->machine == EM_X86_64 && sp >= 0 &&
+		ok[np] = die && b->machine == EM_X86_64 && sp >= 0 &&
 			 loc_at(&dies[np], pc, ops, &expr, &len) &&
 			 parse_loc(expr, len, sp + b->ptrsize, &locs[np]);
 	}
@@ -219,7 +222,7 @@ static void copy_params(struct walk *w, Dwarf_Die *die, struct inl_copy *c)
 	} while (dwarf_siblingof(&child, &child) == 0);
 	c->params = n ? calloc((size_t)n, sizeof(*c->params)) : NULL;
 	if (c->params) {
-		n = vars_at(w->b, c->outer, c->lo, v, n, c->params);
+		n = vars_at(w->b, c->outer, c->lo, v, NULL, NULL, n, c->params);
 		c->nparams = n > 0 ? n : 0;
 	}
 }
@@ -244,41 +247,113 @@ static bool var_in(Dwarf_Die *scope, const char *name, Dwarf_Die *out)
 	return false;
 }
 
+/* Most scopes site_scopes() follows: the function and nested blocks. */
+#define SITE_SCOPES 32
+
+/*
+ * The scopes of function `fn` that hold pc into sc[SITE_SCOPES],
+ * innermost first and the function last: lexical blocks and inlined
+ * subroutines, down from fn by DW_AT_ranges (Go writes no
+ * .debug_aranges, and a pc of the function's own code is in no child).
+ * The walk outwards stops at the innermost inlined subroutine: names
+ * there are the inlined function's, not its caller's. Returns the count.
+ */
+static int site_scopes(Dwarf_Die *fn, uint64_t pc, Dwarf_Die *sc)
+{
+	Dwarf_Die chain[SITE_SCOPES], child;
+	int n = 1, k = 0;
+
+	chain[0] = *fn;
+	while (n < SITE_SCOPES && dwarf_child(&chain[n - 1], &child) == 0) {
+		bool in = false;
+
+		do {
+			const int tag = dwarf_tag(&child);
+
+			in = (tag == DW_TAG_lexical_block ||
+			      tag == DW_TAG_inlined_subroutine) &&
+			     dwarf_haspc(&child, pc) == 1;
+		} while (!in && dwarf_siblingof(&child, &child) == 0);
+		if (!in)
+			break;
+		chain[n++] = child;
+	}
+	while (n > 0) {
+		sc[k++] = chain[--n];
+		if (dwarf_tag(&chain[n]) == DW_TAG_inlined_subroutine)
+			break;
+	}
+	return k;
+}
+
+/*
+ * Whether the function inlined at `copy` (its DW_AT_abstract_origin)
+ * declares a variable or parameter `name` (one the copy kept no DIE of:
+ * the compiler placed it nowhere).
+ */
+static bool var_in_origin(Dwarf_Die *copy, const char *name)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die origin, v;
+
+	return dwarf_tag(copy) == DW_TAG_inlined_subroutine &&
+	       dwarf_attr(copy, DW_AT_abstract_origin, &attr) &&
+	       dwarf_formref_die(&attr, &origin) && var_in(&origin, name, &v);
+}
+
+/* Whether `name` escaped to the heap in scopes sc[n]: Go's DWARF then
+ * names only its address, "&name" (cmd/compile/internal/dwarfgen). */
+static bool escaped(Dwarf_Die *sc, int n, const char *name)
+{
+	char amp[GOBIN_PATH_LEN];
+	Dwarf_Die v;
+
+	snprintf(amp, sizeof(amp), "&%s", name);
+	for (int k = 0; k < n; k++)
+		if (var_in(&sc[k], amp, &v))
+			return true;
+	return false;
+}
+
 int gobin_site_vars(const struct gobin *cb, const struct gobin_site *s,
 		    char *const *names, int n, struct gobin_arg *out,
 		    char *err, size_t errlen)
 {
 	struct gobin *b = (struct gobin *)cb;
-	Dwarf_Die fn, *scopes = NULL, v[GTR_MAX_ARGS];
+	Dwarf_Die fn, scopes[SITE_SCOPES], v[GTR_MAX_ARGS];
+	bool none[GTR_MAX_ARGS];
 	const ssize_t fi = gobin_func_index_at(b, s->addr);
 	Dwarf *dw = b->compiler == GOBIN_GC ? gobin_dwarf_open(b) : NULL;
-	int ns = 0, i;
+	int ns, i;
 
-	/* Go writes no .debug_aranges: start from the function's DIE */
-	if (!dw || fi < 0 ||
-	    !gobin_dwarf_subprogram(b, b->funcs[fi].name, b->funcs[fi].entry, &fn) ||
-	    (ns = dwarf_getscopes(&fn, s->addr, &scopes)) <= 0) {
+	if (!dw || fi < 0) {
 		snprintf(err, errlen, "%s has no DWARF for the code at %#llx: "
 			 "no variable can be named there", gobin_path(b),
 			 (unsigned long long)s->addr);
 		return -ENODATA;
 	}
+	/* in a function the DWARF leaves out, or in an inlined copy that
+	 * kept no DIE of a variable its function declares, a name is
+	 * nowhere: unavailable */
+	ns = gobin_dwarf_subprogram(b, b->funcs[fi].name, b->funcs[fi].entry, &fn) ?
+	     site_scopes(&fn, s->addr, scopes) : 0;
 	for (i = 0; i < n && i < GTR_MAX_ARGS; i++) {
 		int k = 0;
 
-		/* innermost scope first, up to the function's own */
 		while (k < ns && !var_in(&scopes[k], names[i], &v[i]))
 			k++;
-		if (k == ns) {
-			snprintf(err, errlen, "no variable or parameter '%s' is in "
-				 "scope at %#llx in %s (DWARF)", names[i],
-				 (unsigned long long)s->addr, s->func);
-			free(scopes);
-			return -ENOENT;
-		}
+		none[i] = k == ns;
+		if (!ns || k < ns || var_in_origin(&scopes[ns - 1], names[i]))
+			continue;
+		snprintf(err, errlen, "no variable or parameter '%s' is in "
+			 "scope at %#llx in %s (DWARF)%s", names[i],
+			 (unsigned long long)s->addr, s->func,
+			 escaped(scopes, ns, names[i]) ? "; it escaped to the heap "
+			 "and DWARF holds only its address, which a line probe "
+			 "does not follow" : "");
+		return -ENOENT;
 	}
-	free(scopes);
-	return vars_at(b, (size_t)fi, s->addr, v, i, out);
+	return vars_at(b, (size_t)fi, s->addr, v, names, none, i, out);
 }
 
 /* The call file of `die` through the line table of its CU, "" unknown. */

@@ -282,6 +282,31 @@ def test_line_probe_captures_locals_by_name(gobuild, toolchain, tmp_path):
     assert p.returncode != 0 and "no DWARF" in p.stderr
 
 
+def test_line_probe_captures_the_functions_own_scope(gobuild, toolchain,
+                                                    tmp_path):
+    """At a line outside any nested block of an optimised build the
+    function's parameters and top-level variables are in scope (loop's
+    `return sum`: sum and n); a line in inlined copies is probed in each
+    copy and its out-of-line body, a parameter the copy keeps nowhere
+    unavailable there, never a refusal of the recording."""
+    if gccgo_instead(toolchain, gobuild, tmp_path):
+        return
+    exe = gobuild(INLINE, "inline")
+    trace = str(tmp_path / "t.gtr")
+    end = fixture_line("LOOP END")
+    count = fixture_line("count++")
+    p = record(["-q", "-o", trace, 'main.go:%d "sum=%%d n=%%d" sum, n' % end,
+                "main.go:%d(n)" % count, "--", exe, "x"])
+    evs = jsonl(trace)
+    assert [e["args"] for e in evs if e["func"] == "main.loop"] == [
+        {"sum": sum(k * 3 for k in range(9)), "n": 9}]
+    bumps = [e for e in evs if e["func"] == "main.bump"]
+    assert len(bumps) == int(printed(p.stdout, "count")) == 8
+    assert len([e for e in bumps if e.get("inlined_into") == "main.main"]) == 7
+    assert {e["args"]["n"] for e in bumps} <= {None, 0, 1, 2, 3, 4, 100, -2, 7}
+    assert [e["args"]["n"] for e in bumps if not e.get("inlined_into")] == [7]
+
+
 def test_pclntab_inline_tree_agrees_with_dwarf(gobuild, toolchain, tmp_path):
     """The inlined copies the pclntab inline tree gives a stripped
     binary are the ones DWARF gives the same binary before stripping:
