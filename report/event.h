@@ -32,6 +32,10 @@ struct report_event {
 	uint32_t depth;                /* calls open below this one in its goroutine */
 	bool tracked;                  /* an entry kept open until its return (its
 				        * function has a return probe) */
+	bool untracked;                /* an entry of a function with a return
+				        * probe that pairing did not keep (a
+				        * limit: --max-depth, --max-goroutines):
+				        * its return shows unpaired */
 	bool lost;                     /* shown alone with status `lost`: events of
 				        * its function were lost or suppressed
 				        * where its other half may lie, so it is

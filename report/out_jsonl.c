@@ -169,7 +169,8 @@ static int jsonl_put(struct output *o, struct buf *b, const struct report_event 
 	if (ev->kind != GTR_KIND_RETURN) {
 		if (e->tracked)
 			return 0;
-		json_call(o, b, e, ev, e->probe, NULL, "no_return_probe");
+		json_call(o, b, e, ev, e->probe, NULL,
+			  e->untracked ? "not_tracked" : "no_return_probe");
 		return 1;
 	}
 	json_call(o, b, e, e->entry, e->entry_probe, ev,

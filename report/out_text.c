@@ -459,7 +459,7 @@ static int text_put(struct output *o, struct buf *b, const struct report_event *
 	if (ev->kind != GTR_KIND_RETURN) {
 		if (e->tracked)
 			return 0;
-		text_call(o, b, e, ev, e->probe, NULL, "-", false);
+		text_call(o, b, e, ev, e->probe, NULL, e->untracked ? "untracked" : "-", false);
 		return 1;
 	}
 	text_call(o, b, e, e->entry, e->entry_probe, ev,

@@ -182,7 +182,7 @@ static void gor_reclaim(struct pairer *p)
 
 	for (uint32_t i = 0; i < p->ngors; i++) {
 		struct gor *g = &p->gors[i];
-		if (g->depth) {
+		if (g->depth || g->over) {
 			p->gors[j++] = *g;
 			continue;
 		}
@@ -560,6 +560,13 @@ static void decide(struct pairer *p, struct report_event *out)
 	judge(p, c->fid, c->ts_ns);
 }
 
+/* Whether an entry of `fid` that pairing did not keep is one of a
+ * function with a return probe (a limit was reached). */
+static bool untracked(const struct pairer *p, enum gtr_kind kind, uint32_t fid, bool tracked)
+{
+	return kind == GTR_KIND_ENTRY && !tracked && fid < p->nfuncs && p->fret[fid];
+}
+
 /* An event with nothing to decide: final now when nothing older is held
  * (or `now`), else held behind them. */
 static bool pass(struct pairer *p, struct report_event *e, uint32_t fid, uint32_t depth,
@@ -571,6 +578,7 @@ static bool pass(struct pairer *p, struct report_event *e, uint32_t fid, uint32_
 		e->latency_ns = 0;
 		e->depth = depth;
 		e->tracked = tracked;
+		e->untracked = untracked(p, e->ev->kind, fid, tracked);
 		e->lost = false;
 		if (e->ev->kind == GTR_KIND_RETURN)
 			p->cnt.unpaired_returns = gtr_add_sat(p->cnt.unpaired_returns, 1);
@@ -600,8 +608,14 @@ bool pair_push(struct pairer *p, struct report_event *e)
 		bool tracked = false;
 		if (g) {
 			g->goid = ev->goid;
-			depth = g->depth;
-			tracked = push(p, g, e, pe->fid);
+			depth = g->depth + g->over;
+			/* above an entry not tracked, none is: the returns
+			 * that follow are theirs first */
+			tracked = !g->over && push(p, g, e, pe->fid);
+			if (!tracked && g->over < UINT32_MAX) {
+				g->over++;
+				p->cnt.over = gtr_add_sat(p->cnt.over, 1);
+			}
 		}
 		if (!tracked)
 			p->cnt.dropped = gtr_add_sat(p->cnt.dropped, 1);
@@ -610,6 +624,13 @@ bool pair_push(struct pairer *p, struct report_event *e)
 
 	struct gor *g = gor_get(p, ev->pid, key, false);
 	uint32_t k = g ? g->depth : 0;
+	if (g && g->over) {
+		/* the return of an entry not tracked (past --max-depth):
+		 * unpaired, never matched with an outer call */
+		g->over--;
+		p->cnt.over_returns = gtr_add_sat(p->cnt.over_returns, 1);
+		k = 0;
+	}
 	while (k > 0) {
 		const struct frame *f = (const struct frame *)(g->mem + g->offs[k - 1]);
 		if (f->fid == pe->fid)
@@ -627,7 +648,7 @@ bool pair_push(struct pairer *p, struct report_event *e)
 		}
 		*c = (struct release){ .kind = H_UNPAIRED, .fid = pe->fid, .ts_ns = ev->ts_ns };
 		e->depth = g ? g->depth : 0;
-		e->tracked = false;
+		e->tracked = e->untracked = false;
 		decide(p, e);
 		return true;
 	}
@@ -676,7 +697,7 @@ bool pair_push(struct pairer *p, struct report_event *e)
 	if (!now)
 		return false;
 	e->depth = k;
-	e->tracked = false;
+	e->tracked = e->untracked = false;
 	decide(p, e);
 	return true;
 }
@@ -720,6 +741,7 @@ bool pair_next(struct pairer *p, struct report_event *out)
 	*out = (struct report_event){
 		.ev = ev, .probe = h->probe, .comm = h->comm, .depth = h->depth,
 		.tracked = h->tracked,
+		.untracked = untracked(p, h->ekind, h->fid, h->tracked),
 	};
 	if (h->kind == H_PASS) {
 		if (h->ekind == GTR_KIND_RETURN)
@@ -750,6 +772,7 @@ void pair_event(struct pairer *p, struct report_event *e)
 		e->latency_ns = out.latency_ns;
 		e->depth = out.depth;
 		e->tracked = out.tracked;
+		e->untracked = out.untracked;
 		e->lost = out.lost;
 	}
 	p->force = false;

@@ -10,7 +10,10 @@
  *
  * Memory is bounded: at most `max_depth` open calls per goroutine,
  * `max_goroutines` goroutines and `max_bytes` of saved entries; what does
- * not fit is counted, never silently lost. Each open call keeps its entry's
+ * not fit is counted, never silently lost. Once a goroutine's stack is full,
+ * its further entries are counted (the depth past the limit), none tracked,
+ * and as many of its next returns are theirs: unpaired, never matched with
+ * an outer call of their function. Each open call keeps its entry's
  * values, strings cut to `keep_str` bytes (their true length is kept), and
  * its recorded stack.
  *
@@ -66,6 +69,11 @@ struct pair_counts {
 	uint64_t abandoned;       /* entries closed over by an outer return
 				     (unwound by a recovered panic) */
 	uint64_t dropped;         /* entries not tracked: a limit was reached */
+	uint64_t over;            /* of dropped: entries past max_depth (or
+				     max_bytes) on their goroutine's stack */
+	uint64_t over_returns;    /* returns of those entries: counted in
+				     unpaired_returns (or lost_returns), never
+				     paired with an outer call */
 	uint64_t open;            /* calls open now (at the end: never returned) */
 	uint64_t lost_returns;    /* returns shown alone as `lost`: their pair met
 				     a loss span, or no entry and a loss before */

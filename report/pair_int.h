@@ -101,6 +101,9 @@ struct gor {
 	uint32_t used, cap;
 	uint32_t *offs;           /* offset of each open frame in mem */
 	uint32_t depth, cap_offs;
+	uint32_t over;            /* entries not tracked above the open calls
+				     (--max-depth or max_bytes reached): the
+				     next returns are theirs, unpaired */
 };
 
 struct probe_ent {

@@ -676,3 +676,50 @@ def test_held_or_not_the_output_is_the_same(lossy, calls):
                 piped = subprocess.run([REPORT, *args, "-"], stdin=f, capture_output=True,
                                        check=True)
             assert piped.stdout == direct.stdout, (path, args)
+
+
+# ------------------------------------------------------------ --max-depth
+
+def recursion_lines(n):
+    """main.depth(n) recursing n deep, each call returning its n: entries
+    outermost first, then returns innermost first, 1 us apart."""
+    out = ["P 1 e main.depth n", "P 2 r main.depth ~r0"]
+    t = T0
+    for i in range(n):
+        out.append("E %d 1 4242 4243 1 0 %d" % (t, n - i))
+        t += US_
+    for i in range(n):
+        out.append("E %d 2 4242 4243 1 0 %d" % (t, i + 1))
+        t += US_
+    return out
+
+
+def test_recursion_past_max_depth_is_never_mispaired(lossgen, tmp_path):
+    """1500 deep past the default --max-depth (1024): the 476 inner calls
+    are not tracked and their returns stay unpaired; the 1024 outer ones
+    pair with their own returns, with their true latency."""
+    path = lossgen(tmp_path / "deep.gtr", recursion_lines(1500))
+    p = report(["--format", "jsonl", "--calls", path])
+    cs = [json.loads(l) for l in p.stdout.splitlines()]
+    st = {}
+    for c in cs:
+        st[c["status"]] = st.get(c["status"], 0) + 1
+    assert st == {"returned": 1024, "not_tracked": 476, "no_entry": 476}
+    for c in cs:
+        if c["status"] == "returned":
+            n = c["args"]["n"]
+            assert c["rets"] == {"~r0": n}
+            # entry at 1500 - n us, return at 1500 + n - 1 us
+            assert c["latency_ns"] == (2 * n - 1) * US_
+    assert "1024 call(s) paired" in p.stderr
+    assert "476 return(s) without entry" in p.stderr
+    assert "476 entries not tracked (--max-depth" in p.stderr
+    text = lines(["--calls", path])
+    assert [l.split()[2:] for l in text if "n=1500 " in l] == \
+        [["main.depth", "2.999ms", "n=1500", "->", "~r0=1500"]]
+    assert [l.split()[2:] for l in text if l.endswith(" n=476")] == \
+        [["main.depth", "untracked", "n=476"]]
+    # with room for all, every call pairs
+    cs = [json.loads(l) for l in lines(["--format", "jsonl", "--calls", "--max-depth", "2000",
+                                        path])]
+    assert {c["status"] for c in cs} == {"returned"} and len(cs) == 1500

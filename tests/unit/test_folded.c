@@ -11,6 +11,7 @@
 
 #include "folded.h"
 #include "pair.h"
+#include "pair_fixture.h"
 
 enum { SAFE = 1, SAFE_RET, BOOM, BOOM_RET, FUNC1, FUNC1_RET, NPROBES = FUNC1_RET };
 
@@ -54,15 +55,8 @@ TestSuite(folded, .init = setup, .fini = teardown);
 static void feed_g(uint32_t probe, uint64_t ts, uint64_t goid, bool count,
 		       const uint64_t *stack, uint32_t nstack)
 {
-	struct report_event e = { .ev = &ev, .probe = &probes[probe - 1], .comm = "app" };
+	struct report_event e = fixture_event(&ev, &probes[probe - 1], ts, goid);
 
-	memset(&ev, 0, sizeof(ev));
-	ev.ts_ns = ts;
-	ev.probe_id = probe;
-	ev.kind = probes[probe - 1].kind;
-	ev.pid = 10;
-	ev.tid = 11;
-	ev.goid = goid;
 	ev.stack = stack;
 	ev.nstack = nstack;
 	pair_event(p, &e);

@@ -11,6 +11,7 @@
 
 #include "folded.h"
 #include "pair.h"
+#include "pair_fixture.h"
 #include "stats.h"
 #include "timeparse.h"
 
@@ -39,18 +40,8 @@ TestSuite(pair, .init = setup);
 static struct report_event feed(struct pairer *p, uint32_t probe, uint64_t ts,
 				uint64_t goid, int64_t v)
 {
-	struct report_event e = { .ev = &ev, .probe = &probes[probe - 1], .comm = "app" };
+	struct report_event e = fixture_event_int(&ev, &probes[probe - 1], ts, goid, v);
 
-	memset(&ev, 0, sizeof(ev));
-	ev.ts_ns = ts;
-	ev.probe_id = probe;
-	ev.kind = probes[probe - 1].kind;
-	ev.pid = 10;
-	ev.tid = 11;
-	ev.goid = goid;
-	ev.nvals = 1;
-	ev.vals[0].kind = GTR_VAL_INT;
-	ev.vals[0].v.i = v;
 	pair_event(p, &e);
 	return e;
 }
@@ -995,14 +986,8 @@ Test(pair, held_events_are_copied_whole)
 #define BIG(i) ((i) % 4 == 0 || (i) % 4 == 3)
 	for (int i = 0; i < 20; i++) {
 		const uint32_t probe = i % 2 ? 2 : 1;
-		struct report_event in = { .ev = &ev, .probe = &probes[probe - 1], .comm = "worker" };
-		memset(&ev, 0, sizeof(ev));
-		ev.ts_ns = ts;
-		ev.probe_id = probe;
-		ev.kind = probes[probe - 1].kind;
-		ev.pid = 10;
-		ev.tid = 11;
-		ev.goid = 1;
+		struct report_event in = fixture_event(&ev, &probes[probe - 1], ts, 1);
+		in.comm = "worker";
 		ev.nvals = BIG(i) ? 3 : 1;
 		for (uint32_t k = 0; k < ev.nvals; k++) {
 			ev.vals[k].kind = GTR_VAL_STR;

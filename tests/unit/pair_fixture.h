@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the pairing tests (test_report_pair.c, test_pair_depth.c,
+ * test_folded.c) share: an event of a probe as the read loop hands it to
+ * report/pair.h.
+ */
+#ifndef TESTS_PAIR_FIXTURE_H
+#define TESTS_PAIR_FIXTURE_H
+
+#include <string.h>
+
+#include "event.h"
+
+/*
+ * Fills *ev (zeroed first) with an event of probe `pr` (its id and kind)
+ * at `ts` in pid 10, tid 11 and goroutine `goid`, and returns the
+ * report_event of it (task "app").
+ */
+static inline struct report_event fixture_event(struct gtr_event *ev, const struct gtr_probe *pr,
+						uint64_t ts, uint64_t goid)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->ts_ns = ts;
+	ev->probe_id = pr->id;
+	ev->kind = pr->kind;
+	ev->pid = 10;
+	ev->tid = 11;
+	ev->goid = goid;
+	return (struct report_event){ .ev = ev, .probe = pr, .comm = "app" };
+}
+
+/* fixture_event() with one integer value `v`. */
+static inline struct report_event fixture_event_int(struct gtr_event *ev,
+						    const struct gtr_probe *pr, uint64_t ts,
+						    uint64_t goid, int64_t v)
+{
+	struct report_event e = fixture_event(ev, pr, ts, goid);
+
+	ev->nvals = 1;
+	ev->vals[0].kind = GTR_VAL_INT;
+	ev->vals[0].v.i = v;
+	return e;
+}
+
+#endif /* TESTS_PAIR_FIXTURE_H */
