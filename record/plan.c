@@ -574,6 +574,34 @@ static void no_match(const struct binary *b, const char *pat)
 }
 
 /*
+ * The probe the `n` inlined copies of `what` get from `spec`: spec
+ * itself; or, when it has a signature (which describes an out-of-line
+ * body, not a copy: a copy's values are where its caller left them),
+ * spec without it, into *nosig, their values from DWARF where it locates
+ * them; or NULL when expressions name the signature's values: the
+ * copies are left out. Says so in one line (not under -q).
+ */
+static const struct probe_spec *copies_spec(const struct plan *pl,
+					    const struct probe_spec *spec,
+					    struct probe_spec *nosig, int n,
+					    const char *what)
+{
+	if (!spec->sig)
+		return spec;
+	*nosig = *spec;
+	nosig->sig = nosig->results = NULL;
+	if (!pl->opts.quiet)
+		fprintf(stderr, "gotrace-record: probe '%s': the signature "
+			"describes the out-of-line body of %s; its %d inlined "
+			"cop%s %s\n", spec->text, what, n, n == 1 ? "y is" : "ies are",
+			spec->nexprs ? "not probed (the expressions name the "
+			"signature's values; probe them without a signature)" :
+			"probed without it: values from DWARF where it locates "
+			"them, none without DWARF");
+	return spec->nexprs ? NULL : nosig;
+}
+
+/*
  * Probes the inlined copies of every function glob `spec` matches (entry
  * probes; a return probe says that they have none, quietly only when
  * `body`, functions were probed), those --exclude leaves out aside,
@@ -586,9 +614,15 @@ static int add_glob_inlined(struct plan *pl, const struct probe_spec *spec,
 {
 	int nn, k = 0, n = gobin_inline_glob(b->gb, spec->func, NULL, 0, NULL);
 	struct gobin_site *v = n > 0 ? calloc((size_t)n, sizeof(*v)) : NULL;
+	struct probe_spec nosig;
 
 	if (!v)
 		return n < 0 ? -1 : 0;
+	if (spec->kind != GTR_KIND_RETURN &&
+	    !(spec = copies_spec(pl, spec, &nosig, n, spec->func))) {
+		free(v);
+		return n;
+	}
 	gobin_inline_glob(b->gb, spec->func, v, n, &nn);
 	for (int i = 0; i < n; i++)
 		if (!is_excluded(&pl->opts, v[i].func))
@@ -668,6 +702,37 @@ static bool named_so(const struct binary *b, const char *name)
 }
 
 /*
+ * Says that spec->func, which has a signature, has no out-of-line body
+ * for it to describe, only the n copies v[] (named by the functions they
+ * are inlined into). Returns -1.
+ */
+static int no_body(const struct probe_spec *spec, const struct gobin_site *v,
+		   int n)
+{
+	int shown = 0;
+	bool more = false;
+
+	fprintf(stderr, "gotrace-record: probe '%s': %s has no out-of-line "
+		"body for a signature to describe: the compiler inlined every "
+		"call of it (%d cop%s, into ", spec->text, spec->func, n,
+		n == 1 ? "y" : "ies");
+	for (int i = 0; i < n && !more; i++) {
+		int k = 0;
+
+		while (k < i && strcmp(v[k].outer.name, v[i].outer.name))
+			k++;
+		if (k == i && shown == 3)
+			more = true;
+		else if (k == i)
+			fprintf(stderr, "%s%s", shown++ ? ", " : "", v[i].outer.name);
+	}
+	fprintf(stderr, "%s); drop the signature to probe the copies (their "
+		"values from DWARF where it locates them, none without DWARF)\n",
+		more ? ", ..." : "");
+	return -1;
+}
+
+/*
  * Probes the inlined copies of spec->func (an entry probe; a return
  * probe says that they have none; `body`: the function has an
  * out-of-line body too). Returns how many copies there are, or -1 after
@@ -677,6 +742,7 @@ static int add_inlined(struct plan *pl, const struct probe_spec *spec,
 		       struct binary *b, bool body)
 {
 	struct gobin_site *v;
+	struct probe_spec nosig;
 	const char *source;
 	int n = gobin_inline_sites(b->gb, spec->func, NULL, 0, &source), rc;
 
@@ -699,7 +765,12 @@ static int add_inlined(struct plan *pl, const struct probe_spec *spec,
 	if (!v)
 		return -1;
 	gobin_inline_sites(b->gb, spec->func, v, n, &source);
-	rc = add_sites(pl, spec, b, v, n);
+	if (spec->sig && !body)
+		rc = no_body(spec, v, n);
+	else if (!(spec = copies_spec(pl, spec, &nosig, n, spec->func)))
+		rc = 0;   /* left out, said why */
+	else
+		rc = add_sites(pl, spec, b, v, n);
 	free(v);
 	return rc ? -1 : n;
 }

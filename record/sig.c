@@ -468,6 +468,19 @@ static struct gobin_type *parse_type_inner(struct sp *p, bool lenient)
 	return named_type(p, name, lenient);
 }
 
+/*
+ * The one spelling of type names that differ in blanks alone and that
+ * other code compares: the empty interface, "interface{}" or
+ * "interface { }", is "interface {}" as DWARF names it (args.c tells
+ * an empty interface, two words of type and data, from one with methods
+ * by it).
+ */
+static void canon_name(struct gobin_type *t)
+{
+	if (t->kind == TK_IFACE && !strcmp(t->name, "interface{}"))
+		snprintf(t->name, sizeof(t->name), "interface {}");
+}
+
 static struct gobin_type *parse_type(struct sp *p, bool lenient)
 {
 	struct gobin_type *t;
@@ -482,6 +495,7 @@ static struct gobin_type *parse_type(struct sp *p, bool lenient)
 	t = parse_type_inner(p, lenient);
 	if (t) {
 		set_name(p, t, from);
+		canon_name(t);
 		gobin_type_set_align(t, p->ps);
 	}
 	p->depth--;

@@ -264,3 +264,70 @@ def test_struct_by_value_on_a_stripped_binary(gobuild, toolchain, tmp_path):
         return
     assert report([trace]).stdout.splitlines()[1].endswith("main.withStruct  p={X:3 Y:4} n=5")
     assert jsonl(trace)[0]["args"] == {"p": {"X": 3, "Y": 4}, "n": 5}
+
+
+SIGS = "tests/fixtures/sigs"
+
+
+def stripped_sigs(gobuild, toolchain):
+    """The sigs fixture without DWARF or symbols, where signatures are
+    what gives types; gccgo's strip keeps no function table (its
+    signature probes read the unstripped build)."""
+    if toolchain.gccgo:
+        return gobuild(SIGS, "sigs")
+    return gobuild(SIGS, "sigs-s", "-ldflags=-s -w")
+
+
+@pytest.mark.parametrize("spelling", ["interface{}", "interface { }", "interface {}", "any"])
+def test_signature_empty_interface_in_every_spelling(gobuild, toolchain, tmp_path, spelling):
+    """v interface{} (any blanks) is an empty interface, as any is: its
+    two words are the type and the data, so anyf(12345) and anyf("str")
+    show their dynamic types (names with DWARF, descriptor addresses
+    without), never <nil> or the data word."""
+    exe = gobuild(SIGS, "sigs")
+    probe = "main.anyf(v %s)" % spelling
+    trace = str(tmp_path / "t.gtr")
+    rows = [l.split(None, 2)[:2] for l in record(["--list", exe, probe]).stdout.splitlines()
+            if l.startswith("    ")]
+    assert rows == [["v", "any" if spelling == "any" else "interface"]]
+    for build in [exe, stripped_sigs(gobuild, toolchain)]:
+        record(["-q", "-o", trace, "-f", probe, "--", build])
+        got = [e["args"]["v"] for e in jsonl(trace)]
+        if build == exe and not toolchain.gccgo:
+            assert got == ["int", "string"]
+            continue
+        # no names (gccgo's descriptors, no DWARF): their addresses
+        assert len(got) == 2 and got[0] != got[1], got
+        assert all(v.startswith("0x") and int(v, 16) > 0x1000 for v in got), got
+
+
+def test_signature_on_a_function_with_inlined_copies(gobuild, toolchain, tmp_path):
+    """A signature describes the out-of-line body of main.Rect.Area,
+    whose value receiver it reads; the copy inlined into the wrapper
+    (*Rect).Area is probed without it, said in one line; a function with
+    no out-of-line body (main.small) is refused, saying so."""
+    exe = stripped_sigs(gobuild, toolchain)
+    trace = str(tmp_path / "t.gtr")
+    if toolchain.gccgo:
+        # built with -fno-inline: no copies, main.small has its body
+        p = record(["-o", trace, "main.small(x int, s string)", "--", exe])
+        assert "inlined" not in p.stderr
+        assert [e["args"]["x"] for e in jsonl(trace)] == [7, 207]
+        return
+    p = record(["-o", trace, "main.Rect.Area(recv main.Rect)", "--", exe])
+    evs = jsonl(trace)
+    assert ("the signature describes the out-of-line body of main.Rect.Area; "
+            "its 1 inlined copy is probed without it") in p.stderr
+    assert sorted((e.get("inlined_into", ""), json.dumps(e["args"])) for e in evs) == [
+        ("", '{"recv": {"W": 6, "H": 7}}'),
+        ("main.(*Rect).Area", "{}"), ("main.(*Rect).Area", "{}")]
+    p = record(["-o", trace, "-f", 'main.Rect.Area(recv main.Rect) "%d" recv.W',
+                "--", exe])
+    assert "its 1 inlined copy is not probed" in p.stderr
+    assert [e["args"]["recv"]["W"] for e in jsonl(trace)] == [6]
+    p = record(["-o", trace, "-f", "main.small(x int, s string)", "--", exe],
+               check=False)
+    assert p.returncode == 1
+    assert ("main.small has no out-of-line body for a signature to describe: "
+            "the compiler inlined every call of it (2 copies, into "
+            "main.useSmall); drop the signature") in p.stderr
