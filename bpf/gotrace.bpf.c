@@ -360,13 +360,37 @@ __noinline int fetch_one(struct pt_regs *regs, struct gt_event *ev,
 __u32 kernel_adds_entry_caller = 0;
 
 /*
+ * The kernel's walk in frames[1..n/8] is the whole stack: moved down to
+ * frames[0..], at most GT_MAX_STACK - 1 frames. Returns its bytes.
+ */
+static __always_inline __u32 stack_as_walked(__u64 *frames, long n,
+					     struct gt_event *ev)
+{
+	n /= 8;
+	if (n > GT_MAX_STACK - 1)
+		n = GT_MAX_STACK - 1;
+	for (int i = 0; i < GT_MAX_STACK - 1; i++) {
+		if (i >= n)
+			break;
+		frames[i] = frames[i + 1];
+	}
+	ev->nstack = n;
+	return n * 8;
+}
+
+/*
  * User stack by frame pointers into the start of ev->data; returns its
- * bytes. At a probe before the frame is set up (after the entry's stack
- * check, or at a RET) the caller's return address is at [SP], not yet
- * behind a frame pointer, so a walk from RBP skips the caller: put it back
- * as the second frame, unless the kernel put it there itself (a probe on
- * push %rbp, GT_P_AT_PUSH_BP). Which of the two happened shows when [SP]
- * and [RBP+8] differ: the kernel's second frame is one of them.
+ * bytes. In a function's body after its prologue (GT_P_FRAME_BP) the
+ * kernel's walk from RBP is the stack as it is. Elsewhere (after the
+ * entry's stack check, at a RET, in code of a function that keeps no
+ * frame) the caller's return address is at [SP + ret_sp], not behind a
+ * frame pointer, so a walk from RBP skips the caller: put it back as the
+ * second frame, unless the kernel put it there itself (a probe on push
+ * %rbp, GT_P_AT_PUSH_BP). Which of the two happened shows when [SP] and
+ * [RBP+8] differ: the kernel's second frame is one of them. A 32-bit
+ * program (GT_P_PTR32) has no frame pointers to walk: the probed
+ * instruction and its caller; a body of unknown frame (GT_P_IP_ONLY) the
+ * probed instruction alone.
  */
 static __always_inline __u32 read_stack(struct pt_regs *regs,
 					const struct gt_plan *plan,
@@ -379,26 +403,24 @@ static __always_inline __u32 read_stack(struct pt_regs *regs,
 			  BPF_F_USER_STACK);
 	if (n < 8)
 		return 0;
-	if (bpf_probe_read_user(&ret, sizeof(ret), (void *)PT_REGS_SP(regs)))
+	if (plan->flags & (GT_P_FRAME_BP | GT_P_IP_ONLY))
+		return stack_as_walked(frames, plan->flags & GT_P_IP_ONLY ? 8 : n, ev);
+	if (bpf_probe_read_user(&ret, sizeof(ret),
+				(void *)(PT_REGS_SP(regs) + plan->ret_sp)))
 		ret = 0;
+	if (plan->flags & GT_P_PTR32) {
+		frames[0] = frames[1];
+		frames[1] = ret & 0xffffffffu;
+		ev->nstack = 2;
+		return 16;
+	}
 	if (plan->flags & GT_P_AT_PUSH_BP) {
 		if (n >= 16 && ret &&
 		    !bpf_probe_read_user(&up, sizeof(up), (void *)(PT_REGS_FP(regs) + 8)) &&
 		    up != ret)
 			kernel_adds_entry_caller = frames[2] == ret ? 1 : 2;
-		if (kernel_adds_entry_caller == 1) {
-			/* frames[1..] is the whole stack: move it down */
-			n /= 8;
-			if (n > GT_MAX_STACK - 1)
-				n = GT_MAX_STACK - 1;
-			for (int i = 0; i < GT_MAX_STACK - 1; i++) {
-				if (i >= n)
-					break;
-				frames[i] = frames[i + 1];
-			}
-			ev->nstack = n;
-			return n * 8;
-		}
+		if (kernel_adds_entry_caller == 1)
+			return stack_as_walked(frames, n, ev);
 	}
 	frames[0] = frames[1];   /* the probed instruction */
 	frames[1] = ret;

@@ -114,6 +114,10 @@ struct gt_plan {
 	__s32 goid_off;    /* offset of goid in runtime.g; -1: take g's address */
 	__u32 flags;       /* GT_P_* */
 	__u32 npred;       /* predicates, all must hold (<= GT_MAX_PRED) */
+	__u32 ret_sp;      /* GT_P_STACK without GT_P_FRAME_BP: bytes from SP
+			      to the return address at the probed
+			      instruction (0 at an entry) */
+	__u32 pad;
 	__u64 rate;        /* events per second kept, 0: no limit */
 	/* the fetches first: those of a plan of a few arguments share the
 	 * header's cache lines, a cold miss each fewer per hit */
@@ -124,6 +128,15 @@ struct gt_plan {
 /* Flags of a plan. */
 #define GT_P_STACK 1       /* capture the user stack */
 #define GT_P_AT_PUSH_BP 2  /* the probed instruction is push %rbp or endbr64 */
+#define GT_P_FRAME_BP 4    /* the probed instruction is in the body of a
+			      function that set its frame pointer: the
+			      walk from BP is the stack, [BP+8] the caller */
+#define GT_P_PTR32 8       /* a 32-bit program (Go keeps no frame pointers
+			      on 386): the stack is the probed instruction
+			      and its 4-byte return address at ret_sp */
+#define GT_P_IP_ONLY 16    /* in a body whose frame is not known (gccgo
+			      code without a frame pointer): the probed
+			      instruction alone */
 
 /* Ring buffer record types. */
 enum gt_rec { GT_REC_EVENT = 1, GT_REC_EXIT = 2 };

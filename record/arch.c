@@ -94,6 +94,7 @@ static const struct gt_arch arches[] = {
 		.c_ret = { GOBIN_MREG_RAX, GOBIN_MREG_RDX },
 		.prologue_skip = skip64, .ret_offsets = go_ret_offsets,
 		.uprobe_ok = uprobe_ok64, .at_push_bp = go_insn_push_bp,
+		.sets_fp = go_insn_sets_fp,
 		.goid_from_code = go_goid_offset_from_code,
 		.flow = go_insn_flow,
 		.capture = true, .goid = true,

@@ -81,6 +81,8 @@ struct gt_arch {
 	 *   for its thread-local storage access.
 	 * at_push_bp: whether the kernel's user stack walk adds the caller
 	 *   at a uprobe on the first instruction (GT_P_AT_PUSH_BP).
+	 * sets_fp: whether a function's prologue sets a frame pointer
+	 *   (go_insn_sets_fp; GT_P_FRAME_BP in its body).
 	 * goid_from_code: goid's offset as runtime.goroutineheader reads it
 	 *   (go_goid_offset_from_code).
 	 * flow: a function's instructions, their branch targets and which
@@ -91,6 +93,7 @@ struct gt_arch {
 	bool (*uprobe_ok)(const uint8_t *code, size_t len);
 	bool (*tls_unsafe)(const uint8_t *code, size_t len);
 	bool (*at_push_bp)(const uint8_t *code, size_t len);
+	bool (*sets_fp)(const uint8_t *code, size_t len);
 	int (*goid_from_code)(const uint8_t *code, size_t len, uint64_t entry,
 			      const uint64_t *print, int nprint, int regabi);
 	int (*flow)(const uint8_t *code, size_t len, struct go_flow *out, int max);

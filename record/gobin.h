@@ -590,6 +590,14 @@ int gobin_inline_ranges(const struct gobin *b, const struct gobin_func *f,
 			struct gobin_inl_range **out);
 
 /*
+ * Bytes of frame of gc code at `pc` (the pclntab's pcsp table of its
+ * function: 0 at the entry and in a function that keeps no frame), so
+ * that the return address is at SP + that; -1 unknown (gccgo, no
+ * function there).
+ */
+int32_t gobin_frame_at(const struct gobin *b, uint64_t pc);
+
+/*
  * The variables and parameters named names[0..n) in scope at site `s`
  * (the innermost DWARF scope holding s->addr outwards: lexical blocks,
  * inlined copies, the function), located at that address from their

@@ -747,3 +747,10 @@ int gobin_inline_ranges(const struct gobin *b, const struct gobin_func *f,
 	*out = v;
 	return n;
 }
+
+int32_t gobin_frame_at(const struct gobin *b, uint64_t pc)
+{
+	const ssize_t fi = b->compiler == GOBIN_GC ? gobin_func_index_at(b, pc) : -1;
+
+	return fi < 0 ? -1 : inl_pcvalue(b, (size_t)fi, INL_TAB_SP, pc);
+}

@@ -223,6 +223,33 @@ bool go_insn_push_bp(const uint8_t *code, size_t len)
 			    (len >= 4 && !memcmp(code, "\xf3\x0f\x1e\xfa", 4)));
 }
 
+bool go_insn_sets_fp(const uint8_t *code, size_t len)
+{
+	ZydisDecodedInstruction in;
+	ZydisDecoder dec;
+	size_t off = 0;
+	bool pushed = false;
+
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+					   ZYDIS_STACK_WIDTH_64)))
+		return false;
+	for (int i = 0; i < 16 && off < len; i++, off += in.length) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL, code + off,
+								len - off, &in)))
+			return false;
+		if (pushed)
+			/* mov %rsp,%rbp: 48 89 e5 or 48 8b ec */
+			return in.length == 3 &&
+			       (!memcmp(code + off, "\x48\x89\xe5", 3) ||
+				!memcmp(code + off, "\x48\x8b\xec", 3));
+		pushed = in.length == 1 && code[off] == 0x55;
+		if (in.meta.branch_type != ZYDIS_BRANCH_TYPE_NONE &&
+		    in.mnemonic != ZYDIS_MNEMONIC_JB)
+			return false;
+	}
+	return false;
+}
+
 int go_goid_offset_from_code(const uint8_t *code, size_t len, uint64_t entry,
 			     const uint64_t *print, int nprint, int regabi)
 {

@@ -87,6 +87,14 @@ bool go_insn_uprobe_ok(const uint8_t *code, size_t len, int bits);
 bool go_insn_push_bp(const uint8_t *code, size_t len);
 
 /*
+ * Whether the prologue of the function at code[len] (64-bit: its first
+ * 16 instructions, up to a branch) sets a frame pointer, push %rbp then
+ * mov %rsp,%rbp (gc's, and GCC's with -fno-omit-frame-pointer, after a
+ * split-stack check), so that in its body [RBP+8] is its return address.
+ */
+bool go_insn_sets_fp(const uint8_t *code, size_t len);
+
+/*
  * The offset of goid in runtime.g as the code of runtime.goroutineheader
  * reads it (code[len] from its entry at address `entry`, amd64): it
  * prints "goroutine ", gp.goid first of all (src/runtime/traceback.go,

@@ -138,6 +138,33 @@ int plan_site_meta(struct probe *p)
 }
 
 /*
+ * How the stack of a probe at a site in the body of p->fn is walked
+ * (bpf/gotrace.h): gc code on x86-64 with a frame at the site set its
+ * frame pointer in the prologue (PUSHQ BP; MOVQ SP, BP, cmd/internal/obj/
+ * x86/obj6.go), so the walk from BP is the stack; gc code with no frame
+ * there (a leaf, or the epilogue) and 386 code (no frame pointers) have
+ * the return address at SP + the pclntab's frame size; gccgo code is
+ * walked from BP when the function's prologue sets it (GCC's
+ * -fno-omit-frame-pointer), else shows the probed instruction alone.
+ */
+static void site_stack(struct probe *p, const struct gt_arch *ai,
+		       const uint8_t *code, size_t len)
+{
+	const int32_t frame = gobin_frame_at(p->bin->gb, p->site.addr);
+
+	if (gobin_compiler(p->bin->gb) == GOBIN_GC && frame >= 0) {
+		if (frame > 0 && ai->ptrsize == 8)
+			p->plan.flags |= GT_P_FRAME_BP;
+		else
+			p->plan.ret_sp = (uint32_t)frame;
+	} else if (code && ai->sets_fp && ai->sets_fp(code, len)) {
+		p->plan.flags |= GT_P_FRAME_BP;
+	} else {
+		p->plan.flags |= GT_P_IP_ONLY;
+	}
+}
+
+/*
  * The one uprobe of a probe at a site: its first instruction, unless
  * that is the function's entry (then after the stack check, as an entry
  * probe). Returns 0, or a negative errno after printing why.
@@ -160,6 +187,7 @@ static int site_uprobe(struct probe *p)
 			p->spec.text, (unsigned long long)p->site.addr, p->fn.name);
 		return -EPERM;
 	}
+	site_stack(p, ai, code, len);
 	p->sites = malloc(sizeof(*p->sites));
 	if (!p->sites)
 		return -ENOMEM;
@@ -178,6 +206,8 @@ int plan_sites(struct plan *pl, struct probe *p)
 	const uint8_t *code;
 	int i, n;
 
+	if (ai->ptrsize == 4)
+		p->plan.flags |= GT_P_PTR32;
 	if (p->at_site)
 		return site_uprobe(p);
 	if (p->spec.kind == GTR_KIND_ENTRY)

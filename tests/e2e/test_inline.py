@@ -397,6 +397,64 @@ def test_stack_through_inlined_frame_matches_go(inline_bin, tmp_path):
     assert report([small]).stdout.splitlines()[2:] == text[2:len(text)]
 
 
+def test_stack_at_line_and_inlined_copy_matches_go(inline_bin, tmp_path):
+    """Stacks at probes inside a function's body: the line of bump that
+    calls main.callers, in its copy inlined into main.main, shows the
+    frames Go's runtime.Callers sees there (main.bump, main.main) and then
+    runtime.main, no word of the frame taken for a return address; so do
+    bump's inlined copies, and the loop line of main.loop, a function with
+    no frame of its own."""
+    kind, exe = inline_bin
+    if kind == "gccgo":
+        return
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-U", "-o", trace,
+                "main.go:%d" % fixture_line("stackOut = callers()"),
+                "main.go:%d" % fixture_line("LOOP BODY"), "main.bump",
+                "--", exe, "x"])
+    go = printed(p.stdout, "stack").split(";")
+    assert go == ["main.bump", "main.main"]
+
+    def names(e):
+        return [f.split("+0x")[0].replace(" (inlined)", "") for f in e["stack"]]
+    evs = jsonl(trace)
+    at = [e for e in evs if e.get("line") and e["func"] == "main.bump"]
+    assert len(at) == 1 and at[0]["inlined_into"] == "main.main"
+    assert names(at[0])[:3] == go + ["runtime.main"]
+    loop = [e for e in evs if e["func"] == "main.loop"]
+    assert len(loop) == 9
+    copies = [e for e in evs if e["func"] == "main.bump" and not e.get("line")]
+    assert len([e for e in copies if e.get("inlined_into")]) == 7
+    for e in loop + copies:
+        assert names(e)[1:3] == ["main.main", "runtime.main"], e["stack"]
+    for e in evs:
+        assert all("+0x" in f or f.endswith(" (inlined)") for f in e["stack"]), e
+
+
+def test_stack_of_i386_is_the_function_and_its_caller(gobuild, toolchain,
+                                                     tmp_path):
+    """GOARCH=386: Go keeps no frame pointers there, so a stack is the
+    probed instruction (with the inlined frames there) and its caller,
+    whose return address the pclntab's frame size at the instruction
+    places: at an entry, at a line in an inlined copy, at a line of a
+    function's body. gccgo: no 386 libgo in the matrix."""
+    if toolchain.gccgo:
+        return
+    exe = gobuild(INLINE, "inline-386", goarch="386")
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-U", "-o", trace, "main.callers",
+                "main.go:%d" % fixture_line("stackOut = callers()"),
+                "main.go:%d" % fixture_line("LOOP BODY"), "--", exe, "x"])
+    assert printed(p.stdout, "stack") == "main.bump;main.main"
+    got = collections.Counter(
+        (e["func"], tuple(f.split("+0x")[0] for f in e["stack"]))
+        for e in jsonl(trace))
+    assert got == {
+        ("main.callers", ("main.callers", "main.bump (inlined)", "main.main")): 1,
+        ("main.bump", ("main.bump (inlined)", "main.main", "runtime.main")): 1,
+        ("main.loop", ("main.loop", "main.main")): 9}
+
+
 from test_perfetto import pb, import_trace, perfetto  # noqa: E402,F401
 
 
@@ -459,11 +517,27 @@ def test_gccgo_inlined_copies_from_dwarf_no_lines(gccgo, tmp_path):
     copies = f[0]["inlined"]
     assert copies and {c["into"] for c in copies} == {"main.main"}
     trace = str(tmp_path / "t.gtr")
-    record(["-q", "-o", trace, "main.bump", "--", exe, "x"])
+    record(["-q", "-U", "-o", trace, "main.bump", "--", exe, "x"])
     evs = jsonl(trace)
     inl = [e for e in evs if e.get("inlined_into")]
     # each copy GCC left code of fires once per call through it
     assert len(inl) == len(copies) and len(evs) - len(inl) == 2
+    # -O2 keeps no frame pointer: a copy's stack is its instruction alone
+    for e in inl:
+        assert len(e["stack"]) == 1 and e["stack"][0].startswith("main.main+0x")
+    # with frame pointers, main.main's callers as at bump's entry
+    fp = str(tmp_path / "inline-fp")
+    subprocess.run([toolchain.go, "build", "-gccgoflags=-fno-omit-frame-pointer",
+                    "-o", fp, os.path.basename(INLINE)],
+                   check=True, env=toolchain.environ(),
+                   cwd=os.path.join(ROOT, os.path.dirname(INLINE)))
+    record(["-q", "-U", "-o", trace, "--force", "main.bump", "--", fp, "x"])
+    evs = jsonl(trace)
+    body = [e["stack"] for e in evs if not e.get("inlined_into")]
+    inl = [e["stack"] for e in evs if e.get("inlined_into")]
+    assert inl and len(body) == 2 and len(body[0]) > 2
+    for st in inl:
+        assert st[0].startswith("main.main+0x") and st[1:] == body[0][2:]
     p = record(["-o", trace, "--force", "main.go:%d" % fixture_line("LOOP BODY"),
                 "--", exe], check=False)
     assert p.returncode != 0 and "no Go 1.16+ line table" in p.stderr
