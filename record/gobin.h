@@ -359,6 +359,20 @@ int gobin_sig_args(const struct gobin *b, const struct gobin_func *f,
 		   char *err, size_t errlen);
 
 /*
+ * Whether a signature (`params`, `results` as gobin_sig_results takes
+ * them) fits generic instance `f`, one of several a name stands for
+ * (main.Sum is main.Sum[go.shape.int] and main.Sum[go.shape.string]):
+ * 1 when the types DWARF gives its parameters are the signature's (from
+ * the last back to the receiver and dictionary), or without DWARF when
+ * each shape its name spells (Go 1.21+) is a type the signature writes;
+ * 0 when they are not; -1 when that cannot be told (a name of Go
+ * 1.18-1.20, "main.Sum[...]", without DWARF) or f is no instance; -2
+ * when the signature itself is wrong (gobin_sig_args says why).
+ */
+int gobin_sig_fits(const struct gobin *b, const struct gobin_func *f,
+		   const char *params, const char *results);
+
+/*
  * Results of `f` at a RET instruction from a signature the user wrote:
  * `params` as gobin_sig_args takes them (they place the results of the
  * stack ABI), `results` the text of its results, "n int, err error",

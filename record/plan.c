@@ -528,8 +528,60 @@ static struct binary *spec_binary(struct plan *pl, const struct probe_spec *spec
 	return NULL;
 }
 
+/*
+ * The instances of a generic function, all[n], that the signature of
+ * `spec` fits (gobin_sig_fits), moved to the front; returns how many, or
+ * -1 after saying that it fits none, several, or cannot be told (names
+ * alike without DWARF), naming them: one is to be named exactly.
+ */
+static int fitting(const struct plan *pl, const struct probe_spec *spec,
+		   const struct binary *b, struct gobin_func *all, int n)
+{
+	int k = 0, fits;
+	bool untold = false;
+
+	for (int i = 0; i < n; i++) {
+		fits = gobin_sig_fits(b->gb, &all[i], spec->sig, spec->results);
+		if (fits == -2)
+			return n;   /* a wrong signature: planning says why */
+		untold |= fits == -1;
+		if (fits == 1) {
+			const struct gobin_func f = all[k];
+
+			all[k++] = all[i];
+			all[i] = f;
+		}
+	}
+	if (k == 1 && !untold) {
+		if (!pl->opts.quiet)
+			fprintf(stderr, "gotrace-record: probe '%s': the signature "
+				"fits %s alone of the %d instances of %s; the others "
+				"are not probed\n", spec->text, all[0].name, n, spec->func);
+		return 1;
+	}
+	fprintf(stderr, "gotrace-record: probe '%s': %s has %d instances (", spec->text,
+		spec->func, n);
+	for (int i = 0; i < n && i < 8; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "", all[i].name);
+	if (strstr(all[0].name, "[...]"))
+		fprintf(stderr, "%s) and the signature %s; name one exactly by its "
+			"symbol, with the signature for it (the name nm prints, "
+			"type arguments go.shape.*; a stripped Go 1.18-1.20 "
+			"binary has none: drop the signature there)\n",
+			n > 8 ? ", ..." : "", untold ? "cannot be told to fit one "
+			"(Go 1.18-1.20 names them alike, and there is no DWARF)" :
+			k ? "fits more than one" : "fits none");
+	else
+		fprintf(stderr, "%s) and the signature %s; name one exactly, with "
+			"the signature for it, e.g. '%s(...)'\n", n > 8 ? ", ..." : "",
+			untold ? "cannot be told to fit one" : k ?
+			"fits more than one" : "fits none", all[0].name);
+	return -1;
+}
+
 /* An exact name; generic functions have one function of that name per
- * instantiation ("main.Map[...]"): probes each of the n. 0 or -1. */
+ * instantiation ("main.Map[...]"): probes each of the n (those its
+ * signature fits). 0 or -1. */
 static int add_exact(struct plan *pl, const struct probe_spec *spec,
 		     struct binary *b, int n)
 {
@@ -539,6 +591,11 @@ static int add_exact(struct plan *pl, const struct probe_spec *spec,
 	if (!all)
 		return -1;
 	gobin_func_find_all(b->gb, spec->func, all, n);
+	if (spec->sig && n > 1 && strchr(all[0].name, '[') &&
+	    (n = fitting(pl, spec, b, all, n)) < 0) {
+		free(all);
+		return -1;
+	}
 	for (i = 0; i < n; i++)
 		if (add_probe(pl, spec, b, &all[i])) {
 			free(all);

@@ -331,3 +331,36 @@ def test_signature_on_a_function_with_inlined_copies(gobuild, toolchain, tmp_pat
     assert ("main.small has no out-of-line body for a signature to describe: "
             "the compiler inlined every call of it (2 copies, into "
             "main.useSmall); drop the signature") in p.stderr
+
+
+def test_signature_of_a_generic_function_fits_its_instances(gobuild, toolchain, tmp_path):
+    """main.Sum(xs []int) probes main.Sum's int instance alone (DWARF's
+    types, else the shapes of Go 1.21+ names), main.Sum(xs []string) the
+    string one; a signature that fits none, or whose instances cannot be
+    told apart (Go 1.19 stripped: names alike, no DWARF), is refused
+    naming the instances; the instance named exactly takes it."""
+    if gccgo_has_no_generics(toolchain):
+        return
+    trace = str(tmp_path / "t.gtr")
+    for build in [gobuild(SIGS, "sigs"), stripped_sigs(gobuild, toolchain)]:
+        untold = toolchain.minor < 21 and build.endswith("-s")
+        for sig, n in [("xs []int", 3), ("xs []string", 2)]:
+            p = record(["-o", trace, "-f", "main.Sum(%s)" % sig, "--", build],
+                       check=not untold)
+            if untold:
+                assert p.returncode == 1
+                assert ("main.Sum has 2 instances (main.Sum[...], main.Sum[...]) "
+                        "and the signature cannot be told to fit one") in p.stderr
+                continue
+            assert "the signature fits main.Sum[" in p.stderr
+            assert "alone of the 2 instances of main.Sum" in p.stderr
+            assert [e["args"]["cap(xs)"] for e in jsonl(trace)] == [n]
+        p = record(["-o", trace, "-f", "main.Sum(xs []float64)", "--", build],
+                   check=False)
+        assert p.returncode == 1 and "main.Sum has 2 instances (" in p.stderr
+        assert ("cannot be told to fit one" if untold else "the signature fits none") \
+            in p.stderr
+    if toolchain.minor >= 21:
+        record(["-q", "-o", trace, "-f", "main.Sum[go.shape.int](xs []int)",
+                "--", build])
+        assert [e["args"]["xs"] for e in jsonl(trace)] == [[1, 2, 3]]
