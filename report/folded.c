@@ -12,6 +12,7 @@
 #include "pair.h"
 #include "xalloc.h"
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,8 @@ struct folded {
 	uint32_t *path;
 	size_t npath, cap_path;
 	uint64_t dropped;
+	uint64_t noret;           /* counted entries of functions without
+				     return probe: no call, no stack */
 	char **names;             /* interned frame names, by id */
 	uint32_t nnames, cap_names;
 	struct u64map nix;        /* hash of a name -> id */
@@ -294,6 +297,8 @@ void folded_call(struct folded *f, struct pairer *p, const struct output *o,
 	const uint32_t *fids = pair_last_stack(p, &n, &pair_self);
 	uint32_t d;
 
+	if (count && e->ev->kind == GTR_KIND_ENTRY && !e->tracked && !e->untracked)
+		f->noret++;
 	if (!fids || !e->entry) {
 		/* a return shown as lost still closed a call: the calls
 		 * returned under it are its caller's callees */
@@ -356,6 +361,11 @@ static void put_name(struct buf *b, const char *s)
 
 void folded_write(const struct folded *f, struct buf *b)
 {
+	if (!f->count && f->noret)
+		fprintf(stderr, "gotrace-report: note: no folded stacks: a stack is a call, an entry "
+			"paired with its return, and the %" PRIu64 " entr%s that matched %s no return "
+			"probe (record FUNC r:FUNC for calls)\n", f->noret,
+			f->noret == 1 ? "y" : "ies", f->noret == 1 ? "has" : "have");
 	struct line *lines = xrealloc(NULL, (f->count + 1) * sizeof(*lines), "folded stacks");
 	struct buf tmp = BUF_INIT;
 	uint32_t n = 0;

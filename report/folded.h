@@ -64,7 +64,9 @@ uint64_t folded_self(struct folded *f, const struct report_event *e);
 void folded_call(struct folded *f, struct pairer *p, const struct output *o,
 		 const struct report_event *e, bool count);
 
-/* Appends all stacks, sorted, one line each (';' in a name written ','). */
+/* Appends all stacks, sorted, one line each (';' in a name written ','). With
+ * none, but entries of functions without return probe counted, says on
+ * stderr that folded stacks need return probes. */
 void folded_write(const struct folded *f, struct buf *b);
 
 #endif /* REPORT_FOLDED_H */

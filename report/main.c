@@ -46,7 +46,6 @@ static const struct argp_option common_options[] = {
 	  "Only events at or after TIME: +DURATION from the first event (+5s), RFC 3339, or HH:MM[:SS[.frac]] local time", 0 },
 	{ "until", OPT_UNTIL, "TIME", 0, "Only events at or before TIME (same forms)", 0 },
 	{ "pid", OPT_PID, "PID", 0, "Only events of process PID (repeatable: any of them)", 0 },
-	{ "limit", OPT_LIMIT, "N", 0, "Stop after N output records (events, calls)", 0 },
 	{ "progress", OPT_PROGRESS, 0, 0, "Show a progress bar on stderr even when it is not a terminal", 0 },
 	{ "no-progress", OPT_NO_PROGRESS, 0, 0, "Never show a progress bar", 0 },
 	{ "max-depth", OPT_MAX_DEPTH, "N", 0, "Open calls tracked per goroutine (default 1024)", 0 },
@@ -68,6 +67,7 @@ static const struct argp_option print_options[] = {
 	{ 0, 't', 0, 0, "Text: add a TIME column, seconds since the first event", 0 },
 	{ 0, 'T', 0, 0, "Text: add a TIME column, wall-clock HH:MM:SS.us (local time)", 0 },
 	{ "count", OPT_COUNT, 0, 0, "Print only the number of matching events", 0 },
+	{ "limit", OPT_LIMIT, "N", 0, "Stop after N output records (events, calls)", 0 },
 	{ "write", 'w', "OUT", 0,
 	  "Write the selected events to a new trace OUT, with the metadata they need ('-': standard output)", 0 },
 	{ "force", OPT_FORCE, 0, 0, "With -w: overwrite OUT if it exists", 0 },
@@ -90,6 +90,7 @@ static const struct argp_option stats_options[] = {
 	WRONG_CMD("count", OPT_COUNT, 0),
 	WRONG_CMD(0, 't', 0),
 	WRONG_CMD(0, 'T', 0),
+	WRONG_CMD("limit", OPT_LIMIT, "N"),
 	{ 0 },
 };
 
@@ -155,6 +156,19 @@ static uint64_t parse_num(struct argp_state *state, const char *opt, const char 
 		argp_error(state, "invalid %s '%s': expected an integer from 0 to %llu", opt, arg,
 			   (unsigned long long)max);
 	return v;
+}
+
+/* A pairing limit of option `opt` (--max-depth...) from 1 to `max`; 0 is
+ * refused: `what` says what it counts, `dflt` its default. */
+static uint32_t parse_limit(struct argp_state *state, const char *opt, const char *arg,
+			    uint32_t max, const char *what, uint32_t dflt)
+{
+	uint64_t v = 0;
+
+	if (parse_u64(arg, &v) || !v || v > max)
+		argp_error(state, "invalid %s '%s': expected an integer from 1 to %u (%s; "
+			   "default %u)", opt, arg, max, what, dflt);
+	return (uint32_t)v;
 }
 
 /* An option of the other command: a clear message, not argp's. */
@@ -329,13 +343,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_PROGRESS: env->progress = 1; return 0;
 	case OPT_NO_PROGRESS: env->progress = -1; return 0;
 	case OPT_MAX_DEPTH:
-		env->lim.max_depth = (uint32_t)parse_num(state, "--max-depth", arg, 1u << 20);
+		env->lim.max_depth = parse_limit(state, "--max-depth", arg, 1u << 20,
+						 "open calls paired per goroutine", 1024);
 		return 0;
 	case OPT_MAX_GOROUTINES:
-		env->lim.max_goroutines = (uint32_t)parse_num(state, "--max-goroutines", arg, 1u << 24);
+		env->lim.max_goroutines = parse_limit(state, "--max-goroutines", arg, 1u << 24,
+						      "goroutines with open calls", 65536);
 		return 0;
 	case OPT_KEEP_STR:
-		env->lim.keep_str = (uint32_t)parse_num(state, "--keep-string", arg, GTR_MAX_STRING);
+		env->lim.keep_str = parse_limit(state, "--keep-string", arg, GTR_MAX_STRING,
+						"bytes kept of each string of an entry", 256);
 		return 0;
 	case OPT_STRICT:
 		env->strict = true;

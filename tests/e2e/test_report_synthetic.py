@@ -723,3 +723,36 @@ def test_recursion_past_max_depth_is_never_mispaired(lossgen, tmp_path):
     cs = [json.loads(l) for l in lines(["--format", "jsonl", "--calls", "--max-depth", "2000",
                                         path])]
     assert {c["status"] for c in cs} == {"returned"} and len(cs) == 1500
+
+
+@pytest.mark.parametrize("opt,rng", [("--max-depth", "1 to 1048576"),
+                                     ("--max-goroutines", "1 to 16777216"),
+                                     ("--keep-string", "1 to 65536")])
+def test_pairing_limits_of_zero_are_refused(calls, opt, rng):
+    p = report([opt, "0", calls], check=False)
+    assert p.returncode == 2 and p.stdout == ""
+    assert "invalid %s '0': expected an integer from %s" % (opt, rng) in p.stderr
+    assert "default" in p.stderr
+    assert report([opt, "1", "--count", calls]).stdout.strip() == str(ITER * 7 + 2)
+
+
+def test_stats_help_does_not_offer_limit(calls):
+    assert "--limit" not in report(["stats", "--help"]).stdout
+    assert "--limit=N" in report(["--help"]).stdout
+    p = report(["stats", "--limit", "3", calls], check=False)
+    assert p.returncode == 2 and "stats summarises every event" in p.stderr
+
+
+def test_folded_without_return_probes_says_why(lossgen, tmp_path):
+    path = lossgen(tmp_path / "entries.gtr",
+                   [l for l in recursion_lines(5)       # without probe 2 and its returns
+                    if not l.startswith("P 2") and " 2 4242 " not in l])
+    p = report(["--format", "folded", path])
+    assert p.stdout == ""
+    assert ("note: no folded stacks: a stack is a call, an entry paired with its return, and "
+            "the 5 entries that matched have no return probe (record FUNC r:FUNC for calls)"
+            in p.stderr)
+    # with return probes: stacks, no note
+    p = report(["--format", "folded", lossgen(tmp_path / "calls.gtr", recursion_lines(2))])
+    assert p.stdout.splitlines() == ["main.depth 2000", "main.depth;main.depth 1000"]
+    assert "no folded stacks" not in p.stderr
