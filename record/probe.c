@@ -324,6 +324,60 @@ static int parse_predicate(const struct parser *p, const char **sp,
 	return 0;
 }
 
+/* The conversions a format string may hold (spec/PROBES.md, and
+ * spec/OUTPUT.md for what each prints), as a message lists them. */
+#define VERBS "diuxXocpsvfFeEgGaA"
+#define VERBS_SAID "%d %i %u %x %X %o %c %p %s %v %f %F %e %E %g %G %a %A, " \
+	"and %% for a percent sign"
+
+/*
+ * Checks the conversions of the format string whose opening quote is at
+ * `q` in the probe's text, as the report applies them:
+ * %[flags -+ #0][width][.precision][length hlqjztL]verb, width and
+ * precision at most 4096. Writes the text position of each into at[]
+ * (at most GTR_MAX_ARGS + 1) and their count to *n. 0, or -EINVAL naming
+ * the column of a conversion gotrace does not know.
+ */
+static int check_format(const struct parser *p, const char *q, const char **at,
+			int *n)
+{
+	*n = 0;
+	for (const char *s = q + 1; *s && *s != '"'; s++) {
+		const char *c = s;
+		long w = 0, pr = 0;
+
+		if (*s == '\\' && s[1] == '0')
+			break;   /* the format ends there (a C string) */
+		if (*s == '\\' && s[1]) {
+			s++;
+			continue;
+		}
+		if (*s != '%')
+			continue;
+		if (*++s == '%')
+			continue;
+		s += strspn(s, "-+ #0");
+		for (; isdigit((unsigned char)*s); s++)
+			w = w > 4096 ? w : w * 10 + (*s - '0');
+		if (*s == '.')
+			for (s++; isdigit((unsigned char)*s); s++)
+				pr = pr > 4096 ? pr : pr * 10 + (*s - '0');
+		s += strspn(s, "hlqjztL");
+		if (w > 4096 || pr > 4096)
+			return fail(p, c, "a width or precision over 4096 in the "
+				    "format string");
+		if (!*s || *s == '"' || *s == '\\' || !strchr(VERBS, *s))
+			return fail(p, c, "'%.*s' is no conversion gotrace knows "
+				    "(the verbs are %s) in the format string",
+				    (int)(s - c) + (*s && *s != '"' && !isspace((unsigned char)*s)),
+				    c, VERBS_SAID);
+		if (*n <= GTR_MAX_ARGS)
+			at[*n] = c;
+		++*n;
+	}
+	return 0;
+}
+
 /* "FORMAT" at *sp, then an optional ','. */
 static int parse_format(const struct parser *p, const char **sp,
 			struct probe_spec *out)
@@ -385,10 +439,29 @@ static int parse_results(const struct parser *p, const char **sp,
 	return 0;
 }
 
+/*
+ * Whether each of the nconv conversions of the format string (at conv[])
+ * has an expression to print: 0, or -EINVAL at the first without one.
+ * Expressions past the conversions are recorded all the same (JSON Lines
+ * shows them), as a format string of fewer verbs chooses.
+ */
+static int check_pairs(const struct parser *p, const struct probe_spec *out,
+		       const char *const *conv, int nconv)
+{
+	if (nconv > out->nexprs)
+		return fail(p, conv[out->nexprs], "the format string has %d "
+			    "conversion%s but %d expression%s follow%s it: this "
+			    "one has no value; give one expression per conversion",
+			    nconv, nconv == 1 ? "" : "s", out->nexprs,
+			    out->nexprs == 1 ? "" : "s", out->nexprs == 1 ? "s" : "");
+	return 0;
+}
+
 static int parse(const struct parser *p, struct probe_spec *out)
 {
 	const char *s = skip_ws(p->text), *fmt_at = NULL, *first = NULL;
-	int rc;
+	const char *conv[GTR_MAX_ARGS + 1], *comma = NULL;
+	int rc, nconv = 0;
 
 	if ((s[0] == 'p' || s[0] == 'r') && s[1] == ':') {
 		out->kind = s[0] == 'r' ? GTR_KIND_RETURN : GTR_KIND_ENTRY;
@@ -405,8 +478,11 @@ static int parse(const struct parser *p, struct probe_spec *out)
 	s = skip_ws(s);
 	if (*s == '"') {
 		fmt_at = s;
-		if ((rc = parse_format(p, &s, out)))
+		if ((rc = parse_format(p, &s, out)) ||
+		    (rc = check_format(p, fmt_at, conv, &nconv)))
 			return rc;
+		if (s[-1] == ',')
+			comma = s - 1;
 	}
 	/* Expressions after the format: split at commas outside () and "". */
 	for (s = skip_ws(s); *s; s = skip_ws(s)) {
@@ -416,6 +492,7 @@ static int parse(const struct parser *p, struct probe_spec *out)
 			first = s;
 		if ((rc = add_expr(p, out, s, n)))
 			return rc;
+		comma = s[n] == ',' ? s + n : NULL;
 		s += n + (s[n] == ',');
 	}
 	if (out->captures && fmt_at)
@@ -423,7 +500,9 @@ static int parse(const struct parser *p, struct probe_spec *out)
 			    "format string with expressions, not both");
 	if (first && !fmt_at)
 		return fail(p, first, "expressions need a format string before them");
-	return 0;
+	if (comma)
+		return fail(p, comma, "no expression follows this ','; drop it");
+	return fmt_at ? check_pairs(p, out, conv, nconv) : 0;
 }
 
 int probe_spec_parse(const char *text, struct probe_spec *out, char *err,

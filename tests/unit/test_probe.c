@@ -323,6 +323,50 @@ Test(probe, refusals_name_what_and_where)
 	bad("main.add \"%d\" a, , b", 18, "empty expression");
 }
 
+#define VERBS "(the verbs are %d %i %u %x %X %o %c %p %s %v %f %F %e %E %g %G %a %A, " \
+	"and %% for a percent sign) in the format string"
+
+/* Format strings are checked as the report applies them: every verb of
+ * spec/PROBES.md with flags, width, precision and length; anything else
+ * at a '%' is refused at its column, as is a conversion left without an
+ * expression and a ',' that no expression follows. */
+Test(probe, format_conversions_are_checked)
+{
+	static const struct want ws[] = {
+		W("main.f \"%-08.3lld %+x %#o %% %5s %.2f %hhu %c %p %v %e %G %a %A %X %i %F %E %g\" "
+		  "a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, r", E, N, "main.f", N, N,
+		  "%-08.3lld %+x %#o %% %5s %.2f %hhu %c %p %v %e %G %a %A %X %i %F %E %g",
+		  0, "a", "b", "c", "d", "e", "f", "g", "h"),
+		W("main.f \"%d\" , a", E, N, "main.f", N, N, "%d", 0, "a"),
+		W("main.f \"%d\", a, b", E, N, "main.f", N, N, "%d", 0, "a", "b"),
+		W("main.f \"100%%\"", E, N, "main.f", N, N, "100%%", 0),
+		W("main.f \"\\%d\" a", E, N, "main.f", N, N, "%d", 0, "a"),
+		W("main.f \"%d\\0 %d\" a", E, N, "main.f", N, N, "%d", 0, "a"),
+	};
+
+	/* the first has 18 expressions; check() compares the first 8 */
+	cr_assert_eq(probe_spec_parse(ws[0].text, &sp, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(sp.nexprs, 18);
+	probe_spec_free(&sp);
+	check_all(ws + 1, sizeof(ws) / sizeof(ws[0]) - 1);
+
+	bad("main.f \"%q %d\" a, b", 9, "'%q' is no conversion gotrace knows " VERBS);
+	bad("main.f \"x %*d\" a", 11, "'%*' is no conversion gotrace knows " VERBS);
+	bad("main.f \"%d %\" a", 12, "'%' is no conversion gotrace knows " VERBS);
+	bad("main.f \"%5l\" a", 9, "'%5l' is no conversion gotrace knows " VERBS);
+	bad("main.f \"%5000d\" a", 9, "a width or precision over 4096 in the format string");
+	bad("main.f \"%.99999f\" a", 9, "a width or precision over 4096 in the format string");
+	bad("main.f \"%d %d\" goarg1", 12, "the format string has 2 conversions but 1 "
+	    "expression follows it: this one has no value; give one expression per "
+	    "conversion");
+	bad("main.f \"%d\"", 9, "the format string has 1 conversion but 0 expressions "
+	    "follow it: this one has no value; give one expression per conversion");
+	bad("main.f \"%d\" a,", 14, "no expression follows this ','; drop it");
+	bad("main.f \"%d\" a, b ,", 18, "no expression follows this ','; drop it");
+	bad("main.f \"x\",", 11, "no expression follows this ','; drop it");
+	bad("main.f \"x\" ,", 12, "no expression follows this ','; drop it");
+}
+
 /* A long probe is echoed cut, with its length, and the reason stays whole;
  * a format string longer than a trace file keeps is refused, not cut. */
 Test(probe, long_probes_are_echoed_cut_with_the_reason_whole)
