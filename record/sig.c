@@ -30,6 +30,7 @@ struct sp {
 	size_t errlen;
 	const char *func; /* for messages */
 	bool failed;
+	const char *recv; /* a value receiver read first unwritten, its type */
 	struct gobin *b;  /* named types from its runtime type descriptors */
 };
 
@@ -695,8 +696,11 @@ static bool too_big(struct sp *p, const struct gobin *b,
 	if (argsz >= 0 && need > (uint64_t)argsz) {
 		sp_fail(p, "these parameters take %llu bytes but %s has "
 			"only %d bytes of arguments and results (pclntab); "
-			"check the types", (unsigned long long)need, f->name,
-			argsz);
+			"check the types%s%s%s", (unsigned long long)need, f->name,
+			argsz, p->recv ? " (its value receiver, " : "",
+			p->recv ? p->recv : "", p->recv ? ", is read first without "
+			"being written: write the parameters after it alone, or "
+			"the receiver first named recv)" : "");
 		return true;
 	}
 	return false;
@@ -809,6 +813,7 @@ static int hidden_params(struct sp *p, const struct gobin *b,
 		 * as the first of the parameters */
 	} else if (has_recv && value && (v[np].type = recv_by_value(p, f, recv))) {
 		snprintf(v[np].name, sizeof(v[np].name), "recv");
+		p->recv = v[np].type->name;
 		np++;
 	} else if (has_recv && value) {
 		sp_fail(p, "%s has a value receiver of type %s, whose size is not "

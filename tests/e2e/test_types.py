@@ -325,6 +325,11 @@ def test_signature_on_a_function_with_inlined_copies(gobuild, toolchain, tmp_pat
                 "--", exe])
     assert "its 1 inlined copy is not probed" in p.stderr
     assert [e["args"]["recv"]["W"] for e in jsonl(trace)] == [6]
+    # the value receiver written again, as a parameter: too many bytes
+    p = record(["-o", trace, "-f", "main.Rect.Area(r main.Rect)", "--", exe],
+               check=False)
+    assert p.returncode == 1 and ("(its value receiver, main.Rect, is read first "
+                                  "without being written") in p.stderr
     p = record(["-o", trace, "-f", "main.small(x int, s string)", "--", exe],
                check=False)
     assert p.returncode == 1
