@@ -266,8 +266,10 @@ static void add_pid(struct report_opts *env, struct argp_state *state, const cha
 		env->filters[env->nfilters++] = expr;
 	}
 	if ((size_t)snprintf(expr + used, len - used, "%spid == %llu", used ? " || " : "",
-			     (unsigned long long)pid) >= len - used)
-		argp_error(state, "too many --pid options (at most 64)");
+			     (unsigned long long)pid) >= len - used ||
+	    env->npids == REPORT_MAX_PIDS)
+		argp_error(state, "too many --pid options (at most %d)", REPORT_MAX_PIDS);
+	env->pids[env->npids++] = (uint32_t)pid;
 }
 
 /* -w writes a trace: options that shape printed output do not apply. */

@@ -96,6 +96,9 @@ static inline bool keep(struct run *run, const struct report_event *e)
 	const int64_t ts = (int64_t)(run->opts->calls && e->entry ? e->entry->ts_ns
 							 : e->ev->ts_ns);
 
+	for (int k = 0; k < run->opts->npids; k++)
+		if (e->ev->pid == run->opts->pids[k])
+			run->pids_seen |= 1ull << k;
 	if (ts < run->since || ts > run->until)
 		return false;
 	for (int k = 0; k < run->opts->nfilters; k++)
@@ -823,6 +826,11 @@ static void pair_notes(const struct run *run, bool at_end)
 			pc.paired, pc.unpaired_returns, open + pc.abandoned,
 			open + pc.abandoned == 1 ? "y" : "ies", pc.abandoned, run->exited_end,
 			run->open_end, pc.dropped, pc.dropped == 1 ? "y" : "ies");
+	if (at_end && pc.over)
+		fprintf(stderr, PROG ": warning: %" PRIu64 " call(s) past --max-depth (or the "
+			"memory limit) on their goroutine were not tracked; their %" PRIu64
+			" return(s) are shown unpaired, not matched with outer calls (raise "
+			"--max-depth to pair them)\n", pc.over, pc.over_returns);
 	if (notes && (pc.lost_returns || pc.lost_entries))
 		fprintf(stderr, PROG ": note: %" PRIu64 " return(s) and %" PRIu64 " entr%s shown alone "
 			"as 'lost', not paired: events of their function were lost or suppressed while "
@@ -833,6 +841,18 @@ static void pair_notes(const struct run *run, bool at_end)
 			"their losses may concern had been shown as paired (calls are held for the drop "
 			"records up to 2 s of trace after their return, 128 MiB at most); those calls may "
 			"be paired wrongly\n", pc.late, run->opts->name);
+}
+
+/* --pid values no event of the file had (when it was read to its end). */
+static void pid_notes(const struct run *run)
+{
+	const struct report_opts *o = run->opts;
+
+	for (int k = 0; k < o->npids && run->at_end && !run->stop; k++)
+		if (!(run->pids_seen & (1ull << k)))
+			fprintf(stderr, PROG ": warning: --pid %" PRIu32 ": no event of process %"
+				PRIu32 " in %s (gotrace-report info lists its processes)\n",
+				o->pids[k], o->pids[k], o->name);
 }
 
 /* Events filters had no answer for. Returns the exit status they make. */
@@ -895,6 +915,7 @@ static int run_pass(struct run *run)
 		return ret;
 	read_warnings(run, run->at_end);
 	pair_notes(run, run->at_end);
+	pid_notes(run);
 	if (run->sink->warnings)
 		run->sink->warnings(run);
 	return filter_notes(run);

@@ -16,6 +16,7 @@
 
 #define REPORT_MAX_FILTERS 64
 #define REPORT_MAX_INPUTS 256
+#define REPORT_MAX_PIDS 64
 
 /* Exit statuses (spec/OUTPUT.md). */
 enum { EXIT_READ = 1, EXIT_USAGE = 2 };
@@ -29,6 +30,9 @@ struct report_opts {
 	const char *name;          /* the path, as messages name it */
 	const char *filters[REPORT_MAX_FILTERS];
 	int nfilters;
+	uint32_t pids[REPORT_MAX_PIDS]; /* --pid (also in a filter): each is
+					   checked against the file's events */
+	int npids;
 	const struct output_format *format;
 	bool calls, time_rel, time_wall, count, hist;
 	bool strict;               /* a filter evaluation error fails the run */

@@ -49,6 +49,7 @@ struct run {
 	struct exit_rec *exits;    /* process exits, by pid then time */
 	uint32_t nexits;
 	uint64_t open_end, exited_end; /* calls open at the end: still open, exited */
+	uint64_t pids_seen;        /* bit k: an event of opts->pids[k] was read */
 };
 
 enum {

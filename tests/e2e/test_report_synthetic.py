@@ -247,6 +247,18 @@ def test_filters_on_real_file(calls):
     assert count("a == 4 && kind == \"return\" && latency == 500us") == 1
 
 
+def test_pid_not_in_file_is_named(calls):
+    """--pid of a process the file has no event of is named once, not
+    taken silently for a selection that matched nothing."""
+    pid = json.loads(lines(["--format", "jsonl", "--limit", "1", calls])[0])["pid"]
+    p = report(["--count", "--pid", str(pid), "--pid", "999999", calls])
+    assert int(p.stdout) > 0
+    assert p.stderr.count("warning: --pid") == 1, p.stderr
+    assert "--pid 999999: no event of process 999999 in " in p.stderr
+    p = report(["--count", "--pid", str(pid), calls])
+    assert "warning" not in p.stderr
+
+
 def test_since_until_limit(calls):
     assert int(report(["--count", "--since", "+5ms", "--until", "+5.95ms", calls]).stdout) == 7
     assert int(report(["--count", "--since", "12:00:00.010", calls]).stdout) == 7 * (ITER - 10) + 2 + 1  # add(9) returns at 10ms
@@ -714,6 +726,8 @@ def test_recursion_past_max_depth_is_never_mispaired(lossgen, tmp_path):
     assert "1024 call(s) paired" in p.stderr
     assert "476 return(s) without entry" in p.stderr
     assert "476 entries not tracked (--max-depth" in p.stderr
+    assert "warning: 476 call(s) past --max-depth (or the memory limit) on their goroutine " \
+        "were not tracked; their 476 return(s) are shown unpaired" in p.stderr
     text = lines(["--calls", path])
     assert [l.split()[2:] for l in text if "n=1500 " in l] == \
         [["main.depth", "2.999ms", "n=1500", "->", "~r0=1500"]]
