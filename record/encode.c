@@ -337,7 +337,8 @@ void encoder_write_clock(struct gtr_writer *w)
 /*
  * An interface's value: the name of its dynamic type, from the address of
  * its type descriptor (runtime, so less the process's load bias), "<nil>"
- * for a nil interface, the address in hex when DWARF does not name it.
+ * for a nil interface, the address in hex when neither DWARF nor the
+ * descriptor names it.
  * Names come from a small cache by (binary, address): DWARF's index is
  * asked once per type, not once per event.
  */

@@ -505,9 +505,10 @@ int gobin_struct_fields_td(const struct gobin *b, const char *type_name,
 
 /*
  * Go name of the runtime type descriptor (runtime._type) at link-time
- * address `addr`, from DWARF's DW_AT_go_runtime_type; NULL when unknown
- * (no DWARF, or not a type's address). Used to name the dynamic type of a
- * captured interface.
+ * address `addr`, from DWARF's DW_AT_go_runtime_type, else from the
+ * descriptor itself (stripped binaries, Go 1.19+); NULL when unknown (not
+ * a type's address, gccgo, older Go without DWARF). Used to name the
+ * dynamic type of a captured interface.
  */
 const char *gobin_type_name_at(const struct gobin *b, uint64_t addr);
 

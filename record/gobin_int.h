@@ -152,6 +152,12 @@ uint64_t gobin_td_find(struct gobin *b, const char *name);
 size_t gobin_td_count(struct gobin *b);
 const char *gobin_td_named(struct gobin *b, size_t i, uint64_t *addr);
 
+/* typedesc.c: the Go name of the type whose descriptor is at `addr`
+ * ("main.Rect", "*errors.errorString", "int", with package paths as
+ * DWARF writes them), from the runtime type descriptors; NULL when it is
+ * not one gotrace can read. Kept until the binary is closed. */
+const char *gobin_td_name_at(struct gobin *b, uint64_t addr);
+
 /* typedesc.c: reads the descriptor at `addr`. 0, or -ENOENT / -EINVAL
  * when it is not one. */
 int gobin_td_read(struct gobin *b, uint64_t addr, struct gobin_td *out);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Names of runtime type descriptors (runtime._type) by address, from
- * DWARF's DW_AT_go_runtime_type: how a captured interface's dynamic type
- * is named (gobin_type_name_at, gobin.h).
+ * DWARF's DW_AT_go_runtime_type, else from the descriptor itself
+ * (typedesc.c): how a captured interface's dynamic type is named
+ * (gobin_type_name_at, gobin.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +145,8 @@ const char *gobin_type_name_at(const struct gobin *cb, uint64_t addr)
 		else
 			hi = mid;
 	}
-	return lo < b->nrtypes && b->rtypes[lo].addr == addr
-		       ? b->rtypes[lo].name : NULL;
+	if (lo < b->nrtypes && b->rtypes[lo].addr == addr)
+		return b->rtypes[lo].name;
+	/* stripped (or a type DWARF leaves out): the descriptor's own name */
+	return addr ? gobin_td_name_at(b, addr) : NULL;
 }

@@ -18,6 +18,7 @@
 
 #include "gobin_int.h"
 #include "gofacts.h"
+#include "map.h"
 
 #define TFLAG_UNCOMMON 1   /* an uncommonType follows the kind's part */
 #define TFLAG_EXTRA_STAR 2 /* the name has a '*' to drop */
@@ -38,6 +39,9 @@ struct gobin_typedesc {
 	uint64_t types, etypes;
 	struct td_named *named;   /* sorted by name */
 	size_t nnamed;
+	struct u64map name_at;    /* descriptor address -> index in names */
+	char **names;             /* gobin_td_name_at()'s, owned */
+	uint32_t nnames, cap_names;
 };
 
 /* A word (or less) of the file at link-time address `va`; false when the
@@ -220,8 +224,13 @@ void gobin_typedesc_free(struct gobin *b)
 
 	for (size_t i = 0; t && i < t->nnamed; i++)
 		free(t->named[i].name);
-	if (t)
+	for (uint32_t i = 0; t && i < t->nnames; i++)
+		free(t->names[i]);
+	if (t) {
 		free(t->named);
+		free(t->names);
+		u64map_free(&t->name_at);
+	}
 	free(t);
 	b->td = NULL;
 }
@@ -339,4 +348,56 @@ struct gobin_type *gobin_td_type(struct gobin *b, uint64_t a, int depth)
 	}
 	gobin_type_set_align(t, b->ptrsize);
 	return t;
+}
+
+/* The Go name of the type at `a` (a pointer's "*" and its element's),
+ * with package paths as DWARF writes them, into full[len]. */
+static bool type_name(struct gobin *b, const struct gobin_typedesc *t, uint64_t a,
+		      char *full, size_t len)
+{
+	struct gobin_td td;
+
+	if (named_at(b, t, a, full, len))
+		return true;
+	if (gobin_td_read(b, a, &td) || !td.name[0])
+		return false;
+	if (td.kind == GK_PTR && td.elem && named_at(b, t, td.elem, full + 1, len - 1)) {
+		full[0] = '*';
+		return true;
+	}
+	return (size_t)snprintf(full, len, "%s", td.name) < len;
+}
+
+const char *gobin_td_name_at(struct gobin *b, uint64_t a)
+{
+	struct gobin_typedesc *t = td_of(b);
+	const uint32_t *i;
+	char full[512], *dup;
+
+	if (!t || !in_span(t, a))
+		return NULL;
+	if ((i = u64map_get(&t->name_at, a)) != NULL)
+		return *i < t->nnames ? t->names[*i] : NULL;
+	/* an address that names nothing is remembered too (index past all) */
+	if (!type_name(b, t, a, full, sizeof(full)) || !(dup = strdup(full))) {
+		(void)u64map_put(&t->name_at, a, UINT32_MAX, UINT32_MAX);
+		return NULL;
+	}
+	if (t->nnames == t->cap_names) {
+		const uint32_t cap = t->cap_names ? 2 * t->cap_names : 64;
+		char **v = realloc(t->names, cap * sizeof(*v));
+
+		if (!v) {
+			free(dup);
+			return NULL;
+		}
+		t->names = v;
+		t->cap_names = cap;
+	}
+	if (u64map_put(&t->name_at, a, t->nnames, UINT32_MAX)) {
+		free(dup);
+		return NULL;
+	}
+	t->names[t->nnames] = dup;
+	return t->names[t->nnames++];
 }

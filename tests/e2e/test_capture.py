@@ -183,7 +183,8 @@ def test_slices_length_capacity_and_first_elements(gobuild, tmp_path):
 
 def test_interfaces_show_their_dynamic_type(gobuild, toolchain, tmp_path):
     """any and error values are recorded as their dynamic type's name
-    (from DWARF's runtime type table), "<nil>" when nil, also in PIE.
+    (from DWARF's runtime type table, or from the runtime type
+    descriptors of a stripped binary), "<nil>" when nil, also in PIE.
     gccgo's DWARF has no runtime type table: its interfaces are their two
     words (type descriptor or method table, and the object)."""
     if toolchain.gccgo:
@@ -197,10 +198,13 @@ def test_interfaces_show_their_dynamic_type(gobuild, toolchain, tmp_path):
         assert [(v["__type_descriptor"] != 0, e["__methods"] != 0) for v, e in got] == \
             [(True, False), (False, True), (True, False)]
         return
-    for flags in ([], ["-buildmode=pie"]):
-        exe = gobuild("tests/fixtures/values/main.go", "values" + "".join(flags), *flags)
+    for flags in ([], ["-buildmode=pie"], ["-ldflags=-s -w"], ["-buildmode=pie", "-ldflags=-s -w"]):
+        exe = gobuild("tests/fixtures/values/main.go",
+                      "values" + "".join(flags).replace(" ", "_"), *flags)
         trace = str(tmp_path / "t.gtr")
-        record(["-q", "-f", "-o", trace, "main.takeAny", "--", exe])
+        # stripped: no DWARF, so the signature is written
+        probe = "main.takeAny(v any, e error)" if "-ldflags=-s -w" in flags else "main.takeAny"
+        record(["-q", "-f", "-o", trace, probe, "--", exe])
         got = [(e["args"]["v"], e["args"]["e"]) for e in jsonl(trace)]
         assert got == [("*main.Point", "<nil>"), ("<nil>", "*errors.errorString"),
                        ("string", "<nil>")], flags
