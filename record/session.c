@@ -25,6 +25,7 @@
 #include "encode.h"
 #include "plan.h"
 #include "session.h"
+#include "targets.h"
 
 _Static_assert(RECORD_STR_MAX == GT_STR_MAX, "-s limit and BPF cap differ");
 
@@ -33,7 +34,8 @@ struct session {
 	struct plan *plan;
 	struct encoder *enc;
 	struct capture *cap;
-	char *dflt_path, *dflt_attach; /* the executable of CMD or PID */
+	char *dflt_path, *dflt_attach; /* the executable of CMD */
+	struct targets *tg;      /* the executables of CMD or the PIDs */
 	struct gtr_host host;
 	struct utsname uts;
 	char hostname[256];
@@ -391,7 +393,7 @@ static int attach_all(struct session *s, char *err, size_t errlen)
 {
 	const struct record_opts *o = s->o;
 	struct refused rf = { .plan = s->plan };
-	int ntargets = o->npids ? o->npids : 1, bi, t, i, k, e = 0;
+	int bi, t, i, k, e = 0;
 	uint64_t *offs = NULL, *cookies = NULL;
 	size_t n, cap = 0;
 
@@ -414,14 +416,14 @@ static int attach_all(struct session *s, char *err, size_t errlen)
 				cookies[n++] = (uint64_t)i | (uint64_t)k << 32;
 			}
 		}
-		for (t = 0; t < ntargets && !e && !stop_signal; t++) {
-			pid_t pid = o->cmd ? s->child
-				  : o->npids ? o->pids[t] : -1;
+		const char *at;
+		pid_t pid;
 
-			e = capture_attach_many(s->cap, n, cookies,
-						plan_binary(s->plan, bi)->attach_path, offs,
-						pid, on_refused, &rf, err, errlen);
-		}
+		for (t = 0; !e && !stop_signal && targets_attach_at(s->tg,
+				plan_binary(s->plan, bi), t, &at, &pid); t++)
+			e = capture_attach_many(s->cap, n, cookies, at, offs,
+						o->cmd ? s->child : pid,
+						on_refused, &rf, err, errlen);
 	}
 out:
 	free(offs);
@@ -455,14 +457,11 @@ void session_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-/* The executable of CMD or of the first PID: the binary of probes that
+/* The executable of CMD or of each PID: the binaries of probes that
  * name none. 0, or -1 after printing why. */
 static int session_targets(struct session *s)
 {
 	const struct record_opts *o = s->o;
-	char buf[PATH_MAX], exe_path[64];
-	int i;
-
 	if (o->cmd) {
 		s->dflt_path = which(o->cmd[0]);
 		if (access(s->dflt_path, X_OK)) {
@@ -471,27 +470,9 @@ static int session_targets(struct session *s)
 			return -1;
 		}
 		s->dflt_attach = strdup(s->dflt_path);
-		return 0;
 	}
-	for (i = 0; i < o->npids; i++) {
-		ssize_t n;
-
-		snprintf(exe_path, sizeof(exe_path), "/proc/%d/exe", o->pids[i]);
-		n = readlink(exe_path, buf, sizeof(buf) - 1);
-		if (n < 0) {
-			fprintf(stderr, "gotrace-record: cannot trace "
-				"PID %d: %s\n", o->pids[i],
-				errno == ENOENT ? "no such process"
-						: strerror(errno));
-			return -1;
-		}
-		buf[n] = '\0';
-		if (i == 0) {
-			s->dflt_path = strdup(buf);
-			s->dflt_attach = strdup(exe_path);
-		}
-	}
-	return 0;
+	s->tg = targets_new(o->pids, o->npids, s->dflt_path);
+	return s->tg ? 0 : -1;
 }
 
 /* The plan of every probe of the command line. 0, or -1 after printing
@@ -514,7 +495,7 @@ static int session_plan(struct session *s)
 	if (!s->plan)
 		return -1;
 	for (i = 0; i < o->nspecs; i++)
-		if (plan_add(s->plan, o->specs[i], s->dflt_path, s->dflt_attach))
+		if (targets_plan(s->tg, s->plan, o->specs[i], o->quiet, po.root_pid))
 			return -1;
 	plan_warnings(s->plan);
 	return targets_map_binaries(s);
@@ -937,6 +918,7 @@ out:
 done:
 	encoder_free(s.enc);
 	plan_free(s.plan);
+	targets_free(s.tg);
 	free(s.dflt_path);
 	free(s.dflt_attach);
 	return ret;
