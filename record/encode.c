@@ -584,9 +584,13 @@ int encoder_on_event(const struct gt_event *ev, size_t size, void *ctx)
 	out.nstack = 0;
 	out.stack = NULL;
 	if (ev->nstack && (size_t)ev->nstack * 8 <= dmax) {
-		out.nstack = ev->nstack;
 		out.stack = (const uint64_t *)ev->data;
 		doff = ev->nstack * 8;
+		/* a frame walk that left the stack (code without frame
+		 * pointers: gccgo's libgo) ends at a word no user address
+		 * has (above 2^56, x86-64's 5-level paging): cut it there */
+		while (out.nstack < ev->nstack && out.stack[out.nstack] < (1ull << 56))
+			out.nstack++;
 	}
 	event_task(r, ev);
 	out.ts_ns = ev->ts_ns;
