@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "merge.h"
 #include "run.h"
@@ -100,14 +101,42 @@ static int advance(struct input *in)
 }
 
 /* Opens every input and the output. 0, or -1 after a message. */
+/*
+ * Whether two of the inputs are one file (a path given twice, a link to
+ * it): merged, each of its events would be there twice. Says which.
+ */
+static bool same_file_twice(const struct merge_opts *o)
+{
+	struct stat *st = xcalloc(o->ninputs, sizeof(*st), "merge");
+	bool twice = false;
+
+	for (size_t i = 0; i < o->ninputs && !twice; i++) {
+		if (!strcmp(o->inputs[i], "-") || stat(o->inputs[i], &st[i]) ||
+		    !S_ISREG(st[i].st_mode))
+			continue;
+		for (size_t j = 0; j < i && !twice; j++) {
+			if (st[j].st_ino != st[i].st_ino || st[j].st_dev != st[i].st_dev ||
+			    !S_ISREG(st[j].st_mode))
+				continue;
+			fprintf(stderr, PROG ": %s and %s are the same file: its events would "
+				"be there twice; give each recording once\n",
+				o->inputs[j], o->inputs[i]);
+			twice = true;
+		}
+	}
+	free(st);
+	return twice;
+}
+
 static int open_all(struct input *in, size_t n, const struct merge_opts *o,
 		    struct gtr_writer **w, struct gtr_id_space **ids)
 {
-	const struct gtr_host **hosts = xcalloc(n, sizeof(*hosts), "merge");
+	const struct gtr_host **hosts;
 	uint32_t nhosts;
 	char err[512];
 	int rc = -1;
 
+	hosts = xcalloc(n, sizeof(*hosts), "merge");
 	for (size_t i = 0; i < n; i++) {
 		in[i].path = o->inputs[i];
 		in[i].r = gtr_reader_open(in[i].path, err, sizeof(err));
@@ -179,12 +208,17 @@ static int merge_records(struct input *in, size_t n, struct gtr_writer *w)
 
 int report_merge(const struct merge_opts *o)
 {
-	struct input *in = xcalloc(o->ninputs, sizeof(*in), "merge");
+	struct input *in;
 	struct gtr_writer *w = NULL;
 	struct gtr_id_space *ids = NULL;
 	uint64_t events = 0;
 	char err[512];
-	int rc = open_all(in, o->ninputs, o, &w, &ids);
+	int rc;
+
+	if (same_file_twice(o))
+		return EXIT_USAGE;
+	in = xcalloc(o->ninputs, sizeof(*in), "merge");
+	rc = open_all(in, o->ninputs, o, &w, &ids);
 
 	if (!rc)
 		rc = merge_records(in, o->ninputs, w);

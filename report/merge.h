@@ -24,7 +24,8 @@ struct merge_opts {
 /*
  * Merges the inputs into one trace, in time order on the first input's
  * clock, each host kept apart (spec/FORMAT.md, "PEER"). Returns 0, or
- * EXIT_READ after a message (an input unreadable, OUT unwritable).
+ * EXIT_READ after a message (an input unreadable, OUT unwritable), or
+ * EXIT_USAGE when one file is given twice.
  */
 int report_merge(const struct merge_opts *o);
 

@@ -133,6 +133,15 @@ def test_merge_refusals(recorded, tmp_path):
     p = report(["merge", "-w", str(tmp_path / "x.gtr"), a, str(tmp_path / "nope.gtr")],
                check=False)
     assert p.returncode == 1 and "nope.gtr" in p.stderr
+    # one file twice (by another path too): its events would be doubled
+    link = str(tmp_path / "link.gtr")
+    os.symlink(a, link)
+    for args in (["merge", "-w", str(tmp_path / "y.gtr"), a, b, link], [a, link]):
+        p = report(args, check=False)
+        assert p.returncode == 2, p.stderr
+        assert "%s and %s are the same file: its events would be there twice; give each " \
+            "recording once" % (a, link) in p.stderr
+    assert not os.path.exists(str(tmp_path / "y.gtr"))
 
 
 def test_merge_to_a_pipe(recorded):
