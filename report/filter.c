@@ -228,11 +228,23 @@ int filter_check(const struct filter *f,
 		char what[160];
 		for (size_t k = 0; k < nprobes; k++)
 			have += slot_type(f, s, probes[k]) >= 0;
-		if (!have)
-			fprintf(warn, "gotrace-report: warning: no probe in the file so far has %s; %s\n",
+		if (!have) {
+			const struct slot *sl = &f->t.slots[s];
+			const char *nm = sl->space == SP_NAME ? f->t.pool + sl->name_off : "";
+
+			fprintf(warn, "gotrace-report: warning: no probe in the file so far has %s; %s",
 				slot_name(f, s, what, sizeof(what)),
 				f->t.field_only ? "every event falls in its \"-\" group"
 					      : "comparisons with it are false");
+			/* main.add unquoted reads as a value's name */
+			for (size_t k = 0; !f->t.field_only && *nm && k < nprobes; k++)
+				if (probes[k]->func && !strcmp(probes[k]->func, nm)) {
+					fprintf(warn, " (a function's name is a string: "
+						"func == \"%s\")", nm);
+					break;
+				}
+			fputc('\n', warn);
+		}
 	}
 	return 0;
 }

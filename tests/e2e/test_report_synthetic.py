@@ -247,6 +247,15 @@ def test_filters_on_real_file(calls):
     assert count("a == 4 && kind == \"return\" && latency == 500us") == 1
 
 
+def test_unquoted_function_name_is_pointed_out(calls):
+    p = report(["--count", "-f", "func == main.add", calls])
+    assert p.stdout.strip() == "0"
+    assert "named 'main.add'; comparisons with it are false (a function's name is a " \
+        "string: func == \"main.add\")" in p.stderr
+    p = report(["--count", "-f", "nosuch == 1", calls])
+    assert "named 'nosuch'" in p.stderr and "a function's name" not in p.stderr
+
+
 def test_pid_not_in_file_is_named(calls):
     """--pid of a process the file has no event of is named once, not
     taken silently for a selection that matched nothing."""
