@@ -237,6 +237,12 @@ static int plan_each(struct targets *t, struct plan *pl,
 	int i, nin = 0, nout = 0;
 	bool *in = xcalloc((size_t)t->nexes, sizeof(*in), "targets");
 
+	for (i = 1; i < t->nexes && t->exes[i].primary != i; i++)
+		;
+	if (i == t->nexes) {   /* one binary: plan_add says what it lacks */
+		free(in);
+		return plan_add(pl, sp->text, t->exes[0].key, t->exes[0].attach);
+	}
 	for (i = 0; i < t->nexes; i++)
 		if (t->exes[i].primary == i) {
 			in[i] = holds(t->exes[i].gb, sp);
@@ -278,7 +284,7 @@ int targets_plan(struct targets *t, struct plan *pl, const char *text,
 	}
 	if (sp.binary && binary_missing(&sp, root_pid))
 		rc = -1;
-	else if (sp.binary || t->nexes == 0)
+	else if (sp.binary || !t->npids)   /* the command's: plan_add says */
 		rc = plan_add(pl, text, t->nexes ? t->exes[0].key : NULL,
 			      t->nexes ? t->exes[0].attach : NULL);
 	else if (targets_open(t))
