@@ -716,6 +716,17 @@ static int add_glob(struct plan *pl, const struct probe_spec *spec,
 
 	if (gobin_func_each(b->gb, spec->func, collect, &e) < 0)
 		return -1;
+	if ((unsigned)(pl->nprobes + e.n) > pl->opts.max_probes) {
+		fprintf(stderr, "gotrace-record: probe '%s' matches %d functions "
+			"of %s", spec->text, e.n, b->path);
+		if (pl->nprobes)
+			fprintf(stderr, " (%d with the probes before it)",
+				pl->nprobes + e.n);
+		fprintf(stderr, ", more than --max-probes %u; narrow the glob "
+			"(--exclude GLOB) or raise --max-probes\n", pl->opts.max_probes);
+		free(e.funcs);
+		return -1;
+	}
 	for (i = 0; i < e.n; i++) {
 		/* A glob skips functions it cannot probe (reason
 		 * printed); a limit or memory failure stops all. */

@@ -141,13 +141,24 @@ def test_refusals_name_the_problem(functions, tmp_path, toolchain):
                 functions], check=False)
     assert p.returncode == 2 and p.stderr == (
         "gotrace-record: invalid duration 'soon' (expected seconds, e.g. 30 or 0.5)\n")
-    # Too many probes for the guard.
-    # (a gccgo program's runtime is libgo's: its own main.* are enough)
+    # Too many probes for the guard
+    # (a gccgo program's runtime is libgo's: its own main.* are enough);
+    # the message gives the count, with the probes before it
+    glob = "main.*" if toolchain.gccgo else "runtime.*"
     p = record(["-o", str(tmp_path / "x.gtr"), "--max-probes", "3",
-                "main.*" if toolchain.gccgo else "runtime.*", "--", functions], check=False)
-    assert p.returncode == 1 and p.stderr == conftest.goid_note(toolchain, functions) + (
-        "gotrace-record: more than 3 probes; narrow the globs (--exclude GLOB) or raise "
-        "--max-probes\n")
+                glob, "--", functions], check=False)
+    m = re.fullmatch((
+        "gotrace-record: probe '%s' matches ([0-9]+) functions of %s, more than "
+        "--max-probes 3; narrow the glob \\(--exclude GLOB\\) or raise "
+        "--max-probes\n") % (re.escape(glob), re.escape(functions)), p.stderr)
+    assert p.returncode == 1 and m and int(m.group(1)) > 3, p.stderr
+    n = int(m.group(1))
+    p = record(["-o", str(tmp_path / "x.gtr"), "--max-probes", str(n), "main.add",
+                glob, "--", functions], check=False)
+    assert p.returncode == 1 and p.stderr.endswith(
+        "gotrace-record: probe '%s' matches %d functions of %s (%d with the probes "
+        "before it), more than --max-probes %d; narrow the glob (--exclude GLOB) or "
+        "raise --max-probes\n" % (glob, n, functions, n + 1, n)), p.stderr
     assert not os.path.exists(tmp_path / "x.gtr")
 
 
