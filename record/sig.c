@@ -910,10 +910,11 @@ static int shapes_written(const char *name, const char *params, const char *resu
 {
 	static const char shape[] = "go.shape.";
 	const char *open, *end = gobin_type_args_end(name, &open);
-	const char *a = open ? open + 1 : NULL;
+	const char *a;
 
-	if (!end)
+	if (!end || !open)
 		return -1;
+	a = open + 1;
 	while (a < end - 1) {
 		const char *z = a;
 		int depth = 0;
