@@ -11,7 +11,10 @@
  * -t, --count, a filter, --by, --since, --limit, pairing limits); the rest
  * is the .gtr file, written to a file the report reads by path (open_input()).
  */
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,8 +76,34 @@ static void remove_input(void)
 	unlink(path);
 }
 
+/*
+ * Removes the input files of fuzzer processes that are gone without
+ * their exit handlers (a crash, libFuzzer's minimising and merging
+ * children): a file whose pid no longer runs.
+ */
+static void remove_stale_inputs(void)
+{
+	static const char prefix[] = "gotrace-fuzz-report.";
+	DIR *d = opendir("/dev/shm");
+	struct dirent *e;
+
+	while (d && (e = readdir(d)) != NULL) {
+		char *end;
+		long pid;
+
+		if (strncmp(e->d_name, prefix, sizeof(prefix) - 1))
+			continue;
+		pid = strtol(e->d_name + sizeof(prefix) - 1, &end, 10);
+		if (!*end && pid > 0 && kill((pid_t)pid, 0) && errno == ESRCH)
+			(void)unlinkat(dirfd(d), e->d_name, 0);
+	}
+	if (d)
+		closedir(d);
+}
+
 static void open_input(void)
 {
+	remove_stale_inputs();
 	snprintf(path, sizeof(path), "/dev/shm/gotrace-fuzz-report.%d", (int)getpid());
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd >= 0) {
