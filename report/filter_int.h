@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the two parts of report/filter share (compilation through lang/'s
- * parser and PCRE2, filter_compile.c; the type check and evaluator,
- * filter.c): the filter object around lang/'s tree.
+ * What the parts of report/filter share (compilation through lang/'s
+ * parser and PCRE2, filter_compile.c; the type check, filter_check.c; the
+ * evaluator, filter.c): the filter object around lang/'s tree.
  */
 #ifndef REPORT_FILTER_INT_H
 #define REPORT_FILTER_INT_H
@@ -90,5 +90,9 @@ struct filter {
 		uint32_t ent;
 	} mru[2];
 };
+
+/* Index of the argument or result named `name` (NUL-terminated) among
+ * pr->args, or -1 when the probe has none of that name. */
+int filter_arg_index(const struct gtr_probe *pr, const char *name);
 
 #endif /* REPORT_FILTER_INT_H */
