@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private to plan.c, values.c and sites.c: the plan object and the steps
- * plan.c takes for each probe. values.c turns located values into BPF
- * fetches and keeps them, each array once; sites.c finds where uprobes
- * go. Neither calls back into plan.c.
+ * Private to plan.c, locate.c, values.c and sites.c: the plan object and
+ * the steps plan.c takes for each probe. locate.c finds where a probe's
+ * values are; values.c turns located values into BPF fetches and keeps
+ * them, each array once; sites.c finds where uprobes go. None calls back
+ * into plan.c.
  */
 #ifndef GOTRACE_PLAN_INT_H
 #define GOTRACE_PLAN_INT_H
@@ -34,6 +35,15 @@ struct plan {
 	uint32_t nargsets, capargsets;
 	struct u64map argset_index;  /* hash of an array -> its index */
 };
+
+/*
+ * locate.c: locates the values of `p` (a function's entry or returns)
+ * into p->args: from its signature (checked against DWARF: a signature
+ * that disagrees is refused), else DWARF, else the argument area of a Go
+ * assembly function, else raw words in the function's convention, and
+ * sets p->args_source. Returns the count, or -1 after printing why.
+ */
+int plan_locate(struct probe *p);
 
 /*
  * values.c: fills p->meta's values from p->args[0..n) (interfaces as
