@@ -15,9 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "map.h"
 #include "output.h"
 #include "pair.h"
 #include "run_int.h"
+#include "xalloc.h"
 
 #define FLUSH_AT (64 * 1024)     /* bytes of formatted output per write */
 #define PROGRESS_MIN_BYTES (32u << 20) /* files smaller than this get no bar */
@@ -428,6 +430,30 @@ static void live_input(struct run *run)
 	}
 }
 
+/*
+ * Whether pairing may hold events in this run, so that knowing the file
+ * free of drop records (file_lossless(): a second reader, a read of the
+ * file's head and tail) can pay: not in a lean count whose filters read
+ * nothing pairing gives, nor in one whose probes described up front all
+ * are entries (one described later is paired as ever, only held longer
+ * before it counts; the count is the same).
+ */
+static bool may_hold(const struct run *run)
+{
+	unsigned uses = 0;
+
+	if (!(run->sink->flags & SINK_LEAN))
+		return true;
+	for (int i = 0; i < run->opts->nfilters; i++)
+		uses |= filter_uses(run->filters[i]);
+	if (!(uses & (FILTER_USES_LATENCY | FILTER_USES_VALUES)))
+		return false;
+	for (uint32_t i = 0; i < gtr_reader_nprobes(run->r); i++)
+		if (gtr_reader_probe_at(run->r, i)->kind == GTR_KIND_RETURN)
+			return true;
+	return false;
+}
+
 /* Opens the file and starts pairing. 0, or -1 with a message. */
 static int open_file(struct run *run)
 {
@@ -450,7 +476,7 @@ static int open_file(struct run *run)
 	struct pair_limits lim = o->lim;
 	lim.unordered = (run->sink->flags & SINK_UNORDERED) || o->calls ||
 			(o->format->flags & OUTPUT_F_UNORDERED);
-	lim.lossless = file_lossless(run->r, o->path);
+	lim.lossless = may_hold(run) && file_lossless(run->r, o->path);
 	run->pair = pair_new(&lim);
 	return refresh_probes(run, &run->probes, &run->np);
 }
@@ -580,15 +606,21 @@ static inline const char *task_comm(struct gtr_reader *r, struct comm_memo *m, u
  * never built as events. Only where that gives what the read loop would:
  * a count of events without --limit, time window, --calls or a sink of a
  * caller's, whose filters are all conjunctions of argument-integer
- * comparisons.
+ * comparisons. A plan is made once per (probe, kind) and kept: a trace
+ * whose probes alternate record by record does not plan again at each.
  */
-struct pushdown {
-	bool on;                         /* the run allows it */
-	bool have;                       /* plan is that of (probe, kind) */
+struct pd_plan {
 	bool ok;                         /* the filters gave plan */
 	const struct gtr_probe *probe;
-	enum gtr_kind kind;
 	struct gtr_count_plan plan;
+};
+
+struct pushdown {
+	bool on;                         /* the run allows it */
+	struct pd_plan *plans;           /* in the order first met */
+	uint32_t nplans, cap;
+	struct u64map ix;                /* probe id << 1 | kind -> plans[] */
+	uint32_t last;                   /* plans[last]: the one used last */
 };
 
 /* Whether the options of `run` allow a pushed-down count. */
@@ -601,25 +633,56 @@ static bool pushdown_allowed(const struct run *run)
 	       !(run->uses & (FILTER_USES_COMM | FILTER_USES_BINARY | FILTER_USES_LATENCY));
 }
 
-/* The plan of pd for events of `probe` of kind `kind`. */
-static void pushdown_plan(struct run *run, struct pushdown *pd, const struct gtr_probe *probe,
+/* Makes the plan of events of `probe` of kind `kind` into *pp. */
+static void pushdown_plan(struct run *run, struct pd_plan *pp, const struct gtr_probe *probe,
 			  enum gtr_kind kind)
 {
-	struct gtr_count_plan *p = &pd->plan;
+	struct gtr_count_plan *p = &pp->plan;
 
-	pd->have = true;
-	pd->ok = true;
-	pd->probe = probe;
-	pd->kind = kind;
+	pp->ok = true;
+	pp->probe = probe;
 	p->probe_id = probe->id;
 	p->kind = kind;
 	p->ncond = 0;
-	for (int k = 0; k < run->opts->nfilters && pd->ok; k++) {
+	for (int k = 0; k < run->opts->nfilters && pp->ok; k++) {
 		const int n = filter_count_conds(run->filters[k], probe, p->conds + p->ncond,
 						 GTR_COUNT_CONDS - p->ncond);
-		pd->ok = n >= 0;
-		p->ncond += pd->ok ? (uint32_t)n : 0;
+		pp->ok = n >= 0;
+		p->ncond += pp->ok ? (uint32_t)n : 0;
 	}
+}
+
+/* The plan of events of `probe` of kind `kind`: the one used last, a kept
+ * one, or a new one. */
+static const struct pd_plan *pushdown_find(struct run *run, struct pushdown *pd,
+					   const struct gtr_probe *probe, enum gtr_kind kind)
+{
+	const uint64_t key = (uint64_t)probe->id << 1 | (kind == GTR_KIND_RETURN);
+	struct pd_plan *pp = pd->nplans ? &pd->plans[pd->last] : NULL;
+
+	if (pp && pp->probe == probe && pp->plan.kind == kind)
+		return pp;
+	const uint32_t *ix = u64map_get(&pd->ix, key);
+	if (ix) {
+		pd->last = *ix;
+		return &pd->plans[*ix];
+	}
+	if (pd->nplans == pd->cap) {
+		pd->cap = pd->cap ? 2 * pd->cap : 4;
+		pd->plans = xrealloc(pd->plans, pd->cap * sizeof(*pd->plans), "pushdown");
+	}
+	pd->last = pd->nplans++;
+	if (u64map_put(&pd->ix, key, pd->last, UINT32_MAX))
+		xalloc_die("pushdown");
+	pp = &pd->plans[pd->last];
+	pushdown_plan(run, pp, probe, kind);
+	return pp;
+}
+
+static void pushdown_free(struct pushdown *pd)
+{
+	free(pd->plans);
+	u64map_free(&pd->ix);
 }
 
 /* Counts the events like ev that follow it in its frame, as the lean count
@@ -631,11 +694,10 @@ static void pushdown_count(struct run *run, struct pushdown *pd, const struct gt
 
 	if (!probe || probe->id != ev->probe_id)
 		return;
-	if (!pd->have || pd->probe != probe || pd->kind != ev->kind)
-		pushdown_plan(run, pd, probe, ev->kind);
-	if (!pd->ok)
+	const struct pd_plan *pp = pushdown_find(run, pd, probe, ev->kind);
+	if (!pp->ok)
 		return;
-	const uint64_t n = gtr_reader_count_run(run->r, &pd->plan, &matched, &last);
+	const uint64_t n = gtr_reader_count_run(run->r, &pp->plan, &matched, &last);
 	if (!n)
 		return;
 	const uint64_t before = run->nevents;
@@ -648,10 +710,11 @@ static void pushdown_count(struct run *run, struct pushdown *pd, const struct gt
 }
 
 /*
- * Reads every event and drop record, or up to --limit. Returns 0, or the
- * exit status of an error (reported).
+ * Reads every event and drop record, or up to --limit, counting through
+ * `pd` where it is on. Returns 0, or the exit status of an error
+ * (reported).
  */
-static int read_loop(struct run *run, struct progress *prog)
+static int read_events(struct run *run, struct progress *prog, struct pushdown *pd)
 {
 	static struct gtr_event ev;
 	const struct gtr_probe *last_probe = NULL;
@@ -659,7 +722,6 @@ static int read_loop(struct run *run, struct progress *prog)
 	bool have_last = false;     /* last_id/last_probe hold a lookup */
 	struct comm_memo memo = { 0 };
 	struct gtr_drop drop;
-	struct pushdown pd = { .on = pushdown_allowed(run) };
 
 	while (!run->stop) {
 		const int item = gtr_reader_next(run->r, &ev, &drop);
@@ -712,8 +774,8 @@ static int read_loop(struct run *run, struct progress *prog)
 				e.binary = binary_path(run->r, e.probe);
 			if (keep(run, &e))
 				run->sink->event(run, &e, true);
-			if (pd.on && !run->stop)
-				pushdown_count(run, &pd, &ev, last_probe, prog);
+			if (pd->on && !run->stop)
+				pushdown_count(run, pd, &ev, last_probe, prog);
 		} else if (needs_pairing(run, &ev)) {
 			const bool now = pair_push(run->pair, &e);
 			if (!drain(run) || (now && !emit(run, &e)))
@@ -727,6 +789,16 @@ static int read_loop(struct run *run, struct progress *prog)
 			progress_draw(prog, false, false);
 	}
 	return 0;
+}
+
+/* read_events() with a pushed-down count where the run allows one. */
+static int read_loop(struct run *run, struct progress *prog)
+{
+	struct pushdown pd = { .on = pushdown_allowed(run) };
+	const int rc = read_events(run, prog, &pd);
+
+	pushdown_free(&pd);
+	return rc;
 }
 
 /*
