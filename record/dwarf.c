@@ -22,6 +22,7 @@
 #include <elfutils/libdw.h>
 
 #include "dwarf_int.h"
+#include "search.h"
 
 /* reflect.Kind values DW_AT_go_kind uses. */
 enum go_kind {
@@ -170,16 +171,8 @@ bool gobin_dwarf_subprogram(struct gobin *b, const char *name, uint64_t entry,
 			    Dwarf_Die *out)
 {
 	Dwarf *dw = b->dwarf;
-	size_t lo = 0, hi = b->ndwpcs;
+	size_t lo = SEARCH_GE(b->dwpcs, b->ndwpcs, pc, entry), hi;
 
-	while (lo < hi) {
-		const size_t mid = lo + (hi - lo) / 2;
-
-		if (b->dwpcs[mid].pc < entry)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo < b->ndwpcs && b->dwpcs[lo].pc == entry &&
 	    dwarf_offdie(dw, b->dwpcs[lo].off, out))
 		return true;

@@ -18,6 +18,7 @@
 
 #include "gobin_int.h"
 #include "gofacts.h"
+#include "search.h"
 
 static const char *gobin_errmsg(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -440,16 +441,8 @@ int gobin_func_find_all(const struct gobin *b, const char *name,
 /* Index in b->funcs of the function at entry `entry`, or -1. */
 static ssize_t func_index(const struct gobin *b, uint64_t entry)
 {
-	size_t lo = 0, hi = b->nfuncs;
+	const size_t lo = SEARCH_GE(b->funcs, b->nfuncs, entry, entry);
 
-	while (lo < hi) {
-		const size_t mid = lo + (hi - lo) / 2;
-
-		if (b->funcs[mid].entry < entry)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < b->nfuncs && b->funcs[lo].entry == entry ? (ssize_t)lo : -1;
 }
 
@@ -545,16 +538,9 @@ static void mark_abi0(struct gobin *b)
 
 ssize_t gobin_func_index_at(const struct gobin *b, uint64_t addr)
 {
-	size_t lo = 0, hi = b->nfuncs;
+	/* the last function whose entry is at or before addr */
+	const size_t lo = SEARCH_GT(b->funcs, b->nfuncs, entry, addr);
 
-	while (lo < hi) {
-		const size_t mid = lo + (hi - lo) / 2;
-
-		if (b->funcs[mid].entry <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0 || addr >= b->funcs[lo - 1].end)
 		return -1;
 	return (ssize_t)lo - 1;

@@ -15,6 +15,7 @@
 #include "arch.h"
 #include "inl_int.h"
 #include "insn.h"
+#include "search.h"
 
 bool inl_add(struct gobin_inl *l, const struct inl_copy *c)
 {
@@ -357,16 +358,8 @@ static void fn_flow_free(struct fn_flow *f)
 /* The index of the instruction at offset `off` of f, -1 none. */
 static int flow_at(const struct fn_flow *f, uint32_t off)
 {
-	int lo = 0, hi = f->n;
+	const int lo = f->n > 0 ? (int)SEARCH_GE(f->fl, (size_t)f->n, off, off) : 0;
 
-	while (lo < hi) {
-		const int mid = lo + (hi - lo) / 2;
-
-		if (f->fl[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < f->n && f->fl[lo].off == off ? lo : -1;
 }
 
@@ -541,16 +534,9 @@ static int flow_sites(struct fn_flow *f, int line, int32_t file, int32_t node,
  * ascending), or 0 when none does. */
 static uint64_t first_stmt(const uint64_t *stmts, int n, uint64_t lo, uint64_t hi)
 {
-	int l = 0, h = n;
+	const int l = n > 0 ? (int)search_ge(stmts, (size_t)n, sizeof(*stmts), 0,
+					     sizeof(*stmts), lo) : 0;
 
-	while (l < h) {
-		const int mid = l + (h - l) / 2;
-
-		if (stmts[mid] < lo)
-			l = mid + 1;
-		else
-			h = mid;
-	}
 	return l < n && stmts[l] < hi ? stmts[l] : 0;
 }
 

@@ -15,6 +15,7 @@
 #include "gobin_int.h"
 #include "gofacts.h"
 #include "inl_int.h"
+#include "search.h"
 
 bool inl_leb128(const uint8_t *p, size_t n, size_t *i, bool sign, uint64_t *out)
 {
@@ -85,16 +86,9 @@ int inl_pcruns(const struct gobin *b, uint32_t tab, uint64_t entry,
 
 int32_t inl_run_at(const struct inl_run *r, int n, uint64_t pc)
 {
-	int lo = 0, hi = n;
+	/* the first run that ends after pc */
+	const int lo = n > 0 ? (int)SEARCH_GT(r, (size_t)n, hi, pc) : 0;
 
-	while (lo < hi) {
-		const int mid = lo + (hi - lo) / 2;
-
-		if (r[mid].hi <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < n && r[lo].lo <= pc ? r[lo].val : -1;
 }
 

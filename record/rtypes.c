@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dwarf_int.h"
+#include "search.h"
 
 
 #define DW_AT_go_runtime_type 0x2904
@@ -121,7 +122,7 @@ static int rtype_cmp(const void *a, const void *b)
 const char *gobin_type_name_at(const struct gobin *cb, uint64_t addr)
 {
 	struct gobin *b = (struct gobin *)cb;   /* the index is built lazily */
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!b->rtypes_built) {
 		struct rtype_build rb = {};
@@ -136,15 +137,7 @@ const char *gobin_type_name_at(const struct gobin *cb, uint64_t addr)
 		b->rtypes = rb.v;
 		b->nrtypes = rb.n;
 	}
-	hi = b->nrtypes;
-	while (lo < hi) {
-		const size_t mid = lo + (hi - lo) / 2;
-
-		if (b->rtypes[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = SEARCH_GE(b->rtypes, b->nrtypes, addr, addr);
 	if (lo < b->nrtypes && b->rtypes[lo].addr == addr)
 		return b->rtypes[lo].name;
 	/* stripped (or a type DWARF leaves out): the descriptor's own name */

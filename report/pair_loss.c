@@ -9,21 +9,13 @@
 #include <string.h>
 
 #include "pair_int.h"
+#include "search.h"
 #include "xalloc.h"
 
 /* The first interval of `s` that ends at or after `lo` (s->n: none). */
 static uint32_t spans_find(const struct spanset *s, uint64_t lo)
 {
-	uint32_t a = 0, b = s->n;
-
-	while (a < b) {
-		const uint32_t m = a + (b - a) / 2;
-		if (s->v[m].hi < lo)
-			a = m + 1;
-		else
-			b = m;
-	}
-	return a;
+	return (uint32_t)SEARCH_GE(s->v, s->n, hi, lo);
 }
 
 /* Whether some interval of `s` meets [lo, hi]. */

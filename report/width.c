@@ -8,6 +8,7 @@
  */
 #include "width.h"
 
+#include "search.h"
 #include "utf8.h"
 
 struct range {
@@ -66,20 +67,12 @@ static const struct range wide[] = {
 	{ 0x20000, 0x2fffd }, { 0x30000, 0x3fffd },
 };
 
+/* Whether cp is in one of the ranges r[n] (disjoint, ascending). */
 static bool in_ranges(const struct range *r, size_t n, uint32_t cp)
 {
-	size_t lo = 0, hi = n;
+	const size_t i = SEARCH_GE(r, n, hi, cp);   /* the first ending at or after cp */
 
-	while (lo < hi) {
-		const size_t mid = lo + (hi - lo) / 2;
-		if (cp > r[mid].hi)
-			lo = mid + 1;
-		else if (cp < r[mid].lo)
-			hi = mid;
-		else
-			return true;
-	}
-	return false;
+	return i < n && r[i].lo <= cp;
 }
 
 static int cp_width(uint32_t cp)

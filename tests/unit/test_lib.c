@@ -3,7 +3,8 @@
  * Unit tests of lib/: the one hash map (lib/map.h: replace, many entries
  * of one key, removal against a model, limits) and the one UTF-8 decoder
  * (lib/utf8.h, Unicode 15 table 3-7), and the output buffer's integers
- * (lib/buf.h).
+ * (lib/buf.h), and the one lower bound (lib/search.h) against a linear
+ * scan.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -14,6 +15,7 @@
 
 #include "buf.h"
 #include "map.h"
+#include "search.h"
 #include "utf8.h"
 
 /* ------------------------------------------------------------ u64map */
@@ -261,4 +263,99 @@ Test(buf, integers_as_printf_writes_them)
 	cr_assert_eq(u64_to_dec(d, 1234567), 7);
 	cr_assert(!memcmp(d, "1234567", 7));
 	buf_free(&b);
+}
+
+/* ------------------------------------------------------------ search */
+
+struct keyed {
+	uint32_t tag;
+	uint64_t key;
+	uint32_t small;   /* a 4-byte key after the 8-byte one */
+};
+
+/* The answers of a linear scan: the first of v[n] with key >= x, > x. */
+static size_t scan_ge(const struct keyed *v, size_t n, uint64_t x, bool gt)
+{
+	size_t i = 0;
+
+	while (i < n && (v[i].key < x || (gt && v[i].key == x)))
+		i++;
+	return i;
+}
+
+Test(search, empty_array_is_never_read)
+{
+	cr_expect_eq(search_ge(NULL, 0, 16, 8, 8, 5), 0);
+	cr_expect_eq(search_gt(NULL, 0, 16, 8, 8, 5), 0);
+	cr_expect_eq(SEARCH_GE((struct keyed *)NULL, 0, key, UINT64_MAX), 0);
+}
+
+Test(search, below_above_and_between_every_key)
+{
+	struct keyed v[5];
+
+	for (size_t i = 0; i < 5; i++)
+		v[i] = (struct keyed){ .tag = 0xdeadbeef, .key = 10 * (i + 1),
+				       .small = (uint32_t)(10 * (i + 1)) };
+	/* all keys above x */
+	cr_expect_eq(SEARCH_GE(v, 5, key, 0), 0);
+	cr_expect_eq(SEARCH_GT(v, 5, key, 9), 0);
+	/* all keys below x */
+	cr_expect_eq(SEARCH_GE(v, 5, key, 51), 5);
+	cr_expect_eq(SEARCH_GT(v, 5, key, 50), 5);
+	cr_expect_eq(SEARCH_GT(v, 5, key, UINT64_MAX), 5);
+	/* on a key and between two */
+	cr_expect_eq(SEARCH_GE(v, 5, key, 30), 2);
+	cr_expect_eq(SEARCH_GT(v, 5, key, 30), 3);
+	cr_expect_eq(SEARCH_GE(v, 5, key, 31), 3);
+	cr_expect_eq(SEARCH_GT(v, 5, key, 29), 2);
+	/* a 4-byte key gives the same answers */
+	for (uint64_t x = 0; x <= 60; x++) {
+		cr_expect_eq(SEARCH_GE(v, 5, small, x), scan_ge(v, 5, x, false),
+			     "x=%" PRIu64, x);
+		cr_expect_eq(SEARCH_GT(v, 5, small, x), scan_ge(v, 5, x, true),
+			     "x=%" PRIu64, x);
+	}
+	/* a 4-byte key is below every x past 32 bits */
+	cr_expect_eq(SEARCH_GE(v, 5, small, (uint64_t)UINT32_MAX + 1), 5);
+}
+
+Test(search, duplicates_give_the_first_and_the_one_past_the_last)
+{
+	const uint64_t keys[] = { 1, 3, 3, 3, 7, 7, 9 };
+	const size_t n = sizeof(keys) / sizeof(keys[0]);
+
+	cr_expect_eq(search_ge(keys, n, 8, 0, 8, 3), 1);
+	cr_expect_eq(search_gt(keys, n, 8, 0, 8, 3), 4);
+	cr_expect_eq(search_ge(keys, n, 8, 0, 8, 7), 4);
+	cr_expect_eq(search_gt(keys, n, 8, 0, 8, 7), 6);
+	/* one element, every key equal */
+	cr_expect_eq(search_ge(keys + 1, 3, 8, 0, 8, 3), 0);
+	cr_expect_eq(search_gt(keys + 1, 3, 8, 0, 8, 3), 3);
+	cr_expect_eq(search_ge(keys, 1, 8, 0, 8, 1), 0);
+	cr_expect_eq(search_gt(keys, 1, 8, 0, 8, 1), 1);
+}
+
+Test(search, random_sorted_arrays_match_a_linear_scan)
+{
+	struct keyed v[40];
+	uint64_t seed = 42;
+
+	for (int round = 0; round < 200; round++) {
+		const size_t n = (size_t)round % 40;
+		uint64_t k = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			k += (seed >> 60) % 3;   /* steps of 0, 1 or 2: duplicates */
+			v[i] = (struct keyed){ .key = k, .small = (uint32_t)k };
+		}
+		for (uint64_t x = 0; x <= k + 1; x++) {
+			cr_assert_eq(SEARCH_GE(v, n, key, x), scan_ge(v, n, x, false),
+				     "n=%zu x=%" PRIu64, n, x);
+			cr_assert_eq(SEARCH_GT(v, n, key, x), scan_ge(v, n, x, true),
+				     "n=%zu x=%" PRIu64, n, x);
+			cr_assert_eq(SEARCH_GE(v, n, small, x), scan_ge(v, n, x, false));
+		}
+	}
 }
