@@ -53,10 +53,12 @@ struct index_entry {
 
 /*
  * Decompression of the next event frame on a second thread while the
- * current one is decoded. The reader peeks at the block after the frame it
- * starts; when it is an event frame, a copy of its compressed bytes goes to
- * the thread. The frame is used only when the reader reaches the same bytes
- * at the same offset, after their checksum held; otherwise it is dropped.
+ * current one is decoded. The reader peeks at the blocks after the frame
+ * it starts; the first event frame among them (past clock samples and
+ * other small blocks) goes to the thread, a copy of its compressed bytes.
+ * The frame is used only when the reader reaches the same bytes at the
+ * same offset, after their checksum held; a block reached before it
+ * leaves it pending, one reached after drops it.
  * The thread owns in/out/dctx while state is PF_QUEUED, the reader
  * otherwise.
  */

@@ -152,11 +152,41 @@ void rd_prefetch_stop(struct prefetch *pf)
 	pf->pending = false;
 }
 
+/* Blocks that rd_prefetch_next() looks past (clock samples, processes,
+ * tasks between two frames) to find the next event frame. */
+#define PEEK_BLOCKS 16
+
 /*
- * Hands the block that follows the current position to the thread when it
- * is a whole event frame already in the input window. Reads nothing and
- * changes nothing the caller sees: a block not yet read is decompressed in
- * line when it is reached, with whatever error reading it gives then.
+ * The header of the first event frame at or after the current position
+ * whose block lies whole in the input window, past at most PEEK_BLOCKS
+ * other blocks; NULL when there is none. Headers are taken as they read,
+ * unchecked: a guess that damage makes wrong only costs the work done on
+ * it, as the frame is used only when the reader reaches the same bytes.
+ */
+static const uint8_t *next_frame(const struct gtr_reader *r)
+{
+	size_t at = r->pos;
+
+	for (int k = 0; k <= PEEK_BLOCKS; k++) {
+		if (r->len - at < GTR_BLOCK_HDR_LEN)
+			return NULL;
+		const uint8_t *h = r->buf + at;
+		const uint32_t len = gtr_get_le32(h + 8);
+		if (memcmp(h, GTR_BLOCK_MAGIC, 4) || len > GTR_MAX_BLOCK ||
+		    r->len - at - GTR_BLOCK_HDR_LEN < (size_t)len)
+			return NULL;
+		if (gtr_get_le32(h + 4) == GTR_BLOCK_EVENTS)
+			return h;
+		at += GTR_BLOCK_HDR_LEN + (size_t)len;
+	}
+	return NULL;
+}
+
+/*
+ * Hands the next event frame to the thread when it is whole in the input
+ * window (next_frame()). Reads nothing and changes nothing the caller
+ * sees: a block not yet read is decompressed in line when it is reached,
+ * with whatever error reading it gives then.
  */
 void rd_prefetch_next(struct gtr_reader *r)
 {
@@ -167,14 +197,11 @@ void rd_prefetch_next(struct gtr_reader *r)
 	prefetch_forked(pf);
 	if (!pf->on || pf->failed || pf->pending)
 		return;
-	const size_t have = r->len - r->pos;
-	const uint8_t *h = r->buf + r->pos;
-	if (have < GTR_BLOCK_HDR_LEN || memcmp(h, GTR_BLOCK_MAGIC, 4) ||
-	    gtr_get_le32(h + 4) != GTR_BLOCK_EVENTS)
+	const uint8_t *h = next_frame(r);
+	if (!h)
 		return;
 	const uint32_t len = gtr_get_le32(h + 8);
-	if (len > GTR_MAX_BLOCK || have < GTR_BLOCK_HDR_LEN + (size_t)len ||
-	    zframe_check(h + GTR_BLOCK_HDR_LEN, len, &csize, why, sizeof(why)))
+	if (zframe_check(h + GTR_BLOCK_HDR_LEN, len, &csize, why, sizeof(why)))
 		return;
 	if (!pf->started) {
 		if (!pf->dctx && !(pf->dctx = ZSTD_createDCtx()))
@@ -199,7 +226,7 @@ void rd_prefetch_next(struct gtr_reader *r)
 		return;
 	memcpy(pf->in, h + GTR_BLOCK_HDR_LEN, len);
 	pf->in_len = len;
-	pf->off = r->buf_off + r->pos;
+	pf->off = r->buf_off + (size_t)(h - r->buf);
 	pf->content_size = csize;
 	pthread_mutex_lock(&pf->mu);
 	pf->state = PF_QUEUED;
@@ -214,7 +241,7 @@ fail:
 /*
  * The prefetched frame, when it is the block b: swaps it into r->dbuf and
  * returns it, its length in *out_len. NULL when it is not (the prefetch is
- * then dropped) or it did not decompress (the caller decompresses again and
+ * then dropped, unless b comes before it) or it did not decompress (the caller decompresses again and
  * reports why).
  */
 static const uint8_t *prefetch_take(struct gtr_reader *r, const struct block *b,
@@ -223,6 +250,10 @@ static const uint8_t *prefetch_take(struct gtr_reader *r, const struct block *b,
 	struct prefetch *pf = &r->pf;
 
 	if (!pf->pending)
+		return NULL;
+	/* a block before the frame handed over (symbols): the frame is
+	 * still to come */
+	if (b->off < pf->off)
 		return NULL;
 	rd_prefetch_wait(pf);
 	if (pf->off != b->off || pf->in_len != b->len ||
