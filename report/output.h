@@ -160,6 +160,13 @@ void output_json_bytes(struct buf *b, const uint8_t *p, size_t n);
 void output_csv_field(struct buf *b, const char *p, size_t n);
 
 /*
+ * Whether the integer values of argument `a` show as addresses, in hex
+ * ("0xc000012345"): pointers and raw words (no type: likely an address),
+ * GTR_TYPE_PTR and GTR_TYPE_WORD. False for NULL (unknown).
+ */
+bool output_arg_is_address(const struct gtr_arg *a);
+
+/*
  * Whether argument `a` is an interface, whose value is the name of its
  * dynamic type: type GTR_TYPE_IFACE, or a string whose Go type is an
  * interface (files written before GTR_TYPE_IFACE): "error", "any",

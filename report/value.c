@@ -138,6 +138,12 @@ double out_value_double(const struct gtr_value *v, const struct gtr_arg *arg)
 	}
 }
 
+bool output_arg_is_address(const struct gtr_arg *a)
+{
+	/* addresses and raw words (no type: likely an address) */
+	return arg_is(a, GTR_TYPE_PTR) || arg_is(a, GTR_TYPE_WORD);
+}
+
 bool output_arg_is_iface(const struct gtr_arg *a)
 {
 	if (!a)
@@ -316,8 +322,7 @@ void output_text_value(struct buf *b, const struct gtr_value *v,
 		buf_i64(b, v->v.i);
 		return;
 	case GTR_VAL_UINT:
-		/* addresses and raw words (no type: likely an address) in hex */
-		if (arg_is(arg, GTR_TYPE_PTR) || arg_is(arg, GTR_TYPE_WORD))
+		if (output_arg_is_address(arg))
 			buf_hex(b, v->v.u);
 		else if (arg_is(arg, GTR_TYPE_FLOAT))
 			buf_puts(b, output_double(tmp, out_value_double(v, arg)));

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output.h"
 #include "stats.h"
 #include "timeparse.h"
 #include "width.h"
@@ -315,4 +316,144 @@ Test(stats, latencies_at_the_limit)
 	cr_expect(strstr(buf_cstr(&b), "main.greet: 2 calls returned"), "%s", buf_cstr(&b));
 	buf_free(&b);
 	stats_free(s);
+}
+
+/* ------------------------------------------------------------ addresses */
+
+/* main.put(p *main.T, u uintptr, n int, w) (w a raw word) and its return
+ * (goret1 *main.T). */
+static struct gtr_probe put_probe, put_ret;
+
+static void put_setup(void)
+{
+	static const struct {
+		const char *name, *type_name;
+		enum gtr_type type;
+	} a[4] = {
+		{ "p", "*main.T", GTR_TYPE_PTR }, { "u", "uintptr", GTR_TYPE_UINT },
+		{ "n", "int", GTR_TYPE_INT }, { "w", "", GTR_TYPE_WORD },
+	};
+
+	memset(&put_probe, 0, sizeof(put_probe));
+	put_probe.id = 3;
+	put_probe.kind = GTR_KIND_ENTRY;
+	put_probe.func = "main.put";
+	put_probe.fmt = "";
+	put_probe.nargs = 4;
+	for (int i = 0; i < 4; i++) {
+		put_probe.args[i].name = a[i].name;
+		put_probe.args[i].type_name = a[i].type_name;
+		put_probe.args[i].type = a[i].type;
+		put_probe.args[i].size = 8;
+	}
+	put_ret = put_probe;
+	put_ret.id = 4;
+	put_ret.kind = GTR_KIND_RETURN;
+	put_ret.nargs = 1;
+	put_ret.args[0].name = "~r0";
+}
+
+/* A call of main.put: its entry, and its return `lat` ns later (none
+ * when 0), returning `r`. */
+static void put_call(struct stats *s, uint64_t ts, uint64_t p, uint64_t u, int64_t n,
+		     uint64_t w, uint64_t r, uint64_t lat)
+{
+	struct gtr_event entry = { .ts_ns = ts, .probe_id = 3, .kind = GTR_KIND_ENTRY,
+				   .pid = 10, .tid = 10, .goid = 1, .nvals = 4 };
+	struct gtr_event ret = { .ts_ns = ts + lat, .probe_id = 4, .kind = GTR_KIND_RETURN,
+				 .pid = 10, .tid = 10, .goid = 1, .nvals = 1 };
+	struct report_event e = { .ev = &entry, .probe = &put_probe, .comm = "app" };
+
+	entry.vals[0] = (struct gtr_value){ .kind = GTR_VAL_UINT, .v.u = p };
+	entry.vals[1] = (struct gtr_value){ .kind = GTR_VAL_UINT, .v.u = u };
+	entry.vals[2] = (struct gtr_value){ .kind = GTR_VAL_INT, .v.i = n };
+	entry.vals[3] = (struct gtr_value){ .kind = GTR_VAL_UINT, .v.u = w };
+	ret.vals[0] = (struct gtr_value){ .kind = GTR_VAL_UINT, .v.u = r };
+	stats_event(s, &e);
+	if (!lat)
+		return;
+	e = (struct report_event){ .ev = &ret, .probe = &put_ret, .comm = "app",
+				   .entry = &entry, .entry_probe = &put_probe,
+				   .latency_ns = lat };
+	stats_event(s, &e);
+}
+
+/* The stats of two calls grouped --by `field`, without histograms. */
+static void put_stats(const char *field, struct buf *b)
+{
+	struct filter_error err;
+	struct filter *by = filter_compile_field(field, &err);
+	struct stats *s;
+
+	cr_assert(by, "%s: %s", field, err.msg);
+	s = stats_new(by, field, 0);
+	put_call(s, 1000, 0xc000012300, 4096, -3, 0x7f0000001000, 0xc000099000, 500);
+	put_call(s, 2000, 0x20, 8, 14, 0x10, 0, 0);
+	buf_reset(b);
+	stats_write(s, b, 0, false);
+	stats_free(s);
+	filter_free(by);
+}
+
+/* Whether the table in `out` has a row of main.put grouped by `text`. */
+static bool has_row(const char *out, const char *text)
+{
+	char want[64];
+
+	snprintf(want, sizeof(want), "main.put %s ", text);
+	return strstr(out, want) != NULL;
+}
+
+/*
+ * --by values of pointer and raw-word arguments read as text shows them,
+ * in hex (output_text_value()), whether named, goargN or goretN, on
+ * entries and on returns (which read their entry's arguments); numbers
+ * stay decimal; the groups still sort as numbers (0x20 before 0xc0...).
+ */
+Test(stats, by_addresses_in_hex_as_text_shows_them, .init = put_setup)
+{
+	struct buf b = BUF_INIT, t = BUF_INIT;
+	const struct gtr_value pv = { .kind = GTR_VAL_UINT, .v.u = 0xc000012300 };
+	const char *out;
+
+	/* the text printer's form of the same value */
+	output_text_value(&t, &pv, &put_probe.args[0]);
+	cr_assert_str_eq(buf_cstr(&t), "0xc000012300");
+
+	put_stats("p", &b);
+	out = buf_cstr(&b);
+	cr_expect(has_row(out, "0xc000012300"), "%s", out);
+	cr_expect(has_row(out, "0x20"), "%s", out);
+	cr_expect(strstr(out, "main.put 0x20") < strstr(out, "main.put 0xc000012300"),
+		  "numeric order: %s", out);
+	/* the return, which reads p from its entry, is in the same group */
+	cr_expect(!strstr(out, "824633795328"), "%s", out);
+
+	put_stats("goarg1", &b);
+	out = buf_cstr(&b);
+	cr_expect(has_row(out, "0xc000012300"), "%s", out);
+
+	put_stats("w", &b);
+	out = buf_cstr(&b);
+	cr_expect(has_row(out, "0x7f0000001000"), "%s", out);
+	cr_expect(has_row(out, "0x10"), "%s", out);
+
+	/* goret1: only the return has it (the entries group under '-') */
+	put_stats("goret1", &b);
+	out = buf_cstr(&b);
+	cr_expect(has_row(out, "0xc000099000"), "%s", out);
+
+	/* unsigned (uintptr too, as text shows it) and signed: decimal */
+	put_stats("u", &b);
+	out = buf_cstr(&b);
+	cr_expect(has_row(out, "4096") && has_row(out, "8"), "%s", out);
+	put_stats("n", &b);
+	out = buf_cstr(&b);
+	cr_expect(has_row(out, "-3") && has_row(out, "14"), "%s", out);
+
+	/* the event's own fields are numbers */
+	put_stats("pid", &b);
+	cr_expect(has_row(buf_cstr(&b), "10"), "%s", buf_cstr(&b));
+	buf_free(&b);
+	buf_free(&t);
 }
