@@ -233,6 +233,26 @@ static void put_wall_clock(struct output *o, struct buf *b, uint64_t real)
 	buf_putc(b, ' ');
 }
 
+#define HOST_COLS 15   /* the HOST column when every name fits */
+
+void output_text_host(struct output *o, const char *name)
+{
+	struct buf t = BUF_INIT;
+
+	output_text_bytes(&t, (const uint8_t *)name, strlen(name), false);
+	const uint32_t w = t.len ? (uint32_t)text_width(t.data, t.len) : 0;
+
+	if (w > o->host_cols)
+		o->host_cols = w;
+	buf_free(&t);
+}
+
+/* The width of the HOST column: the widest host name given, else 15. */
+static int host_cols(const struct output *o)
+{
+	return o->host_cols > HOST_COLS ? (int)o->host_cols : HOST_COLS;
+}
+
 /*
  * Time columns, pid, tid, comm and function: the trace.py line prefix.
  * `ev` gives the time, pid, tid and probe id: e->ev, or a call's entry in
@@ -250,7 +270,7 @@ static void text_prefix(struct output *o, struct buf *b,
 	if (o && o->o.time_rel)
 		put_rel_seconds(b, ts, e->t0_ns);
 	if (o && o->o.hosts) {
-		put_padded(b, e->host ? e->host : "", 15);
+		put_padded(b, e->host ? e->host : "", host_cols(o));
 		buf_putc(b, ' ');
 	}
 	if (o) {
@@ -274,8 +294,10 @@ static void text_header(const struct output *o, struct buf *b)
 		buf_puts(b, "TIME            ");
 	if (o && o->o.time_rel)
 		buf_puts(b, "TIME       ");
-	if (o && o->o.hosts)
-		buf_puts(b, "HOST            ");
+	if (o && o->o.hosts) {
+		buf_puts(b, "HOST");
+		buf_pad(b, ' ', host_cols(o) + 1 - 4);
+	}
 	if (o && o->o.calls)
 		buf_puts(b, "PID     TID     COMM            FUNC             LATENCY      -\n");
 	else

@@ -96,6 +96,16 @@ struct output *output_new(const struct output_opts *o);
 /* Frees `o` (NULL is fine). */
 void output_free(struct output *o);
 
+/*
+ * Tells `o` a host name of the file (o.hosts: a merged file), before
+ * output_begin(): text's HOST column is as wide as the widest name given
+ * (escaped, in display columns; at least 15), so that the columns after
+ * it line up whatever the names (redacted ones are 25 columns,
+ * "redacted:" and 16 hex digits). A name not given is padded to the
+ * column or, when wider, overflows it.
+ */
+void output_text_host(struct output *o, const char *name);
+
 /* Appends what precedes the first event (header line, JSON opening). */
 void output_begin(struct output *o, struct buf *b);
 

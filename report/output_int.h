@@ -17,6 +17,8 @@ struct fcache_ent;
 struct output {
 	struct output_opts o;
 	const struct output_format *fmt;  /* o.format, or text */
+	uint32_t host_cols;         /* the widest host name given, in display
+				       columns (output_text_host()) */
 	void *state;                /* the printer's: fmt->state_size bytes */
 	struct u64map fcx;          /* probe's address -> index in fc */
 	struct fcache_ent *fc;      /* compiled format strings by probe (printf.c) */

@@ -26,6 +26,15 @@ static void count_one(struct run *run, uint64_t *n, uint64_t add)
 
 static void print_begin(struct run *run)
 {
+	const uint32_t nh = gtr_reader_nhosts(run->r);
+
+	/* a merged file: the HOST column fits its widest host name */
+	for (uint32_t i = 0; nh > 1 && i < nh; i++) {
+		const struct gtr_host *h = gtr_reader_host_at(run->r, i);
+
+		if (h && h->hostname)
+			output_text_host(run->out, h->hostname);
+	}
 	output_begin(run->out, &run->buf);
 }
 

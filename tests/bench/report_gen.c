@@ -15,7 +15,9 @@
  *       all probes before the events, or each pair of probes just before
  *       its call, between event frames (as mass attach writes them).
  *
- * Host clock anchor: CLOCK_MONOTONIC 1000 s = 2024-05-01T12:00:00Z.
+ * Host clock anchor: CLOCK_MONOTONIC 1000 s = 2024-05-01T12:00:00Z. The
+ * host is "gen", or $REPORT_GEN_HOST with a PROCESS record of pid 100 (a
+ * merge then files pid 100 under that host).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,7 +128,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const unsigned long n = strtoul(argv[3], NULL, 10);
-	host.hostname = "gen";
+	host.hostname = getenv("REPORT_GEN_HOST") ? getenv("REPORT_GEN_HOST") : "gen";
 	host.kernel = "6.1.0";
 	host.machine = "x86_64";
 	host.recorder = "report_gen";
@@ -155,6 +157,13 @@ int main(int argc, char **argv)
 	probe(5, GTR_KIND_ENTRY, "main.log", "log: %s", 1, log_names, str1);
 	if ((rc = gtr_writer_task(w, 100, 100, "app")) || (rc = gtr_writer_task(w, 100, 101, "app-worker")))
 		die("gtr_writer_task", rc);
+	if (getenv("REPORT_GEN_HOST")) {
+		const struct gtr_process proc = { .ts_ns = T0, .pid = 100, .binary_id = 1,
+						  .comm = "app", .exit_code = GTR_EXIT_UNKNOWN };
+
+		if ((rc = gtr_writer_process(w, &proc)))
+			die("gtr_writer_process", rc);
+	}
 
 	if (!strcmp(argv[1], "upfront") || !strcmp(argv[1], "interleaved")) {
 		/* n functions main.f<i>, probes 100+2i (entry) and 101+2i (return) */
