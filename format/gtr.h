@@ -601,7 +601,9 @@ int gtr_reader_next(struct gtr_reader *r, struct gtr_event *ev,
  * GTR_TYPE_INT argument (GTR_VAL_INT) must lie in [slo, shi], any other
  * integer (GTR_VAL_UINT) in [ulo, uhi]; `negate` inverts that. An empty
  * range (lo > hi) holds for no value. An event with fewer values meets no
- * condition on the ones it lacks.
+ * condition on the ones it lacks. `idx` may also name a field of the
+ * event (GTR_COUNT_TS and the others below), compared as unsigned with
+ * [ulo, uhi], or be GTR_COUNT_NONE, a condition no event meets.
  */
 struct gtr_count_cond {
 	uint32_t idx;
@@ -610,15 +612,29 @@ struct gtr_count_cond {
 	uint64_t ulo, uhi;
 };
 
-#define GTR_COUNT_CONDS 32   /* conditions of one gtr_count_plan at most */
+#define GTR_COUNT_NONE UINT32_MAX          /* met by no event */
+#define GTR_COUNT_TS (UINT32_MAX - 1)      /* the event's time, ns (ts_ns) */
+#define GTR_COUNT_PID (UINT32_MAX - 2)     /* its process id */
+#define GTR_COUNT_TID (UINT32_MAX - 3)     /* its thread id */
+#define GTR_COUNT_GOID (UINT32_MAX - 4)    /* its goroutine id */
 
-/* What gtr_reader_count_run() counts: events of probe `probe_id` and kind
- * `kind` meeting every one of conds[0, ncond). */
+#define GTR_COUNT_CONDS 32   /* conditions of one gtr_count_plan at most */
+#define GTR_COUNT_TERMS 16   /* terms of one gtr_count_plan at most */
+
+/*
+ * What gtr_reader_count_run() counts: events of probe `probe_id` and kind
+ * `kind` that meet one of its terms (an OR of ANDs). Term k is the
+ * conditions conds[k ? term_end[k - 1] : 0, term_end[k]), all of which
+ * must hold; nterms 0 makes all of conds[0, ncond) one term (none: every
+ * event counts).
+ */
 struct gtr_count_plan {
 	uint32_t probe_id;
 	enum gtr_kind kind;
 	uint32_t ncond;
 	struct gtr_count_cond conds[GTR_COUNT_CONDS];
+	uint32_t nterms;
+	uint32_t term_end[GTR_COUNT_TERMS];
 };
 
 /*
@@ -636,6 +652,15 @@ struct gtr_count_plan {
  */
 uint64_t gtr_reader_count_run(struct gtr_reader *r, const struct gtr_count_plan *plan,
 			      uint64_t *matched, uint64_t *last_ts);
+
+/*
+ * The probe id and kind of the record that follows in the current event
+ * frame when gtr_reader_count_run() may take it (a delta event record of
+ * a probe id below 24), so that a caller can pick the plan for it: true,
+ * or false for any other record and at a frame's end.
+ */
+bool gtr_reader_count_peek(const struct gtr_reader *r, uint32_t *probe_id,
+			   enum gtr_kind *kind);
 
 /*
  * Called before the reader waits for input that has not arrived yet (a

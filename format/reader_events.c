@@ -372,15 +372,6 @@ static inline int decode_delta_fast(struct gtr_reader *r, struct gtr_event *ev)
 	return 1;
 }
 
-/* Whether raw value `raw` (of a GTR_TYPE_INT argument when `sgn`) meets c. */
-static inline bool cond_holds(const struct gtr_count_cond *c, uint64_t raw, bool sgn)
-{
-	const bool in = sgn ? (int64_t)raw >= c->slo && (int64_t)raw <= c->shi
-			    : raw >= c->ulo && raw <= c->uhi;
-
-	return in != c->negate;
-}
-
 /*
  * The values of the delta record at *pp (its heads past the timestamp),
  * as decode_delta_fast() checks them, into x[0, nv): integer deltas, and
@@ -412,16 +403,144 @@ static inline int count_values(const uint8_t **pp, const uint8_t *end, uint32_t 
 	return 0;
 }
 
-/* Whether the delta state st meets every condition of `plan` (sgn: the
- * GTR_TYPE_INT arguments, a bit each). */
-static inline bool plan_holds(const struct gtr_count_plan *plan, const struct rstate *st,
-			      uint32_t sgn)
+/* Slot of a count run's values that holds the event's time. */
+#define TS_SLOT GTR_MAX_ARGS
+
+/*
+ * A condition of a plan resolved for one run: value slot `slot` (TS_SLOT:
+ * the time) meets it when ((v ^ flip) - lo <= span) != neg, the signed
+ * ranges of GTR_TYPE_INT values made unsigned by flipping the sign bit.
+ */
+struct run_cond {
+	uint32_t slot;
+	bool neg;
+	uint64_t flip, lo, span;
+};
+
+/* A plan resolved for one run: terms of conditions, any of which counts. */
+struct run_plan {
+	uint32_t nterms, nconds;
+	uint32_t end[GTR_COUNT_TERMS];      /* term k ends at conds[end[k]] */
+	uint32_t read;                      /* value indexes looked at, a bit each */
+	struct run_cond conds[GTR_COUNT_CONDS];
+};
+
+/* Whether unsigned v lies in [lo, hi] (an empty range holds nothing),
+ * inverted by neg. */
+static bool in_range(uint64_t v, uint64_t lo, uint64_t hi, bool neg)
 {
-	for (uint32_t k = 0; k < plan->ncond; k++) {
-		const struct gtr_count_cond *c = &plan->conds[k];
-		if (c->idx >= st->nvals || !cond_holds(c, st->vals[c->idx], sgn >> c->idx & 1))
-			return false;
+	return (lo <= hi && v >= lo && v <= hi) != neg;
+}
+
+/*
+ * Resolves c for a run: 1 with *rc filled when it reads a value or the
+ * time, else what it gives every event of the run (0 or 2 for true):
+ * fields of the context are the same in the whole run.
+ */
+static int resolve_cond(const struct gtr_reader *r, const struct gtr_count_cond *c,
+			uint32_t sgn, struct run_cond *rc)
+{
+	const uint64_t bias = 1ull << 63;
+
+	switch (c->idx) {
+	case GTR_COUNT_PID: return in_range(r->ctx_pid, c->ulo, c->uhi, c->negate) ? 2 : 0;
+	case GTR_COUNT_TID: return in_range(r->ctx_tid, c->ulo, c->uhi, c->negate) ? 2 : 0;
+	case GTR_COUNT_GOID: return in_range(r->ctx_goid, c->ulo, c->uhi, c->negate) ? 2 : 0;
+	case GTR_COUNT_TS:
+		rc->slot = TS_SLOT;
+		break;
+	default:
+		if (c->idx >= GTR_MAX_ARGS)
+			return 0;
+		rc->slot = c->idx;
+		break;
 	}
+	const bool s = rc->slot < GTR_MAX_ARGS && (sgn >> rc->slot & 1);
+	const uint64_t lo = s ? (uint64_t)c->slo ^ bias : c->ulo;
+	const uint64_t hi = s ? (uint64_t)c->shi ^ bias : c->uhi;
+	rc->neg = c->negate;
+	rc->flip = s ? bias : 0;
+	rc->lo = lo;
+	rc->span = hi - lo;
+	if (lo > hi) {
+		/* empty: never in the range, as "always in" inverted (a
+		 * value still has to be there) */
+		if (rc->slot == TS_SLOT)
+			return c->negate ? 2 : 0;
+		rc->neg = !c->negate;
+		rc->flip = rc->lo = 0;
+		rc->span = UINT64_MAX;
+	}
+	return 1;
+}
+
+/*
+ * `plan` resolved for a run of probe `pr` at the reader's context into
+ * *rp: conditions that hold or fail alike for every event of the run are
+ * folded into their terms. The value indexes it reads go to rp->read.
+ */
+static void resolve_plan(const struct gtr_reader *r, const struct gtr_probe *pr,
+			 const struct gtr_count_plan *plan, struct run_plan *rp)
+{
+	const uint32_t nt = plan->nterms ? plan->nterms : 1;
+	uint32_t sgn = 0, start = 0;
+
+	for (uint32_t i = 0; i < pr->nargs && i < GTR_MAX_ARGS; i++)
+		sgn |= (uint32_t)(pr->args[i].type == GTR_TYPE_INT) << i;
+	rp->nterms = rp->nconds = rp->read = 0;
+	for (uint32_t t = 0; t < nt && t < GTR_COUNT_TERMS; t++) {
+		const uint32_t end = plan->nterms ? plan->term_end[t] : plan->ncond;
+		const uint32_t first = rp->nconds;
+		bool dead = false;
+		for (uint32_t k = start; k < end && k < plan->ncond && !dead; k++) {
+			struct run_cond *rc = &rp->conds[rp->nconds];
+			const int v = resolve_cond(r, &plan->conds[k], sgn, rc);
+			dead = v == 0;
+			if (v == 1) {
+				rp->nconds++;
+				if (rc->slot < GTR_MAX_ARGS)
+					rp->read |= 1u << rc->slot;
+			}
+		}
+		start = end;
+		if (dead) {
+			rp->nconds = first;
+			continue;
+		}
+		rp->end[rp->nterms++] = rp->nconds;
+	}
+}
+
+/* Whether the values v[] of an event with `have` of them (a bit each,
+ * TS_SLOT's always) meet one of the terms of rp. */
+static inline bool run_holds(const struct run_plan *rp, const uint64_t *v, uint64_t have)
+{
+	uint32_t k = 0;
+
+	for (uint32_t t = 0; t < rp->nterms; t++) {
+		bool ok = true;
+		for (; k < rp->end[t]; k++) {
+			const struct run_cond *c = &rp->conds[k];
+			ok &= (have >> c->slot & 1) &&
+			      (((v[c->slot] ^ c->flip) - c->lo <= c->span) != c->neg);
+		}
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+bool gtr_reader_count_peek(const struct gtr_reader *r, uint32_t *probe_id,
+			   enum gtr_kind *kind)
+{
+	const uint8_t *q = r->fc.p;
+
+	if (!r->in_frame || !r->have_ctx || !r->rec_left || r->stack_pending ||
+	    r->fc.end - q < 4 || (q[0] >> 5) != GCR_ARRAY ||
+	    (q[1] != GTR_REC_ENTRY_DELTA && q[1] != GTR_REC_RETURN_DELTA) || q[2] >= 24)
+		return false;
+	*probe_id = q[2];
+	*kind = q[1] == GTR_REC_RETURN_DELTA ? GTR_KIND_RETURN : GTR_KIND_ENTRY;
 	return true;
 }
 
@@ -432,23 +551,25 @@ uint64_t gtr_reader_count_run(struct gtr_reader *r, const struct gtr_count_plan 
 	const uint8_t want = plan->kind == GTR_KIND_RETURN ? GTR_REC_RETURN_DELTA
 							   : GTR_REC_ENTRY_DELTA;
 	const struct gtr_probe *pr = rd_find_probe(r, id);
-	uint32_t read = 0, sgn = 0, strs;
-	uint64_t n = 0, m = 0, x[GTR_MAX_ARGS];
+	uint32_t strs;
+	uint64_t n = 0, m = 0, x[GTR_MAX_ARGS], v[GTR_MAX_ARGS + 1];
+	struct run_plan rp;
 
-	if (!pr || id >= 24 || !r->in_frame || !r->have_ctx || plan->ncond > GTR_COUNT_CONDS)
+	if (!pr || id >= 24 || !r->in_frame || !r->have_ctx || r->stack_pending ||
+	    plan->ncond > GTR_COUNT_CONDS || plan->nterms > GTR_COUNT_TERMS)
 		return 0;
 	struct rstate *st = pstate(r, id, false);
 	if (!st)
 		return 0;
-	for (uint32_t i = 0; i < pr->nargs && i < GTR_MAX_ARGS; i++)
-		sgn |= (uint32_t)(pr->args[i].type == GTR_TYPE_INT) << i;
-	for (uint32_t k = 0; k < plan->ncond; k++)
-		if (plan->conds[k].idx < GTR_MAX_ARGS)
-			read |= 1u << plan->conds[k].idx;
+	resolve_plan(r, pr, plan, &rp);
+	/* the delta state, values past the last event's count reading as 0 */
+	uint32_t cur = st->nvals < GTR_MAX_ARGS ? st->nvals : GTR_MAX_ARGS;
+	for (uint32_t i = 0; i < GTR_MAX_ARGS; i++)
+		v[i] = i < cur ? st->vals[i] : 0;
 	const uint8_t *p = r->fc.p, *const end = r->fc.end;
 	uint64_t ts = r->prev_ts, dts;
 	/* the records decode_delta_fast() would take, of this probe and kind */
-	while (n < r->rec_left && !r->stack_pending) {
+	while (n < r->rec_left) {
 		const uint8_t *q = p;
 		if (end - q < 4 || (q[0] >> 5) != GCR_ARRAY || q[1] != want || q[2] != id)
 			break;
@@ -456,17 +577,25 @@ uint64_t gtr_reader_count_run(struct gtr_reader *r, const struct gtr_count_plan 
 		if (cnt < 3 || cnt >= 24 || cnt - 3 > GTR_MAX_ARGS)
 			break;
 		q += 3;
+		const uint32_t nv = cnt - 3;
 		if ((*q >> 5) != GCR_UINT || fast_arg(&q, end, &dts) || dts > UINT64_MAX - ts ||
-		    count_values(&q, end, cnt - 3, read, x, &strs))
+		    count_values(&q, end, nv, rp.read, x, &strs))
 			break;
 		p = q;
 		ts += dts;
 		n++;
-		for (uint32_t i = 0; i < cnt - 3; i++)
-			st->vals[i] = (strs >> i & 1) ? 0 : (i < st->nvals ? st->vals[i] : 0) + x[i];
-		st->nvals = cnt - 3;
-		m += plan_holds(plan, st, sgn);
+		for (uint32_t i = 0; i < nv; i++)
+			v[i] = (strs >> i & 1) ? 0 : v[i] + x[i];
+		for (uint32_t i = nv; i < cur; i++)
+			v[i] = 0;
+		cur = nv;
+		v[TS_SLOT] = ts;
+		m += run_holds(&rp, v, ((1ull << nv) - 1) | 1ull << TS_SLOT);
 	}
+	for (uint32_t i = 0; n && i < cur; i++)
+		st->vals[i] = v[i];
+	if (n)
+		st->nvals = cur;
 	r->fc.p = p;
 	r->rec_left -= n;
 	r->rec_no += n;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The filter language of spec/FILTER.md at report time: the per-event
- * evaluator, its per-probe resolution of fields, and the conditions of a
- * pushed-down count; filter_compile.c parses (lang/) and compiles the
- * regular expressions, filter_check.c checks types against the probes.
+ * evaluator and its per-probe resolution of fields; filter_compile.c
+ * parses (lang/) and compiles the regular expressions, filter_check.c
+ * checks types against the probes, filter_push.c makes the plan of a
+ * pushed-down count.
  * Nesting is bounded (LANG_MAX_DEPTH), so the recursive evaluator cannot
  * overflow the stack.
  */
@@ -38,7 +39,7 @@ static uint8_t value_flags(const struct gtr_probe *pr, int i)
  * a return); goretN: the N-th value of a return; a name: the event's own
  * probe first, then, on a return, the entry's probe.
  */
-static struct res resolve_slot(const struct filter *f, uint32_t s, enum gtr_kind kind,
+struct res filter_resolve_slot(const struct filter *f, uint32_t s, enum gtr_kind kind,
 			       const struct gtr_probe *pr, const struct gtr_probe *epr)
 {
 	const struct slot *sl = &f->t.slots[s];
@@ -112,7 +113,7 @@ static uint32_t cache_lookup(struct filter *f, const struct gtr_probe *pr,
 		e->probe = pr;
 		e->entry_probe = epr;
 		for (uint32_t s = 0; s < f->t.nslots; s++)
-			f->rtab[h * f->t.nslots + s] = resolve_slot(f, s, pr->kind, pr, epr);
+			f->rtab[h * f->t.nslots + s] = filter_resolve_slot(f, s, pr->kind, pr, epr);
 	}
 	f->mru[1] = f->mru[0];
 	f->mru[0].ok = true;
@@ -520,7 +521,7 @@ static void make_ctx(struct filter *f, const struct report_event *e, struct ctx 
 	} else if (!e->probe) {
 		/* undescribed probe: rare, resolved per event without allocating */
 		for (uint32_t s = 0; s < f->t.nslots; s++)
-			f->scratch[s] = resolve_slot(f, s, e->ev->kind, NULL, e->entry_probe);
+			f->scratch[s] = filter_resolve_slot(f, s, e->ev->kind, NULL, e->entry_probe);
 		c->res = f->scratch;
 	} else {
 		const uint32_t h = cache_lookup(f, e->probe, e->entry_probe);
@@ -662,67 +663,14 @@ bool filter_match(struct filter *f, const struct report_event *e)
 	return r;
 }
 
-/* x CMP lit as [lo, hi] (negated for !=) within [dmin, dmax]; false for
- * an unknown comparison. An empty range has lo > hi. */
-static bool cond_range(uint8_t cmp, i128 lit, i128 dmin, i128 dmax, i128 *lo, i128 *hi,
-		       bool *neg)
+int filter_eval_node(struct filter *f, uint32_t ni, const struct report_event *e)
 {
-	*lo = dmin;
-	*hi = dmax;
-	*neg = cmp == CMP_NE;
-	switch (cmp) {
-	case CMP_EQ:
-	case CMP_NE: *lo = lit; *hi = lit; break;
-	case CMP_LT: *hi = lit - 1; break;
-	case CMP_LE: *hi = lit; break;
-	case CMP_GT: *lo = lit + 1; break;
-	case CMP_GE: *lo = lit; break;
-	default: return false;
-	}
-	if (*lo < dmin)
-		*lo = dmin;
-	if (*hi > dmax)
-		*hi = dmax;
-	if (*lo > *hi) {
-		*lo = dmax;
-		*hi = dmin;
-	}
-	return true;
-}
+	struct ctx c;
 
-int filter_count_conds(struct filter *f, const struct gtr_probe *pr,
-		       struct gtr_count_cond *out, uint32_t max)
-{
-	const struct gtr_event ev = { .probe_id = pr->id, .kind = pr->kind };
-	const struct report_event e = { .ev = &ev, .probe = pr };
-
-	if (f->t.field_only)
-		return -1;
-	if (!f->nfast)
-		fast_plan(f);
-	if (f->nfast <= 0 || (uint32_t)f->nfast > max)
-		return -1;
-	const struct fast_set *fs = fast_for(f, &e);
-	for (int k = 0; k < f->nfast; k++) {
-		const struct fast_op *o = &fs->ops[k];
-		struct gtr_count_cond *c = &out[k];
-		i128 lo, hi;
-		bool neg;
-
-		if (o->flg & (SF_F64 | SF_F32))
-			return -1;
-		/* a value not of the event itself satisfies no comparison */
-		c->idx = o->where == W_EVENT && o->idx >= 0 ? (uint32_t)o->idx : UINT32_MAX;
-		if (!cond_range(o->cmp, o->lit, INT64_MIN, INT64_MAX, &lo, &hi, &neg))
-			return -1;
-		c->slo = (int64_t)lo;
-		c->shi = (int64_t)hi;
-		cond_range(o->cmp, o->lit, 0, UINT64_MAX, &lo, &hi, &neg);
-		c->ulo = (uint64_t)lo;
-		c->uhi = (uint64_t)hi;
-		c->negate = neg;
-	}
-	return f->nfast;
+	make_ctx(f, e, &c);
+	c.re_rc = 0;
+	const bool r = eval(f, &c, ni);
+	return c.re_rc ? -1 : r;
 }
 
 uint64_t filter_eval_errors(const struct filter *f, const char **why)

@@ -67,15 +67,18 @@ int filter_set_clock(struct filter *f, const struct gtr_host *h,
 bool filter_match(struct filter *f, const struct report_event *e);
 
 /*
- * The filter as conditions a pushed-down count evaluates in the reader
- * (gtr_reader_count_run()), for events of probe `pr` read without pairing
- * (no entry): up to `max` into out[]. Returns how many, or -1 when the
- * filter is not a conjunction of argument-integer comparisons, or reads
- * a float, so that filter_match() must decide. The conditions give what
- * filter_match() gives on every event they accept.
+ * ANDs the filter into *plan, the plan of a count pushed down into the
+ * reader (gtr_reader_count_run()) for the events of probe `pr` and kind
+ * `kind` read without pairing (no entry); `t0` is the start relative
+ * times count from (ns). A plan starts as { 0 }: every event. Returns 0,
+ * or -1 with *plan unchanged when the filter cannot be such a plan (it
+ * reads strings of the event, floats, comm, latency, negates a part that
+ * reads the event, or takes more than GTR_COUNT_TERMS terms or
+ * GTR_COUNT_CONDS conditions), so that filter_match() must decide. The
+ * plan counts exactly the events filter_match() keeps.
  */
-int filter_count_conds(struct filter *f, const struct gtr_probe *pr,
-		       struct gtr_count_cond *out, uint32_t max);
+int filter_count_plan(struct filter *f, const struct gtr_probe *pr, enum gtr_kind kind,
+		      uint64_t t0, struct gtr_count_plan *plan);
 
 /*
  * Events for which filter_match() had no answer and returned false: a

@@ -2,7 +2,8 @@
 /*
  * What the parts of report/filter share (compilation through lang/'s
  * parser and PCRE2, filter_compile.c; the type check, filter_check.c; the
- * evaluator, filter.c): the filter object around lang/'s tree.
+ * evaluator, filter.c; the plan of a pushed-down count, filter_push.c):
+ * the filter object around lang/'s tree.
  */
 #ifndef REPORT_FILTER_INT_H
 #define REPORT_FILTER_INT_H
@@ -94,5 +95,16 @@ struct filter {
 /* Index of the argument or result named `name` (NUL-terminated) among
  * pr->args, or -1 when the probe has none of that name. */
 int filter_arg_index(const struct gtr_probe *pr, const char *name);
+
+/*
+ * Where slot `s` is for an event of kind `kind` from probe `pr` (NULL:
+ * undescribed) whose paired entry came from `epr` (NULL: none/unknown).
+ */
+struct res filter_resolve_slot(const struct filter *f, uint32_t s, enum gtr_kind kind,
+			       const struct gtr_probe *pr, const struct gtr_probe *epr);
+
+/* Node `ni` of f's tree evaluated on e: 1 or 0, or -1 when a regular
+ * expression had no answer (PCRE2's limits; not counted as an error). */
+int filter_eval_node(struct filter *f, uint32_t ni, const struct report_event *e);
 
 #endif /* REPORT_FILTER_INT_H */

@@ -15,11 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "map.h"
 #include "output.h"
 #include "pair.h"
 #include "run_int.h"
-#include "xalloc.h"
 
 #define FLUSH_AT (64 * 1024)     /* bytes of formatted output per write */
 #define PROGRESS_MIN_BYTES (32u << 20) /* files smaller than this get no bar */
@@ -600,116 +598,6 @@ static inline const char *task_comm(struct gtr_reader *r, struct comm_memo *m, u
 }
 
 /*
- * A count pushed down into the reader: after an event the lean count took,
- * the events of the same probe and kind that follow in its frame are
- * counted by gtr_reader_count_run() with the filters as its conditions,
- * never built as events. Only where that gives what the read loop would:
- * a count of events without --limit, time window, --calls or a sink of a
- * caller's, whose filters are all conjunctions of argument-integer
- * comparisons. A plan is made once per (probe, kind) and kept: a trace
- * whose probes alternate record by record does not plan again at each.
- */
-struct pd_plan {
-	bool ok;                         /* the filters gave plan */
-	const struct gtr_probe *probe;
-	struct gtr_count_plan plan;
-};
-
-struct pushdown {
-	bool on;                         /* the run allows it */
-	struct pd_plan *plans;           /* in the order first met */
-	uint32_t nplans, cap;
-	struct u64map ix;                /* probe id << 1 | kind -> plans[] */
-	uint32_t last;                   /* plans[last]: the one used last */
-};
-
-/* Whether the options of `run` allow a pushed-down count. */
-static bool pushdown_allowed(const struct run *run)
-{
-	const struct report_opts *o = run->opts;
-
-	return run->lean && o->count && !o->calls && !o->stats && !o->write_path &&
-	       !o->sink && !o->limit && !o->since && !o->until &&
-	       !(run->uses & (FILTER_USES_COMM | FILTER_USES_BINARY | FILTER_USES_LATENCY));
-}
-
-/* Makes the plan of events of `probe` of kind `kind` into *pp. */
-static void pushdown_plan(struct run *run, struct pd_plan *pp, const struct gtr_probe *probe,
-			  enum gtr_kind kind)
-{
-	struct gtr_count_plan *p = &pp->plan;
-
-	pp->ok = true;
-	pp->probe = probe;
-	p->probe_id = probe->id;
-	p->kind = kind;
-	p->ncond = 0;
-	for (int k = 0; k < run->opts->nfilters && pp->ok; k++) {
-		const int n = filter_count_conds(run->filters[k], probe, p->conds + p->ncond,
-						 GTR_COUNT_CONDS - p->ncond);
-		pp->ok = n >= 0;
-		p->ncond += pp->ok ? (uint32_t)n : 0;
-	}
-}
-
-/* The plan of events of `probe` of kind `kind`: the one used last, a kept
- * one, or a new one. */
-static const struct pd_plan *pushdown_find(struct run *run, struct pushdown *pd,
-					   const struct gtr_probe *probe, enum gtr_kind kind)
-{
-	const uint64_t key = (uint64_t)probe->id << 1 | (kind == GTR_KIND_RETURN);
-	struct pd_plan *pp = pd->nplans ? &pd->plans[pd->last] : NULL;
-
-	if (pp && pp->probe == probe && pp->plan.kind == kind)
-		return pp;
-	const uint32_t *ix = u64map_get(&pd->ix, key);
-	if (ix) {
-		pd->last = *ix;
-		return &pd->plans[*ix];
-	}
-	if (pd->nplans == pd->cap) {
-		pd->cap = pd->cap ? 2 * pd->cap : 4;
-		pd->plans = xrealloc(pd->plans, pd->cap * sizeof(*pd->plans), "pushdown");
-	}
-	pd->last = pd->nplans++;
-	if (u64map_put(&pd->ix, key, pd->last, UINT32_MAX))
-		xalloc_die("pushdown");
-	pp = &pd->plans[pd->last];
-	pushdown_plan(run, pp, probe, kind);
-	return pp;
-}
-
-static void pushdown_free(struct pushdown *pd)
-{
-	free(pd->plans);
-	u64map_free(&pd->ix);
-}
-
-/* Counts the events like ev that follow it in its frame, as the lean count
- * would (ev itself was counted). */
-static void pushdown_count(struct run *run, struct pushdown *pd, const struct gtr_event *ev,
-			   const struct gtr_probe *probe, struct progress *prog)
-{
-	uint64_t matched = 0, last = 0;
-
-	if (!probe || probe->id != ev->probe_id)
-		return;
-	const struct pd_plan *pp = pushdown_find(run, pd, probe, ev->kind);
-	if (!pp->ok)
-		return;
-	const uint64_t n = gtr_reader_count_run(run->r, &pp->plan, &matched, &last);
-	if (!n)
-		return;
-	const uint64_t before = run->nevents;
-	run->nevents = gtr_add_sat(run->nevents, n);
-	if (last > run->last_ts)
-		run->last_ts = last;
-	run->matched += matched;
-	if (prog->on && (before >> 16) != (run->nevents >> 16))
-		progress_draw(prog, false, false);
-}
-
-/*
  * Reads every event and drop record, or up to --limit, counting through
  * `pd` where it is on. Returns 0, or the exit status of an error
  * (reported).
@@ -774,8 +662,10 @@ static int read_events(struct run *run, struct progress *prog, struct pushdown *
 				e.binary = binary_path(run->r, e.probe);
 			if (keep(run, &e))
 				run->sink->event(run, &e, true);
-			if (pd->on && !run->stop)
-				pushdown_count(run, pd, &ev, last_probe, prog);
+			const uint64_t before = run->nevents;
+			if (pd->on && !run->stop && pushdown_count(run, pd) &&
+			    prog->on && (before >> 16) != (run->nevents >> 16))
+				progress_draw(prog, false, false);
 		} else if (needs_pairing(run, &ev)) {
 			const bool now = pair_push(run->pair, &e);
 			if (!drain(run) || (now && !emit(run, &e)))
@@ -794,7 +684,9 @@ static int read_events(struct run *run, struct progress *prog, struct pushdown *
 /* read_events() with a pushed-down count where the run allows one. */
 static int read_loop(struct run *run, struct progress *prog)
 {
-	struct pushdown pd = { .on = pushdown_allowed(run) };
+	struct pushdown pd;
+
+	pushdown_init(&pd, run);
 	const int rc = read_events(run, prog, &pd);
 
 	pushdown_free(&pd);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the read loop (report/run.c) and the sinks (report/sink.c) share:
- * the state of one run and the sink interface.
+ * What the read loop (report/run.c), the sinks (report/sink.c) and the
+ * pushed-down count (report/pushdown.c) share: the state of one run, the
+ * sink interface, the plans of a count.
  */
 #ifndef REPORT_RUN_INT_H
 #define REPORT_RUN_INT_H
@@ -9,6 +10,7 @@
 #include "buf.h"
 #include "filter.h"
 #include "gtr.h"
+#include "map.h"
 #include "run.h"
 #include "timeparse.h"
 
@@ -89,5 +91,40 @@ const struct sink *sink_select(const struct report_opts *o);
 
 /* -w: the kept events into a new trace (report/write.c). */
 extern const struct sink sink_write;
+
+/* ---------------------------------------------------------- pushdown.c */
+
+/* One plan of a pushed-down count: that of (probe, kind). */
+struct pd_plan {
+	bool ok;                         /* the filters gave plan */
+	const struct gtr_probe *probe;
+	struct gtr_count_plan plan;
+};
+
+/* The plans of a pushed-down count, one per (probe, kind) met. */
+struct pushdown {
+	bool on;                         /* the run allows it */
+	struct pd_plan *plans;           /* in the order first met */
+	uint32_t nplans, cap;
+	struct u64map ix;                /* probe id << 1 | kind -> plans[] */
+	uint32_t last;                   /* plans[last]: the one used last */
+};
+
+/* Sets pd up for `run`: on when its options allow a count pushed down
+ * into the reader (a lean --count of events, no window, no --limit, and
+ * filters that read no comm, binary or latency). */
+void pushdown_init(struct pushdown *pd, const struct run *run);
+
+/*
+ * After an event the lean count took: counts the events that follow it
+ * in its frame through gtr_reader_count_run(), with the plan of each
+ * one's (probe, kind), never building them as events, while they can be
+ * counted so. Adds them to run->nevents, run->matched and run->last_ts;
+ * returns how many it took.
+ */
+uint64_t pushdown_count(struct run *run, struct pushdown *pd);
+
+/* Frees the plans of pd. */
+void pushdown_free(struct pushdown *pd);
 
 #endif /* REPORT_RUN_INT_H */

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The pushed-down count (gtr_reader_count_run() with filter_count_conds())
+ * The pushed-down count (gtr_reader_count_run() with filter_count_plan())
  * against the general path (gtr_reader_next() and filter_match()) on random
- * traces and random filters: the same events counted, the same matches,
- * the same last time, and the reader left exactly where the general path
- * leaves it (every later item read back the same). Then the whole report
- * (report_run() --count) against the general path's count.
+ * traces and random filters (comparisons of values, pid, tid, goid and ts,
+ * func and kind, in (...), && and ||, a negated part): the same events
+ * counted, the same matches, the same last time, and the reader left
+ * exactly where the general path leaves it (every later item read back the
+ * same). Then the whole report (report_run() --count) against the general
+ * path's count.
  */
 #include "format_fixture.h"
 #include "filter.h"
@@ -29,7 +31,8 @@ static const int64_t vals[] = { 0, 1, -1, 2, 3, -3, 42, 43, 41, 1000, -1000, INT
 				INT64_MAX, (int64_t)(1ull << 40), -(int64_t)(1ull << 40) };
 #define NVALS (sizeof(vals) / sizeof(vals[0]))
 
-/* Probe 4: x int, y uint64, w word; probe 40 (past the fast path's ids): x int. */
+/* Probe 4: x int, y uint64, w word; probe 40 (past the fast path's ids): x int;
+ * probe 5: the return of main.xy, r int. */
 static void add_probes(struct gtr_writer *w)
 {
 	struct gtr_probe p = {
@@ -42,6 +45,11 @@ static void add_probes(struct gtr_writer *w)
 	cr_assert_eq(gtr_writer_probe(w, &p), 0, "%s", gtr_writer_error(w));
 	p.id = 40;
 	p.nargs = 1;
+	cr_assert_eq(gtr_writer_probe(w, &p), 0, "%s", gtr_writer_error(w));
+	p.id = 5;
+	p.kind = GTR_KIND_RETURN;
+	p.spec = "main.xy%return";
+	p.args[0] = (struct gtr_arg){ "r", "int", GTR_TYPE_INT, 8, "" };
 	cr_assert_eq(gtr_writer_probe(w, &p), 0, "%s", gtr_writer_error(w));
 }
 
@@ -70,14 +78,15 @@ static void rnd_value(struct gtr_value *v, enum gtr_type t)
 }
 
 /* A random trace of n events at `path`: probes 1 (the fixture's), 4, 40 and
- * now and then the return probe 2000; contexts that change, tasks, drops,
- * stacks, frames cut at random, some values missing. */
+ * with `returns` the return probes 5 (after an entry of 4, mostly) and
+ * 2000; contexts that change, tasks, drops, stacks, frames cut at random,
+ * some values missing. */
 static void write_trace(const char *path, uint32_t n, bool returns)
 {
 	char err[256];
 	struct gtr_writer *w;
 	static const uint64_t stack[3] = { 0x401000, 0x402000, 0x403000 };
-	static const uint32_t ids[] = { 4, 4, 4, 4, 1, 40, 2000 };
+	static const uint32_t ids[] = { 4, 4, 4, 4, 1, 40, 2000, 5, 5, 5 };
 	/* the fixture's probe 1: a int, b uint64, s string, ok bool, f float64, p pointer */
 	static const enum gtr_type types1[6] = { GTR_TYPE_INT, GTR_TYPE_UINT, GTR_TYPE_STRING,
 						 GTR_TYPE_BOOL, GTR_TYPE_UINT, GTR_TYPE_UINT };
@@ -91,8 +100,9 @@ static void write_trace(const char *path, uint32_t n, bool returns)
 	for (uint32_t i = 0; i < n; i++) {
 		struct gtr_event ev = { 0 };
 		const uint64_t r = rnd();
-		ev.probe_id = ids[r % (returns ? 7 : 6)];
-		ev.kind = ev.probe_id == 2000 ? GTR_KIND_RETURN : GTR_KIND_ENTRY;
+		ev.probe_id = ids[r % (returns ? 10 : 6)];
+		ev.kind = ev.probe_id == 2000 || ev.probe_id == 5 ? GTR_KIND_RETURN
+								   : GTR_KIND_ENTRY;
 		ts += (r >> 8) % 1000;
 		ev.ts_ns = ts;
 		ev.pid = 100;
@@ -121,24 +131,66 @@ static void write_trace(const char *path, uint32_t n, bool returns)
 	cr_assert_eq(gtr_writer_close(w, err, sizeof(err)), 0, "%s", err);
 }
 
-/* A random filter: a conjunction of comparisons of arguments with integer
- * literals (the pushed-down shape), or now and then another shape. */
-static void rnd_filter(char *out, size_t len)
+/* A random comparison or test for rnd_filter(): mostly of the shapes a
+ * plan holds, now and then one it does not. */
+static size_t rnd_leaf(char *out, size_t len)
 {
 	static const char *fields[] = { "goarg1", "goarg2", "goarg3", "x", "y", "a", "b", "goarg4",
-					"goarg5", "w" };
+					"goarg5", "w", "r", "goret1", "pid", "tid", "goid", "ts" };
 	static const char *ops[] = { "==", "!=", "<", "<=", ">", ">=" };
 	static const char *lits[] = { "0", "1", "-1", "42", "43", "-3", "1000", "-1000",
 				      "9223372036854775807", "-9223372036854775808",
 				      "18446744073709551615", "18446744073709551614",
-				      "1099511627776", "-99999999999999999999" };
-	const uint32_t n = 1 + rnd() % 3;
+				      "1099511627776", "-99999999999999999999", "100", "101",
+				      "2", "1ms", "2500us", "3ms" };
+	static const char *fixed[] = { "func == \"main.xy\"", "func != \"main.(*T).add\"",
+				       "kind == \"entry\"", "kind == \"return\"",
+				       "startswith(func, \"main.x\")", "func =~ \"^main\\\\.x\"",
+				       "func in (\"main.xy\", \"main.q\")", "func < \"main.y\"" };
+	static const char *other[] = { "comm == \"hot\"", "!(goarg1 == 42)", "len(s) > 2",
+				       "ts >= 12:00:03", "s == \"abc\"", "cpu == 1" };
+	const uint64_t r = rnd() % 20;
+	const char *f = fields[rnd() % 16];
+
+	if (r < 13) {
+		const char *op = ops[rnd() % 6], *lit = lits[rnd() % 20];
+		if (rnd() % 5 == 0)   /* the literal first */
+			return (size_t)snprintf(out, len, "%s %s %s", lit, op, f);
+		return (size_t)snprintf(out, len, "%s %s %s", f, op, lit);
+	}
+	if (r < 15)
+		return (size_t)snprintf(out, len, "%s in (%s, %s, %s)", f, lits[rnd() % 20],
+					lits[rnd() % 20], lits[rnd() % 20]);
+	if (r < 17)
+		return (size_t)snprintf(out, len, "%s", fixed[rnd() % 8]);
+	if (r < 18)
+		return (size_t)snprintf(out, len, "!(%s)", fixed[rnd() % 8]);
+	return (size_t)snprintf(out, len, "%s", other[rnd() % 6]);
+}
+
+/* A random filter: comparisons joined by && and ||, some in parentheses. */
+static void rnd_filter(char *out, size_t len)
+{
+	const uint32_t n = 1 + rnd() % 4;
 	size_t at = 0;
+	bool open = false;
 
 	out[0] = 0;
-	for (uint32_t k = 0; k < n; k++)
-		at += (size_t)snprintf(out + at, len - at, "%s%s %s %s", k ? (rnd() % 9 ? " && " : " || ") : "",
-				       fields[rnd() % 10], ops[rnd() % 6], lits[rnd() % 14]);
+	for (uint32_t k = 0; k < n && at + 100 < len; k++) {
+		if (k)
+			at += (size_t)snprintf(out + at, len - at, rnd() % 3 ? " && " : " || ");
+		if (!open && k + 1 < n && rnd() % 4 == 0) {
+			at += (size_t)snprintf(out + at, len - at, "(");
+			open = true;
+		}
+		at += rnd_leaf(out + at, len - at);
+		if (open && rnd() % 2) {
+			at += (size_t)snprintf(out + at, len - at, ")");
+			open = false;
+		}
+	}
+	if (open)
+		snprintf(out + at, len - at, ")");
 }
 
 /* The values of two events read back alike. */
@@ -163,13 +215,64 @@ static void same_event(const struct gtr_event *a, const struct gtr_event *b)
 	}
 }
 
+/* The start relative times (ts) count from: the first event's time, as
+ * in the report (lockstep() sets it). */
+static uint64_t t0_ns;
+
 /* Whether filter f keeps ev of reader r, as the lean count asks it. */
 static bool keeps(struct filter *f, struct gtr_reader *r, const struct gtr_event *ev)
 {
+	const bool comm = filter_uses(f) & FILTER_USES_COMM;
 	const struct report_event e = { .ev = ev, .probe = gtr_reader_probe(r, ev->probe_id),
-					.comm = "" };
+					.comm = comm ? gtr_reader_comm(r, ev->pid, ev->tid) : "",
+					.t0_ns = t0_ns };
 
 	return filter_match(f, &e);
+}
+
+/*
+ * Counts through reader p what follows its last event, as the report's
+ * pushed-down count does (report/pushdown.c): a plan of f per (probe,
+ * kind) the next record has, while one takes it. Reader g, in step with
+ * p, reads the same events the general way; each run must match alike.
+ * Returns the events counted; *mp and *mg get the matches of each way.
+ */
+static uint64_t count_runs(struct filter *f, struct gtr_reader *p, struct gtr_reader *g,
+			   uint64_t *mp, uint64_t *mg)
+{
+	struct gtr_count_plan plan;
+	struct gtr_event eg;
+	struct gtr_drop dg;
+	uint64_t total = 0;
+	uint32_t id;
+	enum gtr_kind kind;
+
+	while (gtr_reader_count_peek(p, &id, &kind)) {
+		const struct gtr_probe *pr = gtr_reader_probe(p, id);
+		memset(&plan, 0, sizeof(plan));
+		plan.probe_id = id;
+		plan.kind = kind;
+		if (!pr || filter_count_plan(f, pr, kind, t0_ns, &plan))
+			break;
+		uint64_t m = 0, last = 0, mg_run = 0;
+		const uint64_t n = gtr_reader_count_run(p, &plan, &m, &last);
+		if (!n)
+			break;
+		for (uint64_t k = 0; k < n; k++) {
+			cr_assert_eq(gtr_reader_next(g, &eg, &dg), GTR_ITEM_EVENT);
+			cr_assert_eq(eg.probe_id, id);
+			cr_assert_eq(eg.kind, kind);
+			mg_run += keeps(f, g, &eg);
+		}
+		cr_assert_eq(m, mg_run, "filter '%s': pushed down %llu of %llu, general %llu",
+			     filter_expr(f), (unsigned long long)m, (unsigned long long)n,
+			     (unsigned long long)mg_run);
+		cr_assert_eq(last, eg.ts_ns);
+		*mg += mg_run;
+		*mp += m;
+		total += n;
+	}
+	return total;
 }
 
 /*
@@ -184,8 +287,8 @@ static uint64_t lockstep(const char *path, struct filter *f, uint64_t *pushed)
 	struct gtr_reader *p = gtr_reader_open(path, err, sizeof(err));
 	struct gtr_event eg, ep;
 	struct gtr_drop dg, dp;
-	struct gtr_count_plan plan;
 	uint64_t mg = 0, mp = 0;
+	bool first = true;
 
 	cr_assert(g && p, "%s", err);
 	*pushed = 0;
@@ -199,30 +302,13 @@ static uint64_t lockstep(const char *path, struct filter *f, uint64_t *pushed)
 			continue;
 		}
 		same_event(&eg, &ep);
+		if (first) {
+			t0_ns = eg.ts_ns;
+			first = false;
+		}
 		mg += keeps(f, g, &eg);
 		mp += keeps(f, p, &ep);
-		const struct gtr_probe *pr = gtr_reader_probe(p, ep.probe_id);
-		const int nc = pr ? filter_count_conds(f, pr, plan.conds, GTR_COUNT_CONDS) : -1;
-		if (nc < 0)
-			continue;
-		plan.probe_id = ep.probe_id;
-		plan.kind = ep.kind;
-		plan.ncond = (uint32_t)nc;
-		uint64_t m = 0, last = 0, mg_run = 0;
-		const uint64_t n = gtr_reader_count_run(p, &plan, &m, &last);
-		for (uint64_t k = 0; k < n; k++) {
-			cr_assert_eq(gtr_reader_next(g, &eg, &dg), GTR_ITEM_EVENT);
-			cr_assert_eq(eg.probe_id, ep.probe_id);
-			mg_run += keeps(f, g, &eg);
-		}
-		cr_assert_eq(m, mg_run, "filter '%s': pushed down %llu of %llu, general %llu",
-			     filter_expr(f), (unsigned long long)m, (unsigned long long)n,
-			     (unsigned long long)mg_run);
-		if (n)
-			cr_assert_eq(last, eg.ts_ns);
-		mg += mg_run;
-		mp += m;
-		*pushed += n;
+		*pushed += count_runs(f, p, g, &mp, &mg);
 	}
 	cr_assert_eq(mg, mp);
 	cr_assert_eq(gtr_reader_damage(g), gtr_reader_damage(p));
@@ -232,8 +318,9 @@ static uint64_t lockstep(const char *path, struct filter *f, uint64_t *pushed)
 	return mg;
 }
 
-/* A random filter (rnd_filter()) into expr[len] that compiles and checks
- * against the probes of `path`, as the report would take it. */
+/* A random filter (rnd_filter()) into expr[len] that compiles, checks
+ * against the probes of `path` and binds to its clock, as the report would
+ * take it. */
 static struct filter *rnd_checked(const char *path, char *expr, size_t len)
 {
 	char err[256];
@@ -251,7 +338,9 @@ static struct filter *rnd_checked(const char *path, char *expr, size_t len)
 	for (int tries = 0; !f && tries < 1000; tries++) {
 		rnd_filter(expr, len);
 		f = filter_compile(expr, &ferr);
-		if (f && filter_check(f, probes, np, null, &ferr)) {
+		/* wall-clock times bound to the file's anchor, as the report does */
+		if (f && (filter_check(f, probes, np, null, &ferr) ||
+			  filter_set_clock(f, gtr_reader_host(r), &ferr))) {
 			filter_free(f);
 			f = NULL;
 		}
@@ -318,14 +407,78 @@ Test(count_pushdown, report_count_is_the_general_count)
 		snprintf(path, sizeof(path), "%s", tpath("c.gtr"));
 		write_trace(path, 20000, t == 3);
 		cr_assert_eq(report_count(path, NULL), 20000);
-		/* with returns a filter of values pairs: no pushed-down count */
-		for (int k = 0; k < 25 && t != 3; k++) {
+		/* with returns a filter of values pairs (a return reads its
+		 * entry's arguments): the general path does not read alike */
+		for (int k = 0, n = 0; k < 200 && n < 25; k++) {
 			char expr[256];
 			uint64_t pushed;
 			struct filter *f = rnd_checked(path, expr, sizeof(expr));
+			if (t == 3 && (filter_uses(f) & (FILTER_USES_VALUES | FILTER_USES_LATENCY))) {
+				filter_free(f);
+				continue;
+			}
 			const uint64_t want = lockstep(path, f, &pushed);
 			filter_free(f);
 			cr_assert_eq(report_count(path, expr), want, "filter '%s'", expr);
+			n++;
 		}
 	}
+}
+
+/* The plan of `expr` for probe 4's entries in `path`: 0, or -1. */
+static int plan_of(const char *path, const char *expr)
+{
+	char err[256];
+	struct filter_error ferr;
+	struct gtr_count_plan plan = { .probe_id = 4, .kind = GTR_KIND_ENTRY };
+	struct gtr_reader *r = gtr_reader_open(path, err, sizeof(err));
+
+	cr_assert_not_null(r, "%s", err);
+	cr_assert_eq(gtr_reader_preload(r) >= 0, true);
+	struct filter *f = filter_compile(expr, &ferr);
+	cr_assert_not_null(f, "'%s': %s", expr, ferr.msg);
+	cr_assert_eq(filter_set_clock(f, gtr_reader_host(r), &ferr), 0, "%s", ferr.msg);
+	const int rc = filter_count_plan(f, gtr_reader_probe(r, 4), GTR_KIND_ENTRY, 1000000,
+					 &plan);
+	filter_free(f);
+	gtr_reader_close(r);
+	return rc;
+}
+
+Test(count_pushdown, the_shapes_a_plan_holds)
+{
+	static const char *const pushed[] = {
+		"goarg1 == 42", "x > 1 && y <= 1000", "pid == 100", "tid != 101 && goid < 2",
+		"ts > 1ms", "ts >= 12:00:03", "x == 1 || y == 2", "(x == 1 || y == 2) && pid == 100",
+		"x in (1, 2, 42)", "42 < x", "func == \"main.xy\" && x > 0",
+		"kind == \"return\" || x == 3", "!(func =~ \"^main\\\\.q\") && x > 0",
+		"startswith(func, \"main\") || goid == 7", "func == \"main.zz\"",
+	};
+	static const char *const general[] = {
+		"comm == \"hot\"", "!(x == 42)", "len(x) > 1", "x == 1 || comm == \"a\"",
+		"cpu == 1", "latency > 1ms",
+		"(x == 1 || x == 2) && (y == 1 || y == 2) && (w == 1 || w == 2) && "
+		"(x == 3 || x == 4) && (y == 3 || y == 4)",
+	};
+	const char *path = tpath("shapes.gtr");
+
+	write_trace(path, 2000, false);
+	for (size_t k = 0; k < sizeof(pushed) / sizeof(pushed[0]); k++) {
+		uint64_t n;
+		char err[256];
+		struct filter_error ferr;
+		struct gtr_reader *r = gtr_reader_open(path, err, sizeof(err));
+		struct filter *f = filter_compile(pushed[k], &ferr);
+
+		cr_assert_eq(plan_of(path, pushed[k]), 0, "'%s' makes no plan", pushed[k]);
+		cr_assert(r && f);
+		cr_assert_eq(filter_set_clock(f, gtr_reader_host(r), &ferr), 0);
+		gtr_reader_close(r);
+		lockstep(path, f, &n);
+		cr_assert_gt(n, 1000, "'%s': %llu events pushed down", pushed[k],
+			     (unsigned long long)n);
+		filter_free(f);
+	}
+	for (size_t k = 0; k < sizeof(general) / sizeof(general[0]); k++)
+		cr_assert_eq(plan_of(path, general[k]), -1, "'%s' makes a plan", general[k]);
 }
