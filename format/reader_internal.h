@@ -264,4 +264,76 @@ static inline const struct gtr_probe *rd_find_probe(const struct gtr_reader *r,
 	return ix ? r->probes[*ix] : NULL;
 }
 
+/* ------------------------------------ shared by reader_events.c and reader_count.c */
+
+/* Delta state of probe `id` in this frame; created when `create` and the
+ * frame has fewer than GTR_FRAME_PROBES. NULL when none. */
+static inline struct rstate *pstate(struct gtr_reader *r, uint32_t id, bool create)
+{
+	if (id < DIRECT_PROBES) {
+		if (r->ps_dgen[id] == r->frame_gen)
+			return &r->ps[r->ps_dslot[id]];
+	} else if (r->ps_ix.n) {
+		const uint32_t *v = u64map_get(&r->ps_ix, id);
+		if (v)
+			return &r->ps[*v];
+	}
+	if (!create || r->nps >= GTR_FRAME_PROBES)
+		return NULL;
+	/* grown as probes appear: most frames hold few */
+	if (rd_grow((void **)&r->ps, &r->ps_cap, r->nps, sizeof(*r->ps)))
+		return NULL;
+	if (id < DIRECT_PROBES) {
+		r->ps_dgen[id] = r->frame_gen;
+		r->ps_dslot[id] = r->nps;
+	} else if (u64map_put(&r->ps_ix, id, r->nps, GTR_FRAME_PROBES)) {
+		return NULL;
+	}
+	return &r->ps[r->nps++];
+}
+
+/*
+ * The argument of the CBOR head at *pp, whose major type the caller has
+ * checked, when it takes at most 9 bytes before `end`: 0 with *pp moved
+ * past the head, or -1 (reserved or indefinite lengths, bytes missing).
+ */
+static inline int fast_arg(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+	const uint8_t *p = *pp;
+	const unsigned ai = *p & 31;
+
+	if (ai < 24) {
+		*v = ai;
+		*pp = p + 1;
+		return 0;
+	}
+	if (ai > 27 || (size_t)(end - p) <= (1u << (ai - 24)))
+		return -1;
+	switch (ai) {
+	case 24:
+		*v = p[1];
+		break;
+	case 25: {
+		uint16_t x;
+		memcpy(&x, p + 1, 2);
+		*v = __builtin_bswap16(x);
+		break;
+	}
+	case 26: {
+		uint32_t x;
+		memcpy(&x, p + 1, 4);
+		*v = __builtin_bswap32(x);
+		break;
+	}
+	default: {
+		uint64_t x;
+		memcpy(&x, p + 1, 8);
+		*v = __builtin_bswap64(x);
+		break;
+	}
+	}
+	*pp = p + 1 + (1u << (ai - 24));
+	return 0;
+}
+
 #endif /* GTR_READER_INTERNAL_H */
