@@ -52,17 +52,29 @@ struct index_entry {
 };
 
 /*
- * Decompression of the next event frame on a second thread while the
+ * Decompression of the next event frames on a second thread while the
  * current one is decoded. The reader peeks at the blocks after the frame
- * it starts; the first event frame among them (past clock samples and
- * other small blocks) goes to the thread, a copy of its compressed bytes.
- * The frame is used only when the reader reaches the same bytes at the
- * same offset, after their checksum held; a block reached before it
- * leaves it pending, one reached after drops it.
- * The thread owns in/out/dctx while state is PF_QUEUED, the reader
- * otherwise.
+ * it starts; the event frames among them (past clock samples and other
+ * small blocks) go to the thread, a copy of their compressed bytes each,
+ * up to PF_SLOTS ahead. A frame is used only when the reader reaches the
+ * same bytes at the same offset, after their checksum held; a block
+ * reached before it leaves it queued, one reached after drops it. A frame
+ * the thread has not started when the reader reaches it is decompressed
+ * by the reader itself (it never waits for a thread that did not run).
+ * A slot is the thread's while PF_RUNNING, the reader's otherwise.
  */
-enum { PF_IDLE, PF_QUEUED, PF_DONE };
+enum { PF_IDLE, PF_QUEUED, PF_RUNNING, PF_DONE };
+#define PF_SLOTS 3
+
+struct pf_slot {
+	int state;              /* PF_*, under mu */
+	uint64_t off;           /* file offset of the block */
+	uint8_t *in;            /* its payload (compressed) */
+	size_t in_len, in_cap;
+	uint8_t *out;           /* decompressed, content_size bytes */
+	size_t out_cap, content_size;
+	size_t result;          /* ZSTD_decompressDCtx() */
+};
 
 struct prefetch {
 	bool on;                /* gtr_reader_set_prefetch(); default on */
@@ -71,16 +83,11 @@ struct prefetch {
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int state;              /* PF_*, under mu */
-	bool pending;           /* a frame was handed over and not taken back
-				 * (the reader's own copy of state != PF_IDLE) */
-	uint64_t off;           /* file offset of the block */
-	uint8_t *in;            /* its payload (compressed) */
-	size_t in_len, in_cap;
-	uint8_t *out;           /* decompressed, content_size bytes */
-	size_t out_cap, content_size;
-	size_t result;          /* ZSTD_decompressDCtx() */
-	ZSTD_DCtx *dctx;
+	/* handed over, in file order: slot[(head + k) % PF_SLOTS], k < count */
+	struct pf_slot slot[PF_SLOTS];
+	uint32_t head, count;
+	uint64_t end_off;       /* file offset past the last frame handed over */
+	ZSTD_DCtx *dctx;        /* the thread's */
 };
 
 struct gtr_reader {

@@ -60,25 +60,32 @@ static int reserve(uint8_t **buf, size_t *cap, size_t n)
 	return 0;
 }
 
+/* The thread: decompresses the queued frames in file order. */
 static void *prefetch_main(void *arg)
 {
 	struct prefetch *pf = arg;
 
 	pthread_mutex_lock(&pf->mu);
 	for (;;) {
-		while (pf->state != PF_QUEUED && !pf->quit)
-			pthread_cond_wait(&pf->cv, &pf->mu);
+		struct pf_slot *s = NULL;
+		for (uint32_t k = 0; k < pf->count && !s; k++)
+			if (pf->slot[(pf->head + k) % PF_SLOTS].state == PF_QUEUED)
+				s = &pf->slot[(pf->head + k) % PF_SLOTS];
 		if (pf->quit)
 			break;
+		if (!s) {
+			pthread_cond_wait(&pf->cv, &pf->mu);
+			continue;
+		}
+		s->state = PF_RUNNING;
 		pthread_mutex_unlock(&pf->mu);
 		/* capacity: from the declared size only, so that zstd's
 		 * verdict on a frame never depends on the buffer's history */
-		const size_t got = ZSTD_decompressDCtx(pf->dctx, pf->out,
-						       pf->content_size + ZSTD_SLACK,
-						       pf->in, pf->in_len);
+		const size_t got = ZSTD_decompressDCtx(pf->dctx, s->out, s->content_size + ZSTD_SLACK,
+						       s->in, s->in_len);
 		pthread_mutex_lock(&pf->mu);
-		pf->result = got;
-		pf->state = PF_DONE;
+		s->result = got;
+		s->state = PF_DONE;
 		pthread_cond_broadcast(&pf->cv);
 	}
 	pthread_mutex_unlock(&pf->mu);
@@ -102,31 +109,43 @@ static void fork_watch(void)
 
 /*
  * In a child forked while the thread ran, the thread is gone: forget it
- * and the frame it held, and decompress in line from then on.
+ * and the frames it held, and decompress in line from then on.
  */
 static void prefetch_forked(struct prefetch *pf)
 {
 	if (pf->started && pf->owner != fork_gen) {
 		pf->started = false;   /* not joined, not destroyed: not ours */
-		pf->pending = false;
 		pf->failed = true;
-		pf->state = PF_IDLE;
+		for (uint32_t k = 0; k < PF_SLOTS; k++)
+			pf->slot[k].state = PF_IDLE;
+		pf->count = 0;
 	}
 }
 
-/* Waits until the thread is done with the frame handed over, if any, and
+/* Drops the frame at the head of the queue, once the thread is done with
+ * it (pf->mu held). */
+static void drop_head(struct prefetch *pf)
+{
+	struct pf_slot *s = &pf->slot[pf->head];
+
+	while (s->state == PF_RUNNING)
+		pthread_cond_wait(&pf->cv, &pf->mu);
+	s->state = PF_IDLE;
+	pf->head = (pf->head + 1) % PF_SLOTS;
+	pf->count--;
+}
+
+/* Waits until the thread is done with the frames handed over, if any, and
  * takes ownership of the buffers back. */
 void rd_prefetch_wait(struct prefetch *pf)
 {
 	prefetch_forked(pf);
-	if (!pf->pending)
+	if (!pf->count)
 		return;
 	pthread_mutex_lock(&pf->mu);
-	while (pf->state == PF_QUEUED)
-		pthread_cond_wait(&pf->cv, &pf->mu);
-	pf->state = PF_IDLE;
+	while (pf->count)
+		drop_head(pf);
 	pthread_mutex_unlock(&pf->mu);
-	pf->pending = false;
 }
 
 void rd_prefetch_stop(struct prefetch *pf)
@@ -144,12 +163,13 @@ void rd_prefetch_stop(struct prefetch *pf)
 	}
 	ZSTD_freeDCtx(pf->dctx);
 	pf->dctx = NULL;
-	free(pf->in);
-	free(pf->out);
-	pf->in = pf->out = NULL;
-	pf->in_cap = pf->out_cap = 0;
-	pf->state = PF_IDLE;
-	pf->pending = false;
+	for (uint32_t k = 0; k < PF_SLOTS; k++) {
+		struct pf_slot *s = &pf->slot[k];
+		free(s->in);
+		free(s->out);
+		*s = (struct pf_slot){ .state = PF_IDLE };
+	}
+	pf->count = 0;
 }
 
 /* Blocks that rd_prefetch_next() looks past (clock samples, processes,
@@ -157,18 +177,16 @@ void rd_prefetch_stop(struct prefetch *pf)
 #define PEEK_BLOCKS 16
 
 /*
- * The header of the first event frame at or after the current position
+ * The header of the first event frame at window offset `at` or after it
  * whose block lies whole in the input window, past at most PEEK_BLOCKS
  * other blocks; NULL when there is none. Headers are taken as they read,
  * unchecked: a guess that damage makes wrong only costs the work done on
- * it, as the frame is used only when the reader reaches the same bytes.
+ * it, as a frame is used only when the reader reaches the same bytes.
  */
-static const uint8_t *next_frame(const struct gtr_reader *r)
+static const uint8_t *next_frame(const struct gtr_reader *r, size_t at)
 {
-	size_t at = r->pos;
-
 	for (int k = 0; k <= PEEK_BLOCKS; k++) {
-		if (r->len - at < GTR_BLOCK_HDR_LEN)
+		if (at > r->len || r->len - at < GTR_BLOCK_HDR_LEN)
 			return NULL;
 		const uint8_t *h = r->buf + at;
 		const uint32_t len = gtr_get_le32(h + 8);
@@ -182,92 +200,136 @@ static const uint8_t *next_frame(const struct gtr_reader *r)
 	return NULL;
 }
 
+/* Starts the thread. 0, or -1 (then frames decompress in line). */
+static int prefetch_start(struct prefetch *pf)
+{
+	if (!pf->dctx && !(pf->dctx = ZSTD_createDCtx()))
+		return -1;
+	if (pthread_mutex_init(&pf->mu, NULL))
+		return -1;
+	if (pthread_cond_init(&pf->cv, NULL)) {
+		pthread_mutex_destroy(&pf->mu);
+		return -1;
+	}
+	if (pthread_create(&pf->th, NULL, prefetch_main, pf)) {
+		pthread_cond_destroy(&pf->cv);
+		pthread_mutex_destroy(&pf->mu);
+		return -1;
+	}
+	pthread_once(&fork_once, fork_watch);
+	pf->started = true;
+	pf->owner = fork_gen;
+	return 0;
+}
+
 /*
- * Hands the next event frame to the thread when it is whole in the input
- * window (next_frame()). Reads nothing and changes nothing the caller
- * sees: a block not yet read is decompressed in line when it is reached,
- * with whatever error reading it gives then.
+ * Copies the event frame with header h into the next free slot; false
+ * when it is not one zstd frame of a declared size or memory runs out.
+ */
+static bool queue_frame(struct gtr_reader *r, const uint8_t *h)
+{
+	struct prefetch *pf = &r->pf;
+	struct pf_slot *s = &pf->slot[(pf->head + pf->count) % PF_SLOTS];
+	const uint32_t len = gtr_get_le32(h + 8);
+	char why[128];
+	size_t csize;
+
+	if (zframe_check(h + GTR_BLOCK_HDR_LEN, len, &csize, why, sizeof(why)) ||
+	    reserve(&s->in, &s->in_cap, len) || reserve(&s->out, &s->out_cap, csize + ZSTD_SLACK))
+		return false;
+	memcpy(s->in, h + GTR_BLOCK_HDR_LEN, len);
+	s->in_len = len;
+	s->off = r->buf_off + (size_t)(h - r->buf);
+	s->content_size = csize;
+	pthread_mutex_lock(&pf->mu);
+	s->state = PF_QUEUED;
+	pf->count++;
+	pthread_mutex_unlock(&pf->mu);
+	pf->end_off = s->off + GTR_BLOCK_HDR_LEN + len;
+	return true;
+}
+
+/*
+ * Hands the next event frames to the thread, as many as are whole in the
+ * input window and free slots take (next_frame()). Reads nothing and
+ * changes nothing the caller sees: a block not yet read is decompressed in
+ * line when it is reached, with whatever error reading it gives then.
  */
 void rd_prefetch_next(struct gtr_reader *r)
 {
 	struct prefetch *pf = &r->pf;
-	char why[128];
-	size_t csize;
+	const uint64_t here = r->buf_off + r->pos;
+	bool queued = false;
 
 	prefetch_forked(pf);
-	if (!pf->on || pf->failed || pf->pending)
+	if (!pf->on || pf->failed)
 		return;
-	const uint8_t *h = next_frame(r);
-	if (!h)
-		return;
-	const uint32_t len = gtr_get_le32(h + 8);
-	if (zframe_check(h + GTR_BLOCK_HDR_LEN, len, &csize, why, sizeof(why)))
-		return;
-	if (!pf->started) {
-		if (!pf->dctx && !(pf->dctx = ZSTD_createDCtx()))
-			goto fail;
-		if (pthread_mutex_init(&pf->mu, NULL))
-			goto fail;
-		if (pthread_cond_init(&pf->cv, NULL)) {
-			pthread_mutex_destroy(&pf->mu);
-			goto fail;
+	while (pf->count < PF_SLOTS) {
+		/* after the last frame handed over, if it lies ahead */
+		const uint64_t from = pf->count && pf->end_off > here ? pf->end_off : here;
+		const uint8_t *h = next_frame(r, (size_t)(from - r->buf_off));
+		if (!h)
+			break;
+		/* the thread on first use: a file of one frame needs none */
+		if (!pf->started && prefetch_start(pf)) {
+			pf->failed = true;      /* no thread: decompress in line */
+			return;
 		}
-		if (pthread_create(&pf->th, NULL, prefetch_main, pf)) {
-			pthread_cond_destroy(&pf->cv);
-			pthread_mutex_destroy(&pf->mu);
-			goto fail;
-		}
-		pthread_once(&fork_once, fork_watch);
-		pf->started = true;
-		pf->owner = fork_gen;
+		if (!queue_frame(r, h))
+			break;
+		queued = true;
 	}
-	if (reserve(&pf->in, &pf->in_cap, len) ||
-	    reserve(&pf->out, &pf->out_cap, csize + ZSTD_SLACK))
-		return;
-	memcpy(pf->in, h + GTR_BLOCK_HDR_LEN, len);
-	pf->in_len = len;
-	pf->off = r->buf_off + (size_t)(h - r->buf);
-	pf->content_size = csize;
-	pthread_mutex_lock(&pf->mu);
-	pf->state = PF_QUEUED;
-	pthread_cond_broadcast(&pf->cv);
-	pthread_mutex_unlock(&pf->mu);
-	pf->pending = true;
-	return;
-fail:
-	pf->failed = true;      /* no thread: decompress in line */
+	if (queued) {
+		pthread_mutex_lock(&pf->mu);
+		pthread_cond_broadcast(&pf->cv);
+		pthread_mutex_unlock(&pf->mu);
+	}
 }
 
 /*
  * The prefetched frame, when it is the block b: swaps it into r->dbuf and
- * returns it, its length in *out_len. NULL when it is not (the prefetch is
- * then dropped, unless b comes before it) or it did not decompress (the caller decompresses again and
- * reports why).
+ * returns it, its length in *out_len. NULL when there is none for b
+ * (frames before it are dropped, those after it kept), when the thread
+ * had not started it (the caller decompresses it: no wait for a thread
+ * that may not run), or when it did not decompress (the caller
+ * decompresses again and reports why).
  */
 static const uint8_t *prefetch_take(struct gtr_reader *r, const struct block *b,
 				    size_t *out_len)
 {
 	struct prefetch *pf = &r->pf;
+	const uint8_t *d = NULL;
 
-	if (!pf->pending)
+	prefetch_forked(pf);
+	if (!pf->count)
 		return NULL;
-	/* a block before the frame handed over (symbols): the frame is
-	 * still to come */
-	if (b->off < pf->off)
-		return NULL;
-	rd_prefetch_wait(pf);
-	if (pf->off != b->off || pf->in_len != b->len ||
-	    memcmp(pf->in, b->payload, b->len) ||
-	    ZSTD_isError(pf->result) || pf->result != pf->content_size)
-		return NULL;
-	uint8_t *d = r->dbuf;
-	const size_t cap = r->dcap;
-	r->dbuf = pf->out;
-	r->dcap = pf->out_cap;
-	pf->out = d;
-	pf->out_cap = cap;
-	*out_len = pf->content_size;
-	return r->dbuf;
+	pthread_mutex_lock(&pf->mu);
+	while (pf->count && pf->slot[pf->head].off < b->off)
+		drop_head(pf);
+	struct pf_slot *s = &pf->slot[pf->head];
+	if (!pf->count || s->off != b->off)
+		goto out;
+	if (s->state == PF_QUEUED) {
+		drop_head(pf);
+		goto out;
+	}
+	while (s->state == PF_RUNNING)
+		pthread_cond_wait(&pf->cv, &pf->mu);
+	if (s->in_len == b->len && !memcmp(s->in, b->payload, b->len) &&
+	    !ZSTD_isError(s->result) && s->result == s->content_size) {
+		uint8_t *o = r->dbuf;
+		const size_t cap = r->dcap;
+		r->dbuf = s->out;
+		r->dcap = s->out_cap;
+		s->out = o;
+		s->out_cap = cap;
+		*out_len = s->content_size;
+		d = r->dbuf;
+	}
+	drop_head(pf);
+out:
+	pthread_mutex_unlock(&pf->mu);
+	return d;
 }
 
 const uint8_t *rd_unzstd(struct gtr_reader *r, const struct block *b,

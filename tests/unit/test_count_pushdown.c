@@ -78,9 +78,9 @@ static void rnd_value(struct gtr_value *v, enum gtr_type t)
 }
 
 /* A random trace of n events at `path`: probes 1 (the fixture's), 4, 40 and
- * with `returns` the return probes 5 (after an entry of 4, mostly) and
- * 2000; contexts that change, tasks, drops, stacks, frames cut at random,
- * some values missing. */
+ * with `returns` the return probes 5 and 2000; contexts that change,
+ * tasks, drops, stacks, frames cut at random, clock samples and symbols
+ * between frames, some values missing. */
 static void write_trace(const char *path, uint32_t n, bool returns)
 {
 	char err[256];
@@ -127,6 +127,17 @@ static void write_trace(const char *path, uint32_t n, bool returns)
 			cr_assert_eq(gtr_writer_task(w, 100, 100, (r >> 40) & 1 ? "hot" : "cold"), 0);
 		if ((r >> 50) % 300 == 2)
 			cr_assert_eq(gtr_writer_flush(w), 0);
+		/* blocks between frames, which the prefetch looks past or
+		 * reads before the frames it holds */
+		if ((r >> 50) % 700 == 3) {
+			const struct gtr_clock_sample c = { ts, ts + 7, ts + 9 };
+			cr_assert_eq(gtr_writer_clock(w, &c), 0);
+		}
+		if ((r >> 50) % 1500 == 4) {
+			const struct gtr_symbol sym = { .address = 0x401000 + (r >> 20) % 64,
+						 .size = 16, .name = "main.sym" };
+			cr_assert_eq(gtr_writer_symbols(w, 3, &sym, 1), 0);
+		}
 	}
 	cr_assert_eq(gtr_writer_close(w, err, sizeof(err)), 0, "%s", err);
 }
@@ -276,8 +287,9 @@ static uint64_t count_runs(struct filter *f, struct gtr_reader *p, struct gtr_re
 }
 
 /*
- * Reads `path` twice in lockstep: `g` by the general path only, `p` with a
- * pushed-down count after each event. Returns the general count of f;
+ * Reads `path` twice in lockstep: `g` by the general path only and with
+ * frames decompressed in line, `p` with a pushed-down count after each
+ * event and frames decompressed ahead. Returns the general count of f;
  * *pushed: the events the pushed-down count took.
  */
 static uint64_t lockstep(const char *path, struct filter *f, uint64_t *pushed)
@@ -291,6 +303,7 @@ static uint64_t lockstep(const char *path, struct filter *f, uint64_t *pushed)
 	bool first = true;
 
 	cr_assert(g && p, "%s", err);
+	gtr_reader_set_prefetch(g, false);
 	*pushed = 0;
 	for (;;) {
 		const int ig = gtr_reader_next(g, &eg, &dg), ip = gtr_reader_next(p, &ep, &dp);
