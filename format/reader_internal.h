@@ -60,10 +60,13 @@ struct index_entry {
  * same bytes at the same offset, after their checksum held; a block
  * reached before it leaves it queued, one reached after drops it. A frame
  * the thread has not started when the reader reaches it is decompressed
- * by the reader itself (it never waits for a thread that did not run).
- * A slot is the thread's while PF_RUNNING, the reader's otherwise.
+ * by the reader itself, and so is one the thread has been on for longer
+ * than a frame takes (it never waits long for a thread that does not
+ * run). A slot is the thread's while PF_RUNNING or PF_ABANDONED, the
+ * reader's otherwise.
  */
-enum { PF_IDLE, PF_QUEUED, PF_RUNNING, PF_DONE };
+enum { PF_IDLE, PF_QUEUED, PF_RUNNING, PF_DONE,
+       PF_ABANDONED };  /* running, no longer awaited: the thread's until done */
 #define PF_SLOTS 3
 
 struct pf_slot {

@@ -4,10 +4,12 @@
  * a second thread while the current frame is decoded. Either way the reader
  * gets the same bytes and the same verdict on a frame.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "reader_internal.h"
 
@@ -85,7 +87,8 @@ static void *prefetch_main(void *arg)
 						       s->in, s->in_len);
 		pthread_mutex_lock(&pf->mu);
 		s->result = got;
-		s->state = PF_DONE;
+		/* one the reader stopped waiting for is its own again */
+		s->state = s->state == PF_ABANDONED ? PF_IDLE : PF_DONE;
 		pthread_cond_broadcast(&pf->cv);
 	}
 	pthread_mutex_unlock(&pf->mu);
@@ -122,17 +125,24 @@ static void prefetch_forked(struct prefetch *pf)
 	}
 }
 
-/* Drops the frame at the head of the queue, once the thread is done with
- * it (pf->mu held). */
+/* Drops the frame at the head of the queue (pf->mu held); one the thread
+ * is decompressing stays its own until it is done (PF_ABANDONED). */
 static void drop_head(struct prefetch *pf)
 {
 	struct pf_slot *s = &pf->slot[pf->head];
 
-	while (s->state == PF_RUNNING)
-		pthread_cond_wait(&pf->cv, &pf->mu);
-	s->state = PF_IDLE;
+	s->state = s->state == PF_RUNNING ? PF_ABANDONED : PF_IDLE;
 	pf->head = (pf->head + 1) % PF_SLOTS;
 	pf->count--;
+}
+
+/* Whether a slot is still the thread's (pf->mu held). */
+static bool slots_busy(const struct prefetch *pf)
+{
+	for (uint32_t k = 0; k < PF_SLOTS; k++)
+		if (pf->slot[k].state == PF_RUNNING || pf->slot[k].state == PF_ABANDONED)
+			return true;
+	return false;
 }
 
 /* Waits until the thread is done with the frames handed over, if any, and
@@ -140,11 +150,13 @@ static void drop_head(struct prefetch *pf)
 void rd_prefetch_wait(struct prefetch *pf)
 {
 	prefetch_forked(pf);
-	if (!pf->count)
+	if (!pf->started)
 		return;
 	pthread_mutex_lock(&pf->mu);
 	while (pf->count)
 		drop_head(pf);
+	while (slots_busy(pf))
+		pthread_cond_wait(&pf->cv, &pf->mu);
 	pthread_mutex_unlock(&pf->mu);
 }
 
@@ -171,6 +183,11 @@ void rd_prefetch_stop(struct prefetch *pf)
 	}
 	pf->count = 0;
 }
+
+/* How long the reader waits for a frame the thread is decompressing (ns):
+ * about the time of one, so that a thread that lost its processor on a
+ * busy machine does not hold the reader up. */
+#define TAKE_WAIT_NS 300000L
 
 /* Blocks that rd_prefetch_next() looks past (clock samples, processes,
  * tasks between two frames) to find the next event frame. */
@@ -234,7 +251,11 @@ static bool queue_frame(struct gtr_reader *r, const uint8_t *h)
 	char why[128];
 	size_t csize;
 
-	if (zframe_check(h + GTR_BLOCK_HDR_LEN, len, &csize, why, sizeof(why)) ||
+	pthread_mutex_lock(&pf->mu);
+	const bool free_slot = s->state == PF_IDLE;   /* not one abandoned and running */
+	pthread_mutex_unlock(&pf->mu);
+	if (!free_slot ||
+	    zframe_check(h + GTR_BLOCK_HDR_LEN, len, &csize, why, sizeof(why)) ||
 	    reserve(&s->in, &s->in_cap, len) || reserve(&s->out, &s->out_cap, csize + ZSTD_SLACK))
 		return false;
 	memcpy(s->in, h + GTR_BLOCK_HDR_LEN, len);
@@ -290,9 +311,9 @@ void rd_prefetch_next(struct gtr_reader *r)
  * The prefetched frame, when it is the block b: swaps it into r->dbuf and
  * returns it, its length in *out_len. NULL when there is none for b
  * (frames before it are dropped, those after it kept), when the thread
- * had not started it (the caller decompresses it: no wait for a thread
- * that may not run), or when it did not decompress (the caller
- * decompresses again and reports why).
+ * had not started it or did not finish it within TAKE_WAIT_NS (the caller
+ * decompresses it: no wait for a thread that may not run), or when it did
+ * not decompress (the caller decompresses again and reports why).
  */
 static const uint8_t *prefetch_take(struct gtr_reader *r, const struct block *b,
 				    size_t *out_len)
@@ -309,12 +330,24 @@ static const uint8_t *prefetch_take(struct gtr_reader *r, const struct block *b,
 	struct pf_slot *s = &pf->slot[pf->head];
 	if (!pf->count || s->off != b->off)
 		goto out;
-	if (s->state == PF_QUEUED) {
+	if (s->state == PF_RUNNING) {
+		/* about a frame's time; then the thread is taken to have
+		 * lost its processor, and the reader goes on without it */
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += TAKE_WAIT_NS;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		while (s->state == PF_RUNNING &&
+		       pthread_cond_timedwait(&pf->cv, &pf->mu, &until) != ETIMEDOUT)
+			;
+	}
+	if (s->state != PF_DONE) {
 		drop_head(pf);
 		goto out;
 	}
-	while (s->state == PF_RUNNING)
-		pthread_cond_wait(&pf->cv, &pf->mu);
 	if (s->in_len == b->len && !memcmp(s->in, b->payload, b->len) &&
 	    !ZSTD_isError(s->result) && s->result == s->content_size) {
 		uint8_t *o = r->dbuf;
