@@ -230,6 +230,8 @@ static int func_params(const struct gobin *b, const struct gobin_func *f,
 
 	if (!b->has_dwarf)
 		return -ENODATA;
+	if (!results && gobin_func_gcc_clone(b, f))
+		return gobin_dwarf_clone_args(mb, f, args, max);
 	np = gobin_dwarf_params(mb, f->name, f->entry, &p, &cret);
 	if (np < 0)
 		return np;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private to dwarf.c, fieldpath.c and rtypes.c: the DWARF handle of a
- * gobin (libdw) and the type reading fieldpath.c shares with dwarf.c.
+ * Private to dwarf.c, dwinline.c, fieldpath.c and rtypes.c: the DWARF
+ * handle of a gobin (libdw), the type reading fieldpath.c shares with
+ * dwarf.c, and the locating of values dwarf.c shares with dwinline.c.
  */
 #ifndef GOTRACE_DWARF_INT_H
 #define GOTRACE_DWARF_INT_H
@@ -43,5 +44,20 @@ bool gobin_dwarf_subprogram(struct gobin *b, const char *name, uint64_t entry,
 /* The gobin_type of type DIE `in` (typedefs followed, shapes named as
  * their types), nested `depth` deep; NULL when out of memory. */
 struct gobin_type *gobin_dwarf_type(struct tbuild *tb, Dwarf_Die *in, int depth);
+
+/*
+ * dwinline.c: values of the variables (or parameters) dies[n] of
+ * funcs[fi] at pc, into out[n]: names and types from DWARF (but where
+ * none[i]: no DIE, names[i] untyped and nowhere; names and none may be
+ * NULL), the number of pieces as the calling convention of funcs[fi]
+ * splits such a value, their places from the location lists at pc (amd64;
+ * `sp`: bytes from SP at pc up to SP at entry, so the CFA is SP + sp +
+ * ptrsize; negative when unknown, and then stack slots are nowhere; pieces
+ * found nowhere are GOBIN_LOC_NONE). n <= GTR_MAX_ARGS. Returns the count
+ * written, or -ENOMEM.
+ */
+int gobin_dwarf_vars_at(struct gobin *b, size_t fi, uint64_t pc, int32_t sp,
+			Dwarf_Die *dies, char *const *names, const bool *none,
+			int n, struct gobin_arg *out);
 
 #endif /* GOTRACE_DWARF_INT_H */

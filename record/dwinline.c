@@ -142,22 +142,14 @@ struct walk {
 	int err;
 };
 
-/*
- * Values of the variables (or parameters) dies[n] of funcs[fi] at pc,
- * into out[n]: names and types from DWARF (but where none[i]: no DIE,
- * names[i] untyped and nowhere; names and none may be NULL), the number of pieces as the
- * calling convention of funcs[fi] splits such a value, their places from
- * the location lists at pc (amd64; pieces found nowhere are
- * GOBIN_LOC_NONE). Returns the count written, or -ENOMEM.
- */
-static int vars_at(struct gobin *b, size_t fi, uint64_t pc, Dwarf_Die *dies,
-		   char *const *names, const bool *none, int n, struct gobin_arg *out)
+int gobin_dwarf_vars_at(struct gobin *b, size_t fi, uint64_t pc, int32_t sp,
+			Dwarf_Die *dies, char *const *names, const bool *none,
+			int n, struct gobin_arg *out)
 {
 	struct tbuild tb = { .budget = 1024, .ptrsize = b->ptrsize };
-	struct gobin_param p[GTR_MAX_ARGS];
+	struct gobin_param p[GTR_MAX_ARGS] = { 0 };
 	struct loc locs[GTR_MAX_ARGS];
 	bool ok[GTR_MAX_ARGS] = { false };
-	const int32_t sp = inl_pcvalue(b, fi, INL_TAB_SP, pc);
 	int np = 0, rc = 0;
 
 	for (; np < n && np < GTR_MAX_ARGS; np++) {
@@ -222,7 +214,9 @@ static void copy_params(struct walk *w, Dwarf_Die *die, struct inl_copy *c)
 	} while (dwarf_siblingof(&child, &child) == 0);
 	c->params = n ? calloc((size_t)n, sizeof(*c->params)) : NULL;
 	if (c->params) {
-		n = vars_at(w->b, c->outer, c->lo, v, NULL, NULL, n, c->params);
+		n = gobin_dwarf_vars_at(w->b, c->outer, c->lo,
+					inl_pcvalue(w->b, c->outer, INL_TAB_SP, c->lo),
+					v, NULL, NULL, n, c->params);
 		c->nparams = n > 0 ? n : 0;
 	}
 }
@@ -353,7 +347,9 @@ int gobin_site_vars(const struct gobin *cb, const struct gobin_site *s,
 			 "does not follow" : "");
 		return -ENOENT;
 	}
-	return vars_at(b, (size_t)fi, s->addr, v, names, none, i, out);
+	return gobin_dwarf_vars_at(b, (size_t)fi, s->addr,
+				   inl_pcvalue(b, (size_t)fi, INL_TAB_SP, s->addr),
+				   v, names, none, i, out);
 }
 
 /* The call file of `die` through the line table of its CU, "" unknown. */

@@ -196,6 +196,23 @@ bool gobin_gccgo_name(const struct gobin *b, const char *name, char *out,
 	return n > 0 && (size_t)n < outlen && strcmp(m, name) != 0;
 }
 
+bool gobin_func_gcc_clone(const struct gobin *b, const struct gobin_func *f)
+{
+	static const char *const kinds[] = { ".constprop.", ".isra.", ".part." };
+
+	if (b->compiler != GOBIN_GCCGO)
+		return false;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		/* a Go identifier never starts with a digit: ".isra.0" is
+		 * GCC's, not a method or field named isra */
+		for (const char *s = strstr(f->name, kinds[i]); s;
+		     s = strstr(s + 1, kinds[i]))
+			if (s[strlen(kinds[i])] >= '0' && s[strlen(kinds[i])] <= '9')
+				return true;
+	}
+	return false;
+}
+
 /*
  * Where the dynamic loader of a Debian or Fedora system finds library
  * `lib` (the multiarch directories, then lib64 and lib), into out[len];

@@ -303,6 +303,16 @@ enum gobin_abi gobin_func_abi(const struct gobin *b, const struct gobin_func *f)
 int gobin_func_raw_args(const struct gobin *b, const struct gobin_func *f,
 			struct gobin_arg *args, int n);
 
+/*
+ * Whether `f` is a copy GCC made of a function with a different parameter
+ * list (gccgo -O2; gcc/ipa-cp.cc, ipa-sra.cc, ipa-split.cc): its symbol
+ * ends in ".constprop.N" (constant arguments folded in), ".isra.N" (a
+ * parameter passed in pieces, or dropped) or ".part.N" (a split-off part),
+ * possibly several ("main.slc.constprop.0.isra.0"). Such a copy's values
+ * come from its own DWARF, never from the declaration's signature.
+ */
+bool gobin_func_gcc_clone(const struct gobin *b, const struct gobin_func *f);
+
 /* Number of functions gobin_func_each can visit. */
 size_t gobin_func_count(const struct gobin *b);
 
@@ -352,7 +362,9 @@ int gobin_build_setting(const struct gobin *b, size_t i, const char **key,
  * first, as a pointer named "recv". Locations follow the calling
  * convention of `f` (gobin_func_abi) exactly as gobin_func_args does.
  * Returns the count written to args[max], or -EINVAL with a message in
- * err[errlen] that quotes the signature and says what to write instead.
+ * err[errlen] that quotes the signature and says what to write instead
+ * (or that `f` is a GCC clone, gobin_func_gcc_clone, which no signature
+ * describes).
  */
 int gobin_sig_args(const struct gobin *b, const struct gobin_func *f,
 		   const char *params, struct gobin_arg *args, int max,

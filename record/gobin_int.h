@@ -298,6 +298,18 @@ int gobin_dwarf_params(struct gobin *b, const char *name, uint64_t entry,
 		       struct gobin_param **out, struct gobin_type **ret);
 void gobin_params_free(struct gobin_param *p, int n, struct gobin_type *ret);
 
+/*
+ * dwarf.c: the parameters of GCC clone `f` (gobin_func_gcc_clone) at its
+ * entry, into out[max]: those of the function it copies, in declaration
+ * order, each placed where the clone's own DW_TAG_formal_parameter puts
+ * it at entry (its location list); one the clone folded to a constant,
+ * passed in pieces or dropped has no such place and is GOBIN_LOC_NONE
+ * (unavailable). Returns the count, -ENODATA without DWARF, -ENOENT when
+ * DWARF has no DIE at f's entry, -ENOMEM.
+ */
+int gobin_dwarf_clone_args(struct gobin *b, const struct gobin_func *f,
+			   struct gobin_arg *out, int max);
+
 /* dwarf.c: offset of `goid` in runtime.g, -1 when DWARF does not say. */
 int gobin_dwarf_goid_offset(struct gobin *b);
 

@@ -216,6 +216,12 @@ static bool arg_capture(const char *listed_only, int fields,
 		return false;
 	}
 	for (uint32_t i = 0; i < a->npieces; i++) {
+		if (a->pieces[i].kind == GOBIN_LOC_NONE) {
+			/* a GCC clone's parameter it was not passed */
+			*why = "DWARF places it nowhere at entry (folded to a "
+			       "constant, passed in pieces or dropped)";
+			return false;
+		}
 		if (!gobin_piece_readable(&a->pieces[i])) {
 			*why = "float register: not in uprobe pt_regs";
 			return false;

@@ -176,6 +176,27 @@ static int locate_sig_results(struct probe *p)
 }
 
 /*
+ * Values of entry probe `p` on a GCC clone (gobin_func_gcc_clone) that
+ * DWARF does not describe: none, since its registers hold what the clone
+ * takes, not the declared parameters; said once per binary. Returns 0.
+ */
+static int clone_without_dwarf(struct probe *p)
+{
+	if (!p->bin->clone_said)
+		fprintf(stderr, "gotrace-record: probe '%s': %s is a copy GCC "
+			"made with other parameters than its declaration's "
+			"(constants folded in, pieces passed apart), and %s has "
+			"no DWARF for it: its arguments (and those of other such "
+			"copies, *.constprop.N, *.isra.N, *.part.N) are not "
+			"captured; build with -g to capture them, or with "
+			"-gccgoflags=-fno-ipa-cp -fno-ipa-sra to keep calls as "
+			"declared\n", p->spec.text, p->fn.name, p->bin->path);
+	p->bin->clone_said = true;
+	p->args_source = "";
+	return 0;
+}
+
+/*
  * Locates the values of `p` into p->args: from its signature (checked
  * against DWARF), else DWARF, else the argument area of a Go assembly
  * function, else raw words. Returns the count, or -1 after printing why.
@@ -220,6 +241,8 @@ int plan_locate(struct probe *p)
 					words < GT_MAX_FETCH ? words : GT_MAX_FETCH);
 		p->args_source = "raw";
 	}
+	if (n < 0 && !ret && gobin_func_gcc_clone(gb, &p->fn))
+		return clone_without_dwarf(p);
 	if (n < 0)
 		p->args_source = "raw";
 	return n < 0 ? locate_raw(p) : n;

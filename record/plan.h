@@ -46,6 +46,8 @@ struct binary {
 	uint64_t text_vaddr, text_offset; /* its executable PT_LOAD */
 	bool goid_said;      /* told that its goroutine ids are not recorded */
 	bool inline_gap_said; /* told that its inlined copies are unknown */
+	bool clone_said;     /* told that its GCC clones without DWARF
+				capture no arguments */
 };
 
 /*

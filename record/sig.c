@@ -852,6 +852,15 @@ static int sig_values(const struct gobin *b, const struct gobin_func *f,
 		p.errlen = sizeof(tmp);
 	}
 	p.err[0] = '\0';
+	if (!want_results && gobin_func_gcc_clone(b, f)) {
+		snprintf(p.err, p.errlen, "%s is a copy GCC made with other "
+			 "parameters than its declaration's (constants folded "
+			 "in, pieces passed apart): a signature cannot describe "
+			 "it; drop the signature (the copy's DWARF places its "
+			 "values), or build with -gccgoflags=-fno-ipa-cp "
+			 "-fno-ipa-sra to keep calls as declared", f->name);
+		return -EINVAL;
+	}
 	v = calloc((size_t)cap, sizeof(*v));
 	if (!v) {
 		snprintf(p.err, p.errlen, "out of memory");

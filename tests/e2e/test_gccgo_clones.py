@@ -1,0 +1,89 @@
+"""gccgo programs built as gccgo's go tool builds them by default (-O2 -g,
+no -fno-ipa-*): GCC clones //go:noinline functions whose calls pass
+constants (.constprop.N) or whose parameters it can pass in pieces or drop
+(.isra.N). A clone's parameter list is not its declaration's: gotrace
+places its values from the clone's own DWARF, in declared order, and a
+parameter the clone does not receive reads unavailable, never a register
+the declaration's signature would name. Only gccgo makes such clones."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import ROOT, record
+from test_capture import jsonl
+from test_inline import gccgo  # noqa: F401 (a fixture)
+
+CLONES = "tests/fixtures/gccclone"
+
+
+def build(toolchain, exe, *flags):
+    """Builds the fixture with gccgo's go tool as it builds by default,
+    plus `flags`; returns exe and asserts GCC cloned what the tests look at."""
+    subprocess.run([toolchain.go, "build", "-o", exe, *flags, "main.go"],
+                   check=True, env=toolchain.environ(), cwd=os.path.join(ROOT, CLONES))
+    syms = subprocess.run(["nm", exe], capture_output=True, text=True, check=True).stdout
+    for clone in ("main.greet.constprop.0", "main.mix.constprop.0",
+                  "main.utf.isra.0", "main.slc.constprop.0.isra.0"):
+        assert " " + clone + "\n" in syms, clone
+    return exe
+
+
+@pytest.fixture
+def clones(gccgo, tmp_path):  # noqa: F811 (the fixture imported above)
+    return build(gccgo, str(tmp_path / "gccclone"))
+
+
+def entries(trace):
+    return {e["func"]: e for e in jsonl(trace) if e["kind"] == "entry"}
+
+
+def test_clone_values_from_its_dwarf(clones, tmp_path):
+    """Each clone's parameters come in declared order; those the clone
+    receives hold what the program passed, the others (constants folded
+    in, pieces passed apart, dropped) are unavailable."""
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-o", trace, "main.*", "--", clones, "x", "y"])
+    assert "add 45\ngreet ababab\n" in p.stdout
+    evs = entries(trace)
+    # the declared order, not the clone DIE's (mix's lists them backwards)
+    assert list(evs["main.mix.constprop.0"]["args"]) == ["a", "b", "c", "d", "e", "f"]
+    # all six are constants in this clone: none is read from a register
+    assert set(evs["main.mix.constprop.0"]["args"].values()) == {None}
+    assert evs["main.greet.constprop.0"]["args"] == {"s": "ab", "n": None}
+    assert evs["main.add.constprop.0"]["args"] == {"a": None, "b": 3}
+    assert evs["main.pt.constprop.0"]["args"] == {"p": None}
+    slc = evs["main.slc.constprop.0.isra.0"]["args"]
+    assert list(slc) == ["xs", "m", "b"] and slc["xs"] is None and slc["b"] is None
+    assert isinstance(slc["m"], int) and slc["m"] > 0x1000   # the map's address
+    assert evs["main.utf.isra.0"]["args"] == {"s": None}
+
+
+def test_clone_list_says_what_is_not_captured(clones):
+    """--list gives a clone its declared parameters and marks those DWARF
+    places nowhere at its entry as not captured, with why."""
+    out = json.loads(record(["--list", "--json", clones, "main.greet.constprop.0"]).stdout)
+    params = out["functions"][0]["params"]
+    assert [(a["name"], a["capture"]) for a in params] == [("s", True), ("n", False)]
+    assert params[0]["locations"] == ["RDI", "RSI"]
+    assert "folded to a constant" in params[1]["why"]
+
+
+def test_clone_without_dwarf_captures_nothing(gccgo, tmp_path):  # noqa: F811
+    """Without DWARF for the clones (-g0), their arguments are not
+    captured, said once for the binary, and a signature, which would
+    describe the declaration, is refused."""
+    exe = build(gccgo, str(tmp_path / "gccclone-g0"), "-gccgoflags=-g0")
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-o", trace, "main.*", "--", exe])
+    assert p.stderr.count("is a copy GCC made with other parameters") == 1
+    assert "build with -g to capture them" in p.stderr
+    evs = entries(trace)
+    for f in ("main.greet.constprop.0", "main.mix.constprop.0", "main.utf.isra.0"):
+        assert evs[f]["args"] == {} and evs[f]["goargs"] == []
+    bad = record(["-o", str(tmp_path / "s.gtr"), "main.greet.constprop.0(s string, n int)",
+                  "--", exe], check=False)
+    assert bad.returncode != 0
+    assert "a signature cannot describe it" in bad.stderr
+    assert not os.path.exists(str(tmp_path / "s.gtr"))
