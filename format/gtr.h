@@ -653,6 +653,18 @@ struct gtr_count_plan {
 uint64_t gtr_reader_count_run(struct gtr_reader *r, const struct gtr_count_plan *plan,
 			      uint64_t *matched, uint64_t *last_ts);
 
+#define GTR_COUNT_PLANS 8   /* plans of one gtr_reader_count_plans() at most */
+
+/*
+ * gtr_reader_count_run() with several plans, of distinct probes (up to
+ * GTR_COUNT_PLANS; a plan of a probe seen before is left out): consumes
+ * the records that follow while each is of the probe and kind of one of
+ * them, counting those that meet it, so that records of probes that
+ * alternate (entries and their returns) count in one call.
+ */
+uint64_t gtr_reader_count_plans(struct gtr_reader *r, const struct gtr_count_plan *const *plans,
+				uint32_t nplans, uint64_t *matched, uint64_t *last_ts);
+
 /*
  * The probe id and kind of the record that follows in the current event
  * frame when gtr_reader_count_run() may take it (a delta event record of

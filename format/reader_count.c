@@ -386,41 +386,104 @@ static inline bool run_step(struct run_pos *rs, uint8_t want, uint32_t id,
 	return true;
 }
 
+/* A plan being counted: its probe's delta state, resolved. */
+struct lane {
+	struct rstate *st;
+	uint32_t id;
+	uint8_t want;           /* record type: GTR_REC_ENTRY_DELTA or _RETURN_DELTA */
+	struct run_plan rp;
+	struct run_pos rs;      /* p, ts, n and m as of its last record */
+};
+
+/*
+ * Sets up lane L for `plan`; false when the plan cannot count here (its
+ * probe not described, of an id past 24, or with no delta state in this
+ * frame yet, or a plan out of bounds).
+ */
+static bool lane_init(struct gtr_reader *r, const struct gtr_count_plan *plan, struct lane *L)
+{
+	const uint32_t id = plan->probe_id;
+	const struct gtr_probe *pr = rd_find_probe(r, id);
+
+	if (!pr || id >= 24 || plan->ncond > GTR_COUNT_CONDS || plan->nterms > GTR_COUNT_TERMS)
+		return false;
+	L->st = pstate(r, id, false);
+	if (!L->st)
+		return false;
+	L->id = id;
+	L->want = plan->kind == GTR_KIND_RETURN ? GTR_REC_RETURN_DELTA : GTR_REC_ENTRY_DELTA;
+	resolve_plan(r, pr, plan, &L->rp);
+	L->rs = (struct run_pos){ .cur = L->st->nvals < GTR_MAX_ARGS ? L->st->nvals
+								      : GTR_MAX_ARGS };
+	for (uint32_t i = 0; i < L->rs.cur; i++)
+		L->rs.v[i] = L->st->vals[i];
+	return true;
+}
+
+/*
+ * The records of lane L from the shared position *at on: those of the
+ * shape of its last one in bulk, else one. false when it took none.
+ */
+static bool lane_run(struct lane *L, struct run_pos *at, uint64_t left)
+{
+	const uint64_t n = at->n;
+
+	L->rs.p = at->p;
+	L->rs.end = at->end;
+	L->rs.ts = at->ts;
+	L->rs.n = at->n;
+	L->rs.m = at->m;
+	run_shape(&L->rs, L->want, L->id, left, &L->rp);
+	if (L->rs.n == n && !run_step(&L->rs, L->want, L->id, &L->rp))
+		return false;
+	at->p = L->rs.p;
+	at->ts = L->rs.ts;
+	at->n = L->rs.n;
+	at->m = L->rs.m;
+	return true;
+}
+
+uint64_t gtr_reader_count_plans(struct gtr_reader *r, const struct gtr_count_plan *const *plans,
+				uint32_t nplans, uint64_t *matched, uint64_t *last_ts)
+{
+	struct lane lanes[GTR_COUNT_PLANS];
+	int8_t by_id[24];
+	uint32_t nl = 0;
+
+	if (!r->in_frame || !r->have_ctx || r->stack_pending)
+		return 0;
+	memset(by_id, -1, sizeof(by_id));
+	for (uint32_t k = 0; k < nplans && nl < GTR_COUNT_PLANS; k++)
+		if (plans[k]->probe_id < 24 && by_id[plans[k]->probe_id] < 0 &&
+		    lane_init(r, plans[k], &lanes[nl]))
+			by_id[plans[k]->probe_id] = (int8_t)nl++;
+	struct run_pos at = { .p = r->fc.p, .end = r->fc.end, .ts = r->prev_ts };
+	/* each record to the lane of its probe, while one takes it */
+	while (nl && at.n < r->rec_left && at.end - at.p >= 4) {
+		const uint8_t *q = at.p;
+		if ((q[0] >> 5) != GCR_ARRAY || q[2] >= 24 || by_id[q[2]] < 0 ||
+		    !lane_run(&lanes[by_id[q[2]]], &at, r->rec_left))
+			break;
+	}
+	if (!at.n)
+		return 0;
+	for (uint32_t k = 0; k < nl; k++) {
+		const struct lane *L = &lanes[k];
+		for (uint32_t i = 0; i < L->rs.cur; i++)
+			L->st->vals[i] = L->rs.v[i];
+		L->st->nvals = L->rs.cur;
+	}
+	r->fc.p = at.p;
+	r->rec_left -= at.n;
+	r->rec_no += at.n;
+	r->prev_ts = at.ts;
+	*last_ts = at.ts;
+	*matched += at.m;
+	return at.n;
+}
+
 uint64_t gtr_reader_count_run(struct gtr_reader *r, const struct gtr_count_plan *plan,
 			      uint64_t *matched, uint64_t *last_ts)
 {
-	const uint32_t id = plan->probe_id;
-	const uint8_t want = plan->kind == GTR_KIND_RETURN ? GTR_REC_RETURN_DELTA
-							   : GTR_REC_ENTRY_DELTA;
-	const struct gtr_probe *pr = rd_find_probe(r, id);
-	struct run_plan rp;
-	struct run_pos rs;
-
-	if (!pr || id >= 24 || !r->in_frame || !r->have_ctx || r->stack_pending ||
-	    plan->ncond > GTR_COUNT_CONDS || plan->nterms > GTR_COUNT_TERMS)
-		return 0;
-	struct rstate *st = pstate(r, id, false);
-	if (!st)
-		return 0;
-	resolve_plan(r, pr, plan, &rp);
-	rs = (struct run_pos){ .p = r->fc.p, .end = r->fc.end, .ts = r->prev_ts,
-			       .cur = st->nvals < GTR_MAX_ARGS ? st->nvals : GTR_MAX_ARGS };
-	for (uint32_t i = 0; i < rs.cur; i++)
-		rs.v[i] = st->vals[i];
-	/* records of the shape of the last one in bulk, others one by one */
-	do
-		run_shape(&rs, want, id, r->rec_left, &rp);
-	while (rs.n < r->rec_left && run_step(&rs, want, id, &rp));
-	if (!rs.n)
-		return 0;
-	for (uint32_t i = 0; i < rs.cur; i++)
-		st->vals[i] = rs.v[i];
-	st->nvals = rs.cur;
-	r->fc.p = rs.p;
-	r->rec_left -= rs.n;
-	r->rec_no += rs.n;
-	r->prev_ts = rs.ts;
-	*last_ts = rs.ts;
-	*matched += rs.m;
-	return rs.n;
+	return gtr_reader_count_plans(r, &plan, 1, matched, last_ts);
 }

@@ -70,6 +70,7 @@ static const struct pd_plan *plan_find(struct run *run, struct pushdown *pd,
 uint64_t pushdown_count(struct run *run, struct pushdown *pd)
 {
 	const struct gtr_probe *probe = NULL;
+	const struct gtr_count_plan *plans[GTR_COUNT_PLANS];
 	uint64_t total = 0, matched = 0, last = 0;
 	uint32_t id;
 	enum gtr_kind kind;
@@ -85,7 +86,14 @@ uint64_t pushdown_count(struct run *run, struct pushdown *pd)
 		const struct pd_plan *pp = plan_find(run, pd, probe, kind);
 		if (!pp->ok)
 			break;
-		const uint64_t n = gtr_reader_count_run(run->r, &pp->plan, &matched, &last);
+		/* that plan first, then the others made so far: records of
+		 * probes that alternate count in one call */
+		uint32_t np = 0;
+		plans[np++] = &pp->plan;
+		for (uint32_t k = 0; k < pd->nplans && np < GTR_COUNT_PLANS; k++)
+			if (pd->plans[k].ok && &pd->plans[k] != pp)
+				plans[np++] = &pd->plans[k].plan;
+		const uint64_t n = gtr_reader_count_plans(run->r, plans, np, &matched, &last);
 		if (!n)
 			break;
 		total += n;
