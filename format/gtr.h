@@ -130,6 +130,8 @@ struct gtr_probe {
 	const char *call_site;    /* where that copy was inlined, "FILE:LINE" */
 	const char *line;         /* a source line probe: "PATH:LINE"; func is
 				     the function the line is in */
+	const char *predicate;    /* the record-time predicate, as written: the
+				     kernel kept only the events it held for */
 };
 
 /* Identity of a traced executable. */

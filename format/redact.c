@@ -508,6 +508,9 @@ int gtr_redact_probe(struct gtr_redactor *r, struct gtr_probe *p)
 	if (spec != GTR_REDACT_NONE) {
 		p->spec = meta_str(r, spec, p->spec, r->spec, HEX_DIGITS);
 		p->fmt = "";   /* written by the user too: it goes with the spec */
+		/* so does a predicate; that there was one stays known */
+		if (p->predicate && p->predicate[0])
+			p->predicate = DROPPED;
 	}
 	return 0;
 }

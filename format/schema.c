@@ -96,6 +96,9 @@ static const struct gtr_field probe_fields[] = {
 	GTR_FIELD_X("call_site", GTR_F_STR, struct gtr_probe, call_site,
 		    GTR_F_OPTIONAL, 0),
 	GTR_FIELD_X("line", GTR_F_STR, struct gtr_probe, line, GTR_F_OPTIONAL, 0),
+	/* a record-time predicate (spec/PROBES.md) */
+	GTR_FIELD_X("predicate", GTR_F_STR, struct gtr_probe, predicate,
+		    GTR_F_OPTIONAL, 0),
 };
 const struct gtr_schema gtr_probe_schema = GTR_SCHEMA(probe_fields);
 

@@ -147,6 +147,7 @@ static int probe_prepare(struct plan *pl, struct probe *p, uint32_t id,
 	if (p->at_site && plan_site_meta(p))
 		return -1;
 	p->meta.spec = p->spec.text;
+	p->meta.predicate = p->spec.predicate;
 	p->meta.fmt = p->spec.fmt ? p->spec.fmt : "";
 	p->meta.args_source = p->args_source;
 	plan_values(p, n);

@@ -103,9 +103,21 @@ int plan_add(struct plan *pl, const char *text, const char *dflt_path,
 
 /*
  * Prints, once, what the plans cannot do as asked (return probes of
- * functions without a RET instruction). Call after the last plan_add().
+ * functions without a RET instruction; calls the report cannot pair, as a
+ * record-time predicate keeps only one half of them). Call after the last
+ * plan_add().
  */
 void plan_warnings(const struct plan *pl);
+
+/*
+ * Chains each return probe's site at the address of an entry probe's
+ * (a function whose body is one RET, or starts with it) to that entry
+ * probe: its plan takes GT_P_THEN and the site's cookie, the site is
+ * left unattached (probe.chained_site), and one uprobe sends the entry,
+ * then the return. Call after the last plan_add(), before the plans are
+ * stored. 0, or -1 when out of memory.
+ */
+int plan_chain_returns(struct plan *pl);
 
 /* Probes added so far; probe i has id i (its BPF plan slot). */
 int plan_nprobes(const struct plan *pl);

@@ -257,11 +257,56 @@ int plan_sites(struct plan *pl, struct probe *p)
 	return 0;
 }
 
+/* Whether probes `a` and `b` are on the same function's entry or returns
+ * (neither an inlined copy nor a line). */
+static bool same_func(const struct probe *a, const struct probe *b)
+{
+	return a->bin == b->bin && a->fn.entry == b->fn.entry && !a->at_site && !b->at_site;
+}
+
+/*
+ * Says, once per function, that a record-time predicate on its entry or
+ * return probe, with a probe of the other kind, leaves its calls unpaired
+ * in the report (spec/PROBES.md): the kernel drops one half of the calls
+ * it does not hold for, and not the other.
+ */
+static void pred_warnings(const struct plan *pl)
+{
+	for (int i = 0; i < pl->nprobes; i++) {
+		const struct probe *p = pl->probes[i];
+		int j, k;
+
+		if (!p->spec.predicate)
+			continue;
+		/* a probe of the other kind; said at the function's first
+		 * probe with a predicate */
+		for (j = 0; j < pl->nprobes; j++)
+			if (same_func(p, pl->probes[j]) && pl->probes[j]->spec.kind != p->spec.kind)
+				break;
+		for (k = 0; k < i; k++)
+			if (same_func(p, pl->probes[k]) && pl->probes[k]->spec.predicate)
+				break;
+		if (j == pl->nprobes || k < i)
+			continue;
+		fprintf(stderr, "gotrace-record: note: probe '%s': its predicate keeps the %s of "
+			"the calls it holds for, not their %s, so gotrace-report shows the entries "
+			"and returns of %s alone, not paired into calls; to time the calls it "
+			"selects, leave the predicate out and filter the report: gotrace-report "
+			"-f '%s'\n", p->spec.text,
+			p->spec.kind == GTR_KIND_RETURN ? "returns" : "entries",
+			p->spec.kind == GTR_KIND_RETURN ? "entries" : "returns",
+			p->fn.name, p->spec.predicate);
+	}
+}
+
 void plan_warnings(const struct plan *pl)
 {
 	int i, shown = pl->nnoret < 5 ? pl->nnoret : 5;
 
-	if (!pl->nnoret || pl->opts.quiet)
+	if (pl->opts.quiet)
+		return;
+	pred_warnings(pl);
+	if (!pl->nnoret)
 		return;
 	fprintf(stderr, "gotrace-record: warning: %d function%s no RET "
 		"instruction (never return, or end in a tail call), so %s "

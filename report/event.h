@@ -40,6 +40,10 @@ struct report_event {
 				        * its function were lost or suppressed
 				        * where its other half may lie, so it is
 				        * not paired (report/pair.h, "Losses") */
+	bool unpaired;                 /* an entry or return of a function with
+				        * both probes, one of which had a
+				        * record-time predicate: shown alone,
+				        * never paired (report/pair.h) */
 };
 
 #endif /* REPORT_EVENT_H */

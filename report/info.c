@@ -302,6 +302,8 @@ static void json_probe(struct jsonw *w, const struct gtr_probe *p)
 		jsonw_string_field(w, "call_site", p->call_site);
 	if (p->line[0])
 		jsonw_string_field(w, "line", p->line);
+	if (p->predicate[0])
+		jsonw_string_field(w, "predicate", p->predicate);
 	jsonw_name(w, "args");
 	jsonw_start_array(w);
 	for (uint32_t a = 0; a < p->nargs; a++) {
@@ -677,6 +679,9 @@ static void text_probes(FILE *f, struct gtr_reader *r, const struct stats *st)
 				tx(p->call_site));
 		if (p->line[0])
 			fprintf(f, "      line %s\n", tx(p->line));
+		if (p->predicate[0])
+			fprintf(f, "      record-time predicate (%s): events it did not hold "
+				"for were never written\n", tx(p->predicate));
 		if (p->fmt[0])
 			fprintf(f, "      format \"%s\"\n", tx(p->fmt));
 		if (p->args_source[0])

@@ -169,12 +169,12 @@ static int jsonl_put(struct output *o, struct buf *b, const struct report_event 
 	if (ev->kind != GTR_KIND_RETURN) {
 		if (e->tracked)
 			return 0;
-		json_call(o, b, e, ev, e->probe, NULL,
+		json_call(o, b, e, ev, e->probe, NULL, e->unpaired ? "unpaired" :
 			  e->untracked ? "not_tracked" : "no_return_probe");
 		return 1;
 	}
-	json_call(o, b, e, e->entry, e->entry_probe, ev,
-		  e->entry ? "returned" : e->lost ? "lost" : "no_entry");
+	json_call(o, b, e, e->entry, e->entry_probe, ev, e->entry ? "returned" :
+		  e->lost ? "lost" : e->unpaired ? "unpaired" : "no_entry");
 	return 1;
 }
 

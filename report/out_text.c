@@ -481,11 +481,13 @@ static int text_put(struct output *o, struct buf *b, const struct report_event *
 	if (ev->kind != GTR_KIND_RETURN) {
 		if (e->tracked)
 			return 0;
-		text_call(o, b, e, ev, e->probe, NULL, e->untracked ? "untracked" : "-", false);
+		text_call(o, b, e, ev, e->probe, NULL,
+			  e->unpaired ? "unpaired" : e->untracked ? "untracked" : "-", false);
 		return 1;
 	}
 	text_call(o, b, e, e->entry, e->entry_probe, ev,
-		  e->entry ? rtime_fmt_duration(tmp, e->latency_ns) : e->lost ? "lost" : "?",
+		  e->entry ? rtime_fmt_duration(tmp, e->latency_ns) : e->lost ? "lost" :
+		  e->unpaired ? "unpaired" : "?",
 		  true);
 	return 1;
 }

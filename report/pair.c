@@ -80,6 +80,9 @@ void pair_free(struct pairer *p)
 	u64map_free(&p->gix);
 	free(p->pents);
 	free(p->fret);
+	free(p->fentry);
+	free(p->fpred);
+	free(p->fnoted);
 	u64map_free(&p->pidx);
 	u64map_free(&p->fidx);
 	free(p);
@@ -100,16 +103,47 @@ static uint32_t func_id(struct pairer *p, const char *key)
 	fid = p->nfuncs++;
 	p->funcs = xrealloc(p->funcs, p->nfuncs * sizeof(*p->funcs), "pairing");
 	p->fret = xrealloc(p->fret, p->nfuncs * sizeof(*p->fret), "pairing");
+	p->fentry = xrealloc(p->fentry, p->nfuncs * sizeof(*p->fentry), "pairing");
+	p->fpred = xrealloc(p->fpred, p->nfuncs * sizeof(*p->fpred), "pairing");
+	p->fnoted = xrealloc(p->fnoted, p->nfuncs * sizeof(*p->fnoted), "pairing");
 	p->funcs[fid] = xrealloc(NULL, strlen(key) + 1, "pairing");
 	strcpy(p->funcs[fid], key);
-	p->fret[fid] = false;
+	p->fret[fid] = p->fentry[fid] = p->fnoted[fid] = false;
+	p->fpred[fid] = NULL;
 	if (u64map_add(&p->fidx, h, fid, UINT32_MAX))
 		xalloc_die("pairing: function index");
 	return fid;
 }
 
+/*
+ * Says once per function why its calls are not paired: a probe of it had a
+ * record-time predicate (spec/PROBES.md), so the kernel left out entries
+ * or returns of some calls, and any pairing of the rest could be wrong.
+ */
+static void note_unpaired(struct pairer *p, uint32_t fid)
+{
+	const struct gtr_probe *pr = p->fpred[fid];
+	const bool shown = strcmp(pr->predicate, "<redacted>") != 0;
+
+	if (p->fnoted[fid])
+		return;
+	p->fnoted[fid] = true;
+	fprintf(stderr, "gotrace-report: note: calls of %s are not paired: probe '%s' had the "
+		"record-time predicate '%s', which left out the %s of the calls it did not hold "
+		"for but not their %s, so pairing the rest could match a return with another "
+		"call's entry; its entries and returns are shown alone ('unpaired'). To time the "
+		"calls it selects, record both probes without it and filter the report: "
+		"gotrace-report -f '%s'\n",
+		pair_func_name(p, fid), pr->spec ? pr->spec : "", pr->predicate,
+		pr->kind == GTR_KIND_RETURN ? "returns" : "entries",
+		pr->kind == GTR_KIND_RETURN ? "entries" : "returns",
+		shown ? pr->predicate : "PREDICATE");
+}
+
 void pair_probes(struct pairer *p, const struct gtr_probe *const *probes, size_t n)
 {
+	const uint32_t first = p->npents;
+
 	/* probes are only ever added (format: a probe id is defined once),
 	 * so only those after the ones seen are new: linear in all */
 	for (size_t i = p->npents; i < n; i++) {
@@ -137,7 +171,14 @@ void pair_probes(struct pairer *p, const struct gtr_probe *const *probes, size_t
 		p->npents++;
 		if (pr->kind == GTR_KIND_RETURN)
 			p->fret[fid] = true;
+		else
+			p->fentry[fid] = true;
+		if (pr->predicate && pr->predicate[0])
+			p->fpred[fid] = pr;
 	}
+	for (uint32_t i = first; i < p->npents; i++)
+		if (fid_unpaired(p, p->pents[i].fid))
+			note_unpaired(p, p->pents[i].fid);
 }
 
 uint32_t pair_fid(const struct pairer *p, uint32_t probe_id)
@@ -564,7 +605,17 @@ static void decide(struct pairer *p, struct report_event *out)
  * function with a return probe (a limit was reached). */
 static bool untracked(const struct pairer *p, enum gtr_kind kind, uint32_t fid, bool tracked)
 {
-	return kind == GTR_KIND_ENTRY && !tracked && fid < p->nfuncs && p->fret[fid];
+	return kind == GTR_KIND_ENTRY && !tracked && fid < p->nfuncs && p->fret[fid] &&
+	       !fid_unpaired(p, fid);
+}
+
+/* Counts an event released with nothing decided. */
+static void count_pass(struct pairer *p, enum gtr_kind kind, uint32_t fid)
+{
+	if (fid_unpaired(p, fid))
+		p->cnt.unpaired = gtr_add_sat(p->cnt.unpaired, 1);
+	else if (kind == GTR_KIND_RETURN)
+		p->cnt.unpaired_returns = gtr_add_sat(p->cnt.unpaired_returns, 1);
 }
 
 /* An event with nothing to decide: final now when nothing older is held
@@ -580,8 +631,8 @@ static bool pass(struct pairer *p, struct report_event *e, uint32_t fid, uint32_
 		e->tracked = tracked;
 		e->untracked = untracked(p, e->ev->kind, fid, tracked);
 		e->lost = false;
-		if (e->ev->kind == GTR_KIND_RETURN)
-			p->cnt.unpaired_returns = gtr_add_sat(p->cnt.unpaired_returns, 1);
+		e->unpaired = fid_unpaired(p, fid);
+		count_pass(p, e->ev->kind, fid);
 		return true;
 	}
 	hold(p, e, H_PASS, fid, depth, 0, 0, 0)->tracked = tracked;
@@ -595,6 +646,7 @@ bool pair_push(struct pairer *p, struct report_event *e)
 	const uint64_t key = ev->goid ? ev->goid : (uint64_t)ev->tid | 1ull << 63;
 
 	settle(p);
+	e->unpaired = false;
 	if (ev->ts_ns > p->max_seen)
 		p->max_seen = ev->ts_ns;
 	if (!pe || !pe->used || !probe_has_ret(p, pe)) {
@@ -742,10 +794,10 @@ bool pair_next(struct pairer *p, struct report_event *out)
 		.ev = ev, .probe = h->probe, .comm = h->comm, .depth = h->depth,
 		.tracked = h->tracked,
 		.untracked = untracked(p, h->ekind, h->fid, h->tracked),
+		.unpaired = fid_unpaired(p, h->fid),
 	};
 	if (h->kind == H_PASS) {
-		if (h->ekind == GTR_KIND_RETURN)
-			p->cnt.unpaired_returns = gtr_add_sat(p->cnt.unpaired_returns, 1);
+		count_pass(p, h->ekind, h->fid);
 		return true;
 	}
 	p->cur = (struct release){
@@ -774,6 +826,7 @@ void pair_event(struct pairer *p, struct report_event *e)
 		e->tracked = out.tracked;
 		e->untracked = out.untracked;
 		e->lost = out.lost;
+		e->unpaired = out.unpaired;
 	}
 	p->force = false;
 }

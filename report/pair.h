@@ -87,6 +87,9 @@ struct pair_counts {
 				     return of their function already released
 				     as paired or unpaired: it may be wrong */
 	uint64_t held;            /* events held now */
+	uint64_t unpaired;        /* entries and returns shown alone: their
+				     function had a probe with a record-time
+				     predicate (pair_probes()) */
 };
 
 /* Creates a pairer; `lim` NULL or zero fields mean the defaults. */
@@ -98,7 +101,11 @@ void pair_free(struct pairer *p);
 /*
  * Tells the pairer every probe the file has described so far; call again
  * whenever the number grows. Probes are grouped into functions by
- * (binary id, symbol).
+ * (binary id, symbol). A function with entry and return probes, one of
+ * which had a record-time predicate (gtr_probe.predicate), is not paired:
+ * the kernel left out some of its calls' entries or returns, so a return
+ * could close another call; its events are released alone
+ * (report_event.unpaired), and a note on stderr says so once.
  */
 void pair_probes(struct pairer *p, const struct gtr_probe *const *probes,
 		 size_t n);

@@ -122,6 +122,10 @@ struct pairer {
 	struct u64map fidx;       /* hash of "binary:symbol" -> fid */
 	char **funcs;             /* fid -> "binary:symbol" */
 	bool *fret;               /* fid -> the function has a return probe */
+	bool *fentry;             /* fid -> the function has an entry probe */
+	const struct gtr_probe **fpred; /* fid -> a probe of it with a
+				     record-time predicate, NULL: none */
+	bool *fnoted;             /* fid -> its note was printed */
 	uint32_t nfuncs;
 
 	struct gor *gors;
@@ -171,10 +175,18 @@ static inline const struct probe_ent *pmap_slot(const struct pairer *p, uint32_t
 	return i ? &p->pents[*i] : NULL;
 }
 
-/* Whether the function of probe `e` has a return probe. */
+/* Whether function `fid` has entry and return probes, one of which had a
+ * record-time predicate: its calls are not paired (pair.h). */
+static inline bool fid_unpaired(const struct pairer *p, uint32_t fid)
+{
+	return fid < p->nfuncs && p->fret[fid] && p->fentry[fid] && p->fpred[fid];
+}
+
+/* Whether the calls of the function of probe `e` are paired: it has a
+ * return probe, and no record-time predicate left some of its events out. */
 static inline bool probe_has_ret(const struct pairer *p, const struct probe_ent *e)
 {
-	return p->fret[e->fid];
+	return p->fret[e->fid] && !fid_unpaired(p, e->fid);
 }
 
 /* pair_loss.c: makes room for the loss spans of function `fid`. */

@@ -232,7 +232,7 @@ class GtrReader:
                                 "spec": _text(p.get("spec", "")), "fmt": _text(p.get("fmt", "")),
                                 "args_source": _text(p.get("args_source", "")),
                                 "args": args, "exprs": exprs}
-            for k in ("inlined_into", "call_site", "line"):  # optional
+            for k in ("inlined_into", "call_site", "line", "predicate"):  # optional
                 if _text(p.get(k, "")):
                     self.probes[pid][k] = _text(p[k])
             self.probe_order.append(pid)

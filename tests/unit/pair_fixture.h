@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "event.h"
+#include "pair.h"
 
 /*
  * Fills *ev (zeroed first) with an event of probe `pr` (its id and kind)
@@ -39,6 +40,17 @@ static inline struct report_event fixture_event_int(struct gtr_event *ev,
 	ev->nvals = 1;
 	ev->vals[0].kind = GTR_VAL_INT;
 	ev->vals[0].v.i = v;
+	return e;
+}
+
+/* fixture_event_int() fed to pairer `p` at once (pair_event()). */
+static inline struct report_event fixture_feed(struct pairer *p, struct gtr_event *ev,
+					       const struct gtr_probe *pr, uint64_t ts,
+					       uint64_t goid, int64_t v)
+{
+	struct report_event e = fixture_event_int(ev, pr, ts, goid, v);
+
+	pair_event(p, &e);
 	return e;
 }
 

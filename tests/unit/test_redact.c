@@ -166,6 +166,24 @@ Test(redact, rules_that_cover_nothing)
 	gtr_redactor_free(r);
 }
 
+Test(redact, a_predicate_goes_with_the_spec_and_stays_known)
+{
+	static const char *const rules[] = { "main.*:@spec" };
+	struct gtr_redactor *r = with_rules(rules, 1);
+	struct gtr_probe p = probe(1, "main.f", GTR_KIND_ENTRY, names, types, 3);
+	struct gtr_probe q = probe(2, "main.f", GTR_KIND_RETURN, names, types, 3);
+
+	p.spec = "main.f (n == 1234)";
+	p.predicate = "n == 1234";
+	cr_assert_eq(gtr_redact_probe(r, &p), 0);
+	cr_assert_eq(gtr_redact_probe(r, &q), 0);
+	cr_expect(!strstr(p.spec, "1234"));
+	/* the report needs to know there was one (report/pair.h) */
+	cr_expect_str_eq(p.predicate, "<redacted>");
+	cr_expect(!q.predicate, "none stays none");
+	gtr_redactor_free(r);
+}
+
 Test(redact, strongest_rule_wins_and_earlier_redaction_stays)
 {
 	static const char *const rules[] = { "password", "pass*=drop", "user" };

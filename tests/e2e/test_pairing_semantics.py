@@ -1,0 +1,74 @@
+"""What pairing may claim when the recorder kept only part of a function's
+events: a record-time predicate on its entry or return probe (spec/PROBES.md),
+on every toolchain of the matrix."""
+import collections
+import json
+
+from conftest import record, report
+
+
+def calls(path, *args):
+    r = report(["--calls", "--format", "jsonl", *args, path])
+    return [json.loads(l) for l in r.stdout.splitlines() if l.strip()], r.stderr
+
+
+def test_an_entry_predicate_with_a_return_probe_pairs_nothing(gobuild, toolchain, tmp_path):
+    """rec(1000) recursing to 0 on four goroutines; the predicate keeps the
+    entries of depth 996..1000 and the kernel keeps every return: pairing
+    them would give depth 996 the result of depth 0. None is paired."""
+    exe = gobuild("tests/fixtures/recurse/main.go", "recurse")
+    trace = str(tmp_path / "p.gtr")
+    p = record(["-o", trace, "main.rec (depth > 995)", "r:main.rec", "--", exe])
+    assert ("gotrace-record: note: probe 'main.rec (depth > 995)': its predicate keeps the "
+            "entries of the calls it holds for, not their returns, so gotrace-report shows "
+            "the entries and returns of main.rec alone, not paired into calls; to time the "
+            "calls it selects, leave the predicate out and filter the report: "
+            "gotrace-report -f 'depth > 995'\n") in p.stderr
+    got, err = calls(trace)
+    assert collections.Counter(c["status"] for c in got) == {"unpaired": 4 * 5 + 4004}
+    assert all(c["latency_ns"] is None for c in got)
+    entries = [c["args"]["depth"] for c in got if c["args"]]
+    assert sorted(entries) == sorted(list(range(996, 1001)) * 4)
+    assert len([c for c in got if c["rets"]]) == 4004
+    assert err.count("gotrace-report: note: calls of main.rec are not paired: probe "
+                     "'main.rec (depth > 995)' had the record-time predicate 'depth > 995'") == 1
+    text = report(["--calls", trace]).stdout.splitlines()[1:]
+    assert len(text) == 4024 and all(l.split()[4] == "unpaired" for l in text)
+    assert '"predicate":"depth > 995"' in report(["info", "--json", trace]).stdout
+
+    # The way the notes point to: both probes without the predicate, the
+    # filter at report time; each call is paired with its own return.
+    trace = str(tmp_path / "all.gtr")
+    record(["-q", "-o", trace, "main.rec", "r:main.rec", "--", exe])
+    got, err = calls(trace, "-f", "depth > 995")
+    assert collections.Counter(c["status"] for c in got) == {"returned": 20}
+    assert sorted(c["args"]["depth"] for c in got) == sorted(list(range(996, 1001)) * 4)
+    # gccgo: no goroutine ids, calls are paired by thread
+    for g in ({c["goid"] for c in got} if not toolchain.gccgo else ()):
+        mine = sorted((c["args"]["depth"], c["latency_ns"]) for c in got if c["goid"] == g)
+        assert [d for d, _ in mine] == list(range(996, 1001))
+        lat = [l for _, l in mine]
+        assert lat == sorted(lat), "an outer call lasts longer than the calls it makes"
+    assert "not paired" not in err
+
+
+def test_a_return_predicate_with_an_entry_probe_pairs_nothing(gobuild, toolchain, tmp_path):
+    """Every entry of add(42, i) is kept, the returns of results above 1037
+    only: the other entries are not 'exited', and no return closes them."""
+    exe = gobuild("tests/fixtures/hot/main.go", "hot")
+    trace = str(tmp_path / "r.gtr")
+    p = record(["-o", trace, "main.add", "r:main.add (retval > 1037)", "--", exe, "1000"])
+    assert "gotrace-record: note: probe 'r:main.add (retval > 1037)': its predicate keeps " \
+        "the returns of the calls it holds for, not their entries" in p.stderr
+    got, err = calls(trace)
+    assert collections.Counter(c["status"] for c in got) == {"unpaired": 1004}
+    assert sorted(c["goret"][0] for c in got if c["goret"]) == [1038, 1039, 1040, 1041]
+    assert "left out the returns of the calls it did not hold for but not their entries" in err
+    assert "exited" not in err.split("not paired")[0]
+    # a predicate on a probe without the other kind pairs as ever
+    trace = str(tmp_path / "e.gtr")
+    p = record(["-o", trace, "main.add (goarg2 > 995)", "--", exe, "1000"])
+    assert "note: probe" not in p.stderr
+    got, err = calls(trace)
+    assert collections.Counter(c["status"] for c in got) == {"no_return_probe": 4}
+    assert "not paired" not in err
