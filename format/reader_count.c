@@ -250,10 +250,13 @@ static void run_ints(struct run_pos *rs, uint32_t key, const uint32_t nv, uint64
 {
 	const uint8_t *p = rs->p, *const end = rs->end;
 	const uint64_t have = ((1ull << nv) - 1) | 1ull << TS_SLOT;
-	uint64_t ts = rs->ts, n = rs->n, m = rs->m, x[GTR_MAX_ARGS], dts;
-	uint64_t v[GTR_MAX_ARGS + 1];
+	uint64_t ts = rs->ts, n = rs->n, m = rs->m, dts;
+	/* two buffers that take turns: a record's values go to the other
+	 * one, which becomes the state once the whole record has read */
+	uint64_t a[GTR_MAX_ARGS + 1], b[GTR_MAX_ARGS + 1];
+	uint64_t *v = a, *x = b;
 
-	memcpy(v, rs->v, sizeof(v));
+	memcpy(a, rs->v, sizeof(a));
 	while (n < left) {
 		const uint8_t *q = p;
 		if (!shape_head(&q, end, key, ts, &dts))
@@ -270,11 +273,14 @@ static void run_ints(struct run_pos *rs, uint32_t key, const uint32_t nv, uint64
 		p = q;
 		ts += dts;
 		n++;
-		memcpy(v, x, nv * sizeof(v[0]));
+		uint64_t *t = v;
+		v = x;
+		x = t;
 		v[TS_SLOT] = ts;
 		m += run_holds(rp, v, have);
 	}
-	memcpy(rs->v, v, sizeof(v));
+	memcpy(rs->v, v, nv * sizeof(v[0]));
+	rs->v[TS_SLOT] = ts;
 	rs->p = p;
 	rs->ts = ts;
 	rs->n = n;
