@@ -5,7 +5,8 @@
 # Prints events/s for filter+count and for text output, and the ratio to
 # perf script's rate. Each figure is the median of RUNS runs (default 7 for
 # gotrace-report, 3 for perf script, which is slower), taken the same way
-# for both tools, so one slow run on a shared machine does not decide it.
+# for both tools, so one slow run on a shared machine does not decide it;
+# the load average before and after says how shared it was.
 # Needs root (uprobes).
 #   tests/bench/report_perf.sh [N] [RUNS]   (from the repository root, after make)
 set -eu
@@ -20,9 +21,11 @@ go=$(tests/gocmd newest)
 
 # median_ns RUNS CMD...: median wall time of RUNS runs of CMD, in ns
 median_ns() { /usr/bin/python3 tests/bench/walltime.py "$@"; }
+load() { cut -d' ' -f1 /proc/loadavg; }
 rate() { awk "BEGIN{printf \"%.2f\", $N / ($1 / 1e9) / 1e6}"; }
 
 ./gotrace-record -q -o "$D/t.gtr" "$D/hot:main.add" -- "$D/hot" "$N" >/dev/null
+load0=$(load)
 got=$(./gotrace-report --count -f 'goarg1 == 42 && goarg2 >= 0' "$D/t.gtr")
 [ "$got" = "$N" ] || { echo "report_perf: filter+count gave $got events, want $N" >&2; exit 1; }
 count=$(rate "$(median_ns "$RUNS" ./gotrace-report --count -f 'goarg1 == 42 && goarg2 >= 0' "$D/t.gtr")")
@@ -40,3 +43,4 @@ if command -v perf >/dev/null; then
 else
 	echo "perf script: perf not installed (make deps installs linux-perf)"
 fi
+echo "load average (1 min): $load0 before, $(load) after, on $(nproc) CPUs"
