@@ -184,6 +184,11 @@ void rd_prefetch_stop(struct prefetch *pf)
 	pf->count = 0;
 }
 
+/* Decompressed bytes the thread may hold ahead beyond one frame: a few
+ * frames of gotrace-record's, not PF_SLOTS of the largest a file may
+ * declare. */
+#define PF_AHEAD_BYTES (8u << 20)
+
 /* How long the reader waits for a frame the thread is decompressing (ns):
  * about the time of one, so that a thread that lost its processor on a
  * busy machine does not hold the reader up. */
@@ -254,8 +259,13 @@ static bool queue_frame(struct gtr_reader *r, const uint8_t *h)
 	pthread_mutex_lock(&pf->mu);
 	const bool free_slot = s->state == PF_IDLE;   /* not one abandoned and running */
 	pthread_mutex_unlock(&pf->mu);
-	if (!free_slot ||
-	    zframe_check(h + GTR_BLOCK_HDR_LEN, len, &csize, why, sizeof(why)) ||
+	if (!free_slot || zframe_check(h + GTR_BLOCK_HDR_LEN, len, &csize, why, sizeof(why)))
+		return false;
+	/* beyond the next frame, only as much as PF_AHEAD_BYTES */
+	size_t ahead = csize;
+	for (uint32_t k = 0; k < pf->count; k++)
+		ahead += pf->slot[(pf->head + k) % PF_SLOTS].content_size;
+	if ((pf->count && ahead > PF_AHEAD_BYTES) ||
 	    reserve(&s->in, &s->in_cap, len) || reserve(&s->out, &s->out_cap, csize + ZSTD_SLACK))
 		return false;
 	memcpy(s->in, h + GTR_BLOCK_HDR_LEN, len);
