@@ -246,7 +246,14 @@ $(B)/report_bench: tests/bench/report_bench.c tests/bench/report_gen.c $(FORMAT_
 $(B)/format_bench: tests/bench/format_bench.c $(FORMAT_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.o,$^) $(LDLIBS_FORMAT)
 
-bench: all $(B)/report_bench $(B)/format_bench
+# the capture bench's minimum program: a uprobe program of what every event needs
+$(B)/minimum.bpf.o: tests/bench/minimum.bpf.c bpf/gotrace.h $(B)/vmlinux.h
+	$(CLANG) -O2 -g -Wall -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(B) -Ibpf -c $< -o $@
+
+$(B)/bench_minimum: tests/bench/minimum.c | $(DEPS_STAMP)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< -lbpf -lelf
+
+bench: all $(B)/report_bench $(B)/format_bench $(B)/minimum.bpf.o $(B)/bench_minimum
 	$(B)/format_bench
 	tests/bench/format_perf.sh 300000
 	$(PYTHON) tests/bench/capture_bench.py

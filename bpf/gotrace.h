@@ -137,6 +137,17 @@ struct gt_plan {
 #define GT_P_IP_ONLY 16    /* in a body whose frame is not known (gccgo
 			      code without a frame pointer): the probed
 			      instruction alone */
+/* Set by gotrace-record as it loads a plan (capture_set_plan()), from
+ * the rest of it: */
+#define GT_P_WORDS 32      /* every fetch is a word as it is, in a register
+			      or a stack slot (no pointer followed, no
+			      bytes) and no stack is taken: the record's
+			      size is known before the values are read */
+#define GT_P_FAST 64       /* GT_P_WORDS, at most GT_FAST_WORDS fetches,
+			      all in registers, no predicate, no rate
+			      limit, and g in R14 if any (not
+			      GT_GOID_TLS): the BPF program's fast path */
+#define GT_FAST_WORDS 4
 
 /* Ring buffer record types. */
 enum gt_rec { GT_REC_EVENT = 1, GT_REC_EXIT = 2 };

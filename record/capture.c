@@ -264,18 +264,56 @@ fail:
 	return NULL;
 }
 
+/*
+ * Whether every fetch of `plan` is a word as it is, in a register or a
+ * stack slot (no pointer followed, no bytes), and no stack is taken: the
+ * BPF program's GT_P_WORDS, which lets it write the record in place.
+ */
+static int plan_words_only(const struct gt_plan *plan)
+{
+	if (plan->flags & GT_P_STACK)
+		return 0;
+	for (uint32_t i = 0; i < plan->nfetch && i < GT_MAX_FETCH; i++) {
+		const struct gt_fetch *f = &plan->fetch[i];
+
+		if (f->op == GT_OP_NONE)
+			continue;
+		if (f->op != GT_OP_WORD || f->nderef || (f->flags & GT_F_INDIRECT))
+			return 0;
+	}
+	return 1;
+}
+
+/* Whether every fetch of `plan` reads a register (or nothing). */
+static int plan_in_registers(const struct gt_plan *plan)
+{
+	for (uint32_t i = 0; i < plan->nfetch && i < GT_MAX_FETCH; i++)
+		if (plan->fetch[i].op != GT_OP_NONE && plan->fetch[i].src.loc != GT_LOC_REG)
+			return 0;
+	return 1;
+}
+
 int capture_set_plan(struct capture *c, uint32_t slot,
 		     const struct gt_plan *plan)
 {
+	struct gt_plan q = *plan;
+
 	if (slot >= c->nplans)
 		return -ERANGE;
+	q.flags &= ~(uint32_t)(GT_P_WORDS | GT_P_FAST);
+	if (plan_words_only(&q)) {
+		q.flags |= GT_P_WORDS;
+		if (q.nfetch <= GT_FAST_WORDS && !q.npred && !q.rate &&
+		    q.goid_mode != GT_GOID_TLS && plan_in_registers(&q))
+			q.flags |= GT_P_FAST;
+	}
 	if (c->plans_mm) {
-		memcpy(c->plans_mm + (size_t)slot * ((sizeof(*plan) + 7) & ~(size_t)7),
-		       plan, sizeof(*plan));
+		memcpy(c->plans_mm + (size_t)slot * ((sizeof(q) + 7) & ~(size_t)7),
+		       &q, sizeof(q));
 		return 0;
 	}
 	if (bpf_map__update_elem(c->skel->maps.plans, &slot, sizeof(slot),
-				 plan, sizeof(*plan), BPF_ANY))
+				 &q, sizeof(q), BPF_ANY))
 		return -errno;
 	return 0;
 }

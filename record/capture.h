@@ -30,7 +30,8 @@ struct capture *capture_open(uint32_t nplans, uint32_t ringbuf_bytes,
 			     int verbose, capture_fn fn, void *ctx, char *err,
 			     size_t errlen);
 
-/* Stores the plan of slot `slot` (< nplans). 0 or -errno. */
+/* Stores the plan of slot `slot` (< nplans), with the flags the BPF
+ * program derives its path from (GT_P_WORDS, GT_P_FAST) set. 0 or -errno. */
 int capture_set_plan(struct capture *c, uint32_t slot,
 		     const struct gt_plan *plan);
 

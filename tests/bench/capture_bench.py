@@ -4,7 +4,10 @@ calling add(42, i) (tests/fixtures/hot), side by side:
 
 - the capture program's cost per probe hit, from the kernel's bpf_stats
   (run_time_ns / run_cnt, sysctl kernel.bpf_stats_enabled=1 for the run):
-  an empty BPF program (bpftrace), bpftrace's printf of two registers,
+  an empty BPF program (bpftrace), the minimum program
+  (tests/bench/minimum.bpf.c: only the three things every gotrace event
+  needs, a bpf_ktime_get_ns(), the 8-byte user read of the goid and a
+  ring-buffer record of the same size, loaded by build/bench_minimum), bpftrace's printf of two registers,
   gotrace-record capturing two ints (with goid and timestamp, as every
   event), and gotrace-record capturing a 64-byte string and an int
   (tests/bench/hotstr). gotrace-record prints its program's figures itself
@@ -34,6 +37,12 @@ REPEAT = int(os.environ.get("BENCH_REPEAT", "7"))
 # the gotrace-record measured: the repository's, or GOTRACE_BIN_DIR's (as
 # tests/e2e/conftest.py), e.g. an older build to compare with
 RECORD = os.path.join(os.environ.get("GOTRACE_BIN_DIR") or ROOT, "gotrace-record")
+# the minimum program's loader and object, built by make bench
+MINIMUM = (os.path.join(ROOT, "build", "bench_minimum"),
+           os.path.join(ROOT, "build", "minimum.bpf.o"))
+# runtime.g.goid's offset of the newest toolchains (Go 1.26-1.27 on amd64,
+# record/gofacts.c): where the minimum program reads, as gotrace-record does
+GOID_OFF = "152"
 
 
 def build(tmp):
@@ -125,6 +134,7 @@ def configs(exe, tmp, perf):
         "printf": (["bpftrace", "-q", "-e",
                     'uprobe:%s:main.add { printf("%%d %%d\\n", reg("ax"), reg("bx")); }'
                     % hot, "-c", "%s %s" % (hot, n)], {"watch": True}),
+        "minimum": ([MINIMUM[0], MINIMUM[1], hot, "main.add", GOID_OFF, "--", hot, n], {}),
         "gotrace": (gt('main.add "%d %d" goarg1, goarg2', "--", hot, n), stats),
         "string": (gt("main.name", "--", exe["hotstr"], n), stats),
     }
@@ -161,6 +171,7 @@ def report(r, why):
     print("capture program per probe hit (bpf_stats run_time_ns / run_cnt), %d calls,"
           " median of %d interleaved runs [min-max]" % (CALLS, REPEAT))
     rows = (("empty BPF program (bpftrace)", "empty", ""),
+            ("minimum: ktime + goid read + 88-byte record", "minimum", ""),
             ("bpftrace printf of 2 registers", "printf", ""),
             ("gotrace-record, 2 ints + goid + ts", "gotrace", "  (target <= 250 ns)"),
             ("gotrace-record, 64-byte string + int", "string", ""))
@@ -184,6 +195,10 @@ def report(r, why):
               % ("perf record (uprobe event)", med(cost["perf"]), ratio("perf")))
     else:
         print("  perf record: perf probe failed: %s" % why)
+    if per_run["gotrace"] and per_run["minimum"]:
+        print("  gotrace's program is %.0f ns over the minimum: the ktime, goid read and"
+              " ring-buffer record every event needs cost %.0f ns a hit on this machine alone"
+              % (med(per_run["gotrace"]) - med(per_run["minimum"]), med(per_run["minimum"])))
     if per_run["gotrace"] and per_run["empty"]:
         prog = med(per_run["gotrace"]) - med(per_run["empty"])
         print("  gotrace's program is %.1f%% of its cost per call, the rest is the trap: its"

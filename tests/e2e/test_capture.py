@@ -373,6 +373,28 @@ def test_unreadable_string_shows_its_length_and_the_next_is_intact(gobuild, tmp_
     assert report([trace]).stdout.splitlines()[1].endswith('a=""...(len=5) b="second"(len=6)')
 
 
+def test_strings_past_the_events_byte_budget_keep_their_length(gobuild, tmp_path):
+    """Nine 600-byte strings at --keep-string 512 hold more bytes than an
+    event's tail (4 KiB): those that fit are whole to the limit, the
+    last that fits is cut, those past it keep their length, and no entry
+    overwrites another (the tenth entry used to wrap over the first)."""
+    exe = gobuild("tests/fixtures/manystr/main.go", "manystr")
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-s", "512", "-o", trace, "main.f8", "main.f9", "--", exe])
+    assert p.stdout.split() == ["600", "600"]
+    events = {e["func"]: e["args"] for e in jsonl(trace)}
+    assert sorted(events) == ["main.f8", "main.f9"]
+    # each entry is 2 bytes of count and its bytes: 7 x 514, then 496
+    # bytes fill 4096, and the ninth has no room left
+    want = [512] * 7 + [496]
+    for func, n in (("main.f8", want), ("main.f9", want + [0])):
+        args = events[func]
+        assert list(args) == ["s%d" % k for k in range(len(n))]
+        for k, size in enumerate(n):
+            v = args["s%d" % k]
+            assert v == {"str": chr(ord("a") + k) * size, "len": 600, "truncated": True}
+
+
 def test_every_instantiation_of_a_generic_function(gobuild, toolchain, tmp_path):
     """main.Map[string,int] and main.Map[int,string] share the name
     "main.Map[...]": each gets its own probe with its own types (after the
