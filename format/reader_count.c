@@ -314,6 +314,7 @@ run_ints_by_slot(struct run_pos *rs, uint32_t key, const uint32_t nv, uint64_t l
 		if (!shape_head(&q, end, key, ts, &dts))
 			break;
 		bool good = true;
+#pragma GCC unroll 4
 		for (uint32_t i = 0; i < nv; i++) {
 			uint64_t d = 0;
 			good &= delta_head(&q, end, &d);
@@ -325,6 +326,7 @@ run_ints_by_slot(struct run_pos *rs, uint32_t key, const uint32_t nv, uint64_t l
 		ts += dts;
 		n++;
 		uint64_t ok = live & (!by_ts || cond_ok(&rp->slot[TS_SLOT], ts));
+#pragma GCC unroll 4
 		for (uint32_t i = 0; i < nv; i++) {
 			v[i] = u[i];
 			ok &= cond_ok(&rp->slot[i], u[i]);
