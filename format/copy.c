@@ -271,6 +271,8 @@ static int put_probe(struct gtr_copier *c, uint32_t id, uint32_t *out)
 	if (id == UINT32_MAX || !(in = gtr_reader_probe(c->r, id)))
 		return 0;
 	p = *in;
+	if (c->o.partial)
+		p.rate_limit = 0;
 	if ((rc = put_binary(c, in->binary_id, &p.binary_id)) ||
 	    (rc = renumber(&c->probes, id, c->o.ids ? &c->o.ids->next_probe : NULL, &p.id)))
 		return rc;

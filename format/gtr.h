@@ -132,6 +132,10 @@ struct gtr_probe {
 				     the function the line is in */
 	const char *predicate;    /* the record-time predicate, as written: the
 				     kernel kept only the events it held for */
+	uint64_t rate_limit;      /* gotrace-record --rate-limit: the kernel kept
+				     at most this many events of the probe per
+				     one-second window (spec/FORMAT.md); 0:
+				     none, or not known (a selection) */
 };
 
 /* Identity of a traced executable. */
@@ -441,6 +445,9 @@ struct gtr_copy_opts {
 	struct gtr_id_space *ids;   /* shared renumbering; NULL: ids kept */
 	bool skip_clocks;           /* leave the input's clock samples out (they
 				       are not the output's clock) */
+	bool partial;               /* a selection of the input's events: probes
+				       lose their rate_limit, which the kept
+				       events of a whole recording explain */
 };
 
 /* The shared id space of a merge, or NULL out of memory. */

@@ -99,6 +99,9 @@ static const struct gtr_field probe_fields[] = {
 	/* a record-time predicate (spec/PROBES.md) */
 	GTR_FIELD_X("predicate", GTR_F_STR, struct gtr_probe, predicate,
 		    GTR_F_OPTIONAL, 0),
+	/* gotrace-record --rate-limit (spec/FORMAT.md, PROBE) */
+	GTR_FIELD_X("rate_limit", GTR_F_U64, struct gtr_probe, rate_limit,
+		    GTR_F_OPTIONAL, 0),
 };
 const struct gtr_schema gtr_probe_schema = GTR_SCHEMA(probe_fields);
 

@@ -59,6 +59,12 @@ void plan_free(struct plan *pl)
 }
 
 int plan_nprobes(const struct plan *pl) { return pl->nprobes; }
+
+void plan_rate_continued(struct plan *pl)
+{
+	for (int i = 0; i < pl->nprobes; i++)
+		pl->probes[i]->meta.rate_limit = 0;
+}
 int plan_nbinaries(const struct plan *pl) { return pl->nbinaries; }
 
 const struct probe *plan_probe(const struct plan *pl, int i)
@@ -148,6 +154,7 @@ static int probe_prepare(struct plan *pl, struct probe *p, uint32_t id,
 		return -1;
 	p->meta.spec = p->spec.text;
 	p->meta.predicate = p->spec.predicate;
+	p->meta.rate_limit = pl->opts.rate;
 	p->meta.fmt = p->spec.fmt ? p->spec.fmt : "";
 	p->meta.args_source = p->args_source;
 	plan_values(p, n);

@@ -119,6 +119,13 @@ void plan_warnings(const struct plan *pl);
  */
 int plan_chain_returns(struct plan *pl);
 
+/*
+ * Forgets the rate limit in the probes' metadata (gtr_probe.rate_limit):
+ * the next files of a rotation do not hold the events the limit kept
+ * before them, so a reader must not reckon its windows from theirs.
+ */
+void plan_rate_continued(struct plan *pl);
+
 /* Probes added so far; probe i has id i (its BPF plan slot). */
 int plan_nprobes(const struct plan *pl);
 const struct probe *plan_probe(const struct plan *pl, int i);

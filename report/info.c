@@ -304,6 +304,8 @@ static void json_probe(struct jsonw *w, const struct gtr_probe *p)
 		jsonw_string_field(w, "line", p->line);
 	if (p->predicate[0])
 		jsonw_string_field(w, "predicate", p->predicate);
+	if (p->rate_limit)
+		jsonw_uint_field(w, "rate_limit", p->rate_limit);
 	jsonw_name(w, "args");
 	jsonw_start_array(w);
 	for (uint32_t a = 0; a < p->nargs; a++) {
@@ -682,6 +684,9 @@ static void text_probes(FILE *f, struct gtr_reader *r, const struct stats *st)
 		if (p->predicate[0])
 			fprintf(f, "      record-time predicate (%s): events it did not hold "
 				"for were never written\n", tx(p->predicate));
+		if (p->rate_limit)
+			fprintf(f, "      rate limit %" PRIu64 " events per second (windows "
+				"known from the start of the recording)\n", p->rate_limit);
 		if (p->fmt[0])
 			fprintf(f, "      format \"%s\"\n", tx(p->fmt));
 		if (p->args_source[0])

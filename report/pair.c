@@ -165,7 +165,8 @@ void pair_probes(struct pairer *p, const struct gtr_probe *const *probes, size_t
 		const uint32_t fid = func_id(p, key);
 
 		p->pents = xrealloc(p->pents, (p->npents + 1) * sizeof(*p->pents), "pairing");
-		p->pents[p->npents] = (struct probe_ent){ .id = pr->id, .fid = fid, .used = true };
+		p->pents[p->npents] = (struct probe_ent){ .id = pr->id, .fid = fid, .used = true,
+							  .rate = pr->rate_limit };
 		if (u64map_put(&p->pidx, pr->id, p->npents, UINT32_MAX))
 			xalloc_die("pairing: probe index");
 		p->npents++;
@@ -179,6 +180,8 @@ void pair_probes(struct pairer *p, const struct gtr_probe *const *probes, size_t
 	for (uint32_t i = first; i < p->npents; i++)
 		if (fid_unpaired(p, p->pents[i].fid))
 			note_unpaired(p, p->pents[i].fid);
+	for (uint32_t i = 0; i < p->npents; i++)
+		p->any_rate |= p->pents[i].rate && probe_has_ret(p, &p->pents[i]);
 }
 
 uint32_t pair_fid(const struct pairer *p, uint32_t probe_id)
@@ -642,13 +645,14 @@ static bool pass(struct pairer *p, struct report_event *e, uint32_t fid, uint32_
 bool pair_push(struct pairer *p, struct report_event *e)
 {
 	const struct gtr_event *ev = e->ev;
-	const struct probe_ent *pe = pmap_slot(p, ev->probe_id);
+	struct probe_ent *pe = pmap_slot(p, ev->probe_id);
 	const uint64_t key = ev->goid ? ev->goid : (uint64_t)ev->tid | 1ull << 63;
 
 	settle(p);
 	e->unpaired = false;
 	if (ev->ts_ns > p->max_seen)
 		p->max_seen = ev->ts_ns;
+	rate_kept(p, pe, ev, key);
 	if (!pe || !pe->used || !probe_has_ret(p, pe)) {
 		const struct gor *g = gor_get(p, ev->pid, key, false);
 		return pass(p, e, pe && pe->used ? pe->fid : NO_FID, g ? g->depth : 0, false,

@@ -106,10 +106,27 @@ struct gor {
 				     next returns are theirs, unpaired */
 };
 
+#define RATE_WINDOW 1000000000ull /* the BPF program's rate limit window */
+#define RATE_SLACK 1000000ull     /* events of two goroutines this close (1 ms)
+				     may be counted out of time order */
+#define RATE_FULL 4               /* full windows kept per probe */
+
 struct probe_ent {
 	uint32_t id;
 	uint32_t fid;
 	bool used;
+	/* a rate-limited probe (gtr_probe.rate_limit): its windows as its
+	 * kept events show them (pair_loss.c, rate_kept()) */
+	uint64_t rate;            /* events kept per window at most; 0: none */
+	uint64_t win;             /* start of the current window */
+	uint64_t kept;            /* its kept events so far */
+	uint64_t last_ts;         /* the last kept event: time, */
+	uint64_t last_key;        /* goroutine (gor.key) */
+	uint32_t last_pid;        /* and process */
+	bool off;                 /* windows no longer known: drop records say */
+	struct span full[RATE_FULL]; /* the last spans where suppression was
+				     possible (windows that kept `rate`) */
+	uint32_t nfull;
 };
 
 struct pairer {
@@ -163,12 +180,13 @@ struct pairer {
 	struct u64map prevx;      /* probe << 32 | cpu -> index in prev */
 	uint64_t *prev;
 	uint32_t nprev;
+	bool any_rate;            /* some paired function has a rate limit */
 	uint64_t max_seen;        /* latest ts_ns fed */
 	uint64_t longest;         /* longest drop span with a known since_ns */
 };
 
 /* Probe `id` as pair_probes() was told of it, or NULL. */
-static inline const struct probe_ent *pmap_slot(const struct pairer *p, uint32_t id)
+static inline struct probe_ent *pmap_slot(const struct pairer *p, uint32_t id)
 {
 	const uint32_t *i = u64map_get(&p->pidx, id);
 
@@ -198,5 +216,10 @@ bool lost_in(const struct pairer *p, uint32_t fid, uint64_t lo, uint64_t hi);
 /* pair_loss.c: notes that a call of `fid` ending at `ts` was shown as
  * paired (or as a return without entry), for late drop records. */
 void judge(struct pairer *p, uint32_t fid, uint64_t ts);
+
+/* pair_loss.c: event `ev` of probe `e` (NULL: unknown) was kept; `key`
+ * is its goroutine's (struct gor). Follows the windows of a paired
+ * rate-limited probe. */
+void rate_kept(struct pairer *p, struct probe_ent *e, const struct gtr_event *ev, uint64_t key);
 
 #endif /* REPORT_PAIR_INT_H */

@@ -93,6 +93,93 @@ void judge(struct pairer *p, uint32_t fid, uint64_t ts)
 		p->judged_any = t;
 }
 
+/* Adds [lo, hi] to the loss spans of `fid` (NO_FID: of every function),
+ * counting a late record when a call it concerns was decided already. */
+static void loss_add(struct pairer *p, uint32_t fid, uint64_t lo, uint64_t hi)
+{
+	if (fid == NO_FID) {
+		if (p->judged_any && lo < p->judged_any)
+			p->cnt.late = gtr_add_sat(p->cnt.late, 1);
+		spans_add(&p->all, lo, hi);
+		return;
+	}
+	fid_room(p, fid);
+	if (p->judged[fid] && lo < p->judged[fid])
+		p->cnt.late = gtr_add_sat(p->cnt.late, 1);
+	spans_add(&p->spans[fid], lo, hi);
+}
+
+/* Notes [lo, hi] as a span where probe `e` may have suppressed events. */
+static void rate_span(struct pairer *p, struct probe_ent *e, uint64_t lo, uint64_t hi)
+{
+	e->full[e->nfull++ % RATE_FULL] = (struct span){ lo, hi };
+	loss_add(p, e->fid, lo, hi);
+}
+
+/*
+ * The BPF program's rate limit (bpf/gotrace.bpf.c, rate_allows()) keeps
+ * the first `rate` events of a probe in a one-second window, which the
+ * first event a second or more after the window's start opens (and
+ * keeps), and suppresses the rest of the window. A file that holds every
+ * event it kept from the start (gtr_probe.rate_limit) shows the windows:
+ * events can have been suppressed only from a window's `rate`-th kept
+ * event to its end, and that span is a loss span of the function; the
+ * drop records that count the suppressed events add none (pair_drop()).
+ * A suppressed event that could split a pair ran on the pair's goroutine
+ * between its entry and return, so every event counted before it has a
+ * time below the return's: the span needs no margin at its start.
+ * Events of one goroutine are counted in the order of their times; those
+ * of two goroutines within RATE_SLACK of each other may not be (each CPU
+ * reads the clock before it counts), and where a window opens that makes
+ * its start unsure: from there on the probe's windows are not reckoned
+ * (off), and its drop records' spans stand, as without a known limit. A
+ * window that keeps more than `rate` (a count the BPF program reset
+ * twice) may end later than it seems: the second after each such event
+ * is a loss span too.
+ */
+void rate_kept(struct pairer *p, struct probe_ent *e, const struct gtr_event *ev, uint64_t key)
+{
+	const uint64_t ts = ev->ts_ns;
+
+	if (!e || !e->used || !e->rate || e->off || !probe_has_ret(p, e) || p->lim.lossless)
+		return;
+	const bool opens = !e->kept || (ts >= e->win && ts - e->win >= RATE_WINDOW);
+	const bool near = e->kept && (e->last_key != key || e->last_pid != ev->pid) &&
+			  ts + RATE_SLACK > e->last_ts && ts < e->last_ts + RATE_SLACK;
+	if (near && (opens || e->kept == 1 || ts < e->win)) {
+		e->off = true;            /* where the window opened is unsure */
+		return;
+	}
+	if (opens) {
+		e->win = ts;
+		e->kept = 0;
+	}
+	e->last_ts = ts;
+	e->last_key = key;
+	e->last_pid = ev->pid;
+	/* an event of the window read after its opener (ts < win) counts
+	 * in it: more possible losses, never fewer */
+	e->kept++;
+	if (e->kept == e->rate)
+		rate_span(p, e, ts, e->win + RATE_WINDOW);
+	else if (e->kept > e->rate)
+		rate_span(p, e, ts, ts + RATE_WINDOW);
+}
+
+/* Whether the windows of probe `e` explain events it suppressed in
+ * [lo, hi]: one of its last full windows meets it. */
+static bool rate_explains(const struct probe_ent *e, uint64_t lo, uint64_t hi)
+{
+	const uint32_t n = e->nfull < RATE_FULL ? e->nfull : RATE_FULL;
+
+	if (e->off)
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		if (e->full[i].lo <= hi + RATE_SLACK && e->full[i].hi + RATE_SLACK >= lo)
+			return true;
+	return false;
+}
+
 /* The time of the last drop record of (probe, cpu), NULL when none was
  * kept; made when `add` and fewer than NPREV are kept. */
 static uint64_t *prev_slot(struct pairer *p, uint32_t probe, uint32_t cpu, bool add)
@@ -114,7 +201,7 @@ static uint64_t *prev_slot(struct pairer *p, uint32_t probe, uint32_t cpu, bool 
 
 void pair_drop(struct pairer *p, const struct gtr_drop *d)
 {
-	const uint64_t hi = d->ts_ns;
+	uint64_t hi = d->ts_ns;
 	uint64_t lo = d->since_ns;
 
 	if (hi > p->max_seen)
@@ -134,17 +221,15 @@ void pair_drop(struct pairer *p, const struct gtr_drop *d)
 	if (!d->count)
 		return;
 	const struct probe_ent *pe = d->probe_id == UINT32_MAX ? NULL : pmap_slot(p, d->probe_id);
-	if (pe && pe->used) {
-		if (!probe_has_ret(p, pe))
-			return;           /* not paired: nothing to decide */
-		fid_room(p, pe->fid);
-		if (p->judged[pe->fid] && lo < p->judged[pe->fid])
-			p->cnt.late = gtr_add_sat(p->cnt.late, 1);
-		spans_add(&p->spans[pe->fid], lo, hi);
-	} else {
-		if (p->judged_any && lo < p->judged_any)
-			p->cnt.late = gtr_add_sat(p->cnt.late, 1);
-		spans_add(&p->all, lo, hi);
-	}
+	const bool rated = pe && pe->used ? pe->rate && !p->lim.lossless : p->any_rate;
+	if (pe && pe->used && !probe_has_ret(p, pe))
+		return;                   /* not paired: nothing to decide */
+	if (d->reason == GTR_DROP_RATE && rated && pe && rate_explains(pe, lo, hi))
+		return;                   /* its windows hold these: rate_kept() */
+	/* events lost from the ring buffer counted in their window all the
+	 * same: the rest of it may have been suppressed, unseen */
+	if (d->reason != GTR_DROP_RATE && rated)
+		hi = hi < UINT64_MAX - RATE_WINDOW ? hi + RATE_WINDOW : UINT64_MAX;
+	loss_add(p, pe && pe->used ? pe->fid : NO_FID, lo, hi);
 }
 

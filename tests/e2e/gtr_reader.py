@@ -235,6 +235,8 @@ class GtrReader:
             for k in ("inlined_into", "call_site", "line", "predicate"):  # optional
                 if _text(p.get(k, "")):
                     self.probes[pid][k] = _text(p[k])
+            if _uint(p.get("rate_limit", 0)):  # optional
+                self.probes[pid]["rate_limit"] = _uint(p["rate_limit"])
             self.probe_order.append(pid)
         elif btype == 5:
             s = _one_item(payload)

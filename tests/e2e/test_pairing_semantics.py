@@ -72,3 +72,33 @@ def test_a_return_predicate_with_an_entry_probe_pairs_nothing(gobuild, toolchain
     got, err = calls(trace)
     assert collections.Counter(c["status"] for c in got) == {"no_return_probe": 4}
     assert "not paired" not in err
+
+
+def test_rate_limited_calls_pair_where_no_suppression_can_lie(gobuild, toolchain, tmp_path):
+    """add(42, i) as fast as it goes, 50 entries and 50 returns kept per
+    second: the calls kept whole before either probe's window filled are
+    paired (each returns 42 + i: a wrong pair would show), the rest are
+    'lost'; before, the second-long suppression spans made every one lost."""
+    exe = gobuild("tests/fixtures/hot/main.go", "hot")
+    trace = str(tmp_path / "r.gtr")
+    record(["-q", "-o", trace, "-r", "50", "main.add", "r:main.add", "--", exe, "2s"])
+    got, err = calls(trace)
+    status = collections.Counter(c["status"] for c in got)
+    assert status["returned"] >= 40, status
+    assert set(status) <= {"returned", "lost"}, status
+    for c in got:
+        if c["status"] == "returned":
+            assert c["goret"][0] == 42 + c["goargs"][1], c
+    # a selection no longer shows every kept event: no windows from it
+    sel = str(tmp_path / "sel.gtr")
+    report(["-w", sel, "-f", "goarg2 < 1000000", trace])
+    assert '"rate_limit":' not in report(["info", "--json", sel]).stdout
+    assert '"rate_limit":50' in report(["info", "--json", trace]).stdout
+    for c in calls(sel)[0]:
+        assert c["status"] != "returned" or c["goret"][0] == 42 + c["goargs"][1], c
+    # the later files of a rotation miss the events the windows began with
+    rot = str(tmp_path / "rot.gtr")
+    record(["-q", "-o", rot, "-C", "20000", "-r", "2000", "main.add", "r:main.add", "--",
+            exe, "1s"])
+    assert '"rate_limit":2000' in report(["info", "--json", rot]).stdout
+    assert '"rate_limit":' not in report(["info", "--json", rot + "1"]).stdout

@@ -43,6 +43,23 @@ static inline struct report_event fixture_event_int(struct gtr_event *ev,
 	return e;
 }
 
+/* Fills pr[0] (id 1) and pr[1] (id 2) as the entry and return probes of
+ * `func` in binary 1, and pp[] with their addresses. */
+static inline void fixture_probe_pair(struct gtr_probe pr[2], const struct gtr_probe *pp[2],
+				      const char *func)
+{
+	memset(pr, 0, 2 * sizeof(*pr));
+	for (int i = 0; i < 2; i++) {
+		pr[i].id = (uint32_t)i + 1;
+		pr[i].binary_id = 1;
+		pr[i].kind = i ? GTR_KIND_RETURN : GTR_KIND_ENTRY;
+		pr[i].func = func;
+		pr[i].spec = func;
+		pr[i].fmt = "";
+		pp[i] = &pr[i];
+	}
+}
+
 /* fixture_event_int() fed to pairer `p` at once (pair_event()). */
 static inline struct report_event fixture_feed(struct pairer *p, struct gtr_event *ev,
 					       const struct gtr_probe *pr, uint64_t ts,

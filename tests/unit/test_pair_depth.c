@@ -17,15 +17,7 @@ static struct gtr_event ev;
 /* main.depth: entry probe 1, return probe 2 */
 static void setup(void)
 {
-	memset(probes, 0, sizeof(probes));
-	for (int i = 0; i < 2; i++) {
-		probes[i].id = (uint32_t)i + 1;
-		probes[i].binary_id = 1;
-		probes[i].kind = i ? GTR_KIND_RETURN : GTR_KIND_ENTRY;
-		probes[i].func = "main.depth";
-		probes[i].fmt = "";
-		pp[i] = &probes[i];
-	}
+	fixture_probe_pair(probes, pp, "main.depth");
 }
 
 TestSuite(pair_depth, .init = setup);
