@@ -264,6 +264,23 @@ static struct gtr_writer *create_output(const struct session *s, unsigned k,
 	return gtr_writer_create_redacted(name, flags, host, o->redact, err, errlen);
 }
 
+/*
+ * Removes output file number `k` of a recording that failed before its
+ * first event, whose writer is closed: it would hold metadata alone. A
+ * FIFO, a device or standard output is left alone.
+ */
+static void remove_output(const struct session *s, unsigned k)
+{
+	char name[PATH_MAX];
+	struct stat st;
+
+	if (output_is_stdout(s->o->output))
+		return;
+	output_name(s->o, name, sizeof(name), k);
+	if (!lstat(name, &st) && S_ISREG(st.st_mode))
+		unlink(name);
+}
+
 /* Says why writing the header to `w` failed, in err[errlen], and closes w. */
 static void header_failed(struct gtr_writer *w, char *err, size_t errlen)
 {
@@ -848,10 +865,17 @@ static int session_start(struct session *s)
 	if (job.rc) {
 		header_failed(job.w, err, sizeof(err));
 		fprintf(stderr, "gotrace-record: %s\n", err);
+		remove_output(s, s->file_no);
+		return -1;
+	}
+	if (rc) {
+		/* nothing was recorded: no file of metadata alone stays */
+		gtr_writer_close(job.w, NULL, 0);
+		remove_output(s, s->file_no);
 		return -1;
 	}
 	encoder_set_writer(s->enc, job.w);
-	return rc;
+	return 0;
 }
 
 int session_run(const struct record_opts *o)

@@ -48,6 +48,27 @@ static int exe_add(struct targets *t, const char *path, const char *attach,
 	return t->nexes++;
 }
 
+/*
+ * The process (thread group) that thread `tid` belongs to, from the
+ * Tgid line of /proc/TID/status; 0 when that cannot be read.
+ */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[40], line[128];
+	pid_t tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
 struct targets *targets_new(const pid_t *pids, int npids, const char *path)
 {
 	struct targets *t = xcalloc(1, sizeof(*t), "targets");
@@ -63,6 +84,18 @@ struct targets *targets_new(const pid_t *pids, int npids, const char *path)
 		ssize_t n;
 		int j;
 
+		const pid_t tgid = tgid_of(pids[i]);
+
+		if (tgid > 0 && tgid != pids[i]) {
+			/* /proc/TID exists, unlisted, for every thread; uprobes
+			 * filter by process */
+			fprintf(stderr, "gotrace-record: -p %d: %d is a thread of "
+				"process %d, not a process; use -p %d (its "
+				"probes see every thread)\n", pids[i], pids[i],
+				tgid, tgid);
+			targets_free(t);
+			return NULL;
+		}
 		snprintf(exe, sizeof(exe), "/proc/%d/exe", pids[i]);
 		n = readlink(exe, buf, sizeof(buf) - 1);
 		if (n < 0 || stat(exe, &st)) {

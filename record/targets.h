@@ -16,7 +16,8 @@ struct targets;
 
 /*
  * The executables of pids[npids] (/proc/PID/exe), or, with npids 0, the
- * command's `path`. NULL after printing why (a PID that is gone).
+ * command's `path`. NULL after printing why (a PID that is gone, or the id of a
+ * thread, which names its process).
  */
 struct targets *targets_new(const pid_t *pids, int npids, const char *path);
 
