@@ -40,10 +40,14 @@
 
 #include "buf.h"
 #include "gobin.h"
+#include "gotrace.h"
 #include "json.h"
 #include "list.h"
 
 #define LIST_MAX_ARGS 64
+/* GT_MAX_FETCH of bpf/gotrace.h, spelled out for messages */
+#define GT_MAX_FETCH_STR "16"
+_Static_assert(GT_MAX_FETCH == 16, "GT_MAX_FETCH_STR spells GT_MAX_FETCH");
 
 /* ------------------------------------------------------------ JSON */
 
@@ -204,13 +208,19 @@ static void facts_json(const struct gobin *b, struct jsonw *w)
  * elements when the element size is known; interfaces from their type
  * word), and why not; `listed_only` is the reason for every argument of a
  * program of an architecture gotrace does not capture on, else NULL.
+ * `index`: a's place among the parameters (or results), 0-based: a probe
+ * captures the first GT_MAX_FETCH values only.
  */
-static bool arg_capture(const char *listed_only, int fields,
+static bool arg_capture(const char *listed_only, int fields, int index,
 			const struct gobin_arg *a, const char **why)
 {
 	uint32_t need = 1;
 
 	*why = NULL;
+	if (index >= GT_MAX_FETCH) {
+		*why = "a probe captures " GT_MAX_FETCH_STR " values at most";
+		return false;
+	}
 	if (a->npieces == 0) {
 		*why = "location unknown";
 		return false;
@@ -368,7 +378,7 @@ static void args_json(struct list_ctx *c, const struct gobin_func *f,
 	for (int i = 0; i < n; i++) {
 		const char *why;
 		const bool cap = arg_capture(c->listed_only, whole_fields(c, f, &a[i]),
-					     &a[i], &why);
+					     i, &a[i], &why);
 
 		jsonw_start_object(w);
 		if (params)
@@ -640,7 +650,7 @@ static int list_one(const struct gobin_func *f, void *vctx)
 		fprintf(c->out, "    goarg%-3d %-12s %-20s ", i + 1,
 			a->name[0] ? a->name : "-", a->type_name[0] ? a->type_name : "?");
 		/* listed only: the header says it once */
-		if (!arg_capture(c->listed_only, whole_fields(c, f, a), a, &why) &&
+		if (!arg_capture(c->listed_only, whole_fields(c, f, a), i, a, &why) &&
 		    !c->listed_only)
 			fprintf(c->out, "%-16s not captured: %s\n", loc, why);
 		else

@@ -449,10 +449,34 @@ static void add_struct_values(struct probe *p)
 	}
 }
 
+/*
+ * Says which of the n values located for `p` (p->args) are left out, n
+ * being more than the GT_MAX_FETCH a probe captures.
+ */
+static void say_left_out(const struct probe *p, int n)
+{
+	const char *pre = p->spec.kind == GTR_KIND_RETURN ? "goret" : "goarg";
+
+	fprintf(stderr, "gotrace-record: probe '%s': %s has %d %s; a probe "
+		"captures %d values, so ", p->spec.text, p->fn.name, n,
+		p->spec.kind == GTR_KIND_RETURN ? "results" : "parameters",
+		GT_MAX_FETCH);
+	for (int i = GT_MAX_FETCH; i < n; i++)
+		fprintf(stderr, "%s%s", i > GT_MAX_FETCH ? ", " : "",
+			p->args[i].name[0] ? p->args[i].name : "_");
+	if (n - GT_MAX_FETCH > 1)
+		fprintf(stderr, " (%s%d..%s%d) are not captured\n", pre,
+			GT_MAX_FETCH + 1, pre, n);
+	else
+		fprintf(stderr, " (%s%d) is not captured\n", pre, n);
+}
+
 void plan_values(struct probe *p, int n)
 {
 	int i;
 
+	if (n > GT_MAX_FETCH)
+		say_left_out(p, n);
 	p->meta.nargs = n > GT_MAX_FETCH ? GT_MAX_FETCH : n;
 	for (i = 0; i < (int)p->meta.nargs; i++) {
 		struct gobin_arg *ga = &p->args[i];
@@ -518,6 +542,13 @@ int plan_exprs(struct probe *p)
 			a = add_path_value(p, x);
 		if (a == -EINVAL)
 			return -1;    /* add_ptr_value said why */
+		if (a >= (int)p->meta.nargs && a < p->nargs) {
+			fprintf(stderr, "gotrace-record: probe '%s': '%s' is "
+				"value %d of %s, and a probe captures the first "
+				"%d only\n", p->spec.text, x, a + 1, p->fn.name,
+				GT_MAX_FETCH);
+			return -1;
+		}
 		if (a < 0 || a >= (int)p->meta.nargs) {
 			unknown_expr(p, x);
 			return -1;
