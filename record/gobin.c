@@ -742,7 +742,11 @@ int gobin_func_suggest(const struct gobin *b, const char *name,
 		return 0;
 	const size_t lwant = short_name(name, want, sizeof(want));
 	const size_t lname = strlen(name), lpkg = pkg_len(name);
-	limit = lwant / 3 > 2 ? (unsigned)(lwant / 3) : 2;
+	/* a typo: a third of the name's letters in its own package (one in
+	 * a short name), a quarter in another (none below 5 letters: `sq`
+	 * is not `errors.Is`, nor `nope` `time.now`) */
+	limit = lwant / 3 > 1 ? (unsigned)(lwant / 3) : 1;
+	const unsigned limit_other = lwant >= 5 ? (unsigned)(lwant / 4) : 0;
 	best = calloc((size_t)max, sizeof(*best));
 	if (!best)
 		return 0;
@@ -765,15 +769,9 @@ int gobin_func_suggest(const struct gobin *b, const char *name,
 			d2 = edit_distance(want, lwant, last, strlen(last), limit);
 			d1 = d2 < d1 ? d2 : d1;
 		}
-		if (d1 > limit) {
-			/* the whole name may still be close (wrong package) */
-			d2 = edit_distance(name, lname, fname, lfname, limit);
-			if (d2 > limit)
-				continue;
-			d1 = d2;
-		} else {
-			d2 = edit_distance(name, lname, fname, lfname, 1000);
-		}
+		if (d1 > (other ? limit_other : limit))
+			continue;
+		d2 = edit_distance(name, lname, fname, lfname, 1000);
 		{
 			/* same-named functions (an ABI wrapper beside its
 			 * function, generic instances) are one suggestion */

@@ -192,7 +192,10 @@ int gobin_func_each(const struct gobin *b, const char *pattern,
  * Up to `max` distinct function names closest to `name`, for "did you
  * mean" hints: those of its package first, then the others, each by edit
  * distance on the part after the package (for a bare name, also on the
- * method or function name alone), then on the whole; a cgo export
+ * method or function name alone), then on the whole, within a third of
+ * that part's letters (at least 1) in its package and a quarter in
+ * others (none below 5 letters; a misspelt package keeps its function's
+ * name); a cgo export
  * wrapper by the Go name it exports; names the compiler makes up
  * (type..eq.T) never. Returns the number written to out[]; names are
  * owned by `b`.

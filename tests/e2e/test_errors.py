@@ -14,6 +14,15 @@ def test_unknown_function_suggests_near_names(functions, tmp_path):
                                "did you mean: main.add" % functions), p.stderr
     assert p.stderr.count("\n") == 1, p.stderr
     assert not os.path.exists(tmp_path / "t.gtr")
+    # nothing unrelated: no name of the program or the runtime is a typo
+    # of these (time.now, runtime.open, errors.Is were suggested)
+    for name in ("main.nope", "main.sq", "main.zzzzzz"):
+        p = record(["-o", str(tmp_path / "t.gtr"), name, "--", functions], check=False)
+        assert p.stderr == "gotrace-record: function '%s' not found in %s\n" % (
+            name, functions), p.stderr
+    # a misspelt package keeps the function's name
+    p = record(["-o", str(tmp_path / "t.gtr"), "mian.add", "--", functions], check=False)
+    assert "did you mean: main.add" in p.stderr, p.stderr
 
 
 def test_binary_that_is_not_go(tmp_path, needs_bpf):

@@ -473,6 +473,9 @@ Test(gobin, names_are_plain_strings)
 	n = gobin_func_suggest(b, "main.T.M", sugg, 3);
 	cr_assert_geq(n, 1);
 	cr_expect_str_eq(sugg[0], "main.(*T).M");
+	/* a third of the letters at most, none in other packages below 5 */
+	cr_expect_eq(gobin_func_suggest(b, "main.sq", sugg, 3), 0, "%s", sugg[0]);
+	cr_expect_eq(gobin_func_suggest(b, "main.nope", sugg, 3), 0, "%s", sugg[0]);
 
 	cr_assert_eq(gobin_func_find(b, "main.many", &f), 0);
 	cr_expect_eq(gobin_func_at(b, f.entry + 3, &g), 0);
