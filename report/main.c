@@ -24,6 +24,9 @@
 #include "output.h"
 #include "run.h"
 
+/* Whether `arg` names a command (cmds[] below). */
+static bool is_command(const char *arg);
+
 #define PROG "gotrace-report"
 
 const char *argp_program_version = "gotrace-report " GOTRACE_VERSION;
@@ -369,6 +372,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return 0;
 	}
 	case ARGP_KEY_ARG:
+		if (is_command(arg) && access(arg, F_OK))
+			argp_error(state, "'%s' is a command: it comes first, before options and "
+				   "files (gotrace-report %s [OPTION...] FILE)", arg, arg);
 		if (env->ninputs == REPORT_MAX_INPUTS)
 			argp_error(state, "too many trace files (at most %d)", REPORT_MAX_INPUTS);
 		env->inputs[env->ninputs++] = arg;
@@ -662,6 +668,14 @@ static const struct cmd cmds[] = {
 	{ "merge", cmd_merge },
 	{ "redact", cmd_redact },
 };
+
+static bool is_command(const char *arg)
+{
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(arg, cmds[i].name))
+			return true;
+	return false;
+}
 
 int main(int argc, char **argv)
 {
