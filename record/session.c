@@ -817,6 +817,28 @@ static void session_wait_command(struct session *s)
 	}
 }
 
+/*
+ * Warns when -C is not well above `meta`, the bytes of metadata (host,
+ * binaries with their symbols, probes) every file of the rotation starts
+ * with: such files would hold their metadata and a few events each. The
+ * suggested minimum is ten times the metadata, in whole MiB.
+ */
+static void rotate_check(const struct record_opts *o, uint64_t meta)
+{
+	const uint64_t mib = 1u << 20, min = (10 * meta + mib - 1) / mib;
+
+	if (!o->rotate_size || o->rotate_size >= 2 * meta)
+		return;
+	fprintf(stderr, "gotrace-record: -C: every file starts with this "
+		"recording's metadata (binaries, their symbols, the probes: "
+		"%llu KiB), %s the %llu KiB given, so each file would hold its "
+		"metadata and a few events; give -C %lluM or more\n",
+		(unsigned long long)(meta + 1023) / 1024,
+		o->rotate_size < meta ? "more than" : "at least half of",
+		(unsigned long long)(o->rotate_size + 1023) / 1024,
+		(unsigned long long)min);
+}
+
 /* The header of the first file, written beside the attaching. */
 struct header_job {
 	struct gtr_writer *w;
@@ -874,6 +896,7 @@ static int session_start(struct session *s)
 		remove_output(s, s->file_no);
 		return -1;
 	}
+	rotate_check(s->o, gtr_writer_bytes(job.w));
 	encoder_set_writer(s->enc, job.w);
 	return 0;
 }

@@ -3,11 +3,12 @@ input and what to do, and a recording that fails before its first event
 leaves no file behind (one of metadata alone would read as a recording of
 nothing). Each test runs once per Go toolchain (loop_bin)."""
 import os
+import re
 import resource
 import signal
 import subprocess
 
-from conftest import RECORD, wait_for
+from conftest import RECORD, record, wait_for
 from test_live import start_loop
 
 
@@ -43,3 +44,25 @@ def test_failure_before_first_event_leaves_no_file(loop_bin, tmp_path):
     assert r.returncode == 1
     assert "cannot write %s: File too large" % out in r.stderr
     assert not out.exists()
+
+
+def test_rotation_size_below_metadata_warns(gobuild, toolchain, tmp_path):
+    """-C smaller than the metadata every file starts with: said, with
+    the metadata's size and a size to give instead; a size well above it
+    is not."""
+    exe = gobuild("tests/fixtures/manyargs/main.go", "manyargs")
+    out = tmp_path / "rot.gtr"
+    p = record(["-q", "-o", str(out), "-C", "1K", "-W", "2",
+                toolchain.fname("main.main"), "--", exe])
+    m = re.search(r"gotrace-record: -C: every file starts with this recording's "
+                  r"metadata \(binaries, their symbols, the probes: (\d+) KiB\), "
+                  r"more than the 1 KiB given, so each file would hold its "
+                  r"metadata and a few events; give -C (\d+)M or more\n", p.stderr)
+    assert m, p.stderr
+    meta = int(m.group(1))
+    # the first file holds the metadata and what came after it
+    assert meta > 1 and (meta - 1) * 1024 < os.path.getsize(out)
+    assert int(m.group(2)) * 1024 >= 10 * meta
+    p = record(["-q", "-o", str(tmp_path / "big.gtr"), "-C", "64M",
+                toolchain.fname("main.main"), "--", exe])
+    assert "-C:" not in p.stderr
