@@ -505,6 +505,24 @@ static int parse(const struct parser *p, struct probe_spec *out)
 	return fmt_at ? check_pairs(p, out, conv, nconv) : 0;
 }
 
+/* Whether `text` reads as a filter of gotrace-report -f, not a probe: a
+ * word, blanks, then a comparison or logic operator ("goarg1 == 42"). */
+static bool filter_like(const char *text)
+{
+	const char *s = skip_ws(text);
+
+	if (!*s)
+		return false;
+	s += strcspn(s, " \t");
+	if (!*s)
+		return false;
+	s = skip_ws(s);
+	if (!*s || !strchr("=!<>&|~", *s))
+		return false;
+	s += strspn(s, "=!<>&|~");
+	return *skip_ws(s) != '\0';   /* and something to compare with */
+}
+
 int probe_spec_parse(const char *text, struct probe_spec *out, char *err,
 		     size_t errlen)
 {
@@ -514,6 +532,12 @@ int probe_spec_parse(const char *text, struct probe_spec *out, char *err,
 	memset(out, 0, sizeof(*out));
 	out->text = strdup(text);
 	rc = out->text ? parse(&p, out) : nomem(&p);
+	if (rc == -EINVAL && filter_like(text) && strlen(text) < ECHO_MAX)
+		snprintf(err, errlen, "'%s' is a filter, not a probe: gotrace-record's -f is "
+			 "--force (overwrite the output file); to keep only some events while "
+			 "recording, put a predicate in parentheses after the function, "
+			 "'FUNCTION (%s)' (spec/PROBES.md), or filter the recording with "
+			 "gotrace-report -f '%s'", text, text, text);
 	if (rc)
 		probe_spec_free(out);
 	return rc;

@@ -91,3 +91,17 @@ def test_report_malformed_filter_points_at_column(functions, tmp_path):
         column = int(msg.rsplit(" ", 1)[1])
         assert p.stderr.splitlines() == ["gotrace-report: bad filter: " + msg, "  " + expr,
                                          " " * (column + 1) + "^"], p.stderr
+
+
+def test_a_filter_after_f_says_f_is_force(functions, tmp_path):
+    """-f filters in gotrace-report but is --force here: the filter that
+    follows it is read as a probe, and the message says so."""
+    p = record(["-o", str(tmp_path / "t.gtr"), "-f", "goarg1 == 42", "main.add", "--",
+                functions], check=False)
+    assert p.returncode == 1
+    assert p.stderr == (
+        "gotrace-record: 'goarg1 == 42' is a filter, not a probe: gotrace-record's -f is "
+        "--force (overwrite the output file); to keep only some events while recording, "
+        "put a predicate in parentheses after the function, 'FUNCTION (goarg1 == 42)' "
+        "(spec/PROBES.md), or filter the recording with gotrace-report -f 'goarg1 == 42'\n")
+    assert not os.path.exists(tmp_path / "t.gtr")

@@ -422,3 +422,26 @@ Test(probe, source_lines)
 	cr_assert_eq(probe_spec_parse("main.go:0", &sp, err, sizeof(err)), -EINVAL);
 	cr_assert(strstr(err, "a line number from 1") && strstr(err, "column 9"), "%s", err);
 }
+
+Test(probe, a_filter_given_as_a_probe_says_what_f_is)
+{
+	/* gotrace-record -f 'goarg1 == 42': -f is --force, the filter a probe */
+	static const char *const filters[] = { "goarg1 == 42", "latency > 10ms",
+					       "len(s) >= 3", "n != 1 && m == 2" };
+
+	for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++) {
+		char want[1024];
+
+		snprintf(want, sizeof(want), "'%s' is a filter, not a probe: gotrace-record's -f "
+			 "is --force (overwrite the output file); to keep only some events while "
+			 "recording, put a predicate in parentheses after the function, "
+			 "'FUNCTION (%s)' (spec/PROBES.md), or filter the recording with "
+			 "gotrace-report -f '%s'", filters[i], filters[i], filters[i]);
+		cr_assert_eq(probe_spec_parse(filters[i], &sp, err, sizeof(err)), -EINVAL);
+		cr_expect_str_eq(err, want);
+	}
+	/* probes with predicates, and other mistakes, as before */
+	cr_assert_eq(probe_spec_parse("main.add (goarg1 == 42)", &sp, err, sizeof(err)), 0);
+	probe_spec_free(&sp);
+	bad("main.add ==", 10, "expressions need a format string before them");
+}
