@@ -343,6 +343,12 @@ void output_text_value(struct buf *b, const struct gtr_value *v,
 			put_cut_len(b, v);
 			return;
 		}
+		if (arg_is(arg, GTR_TYPE_BYTES) && !v->v.s.full_len) {
+			/* a nil or empty []byte, which Go's %v prints [] (the
+			 * recorder does not tell them apart: no data pointer) */
+			buf_puts(b, "[](len=0)");
+			return;
+		}
 		buf_putc(b, '"');
 		output_text_bytes(b, v->v.s.data, v->v.s.len, true);
 		buf_putc(b, '"');
