@@ -663,7 +663,7 @@ static void compute(struct diff *d)
 
 /* ------------------------------------------------------------ the run */
 
-static const char *const default_rules[] = { "p50 > +10%", "errors > +5%" };
+static const char *const default_rules[] = { "p50 > +10%", "errors > +5%", "crashes > 0" };
 
 /* Parses the rules (the defaults when none). 0, or DIFF_EXIT_USAGE. */
 static int parse_rules(struct diff *d)

@@ -17,7 +17,8 @@ static const struct argp_option options[] = {
 	{ "fail-on", OPT_FAIL_ON, "RULE", 0,
 	  "Fail (exit 1) when RULE holds for a function: '[GLOB:] METRIC OP VALUE', e.g. "
 	  "'p50 > +10%', 'calls != ', 'main.*: errors > +5%' (spec/DIFF.md); repeated, any "
-	  "may fail. Without it: 'p50 > +10%' and 'errors > +5%'", 0 },
+	  "may fail. Without it: 'p50 > +10%', 'errors > +5%' and 'crashes > 0' (a new run "
+	  "whose process exited non-zero or by a signal)", 0 },
 	{ "format", OPT_FORMAT, "FMT", 0, "Output: text (default), json, markdown", 0 },
 	{ "accept", OPT_ACCEPT, "WHAT", 0,
 	  "Compare although they differ in WHAT: loss, go, arch, kernel, probes (comma-separated) "

@@ -98,6 +98,7 @@ struct diff_fres {
 /* A metric a rule talks about. */
 enum diff_metric {
 	DM_P50, DM_P90, DM_P99, DM_CALLS, DM_ERRORS, DM_EDGES, DM_PANICS,
+	DM_CRASHES,                /* processes that exited non-zero or by a signal */
 };
 
 enum diff_op { DOP_GT, DOP_GE, DOP_LT, DOP_LE, DOP_NE };
@@ -123,7 +124,8 @@ enum diff_verdict { DV_FAIL, DV_CANNOT_TELL };
 
 struct diff_finding {
 	uint32_t rule;             /* index in the rules */
-	uint32_t func;             /* function (the callee of an edge) */
+	uint32_t func;             /* function (the callee of an edge);
+				      UINT32_MAX: the processes (crashes) */
 	uint32_t caller;           /* edge rules: the caller; else UINT32_MAX */
 	enum diff_verdict verdict;
 	char *why;                 /* the figures, "+31.2% (p=0.000)" */

@@ -18,6 +18,12 @@
 #include "width.h"
 #include "xalloc.h"
 
+/* The function a finding is about, or "(processes)" for crashes. */
+static const char *find_name(const struct diff *d, const struct diff_finding *f)
+{
+	return f->func == UINT32_MAX ? "(processes)" : d->funcs[f->func].name;
+}
+
 static const char *const side_names[2] = { "base", "new" };
 static const char *const q_names[DIFF_NQ] = { "p50", "p90", "p99" };
 
@@ -344,7 +350,7 @@ static void text_gate(struct tctx *c)
 		buf_printf(c->b, "%s %s", fail ? "FAIL" : "cannot tell",
 			   f->caller != UINT32_MAX ? name_text(&c->t, d->funcs[f->caller].name) : "");
 		buf_printf(c->b, "%s%s: %s: %s\n", f->caller != UINT32_MAX ? " -> " : "",
-			   name_text(&c->t, d->funcs[f->func].name), d->rules[f->rule].text, f->why);
+			   name_text(&c->t, find_name(d, f)), d->rules[f->rule].text, f->why);
 	}
 	if (d->incomparable && !d->accepted)
 		buf_puts(c->b, "gate: not comparable (exit 3)\n");
@@ -536,7 +542,10 @@ static void j_findings(struct jsonw *w, const struct diff *d)
 		const struct diff_finding *f = &d->finds[i];
 		jsonw_start_object(w);
 		jsonw_string_field(w, "rule", d->rules[f->rule].text);
-		jsonw_string_field(w, "function", d->funcs[f->func].name);
+		if (f->func == UINT32_MAX)
+			jsonw_null_field(w, "function");   /* crashes: the processes */
+		else
+			jsonw_string_field(w, "function", d->funcs[f->func].name);
 		if (f->caller != UINT32_MAX)
 			jsonw_string_field(w, "caller", d->funcs[f->caller].name);
 		jsonw_string_field(w, "verdict", f->verdict == DV_FAIL ? "fail" : "cannot tell");
@@ -614,7 +623,7 @@ static void md_findings(const struct diff *d, struct buf *b, struct buf *t)
 			md_name(b, t, d->funcs[f->caller].name);
 			buf_puts(b, " → ");
 		}
-		md_name(b, t, d->funcs[f->func].name);
+		md_name(b, t, find_name(d, f));
 		buf_printf(b, " `%s`: %s\n", d->rules[f->rule].text, f->why);
 	}
 	if (d->nfinds)

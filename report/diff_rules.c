@@ -4,7 +4,7 @@
  * rules, parsed here and evaluated against the computed comparison.
  *
  *   RULE   = [GLOB ":"] METRIC OP [VALUE]
- *   METRIC = p50 | p90 | p99 | calls | errors | edges | panics
+ *   METRIC = p50 | p90 | p99 | calls | errors | edges | panics | crashes
  *   OP     = ">" | ">=" | "<" | "<=" | "!="
  *   VALUE  = ["+" | "-"] NUMBER ["%" | DURATION-UNIT]
  *
@@ -29,6 +29,7 @@
 static const char *const metric_names[] = {
 	[DM_P50] = "p50", [DM_P90] = "p90", [DM_P99] = "p99", [DM_CALLS] = "calls",
 	[DM_ERRORS] = "errors", [DM_EDGES] = "edges", [DM_PANICS] = "panics",
+	[DM_CRASHES] = "crashes",
 };
 
 const char *diff_metric_name(enum diff_metric m)
@@ -71,7 +72,7 @@ static int parse_metric(const char **p, struct diff_rule *r, char *err, size_t e
 			return 0;
 		}
 	snprintf(err, errlen, "%s '%.*s': expected one of p50, p90, p99, calls, errors, "
-		 "edges, panics (e.g. 'p50 > +10%%')", n ? "unknown metric" : "no metric before",
+		 "edges, panics, crashes (e.g. 'p50 > +10%%')", n ? "unknown metric" : "no metric before",
 		 n ? (int)n : (int)strlen(s), s);
 	return -1;
 }
@@ -165,6 +166,11 @@ static int check_unit(const struct diff_rule *r, char *err, size_t errlen)
 	}
 	if (r->metric == DM_PANICS && r->unit == DU_PCT) {
 		snprintf(err, errlen, "panics counts calls cut short: give a count ('panics > 0')");
+		return -1;
+	}
+	if (r->metric == DM_CRASHES && (r->unit == DU_PCT || r->glob)) {
+		snprintf(err, errlen, "crashes counts processes that exited non-zero or by a signal, "
+			 "not functions: give a count without a function glob ('crashes > 0')");
 		return -1;
 	}
 	return 0;
@@ -376,12 +382,39 @@ static void eval_edges(struct diff *d, uint32_t ri)
 	}
 }
 
+/* Processes of side `s` that exited with a status other than 0, or by a
+ * signal (exit_code -SIGNAL), per recording. */
+static double crashes(const struct diff *d, int s)
+{
+	const struct diff_meta *m = &d->meta[s];
+	uint64_t n = 0;
+
+	for (uint32_t k = 0; k < m->nexit; k++)
+		if (m->exit_code[k])
+			n += m->exit_count[k];
+	return (double)n / (d->opts->nfiles[s] ? d->opts->nfiles[s] : 1);
+}
+
+static void eval_crashes(struct diff *d, uint32_t ri)
+{
+	const double a = crashes(d, DIFF_BASE), b = crashes(d, DIFF_NEW);
+
+	if (holds(d->rules[ri].op, change_of(&d->rules[ri], a, b), d->rules[ri].value))
+		add_find(d, ri, UINT32_MAX, UINT32_MAX, DV_FAIL,
+			 fmt_why("%g -> %g process(es) per recording exited with a status other "
+				 "than 0 or by a signal (see exit statuses)", a, b));
+}
+
 static void eval_rule(struct diff *d, uint32_t ri)
 {
 	const struct diff_rule *rule = &d->rules[ri];
 
 	if (rule->metric == DM_EDGES) {
 		eval_edges(d, ri);
+		return;
+	}
+	if (rule->metric == DM_CRASHES) {
+		eval_crashes(d, ri);
 		return;
 	}
 	for (uint32_t i = 0; i < d->nres; i++) {

@@ -267,6 +267,31 @@ def test_panics_and_exit_statuses(gen, pair, tmp_path):
     assert "main.work: 0, 5" in out and "exit statuses: base 0 x1; new 2 x1" in out
 
 
+def test_a_new_run_that_crashed_fails_by_default(gen, pair, tmp_path):
+    """The default rules gate on crashes: a new run whose process exited
+    non-zero (a panic's status 2) or by a signal where the base's did not
+    fails with nothing else changed; one that crashed on both sides does
+    not, nor when --fail-on rules leave crashes out."""
+    base, _ = pair
+    crashed = gen(tmp_path / "crashed.gtr", seed=1, old=True, exit_code=2)
+    killed = gen(tmp_path / "killed.gtr", seed=1, old=True, exit_code=-9)
+    p = diff(base, crashed)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "rules: 'p50 > +10%', 'errors > +5%', 'crashes > 0'\n" in p.stdout
+    assert ("FAIL (processes): crashes > 0: 0 -> 1 process(es) per recording exited with a "
+            "status other than 0 or by a signal (see exit statuses)\n") in p.stdout
+    rc, doc = diff_json(base, killed)
+    assert rc == 1 and [(f["function"], f["rule"], f["verdict"]) for f in doc["findings"]] == \
+        [(None, "crashes > 0", "fail")]
+    assert "(processes)" in diff("--format", "markdown", base, crashed).stdout
+    assert diff(crashed, killed).returncode == 0, "crashed on both sides"
+    assert diff(crashed, base).returncode == 0, "fixed: fewer crashes"
+    assert diff("--fail-on", "p50 > +10%", base, crashed).returncode == 0
+    for rule, why in (("main.*: crashes > 0", "not functions"), ("crashes > +10%", "a count")):
+        p = diff("--fail-on", rule, base, crashed)
+        assert p.returncode == 2 and why in p.stderr, p.stderr
+
+
 def test_pooled_runs_show_run_to_run_spread(gen, tmp_path):
     a = [gen(tmp_path / ("a%d.gtr" % i), seed=20 + i) for i in range(3)]
     b = [gen(tmp_path / ("b%d.gtr" % i), seed=30 + i, slow=1.3) for i in range(2)]
