@@ -792,6 +792,14 @@ int gotrace_probe(struct pt_regs *regs)
 
 	if (!plan)
 		return 0;
+	if (plan->flags & GT_P_THEN) {
+		__u64 then = plan->then_cookie;
+
+		probe_hit(regs, plan, cookie);
+		slot = (__u32)then;
+		plan = bpf_map_lookup_elem(&plans, &slot);
+		return plan ? probe_hit(regs, plan, then) : 0;
+	}
 	if (plan->flags & GT_P_FAST) {
 		__u64 goid = 0, ts = bpf_ktime_get_ns();
 

@@ -123,6 +123,9 @@ struct gt_plan {
 	 * header's cache lines, a cold miss each fewer per hit */
 	struct gt_fetch fetch[GT_MAX_FETCH];
 	struct gt_pred pred[GT_MAX_PRED];
+	__u64 then_cookie; /* GT_P_THEN: the cookie (plan slot, site << 32) of
+			      a return probe's uprobe at this very address,
+			      whose hit this one's is followed by */
 };
 
 /* Flags of a plan. */
@@ -148,6 +151,11 @@ struct gt_plan {
 			      limit, and g in R14 if any (not
 			      GT_GOID_TLS): the BPF program's fast path */
 #define GT_FAST_WORDS 4
+#define GT_P_THEN 128      /* after this hit, the hit of then_cookie's plan:
+			      a function's entry and a return at one address
+			      (a body of one RET), in that order; two
+			      uprobes there would run in an order the kernel
+			      does not keep */
 
 /* Ring buffer record types. */
 enum gt_rec { GT_REC_EVENT = 1, GT_REC_EXIT = 2 };

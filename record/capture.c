@@ -304,6 +304,7 @@ int capture_set_plan(struct capture *c, uint32_t slot,
 	if (plan_words_only(&q)) {
 		q.flags |= GT_P_WORDS;
 		if (q.nfetch <= GT_FAST_WORDS && !q.npred && !q.rate &&
+		    !(q.flags & GT_P_THEN) &&
 		    q.goid_mode != GT_GOID_TLS && plan_in_registers(&q))
 			q.flags |= GT_P_FAST;
 	}

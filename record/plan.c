@@ -253,6 +253,7 @@ static int add_probe_at(struct plan *pl, const struct probe_spec *spec,
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -1;
+	p->chained_site = -1;
 	if (site) {
 		p->at_site = true;
 		p->site = *site;

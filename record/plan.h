@@ -68,6 +68,9 @@ struct probe {
 				   meta.line point here); NULL: none */
 	uint64_t *sites;        /* file offsets of its uprobes */
 	int nsites;
+	int chained_site;       /* a site reached through the entry probe at
+				   its address (plan_chain_returns()), not
+				   attached itself; -1: none */
 	struct gtr_probe meta;
 	struct gt_plan plan;
 	int nargs;              /* parameters or results located (while

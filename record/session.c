@@ -429,6 +429,8 @@ static int attach_all(struct session *s, char *err, size_t errlen)
 			if (plan_probe(s->plan, i)->bin != plan_binary(s->plan, bi))
 				continue;
 			for (k = 0; k < plan_probe(s->plan, i)->nsites; k++) {
+				if (k == plan_probe(s->plan, i)->chained_site)
+					continue;   /* its entry probe's uprobe */
 				offs[n] = plan_probe(s->plan, i)->sites[k];
 				cookies[n++] = (uint64_t)i | (uint64_t)k << 32;
 			}
@@ -515,6 +517,10 @@ static int session_plan(struct session *s)
 		if (targets_plan(s->tg, s->plan, o->specs[i], o->quiet, po.root_pid))
 			return -1;
 	plan_warnings(s->plan);
+	if (plan_chain_returns(s->plan)) {
+		fprintf(stderr, "gotrace-record: out of memory for the probes\n");
+		return -1;
+	}
 	return targets_map_binaries(s);
 }
 

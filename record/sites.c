@@ -360,3 +360,39 @@ void plan_goid(struct probe *p)
 	p->plan.goid_mode = gobin_func_abi(gb, &p->fn) == GOBIN_ABI_INTERNAL &&
 			    ai->g_reg == GOBIN_MREG_R14 ? GT_GOID_R14 : GT_GOID_TLS;
 }
+
+int plan_chain_returns(struct plan *pl)
+{
+	struct u64map entries = { 0 };
+	int i, k, rc = 0;
+
+	/* (binary, file offset) of each entry probe's uprobe -> its index */
+	for (i = 0; i < pl->nprobes && !rc; i++) {
+		const struct probe *e = pl->probes[i];
+
+		if (e->spec.kind == GTR_KIND_ENTRY && !e->at_site && e->nsites == 1)
+			rc = u64map_put(&entries, u64map_hash2(e->bin->id, e->sites[0]),
+					(uint32_t)i, UINT32_MAX);
+	}
+	for (i = 0; i < pl->nprobes && !rc; i++) {
+		struct probe *r = pl->probes[i];
+
+		if (r->spec.kind != GTR_KIND_RETURN || r->at_site)
+			continue;
+		for (k = 0; k < r->nsites; k++) {
+			const uint32_t *ei = u64map_get(&entries,
+							u64map_hash2(r->bin->id, r->sites[k]));
+			struct probe *e = ei ? pl->probes[*ei] : NULL;
+
+			if (!e || e->bin != r->bin || e->sites[0] != r->sites[k] ||
+			    (e->plan.flags & GT_P_THEN))
+				continue;
+			e->plan.flags |= GT_P_THEN;
+			e->plan.then_cookie = (uint64_t)i | (uint64_t)k << 32;
+			r->chained_site = k;
+			break;
+		}
+	}
+	u64map_free(&entries);
+	return rc ? -1 : 0;
+}

@@ -395,6 +395,30 @@ def test_strings_past_the_events_byte_budget_keep_their_length(gobuild, tmp_path
             assert v == {"str": chr(ord("a") + k) * size, "len": 600, "truncated": True}
 
 
+def test_a_function_of_one_ret_sends_its_entry_then_its_return(gobuild, toolchain, tmp_path):
+    """A function whose body is one RET has its entry and its return
+    probes at one address: one uprobe sends the entry, then the return,
+    and each call pairs (a return first paired each entry with the next
+    call's return, or none). gccgo leaves the empty functions out, calls
+    and all: main.one alone is there to probe."""
+    exe = gobuild("tests/fixtures/emptyfn/main.go", "emptyfn")
+    trace = str(tmp_path / "t.gtr")
+    funcs = ("main.one",) if toolchain.gccgo else ("main.empty", "main.empty2", "main.one")
+    probes = [x for f in funcs for x in (f, "r:" + f)]
+    p = record(["-q", "-o", trace, *probes, "--", exe])
+    assert p.stdout.strip() == "6"
+    order = [(e["func"], e["kind"]) for e in jsonl(trace)]
+    assert order == [(f, k) for f in funcs for k in ("entry", "return")] * 3
+    calls = jsonl(trace, "--calls")
+    args = {"main.empty": lambda i: {}, "main.empty2": lambda i: {"x": i},
+            "main.one": lambda i: {"x": i}}
+    assert [(c["func"], c["status"], c["args"]) for c in calls] == \
+        [(f, "returned", args[f](i)) for i in range(3) for f in funcs]
+    # gccgo names an unnamed result $ret0, gc ~r0
+    assert [list(c["rets"].values()) for c in calls if c["func"] == "main.one"] == \
+        [[i + 1] for i in range(3)]
+
+
 def test_every_instantiation_of_a_generic_function(gobuild, toolchain, tmp_path):
     """main.Map[string,int] and main.Map[int,string] share the name
     "main.Map[...]": each gets its own probe with its own types (after the
