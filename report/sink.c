@@ -7,6 +7,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "folded.h"
 #include "output.h"
@@ -20,6 +21,37 @@ static void count_one(struct run *run, uint64_t *n, uint64_t add)
 	*n += add;
 	if (run->opts->limit && *n >= run->opts->limit)
 		run->stop = true;
+}
+
+/*
+ * Says once, on stderr, that calls of return probes in a gccgo program are
+ * paired by thread: its goroutine ids were not recorded (goid_offset -1,
+ * spec/FORMAT.md), and a goroutine that blocks or yields mid-call may go
+ * on on another thread, whose entries and returns it then mixes with.
+ */
+static void by_thread_note(const struct run *run)
+{
+	const uint32_t nb = gtr_reader_nbinaries(run->r);
+
+	for (uint32_t i = 0; i < nb; i++) {
+		const struct gtr_binary *b = gtr_reader_binary_at(run->r, i);
+		uint32_t k = 0;
+
+		if (!b || strcmp(b->compiler, "gccgo") || b->goid_offset >= 0 ||
+		    !strcmp(b->goid_source, "g"))
+			continue;
+		while (k < run->np && (run->probes[k]->binary_id != b->id ||
+				       run->probes[k]->kind != GTR_KIND_RETURN))
+			k++;
+		if (k == run->np)
+			continue;
+		fprintf(stderr, PROG ": note: %s is a gccgo program, whose "
+			"goroutine ids are not recorded: its calls are paired by "
+			"thread, so a goroutine that blocked or yielded mid-call "
+			"and went on on another thread has its call paired with "
+			"another's return, or not at all\n", b->path);
+		return;
+	}
 }
 
 /* ------------------------------------------------------------ print */
@@ -58,6 +90,7 @@ static void print_end(struct run *run)
 static void print_warnings(const struct run *run)
 {
 	output_warnings(run->out, stderr);
+	by_thread_note(run);   /* returns show their latency */
 }
 
 static const struct sink sink_print = {
@@ -108,6 +141,7 @@ static const struct sink sink_count_calls = {
 	.event = count_call,
 	.unfinished = count_unfinished,
 	.end = count_end,
+	.warnings = by_thread_note,
 };
 
 /* ------------------------------------------------------------ stats */
@@ -134,6 +168,7 @@ static void stats_warnings(const struct run *run)
 	if (stats_dropped(run->state))
 		fprintf(stderr, PROG ": warning: %" PRIu64 " event(s) left out of the statistics (more than 10000 groups)\n",
 			stats_dropped(run->state));
+	by_thread_note(run);
 }
 
 static void stats_sink_free(struct run *run)
@@ -174,6 +209,7 @@ static void folded_warnings(const struct run *run)
 	if (folded_dropped(run->state))
 		fprintf(stderr, PROG ": warning: %" PRIu64 " call(s) left out of the folded stacks (more than 1M distinct stacks)\n",
 			folded_dropped(run->state));
+	by_thread_note(run);
 }
 
 static void folded_sink_free(struct run *run)
