@@ -100,7 +100,6 @@ static int advance(struct input *in)
 	return -1;
 }
 
-/* Opens every input and the output. 0, or -1 after a message. */
 /*
  * Whether two of the inputs are one file (a path given twice, a link to
  * it): merged, each of its events would be there twice. Says which.
@@ -128,6 +127,45 @@ static bool same_file_twice(const struct merge_opts *o)
 	return twice;
 }
 
+/*
+ * Whether two inputs are one recording: a copy of it, or a selection of it
+ * (gotrace-report -w keeps its HOST block), whose events would be there
+ * twice. A recording is known by the three clocks its HOST block read when
+ * it started (a later file of a rotation reads them again: it is not the
+ * same); the host name is not compared, as redaction may hash it. Two
+ * selections of one recording may hold different events: a warning. Says
+ * which; true when the merge must not go on.
+ */
+static bool same_recording(const struct input *in, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct gtr_host *a = gtr_reader_host(in[i].r);
+
+		for (size_t j = 0; j < i && a->start_mono_ns; j++) {
+			const struct gtr_host *b = gtr_reader_host(in[j].r);
+
+			if (a->start_mono_ns != b->start_mono_ns ||
+			    a->start_realtime_ns != b->start_realtime_ns ||
+			    a->start_boottime_ns != b->start_boottime_ns)
+				continue;
+			if (a->origin_ns && b->origin_ns) {
+				fprintf(stderr, PROG ": warning: %s and %s are selections of one "
+					"recording: an event both hold is there twice\n",
+					in[j].path, in[i].path);
+				continue;
+			}
+			fprintf(stderr, PROG ": %s and %s are the same recording (%s): its "
+				"events would be there twice; give each recording once\n",
+				in[j].path, in[i].path, a->origin_ns || b->origin_ns ?
+				"one a selection of the other" : "a copy of one file");
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Opens every input and the output. 0, or -1 after a message (-2: two
+ * inputs are one recording, a usage error). */
 static int open_all(struct input *in, size_t n, const struct merge_opts *o,
 		    struct gtr_writer **w, struct gtr_id_space **ids)
 {
@@ -148,6 +186,10 @@ static int open_all(struct input *in, size_t n, const struct merge_opts *o,
 			fprintf(stderr, PROG ": %s\n", gtr_reader_error(in[i].r));
 			goto out;
 		}
+	}
+	if (same_recording(in, n)) {
+		rc = -2;                  /* a usage error */
+		goto out;
 	}
 	place_inputs(in, n, hosts, &nhosts);
 	*w = gtr_writer_create_redacted(o->output, o->flags, hosts[0], o->redact, err, sizeof(err));
@@ -248,7 +290,7 @@ int report_merge(const struct merge_opts *o)
 	}
 	gtr_id_space_free(ids);
 	free(in);
-	return rc ? EXIT_READ : 0;
+	return rc == -2 ? EXIT_USAGE : rc ? EXIT_READ : 0;
 }
 
 void report_redact_unused(const struct gtr_redactor *red, const char *out)

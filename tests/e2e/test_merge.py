@@ -5,6 +5,7 @@ causal order; hosts kept apart and shown; ids renumbered; the merged file
 read by the independent Python reader. Once per Go toolchain."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -142,6 +143,23 @@ def test_merge_refusals(recorded, tmp_path):
         assert "%s and %s are the same file: its events would be there twice; give each " \
             "recording once" % (a, link) in p.stderr
     assert not os.path.exists(str(tmp_path / "y.gtr"))
+    # a copy of one recording, or a selection of it (-w keeps its HOST
+    # block): the same recording, refused as the same file is
+    copy, sel, sel2 = (str(tmp_path / n) for n in ("copy.gtr", "sel.gtr", "sel2.gtr"))
+    shutil.copyfile(a, copy)
+    report(["-w", sel, "-f", "goarg1 < %d" % (N // 2), a])
+    report(["-w", sel2, "-f", "goarg1 >= %d" % (N // 2), a])
+    for other, how in ((copy, "a copy of one file"), (sel, "one a selection of the other")):
+        for args in (["merge", "-w", str(tmp_path / "z.gtr"), a, b, other], [a, other]):
+            p = report(args, check=False)
+            assert p.returncode == 2, p.stderr
+            assert p.stderr == "gotrace-report: %s and %s are the same recording (%s): its " \
+                "events would be there twice; give each recording once\n" % (a, other, how)
+    assert not os.path.exists(str(tmp_path / "z.gtr"))
+    # two selections may hold different events: merged, with a warning
+    p = report(["merge", "-q", "-w", str(tmp_path / "halves.gtr"), sel, sel2])
+    assert "warning: %s and %s are selections of one recording" % (sel, sel2) in p.stderr
+    assert len(jsonl(str(tmp_path / "halves.gtr"))) == N
 
 
 def test_merge_to_a_pipe(recorded):
