@@ -234,16 +234,53 @@ static void library_path(const char *lib, char *out, size_t len)
 	snprintf(out, len, "LIBDIR/%s", lib);
 }
 
+/*
+ * Names the GCC clones of function `name` of `b` (gobin_func_gcc_clone:
+ * "main.mix.constprop.0" of main.mix) into buf[len], comma-separated;
+ * returns how many there are.
+ */
+static int clones_of(const struct gobin *b, const char *name, char *buf,
+		     size_t len)
+{
+	const size_t ln = strlen(name);
+	size_t o = 0;
+	int n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < b->nfuncs; i++) {
+		const struct gobin_func *f = &b->funcs[i];
+
+		if (strncmp(f->name, name, ln) || f->name[ln] != '.' ||
+		    !gobin_func_gcc_clone(b, f))
+			continue;
+		if (o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s",
+					      n ? ", " : "", f->name);
+		n++;
+	}
+	return n;
+}
+
 size_t gobin_func_missing_why(const struct gobin *b, const char *name,
 			      char *buf, size_t len)
 {
 	const char *libgo = b->compiler == GOBIN_GCCGO ? needed_libgo(b) : NULL;
-	char path[512];
-	int n = 0;
+	char path[512], clones[512];
+	int n = 0, nc;
 
 	if (b->compiler != GOBIN_GCCGO || !len)
 		return 0;
-	if (b->note[0] && b->stripped) {
+	nc = clones_of(b, name, clones, sizeof(clones));
+	if (nc) {
+		n = snprintf(buf, len, "GCC kept only %s of it with other "
+			     "parameters (constants folded in, pieces passed "
+			     "apart): %s; probe %s by name (%s values come from "
+			     "its DWARF), or build with -gccgoflags=-fno-ipa-cp "
+			     "-fno-ipa-sra to keep it as declared",
+			     nc == 1 ? "a copy" : "copies", clones,
+			     nc == 1 ? "it" : "them",
+			     nc == 1 ? "its" : "each one's");
+	} else if (b->note[0] && b->stripped) {
 		n = snprintf(buf, len, "%s", b->note);
 	} else if (libgo && strncmp(name, "main.", 5) != 0) {
 		/* the standard library of a gccgo program is libgo's */

@@ -214,9 +214,10 @@ int gobin_func_named(const struct gobin *b, const char *bare,
 		     struct gobin_func *out, int max);
 
 /*
- * Why a function named `name` is not in `b`, when gotrace knows: a
- * stripped gccgo program has only its dynamic symbols, a gccgo program's
- * standard library is in libgo.so. Writes a NUL-terminated sentence into
+ * Why a function named `name` is not in `b`, when gotrace knows: GCC
+ * kept only clones of it (gobin_func_gcc_clone), a stripped gccgo
+ * program has only its dynamic symbols, a gccgo program's standard
+ * library is in libgo.so. Writes a NUL-terminated sentence into
  * buf[len] and returns its length; 0 when there is nothing to say.
  */
 size_t gobin_func_missing_why(const struct gobin *b, const char *name,

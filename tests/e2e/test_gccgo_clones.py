@@ -87,3 +87,14 @@ def test_clone_without_dwarf_captures_nothing(gccgo, tmp_path):  # noqa: F811
     assert bad.returncode != 0
     assert "a signature cannot describe it" in bad.stderr
     assert not os.path.exists(str(tmp_path / "s.gtr"))
+
+
+def test_declared_name_points_at_its_clone(clones, tmp_path):
+    """A probe on the declared name of a function GCC kept only a clone
+    of says which clone to probe instead."""
+    out = tmp_path / "t.gtr"
+    p = record(["-o", str(out), "main.mix", "--", clones], check=False)
+    assert p.returncode != 0 and not out.exists()
+    assert ("function 'main.mix' not found in %s; GCC kept only a copy of it with "
+            "other parameters (constants folded in, pieces passed apart): "
+            "main.mix.constprop.0; probe it by name" % clones) in p.stderr
