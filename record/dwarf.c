@@ -682,6 +682,59 @@ static bool concrete_param(Dwarf_Die *fn, Dwarf_Off origin, Dwarf_Die *out)
 	return false;
 }
 
+/*
+ * The constant that parameter `die` of a clone is wherever its location
+ * list places it, into *out: each expression of the list a DW_OP_litN or
+ * DW_OP_const* and DW_OP_stack_value, all of one value. False when there
+ * is none, or another expression.
+ */
+static bool const_value(Dwarf_Die *die, int64_t *out)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+	Dwarf_Op *e;
+	size_t n;
+	int k = 0;
+
+	if (!dwarf_attr(die, DW_AT_location, &attr))
+		return false;
+	while ((off = dwarf_getlocations(&attr, off, &base, &start, &end, &e,
+					 &n)) > 0) {
+		const uint8_t op = n == 2 && e[1].atom == DW_OP_stack_value ?
+				   e[0].atom : 0;
+		int64_t v;
+
+		if (op >= DW_OP_lit0 && op <= DW_OP_lit31)
+			v = op - DW_OP_lit0;
+		else if ((op >= DW_OP_const1u && op <= DW_OP_consts))
+			v = (int64_t)e[0].number; /* libdw sign-extends *s */
+		else
+			return false;
+		if (k++ && v != *out)
+			return false;
+		*out = v;
+	}
+	return k > 0;
+}
+
+/*
+ * Constant v as a value of a's type: GCC writes the bits that matter
+ * ("DW_OP_const1s -1" for a uint16 65535); its low a->size bytes,
+ * sign-extended for a signed integer.
+ */
+static int64_t fit(int64_t v, const struct gobin_arg *a)
+{
+	const unsigned bits = a->size * 8;
+
+	if (!bits || bits >= 64)
+		return v;
+	v = (int64_t)((uint64_t)v & ((1ull << bits) - 1));
+	if (a->type == GTR_TYPE_INT && (v >> (bits - 1)) & 1)
+		v = (int64_t)((uint64_t)v | ~((1ull << bits) - 1));
+	return v;
+}
+
 int gobin_dwarf_clone_args(struct gobin *b, const struct gobin_func *f,
 			   struct gobin_arg *out, int max)
 {
@@ -716,8 +769,18 @@ int gobin_dwarf_clone_args(struct gobin *b, const struct gobin_func *f,
 		n++;
 	} while (dwarf_siblingof(&child, &child) == 0);
 	/* at entry the CFA is SP + ptrsize */
-	return n ? gobin_dwarf_vars_at(b, (size_t)fi, f->entry, 0, dies, NULL,
-				       NULL, n, out) : 0;
+	n = n ? gobin_dwarf_vars_at(b, (size_t)fi, f->entry, 0, dies, NULL,
+				    NULL, n, out) : 0;
+	for (int i = 0; i < n; i++) {
+		bool none = out[i].npieces > 0;
+
+		for (uint32_t k = 0; k < out[i].npieces; k++)
+			none = none && out[i].pieces[k].kind == GOBIN_LOC_NONE;
+		out[i].folded = none && const_value(&dies[i], &out[i].folded_value);
+		if (out[i].folded)
+			out[i].folded_value = fit(out[i].folded_value, &out[i]);
+	}
+	return n;
 }
 
 /* ------------------------------------------------------------ runtime.g */

@@ -93,6 +93,10 @@ struct gobin_arg {
 	uint32_t elem_size;   /* a slice of single values (numbers, bools,
 				 pointers, strings): bytes of one element,
 				 from its DWARF or signature type; else 0 */
+	bool folded;          /* a GCC clone's parameter its DWARF gives as
+				 the constant `folded_value` (gccgo -O2,
+				 .constprop.N); its pieces are nowhere */
+	int64_t folded_value;
 };
 
 /*

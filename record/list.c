@@ -228,7 +228,9 @@ static bool arg_capture(const char *listed_only, int fields, int index,
 	for (uint32_t i = 0; i < a->npieces; i++) {
 		if (a->pieces[i].kind == GOBIN_LOC_NONE) {
 			/* a GCC clone's parameter it was not passed */
-			*why = "DWARF places it nowhere at entry (folded to a "
+			*why = a->folded ? "a constant in this GCC clone "
+					   "(folded in), not passed" :
+			       "DWARF places it nowhere at entry (folded to a "
 			       "constant, passed in pieces or dropped)";
 			return false;
 		}
@@ -394,6 +396,8 @@ static void args_json(struct list_ctx *c, const struct gobin_func *f,
 		jsonw_end_array(w);
 		jsonw_bool_field(w, "capture", cap);
 		json_str_or_null(w, "why", why);
+		if (a[i].folded)
+			jsonw_int_field(w, "constant", a[i].folded_value);
 		jsonw_end_object(w);
 	}
 	jsonw_end_array(w);
@@ -609,6 +613,19 @@ static int list_lines(struct list_ctx *c, const char *file, int line)
 	return 1;
 }
 
+/* The constant a GCC clone's parameter `a` is (a->folded), as Go writes
+ * it, into out[len]; returns out. */
+static const char *folded_str(const struct gobin_arg *a, char *out, size_t len)
+{
+	if (a->type == GTR_TYPE_BOOL)
+		snprintf(out, len, "%s", a->folded_value ? "true" : "false");
+	else if (a->type == GTR_TYPE_UINT)
+		snprintf(out, len, "%llu", (unsigned long long)a->folded_value);
+	else
+		snprintf(out, len, "%lld", (long long)a->folded_value);
+	return out;
+}
+
 static int list_one(const struct gobin_func *f, void *vctx)
 {
 	struct list_ctx *c = vctx;
@@ -644,14 +661,18 @@ static int list_one(const struct gobin_func *f, void *vctx)
 	for (int i = 0; i < np; i++) {
 		const struct gobin_arg *a = &c->p[i];
 		const char *why;
-		char loc[128];
+		char loc[128], num[24];
 
 		gobin_arg_locations(a, loc, sizeof(loc));
 		fprintf(c->out, "    goarg%-3d %-12s %-20s ", i + 1,
 			a->name[0] ? a->name : "-", a->type_name[0] ? a->type_name : "?");
 		/* listed only: the header says it once */
 		if (!arg_capture(c->listed_only, whole_fields(c, f, a), i, a, &why) &&
-		    !c->listed_only)
+		    !c->listed_only && a->folded)
+			fprintf(c->out, "%-16s not captured: the constant %s in "
+				"this GCC clone (folded in), not passed\n", loc,
+				folded_str(a, num, sizeof(num)));
+		else if (!c->listed_only && why)
 			fprintf(c->out, "%-16s not captured: %s\n", loc, why);
 		else
 			fprintf(c->out, "%s\n", loc);

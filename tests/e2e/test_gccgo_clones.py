@@ -62,12 +62,26 @@ def test_clone_values_from_its_dwarf(clones, tmp_path):
 
 def test_clone_list_says_what_is_not_captured(clones):
     """--list gives a clone its declared parameters and marks those DWARF
-    places nowhere at its entry as not captured, with why."""
+    places nowhere at its entry as not captured, with why: the constant
+    the clone holds where its DWARF gives one (of the parameter's type:
+    GCC writes uint16 65535 as -1), else that it is nowhere."""
     out = json.loads(record(["--list", "--json", clones, "main.greet.constprop.0"]).stdout)
     params = out["functions"][0]["params"]
     assert [(a["name"], a["capture"]) for a in params] == [("s", True), ("n", False)]
     assert params[0]["locations"] == ["RDI", "RSI"]
-    assert "folded to a constant" in params[1]["why"]
+    assert params[1]["constant"] == 3 and "constant" not in params[0]
+    assert params[1]["why"] == "a constant in this GCC clone (folded in), not passed"
+    out = json.loads(record(["--list", "--json", clones, "main.mix.constprop.0"]).stdout)
+    consts = {a["name"]: a.get("constant") for a in out["functions"][0]["params"]}
+    # c, e (floats) and f (an expression, not one constant) are nowhere
+    assert consts == {"a": -5, "b": 65535, "c": None, "d": 1, "e": None, "f": None}
+    text = record(["--list", clones, "main.mix.constprop.0"]).stdout
+    assert "not captured: the constant 65535 in this GCC clone" in text
+    assert "not captured: the constant true in this GCC clone" in text
+    assert "DWARF places it nowhere at entry" in text
+    out = json.loads(record(["--list", "--json", clones, "main.utf.isra.0"]).stdout)
+    [s] = out["functions"][0]["params"]
+    assert not s["capture"] and "constant" not in s and "nowhere" in s["why"]
 
 
 def test_clone_without_dwarf_captures_nothing(gccgo, tmp_path):  # noqa: F811
