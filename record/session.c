@@ -922,7 +922,14 @@ int session_run(const struct record_opts *o)
 		startup_say(&s, NULL, true);
 		goto out;
 	}
-	if (!stop_signal && (session_go(&s) || session_loop(&s)))
+	if (!stop_signal && session_go(&s)) {
+		/* the command never ran: no file of metadata alone stays */
+		gtr_writer_close(encoder_writer(s.enc), NULL, 0);
+		encoder_set_writer(s.enc, NULL);
+		remove_output(&s, s.file_no);
+		goto out;
+	}
+	if (!stop_signal && session_loop(&s))
 		goto out;
 	session_drain(&s);
 	ret = 0;
