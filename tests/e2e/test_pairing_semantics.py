@@ -98,7 +98,7 @@ def test_rate_limited_calls_pair_where_no_suppression_can_lie(gobuild, toolchain
         assert c["status"] != "returned" or c["goret"][0] == 42 + c["goargs"][1], c
     # the later files of a rotation miss the events the windows began with
     rot = str(tmp_path / "rot.gtr")
-    record(["-q", "-o", rot, "-C", "20000", "-r", "2000", "main.add", "r:main.add", "--",
+    record(["-q", "-o", rot, "-C", "1000", "-r", "2000", "main.add", "r:main.add", "--",
             exe, "1s"])
     assert '"rate_limit":2000' in report(["info", "--json", rot]).stdout
     assert '"rate_limit":' not in report(["info", "--json", rot + "1"]).stdout
