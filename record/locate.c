@@ -230,6 +230,14 @@ int plan_locate(struct probe *p)
 	}
 	n = ret ? gobin_func_results(gb, &p->fn, p->args, GTR_MAX_ARGS)
 		: gobin_func_args(gb, &p->fn, p->args, GTR_MAX_ARGS);
+	if (ret && n > 0 && gobin_func_gcc_clone(gb, &p->fn) && strstr(p->fn.name, ".isra"))
+		/* GCC's IPA-SRA drops a result every caller ignores, and the
+		 * clone's DWARF still describes it (GCC 12) */
+		fprintf(stderr, "gotrace-record: warning: probe '%s': %s is a "
+			"GCC IPA-SRA clone, which may not return the results "
+			"its function declares (when every caller ignores them): "
+			"its results may read what the register holds\n",
+			p->spec.text, p->fn.name);
 	if (n == 0 && !ret && gobin_func_abi(gb, &p->fn) == GOBIN_ABI0 &&
 	    gobin_func_args_size(gb, &p->fn) > 0) {
 		/* Go assembly: DWARF names no parameters, but the runtime

@@ -112,3 +112,18 @@ def test_declared_name_points_at_its_clone(clones, tmp_path):
     assert ("function 'main.mix' not found in %s; GCC kept only a copy of it with "
             "other parameters (constants folded in, pieces passed apart): "
             "main.mix.constprop.0; probe it by name" % clones) in p.stderr
+
+
+def test_return_probe_of_an_isra_clone_warns_of_its_results(clones, tmp_path):
+    """GCC's IPA-SRA may drop a clone's result when every caller ignores
+    it, while the clone's DWARF still describes it: a return probe on an
+    .isra clone says its results may read whatever the register holds;
+    one on a .constprop clone does not."""
+    out = str(tmp_path / "t.gtr")
+    p = record(["-q", "-o", out, "r:main.utf.isra.0", "r:main.greet.constprop.0",
+                "--", clones])
+    warn = [l for l in p.stderr.splitlines() if "IPA-SRA" in l]
+    assert warn == ["gotrace-record: warning: probe 'r:main.utf.isra.0': main.utf.isra.0 "
+                    "is a GCC IPA-SRA clone, which may not return the results its "
+                    "function declares (when every caller ignores them): its results "
+                    "may read what the register holds"]
