@@ -306,3 +306,8 @@ int gobin_func_raw_args(const struct gobin *b, const struct gobin_func *f,
 	return raw_args(b, gobin_func_abi(b, f), args, n);
 }
 
+bool gobin_arg_folded_recorded(const struct gobin_arg *a)
+{
+	return a->folded && (a->type == GTR_TYPE_INT || a->type == GTR_TYPE_UINT ||
+			     a->type == GTR_TYPE_BOOL);
+}

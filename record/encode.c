@@ -506,6 +506,26 @@ static void event_value(struct encoder *r, const struct probe *p,
 	const uint8_t op = p->plan.fetch[i].op;
 	const uint64_t s = ev->slots[i];
 
+	if (op == GT_OP_NONE && gobin_arg_folded_recorded(&p->args[i])) {
+		/* a constant a GCC clone has folded in: the same in every
+		 * call, from its DWARF */
+		switch (p->args[i].type) {
+		case GTR_TYPE_INT:
+			v->kind = GTR_VAL_INT;
+			v->v.i = p->args[i].folded_value;
+			return;
+		case GTR_TYPE_UINT:
+			v->kind = GTR_VAL_UINT;
+			v->v.u = (uint64_t)p->args[i].folded_value;
+			return;
+		case GTR_TYPE_BOOL:
+			v->kind = GTR_VAL_BOOL;
+			v->v.b = p->args[i].folded_value != 0;
+			return;
+		default:
+			break;
+		}
+	}
 	if (op == GT_OP_NONE || (ev->unavail & (1u << i))) {
 		/* Byte fetches leave their (empty) entry in the
 		 * data even when unreadable: step over it. */

@@ -321,6 +321,13 @@ int gobin_func_raw_args(const struct gobin *b, const struct gobin_func *f,
  */
 bool gobin_func_gcc_clone(const struct gobin *b, const struct gobin_func *f);
 
+/*
+ * Whether `a` is a GCC clone's parameter folded to a constant
+ * (a->folded) that events record as that constant: an integer or a bool
+ * (a float's or a string's constant is not kept).
+ */
+bool gobin_arg_folded_recorded(const struct gobin_arg *a);
+
 /* Number of functions gobin_func_each can visit. */
 size_t gobin_func_count(const struct gobin *b);
 

@@ -221,6 +221,8 @@ static bool arg_capture(const char *listed_only, int fields, int index,
 		*why = "a probe captures " GT_MAX_FETCH_STR " values at most";
 		return false;
 	}
+	if (gobin_arg_folded_recorded(a))
+		return true;   /* recorded as its constant */
 	if (a->npieces == 0) {
 		*why = "location unknown";
 		return false;
@@ -667,8 +669,12 @@ static int list_one(const struct gobin_func *f, void *vctx)
 		fprintf(c->out, "    goarg%-3d %-12s %-20s ", i + 1,
 			a->name[0] ? a->name : "-", a->type_name[0] ? a->type_name : "?");
 		/* listed only: the header says it once */
-		if (!arg_capture(c->listed_only, whole_fields(c, f, a), i, a, &why) &&
-		    !c->listed_only && a->folded)
+		if (!c->listed_only && gobin_arg_folded_recorded(a))
+			fprintf(c->out, "%-16s the constant %s in this GCC clone "
+				"(folded in, not passed): recorded as it\n", loc,
+				folded_str(a, num, sizeof(num)));
+		else if (!arg_capture(c->listed_only, whole_fields(c, f, a), i, a, &why) &&
+			 !c->listed_only && a->folded)
 			fprintf(c->out, "%-16s not captured: the constant %s in "
 				"this GCC clone (folded in), not passed\n", loc,
 				folded_str(a, num, sizeof(num)));

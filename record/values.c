@@ -641,10 +641,13 @@ static uint64_t arg_normalize(struct gobin_arg *a)
 	}
 	t.iface = a->iface;
 	t.elem_size = a->elem_size;
+	t.folded = a->folded;
+	t.folded_value = a->folded ? a->folded_value : 0;
 	memcpy(a, &t, sizeof(t));
 	h = u64map_hash_str(t.name, t.type);
 	h = u64map_hash_str(t.type_name, h ^ t.size);
 	h = u64map_hash_mem(t.pieces, t.npieces * sizeof(t.pieces[0]), h ^ t.npieces);
+	h = u64map_hash2(h, t.folded ? (uint64_t)t.folded_value ^ 1ull << 63 : 0);
 	return u64map_hash2(h, (uint64_t)t.iface << 32 | t.elem_size);
 }
 

@@ -41,7 +41,8 @@ def entries(trace):
 
 def test_clone_values_from_its_dwarf(clones, tmp_path):
     """Each clone's parameters come in declared order; those the clone
-    receives hold what the program passed, the others (constants folded
+    receives hold what the program passed, an integer or bool constant
+    folded in is the constant its DWARF gives, the others (floats folded
     in, pieces passed apart, dropped) are unavailable."""
     trace = str(tmp_path / "t.gtr")
     p = record(["-q", "-o", trace, "main.*", "--", clones, "x", "y"])
@@ -49,10 +50,13 @@ def test_clone_values_from_its_dwarf(clones, tmp_path):
     evs = entries(trace)
     # the declared order, not the clone DIE's (mix's lists them backwards)
     assert list(evs["main.mix.constprop.0"]["args"]) == ["a", "b", "c", "d", "e", "f"]
-    # all six are constants in this clone: none is read from a register
-    assert set(evs["main.mix.constprop.0"]["args"].values()) == {None}
-    assert evs["main.greet.constprop.0"]["args"] == {"s": "ab", "n": None}
-    assert evs["main.add.constprop.0"]["args"] == {"a": None, "b": 3}
+    # all six are constants in this clone: none is read from a register;
+    # the integers and the bool are the constants mix(-5, 65535, 3.25,
+    # true, 1.5, -1<<40) passes (f's DWARF gives no value)
+    assert evs["main.mix.constprop.0"]["args"] == \
+        {"a": -5, "b": 65535, "c": None, "d": True, "e": None, "f": None}
+    assert evs["main.greet.constprop.0"]["args"] == {"s": "ab", "n": 3}
+    assert evs["main.add.constprop.0"]["args"] == {"a": 42, "b": 3}
     assert evs["main.pt.constprop.0"]["args"] == {"p": None}
     slc = evs["main.slc.constprop.0.isra.0"]["args"]
     assert list(slc) == ["xs", "m", "b"] and slc["xs"] is None and slc["b"] is None
@@ -61,23 +65,24 @@ def test_clone_values_from_its_dwarf(clones, tmp_path):
 
 
 def test_clone_list_says_what_is_not_captured(clones):
-    """--list gives a clone its declared parameters and marks those DWARF
-    places nowhere at its entry as not captured, with why: the constant
-    the clone holds where its DWARF gives one (of the parameter's type:
-    GCC writes uint16 65535 as -1), else that it is nowhere."""
+    """--list gives a clone its declared parameters: one folded to an
+    integer or bool constant is recorded as that constant (of the
+    parameter's type: GCC writes uint16 65535 as -1), one DWARF places
+    nowhere at its entry is not captured, with why."""
     out = json.loads(record(["--list", "--json", clones, "main.greet.constprop.0"]).stdout)
     params = out["functions"][0]["params"]
-    assert [(a["name"], a["capture"]) for a in params] == [("s", True), ("n", False)]
+    assert [(a["name"], a["capture"]) for a in params] == [("s", True), ("n", True)]
     assert params[0]["locations"] == ["RDI", "RSI"]
     assert params[1]["constant"] == 3 and "constant" not in params[0]
-    assert params[1]["why"] == "a constant in this GCC clone (folded in), not passed"
+    assert params[1]["why"] is None
     out = json.loads(record(["--list", "--json", clones, "main.mix.constprop.0"]).stdout)
-    consts = {a["name"]: a.get("constant") for a in out["functions"][0]["params"]}
+    consts = {a["name"]: (a.get("constant"), a["capture"]) for a in out["functions"][0]["params"]}
     # c, e (floats) and f (an expression, not one constant) are nowhere
-    assert consts == {"a": -5, "b": 65535, "c": None, "d": 1, "e": None, "f": None}
+    assert consts == {"a": (-5, True), "b": (65535, True), "c": (None, False),
+                      "d": (1, True), "e": (None, False), "f": (None, False)}
     text = record(["--list", clones, "main.mix.constprop.0"]).stdout
-    assert "not captured: the constant 65535 in this GCC clone" in text
-    assert "not captured: the constant true in this GCC clone" in text
+    assert "the constant 65535 in this GCC clone (folded in, not passed): recorded as it" in text
+    assert "the constant true in this GCC clone (folded in, not passed): recorded as it" in text
     assert "DWARF places it nowhere at entry" in text
     out = json.loads(record(["--list", "--json", clones, "main.utf.isra.0"]).stdout)
     [s] = out["functions"][0]["params"]
