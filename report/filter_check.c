@@ -167,6 +167,12 @@ int filter_check(const struct filter *f,
 				slot_name(f, s, what, sizeof(what)),
 				f->t.field_only ? "every event falls in its \"-\" group"
 					      : "comparisons with it are false");
+			/* nil is no literal: what a nil value reads as */
+			if (!f->t.field_only && !strcmp(nm, "nil"))
+				fprintf(warn, " (nil is not a literal: a nil interface "
+					"or error reads as the string \"<nil>\", e.g. "
+					"goret2 != \"<nil>\", and a nil pointer, map or "
+					"chan as 0)");
 			/* main.add unquoted reads as a value's name */
 			for (size_t k = 0; !f->t.field_only && *nm && k < nprobes; k++)
 				if (probes[k]->func && !strcmp(probes[k]->func, nm)) {

@@ -254,6 +254,17 @@ def test_unquoted_function_name_is_pointed_out(calls):
         "string: func == \"main.add\")" in p.stderr
     p = report(["--count", "-f", "nosuch == 1", calls])
     assert "named 'nosuch'" in p.stderr and "a function's name" not in p.stderr
+    assert "nil is not a literal" not in p.stderr
+
+
+def test_nil_is_pointed_at_what_a_nil_value_reads_as(calls):
+    """nil reads as a value's name: the warning says what a nil
+    interface or pointer reads as instead."""
+    p = report(["--count", "-f", "goret2 != nil", calls])
+    assert p.stdout.strip() == "0"
+    assert "named 'nil'; comparisons with it are false (nil is not a literal: a nil " \
+        "interface or error reads as the string \"<nil>\", e.g. goret2 != \"<nil>\", " \
+        "and a nil pointer, map or chan as 0)" in p.stderr
 
 
 def test_pid_not_in_file_is_named(calls):
