@@ -383,14 +383,16 @@ static void eval_edges(struct diff *d, uint32_t ri)
 }
 
 /* Processes of side `s` that exited with a status other than 0, or by a
- * signal (exit_code -SIGNAL), per recording. */
+ * signal (exit_code -SIGNAL), per recording; those whose status is not
+ * known (GTR_EXIT_UNKNOWN: a -p target or a child whose exit went unseen)
+ * are not counted. */
 static double crashes(const struct diff *d, int s)
 {
 	const struct diff_meta *m = &d->meta[s];
 	uint64_t n = 0;
 
 	for (uint32_t k = 0; k < m->nexit; k++)
-		if (m->exit_code[k])
+		if (m->exit_code[k] && m->exit_code[k] != GTR_EXIT_UNKNOWN)
 			n += m->exit_count[k];
 	return (double)n / (d->opts->nfiles[s] ? d->opts->nfiles[s] : 1);
 }

@@ -271,7 +271,8 @@ def test_a_new_run_that_crashed_fails_by_default(gen, pair, tmp_path):
     """The default rules gate on crashes: a new run whose process exited
     non-zero (a panic's status 2) or by a signal where the base's did not
     fails with nothing else changed; one that crashed on both sides does
-    not, nor when --fail-on rules leave crashes out."""
+    not, nor one whose status is not known, nor when --fail-on rules leave
+    crashes out."""
     base, _ = pair
     crashed = gen(tmp_path / "crashed.gtr", seed=1, old=True, exit_code=2)
     killed = gen(tmp_path / "killed.gtr", seed=1, old=True, exit_code=-9)
@@ -285,6 +286,9 @@ def test_a_new_run_that_crashed_fails_by_default(gen, pair, tmp_path):
         [(None, "crashes > 0", "fail")]
     assert "(processes)" in diff("--format", "markdown", base, crashed).stdout
     assert diff(crashed, killed).returncode == 0, "crashed on both sides"
+    # a status not known (a -p target's exit unseen) is no crash
+    unknown = gen(tmp_path / "unknown.gtr", seed=1, old=True, exit_code=-2**31)
+    assert diff(base, unknown).returncode == 0
     assert diff(crashed, base).returncode == 0, "fixed: fewer crashes"
     assert diff("--fail-on", "p50 > +10%", base, crashed).returncode == 0
     for rule, why in (("main.*: crashes > 0", "not functions"), ("crashes > +10%", "a count")):
