@@ -669,7 +669,7 @@ static int list_one(const struct gobin_func *f, void *vctx)
 		fprintf(c->out, "    goarg%-3d %-12s %-20s ", i + 1,
 			a->name[0] ? a->name : "-", a->type_name[0] ? a->type_name : "?");
 		/* listed only: the header says it once */
-		if (!c->listed_only && gobin_arg_folded_recorded(a))
+		if (!c->listed_only && i < GT_MAX_FETCH && gobin_arg_folded_recorded(a))
 			fprintf(c->out, "%-16s the constant %s in this GCC clone "
 				"(folded in, not passed): recorded as it\n", loc,
 				folded_str(a, num, sizeof(num)));

@@ -571,6 +571,40 @@ int plan_exprs(struct probe *p)
 	return 0;
 }
 
+/*
+ * Decides the predicates of `p` on values GCC folded to a constant
+ * (gobin_arg_folded_recorded()): the BPF program reads such a slot as
+ * unavailable, which fails a comparison, while events record the
+ * constant. A comparison that holds for it is dropped; one that cannot
+ * hold would record nothing, and is refused. 0, or -1 after printing why.
+ */
+static int fold_preds(struct probe *p)
+{
+	uint32_t k, n = 0;
+
+	for (k = 0; k < p->plan.npred; k++) {
+		const struct gt_pred *c = &p->plan.pred[k];
+		const struct gobin_arg *a = c->slot < p->meta.nargs ? &p->args[c->slot] : NULL;
+		uint64_t v;
+
+		if (!a || p->plan.fetch[c->slot].op != GT_OP_NONE ||
+		    !gobin_arg_folded_recorded(a)) {
+			p->plan.pred[n++] = *c;
+			continue;
+		}
+		v = a->type == GTR_TYPE_BOOL ? a->folded_value != 0 : (uint64_t)a->folded_value;
+		if (!pred_holds(c, v)) {
+			fprintf(stderr, "gotrace-record: probe '%s': the predicate cannot "
+				"hold: %s is the constant %lld in %s, a GCC clone\n",
+				p->spec.text, a->name, (long long)a->folded_value,
+				p->fn.name);
+			return -1;
+		}
+	}
+	p->plan.npred = n;
+	return 0;
+}
+
 int plan_fetches(struct probe *p, uint32_t id, const struct plan_opts *o)
 {
 	int i;
@@ -604,6 +638,8 @@ int plan_fetches(struct probe *p, uint32_t id, const struct plan_opts *o)
 			return -1;
 		}
 		p->plan.npred = n;
+		if (fold_preds(p))
+			return -1;
 	}
 	p->plan.rate = o->rate;
 	if (o->stack)

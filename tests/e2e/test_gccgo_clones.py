@@ -132,3 +132,21 @@ def test_return_probe_of_an_isra_clone_warns_of_its_results(clones, tmp_path):
                     "is a GCC IPA-SRA clone, which may not return the results its "
                     "function declares (when every caller ignores them): its results "
                     "may read what the register holds"]
+
+
+def test_predicate_on_a_folded_constant_is_decided_when_planned(clones, tmp_path):
+    """A record-time predicate on a parameter GCC folded to a constant is
+    decided once, at plan time, for the constant the events record: one
+    that holds keeps every call (the BPF program would read the slot as
+    unavailable and fail it), one that cannot hold is refused."""
+    out = str(tmp_path / "t.gtr")
+    record(["-q", "-o", out, "main.greet.constprop.0 (n == 3)",
+            "main.add.constprop.0 (a == 42 && b > 0)", "--", clones, "x", "y"])
+    assert sorted((e["func"], tuple(e["args"].values())) for e in jsonl(out)) == \
+        [("main.add.constprop.0", (42, 3)), ("main.greet.constprop.0", ("ab", 3))]
+    bad = str(tmp_path / "bad.gtr")
+    p = record(["-q", "-o", bad, "main.greet.constprop.0 (n == 4)", "--", clones],
+               check=False)
+    assert p.returncode != 0 and not os.path.exists(bad)
+    assert ("probe 'main.greet.constprop.0 (n == 4)': the predicate cannot hold: n is "
+            "the constant 3 in main.greet.constprop.0, a GCC clone") in p.stderr
