@@ -127,38 +127,62 @@ static bool same_file_twice(const struct merge_opts *o)
 	return twice;
 }
 
+/* Whether hosts a and b started at one moment: one recording. */
+static bool same_start(const struct gtr_host *a, const struct gtr_host *b)
+{
+	return a->start_mono_ns == b->start_mono_ns &&
+	       a->start_realtime_ns == b->start_realtime_ns &&
+	       a->start_boottime_ns == b->start_boottime_ns;
+}
+
 /*
- * Whether two inputs are one recording: a copy of it, or a selection of it
- * (gotrace-report -w keeps its HOST block), whose events would be there
- * twice. A recording is known by the three clocks its HOST block read when
- * it started (a later file of a rotation reads them again: it is not the
- * same); the host name is not compared, as redaction may hash it. Two
- * selections of one recording may hold different events: a warning. Says
- * which; true when the merge must not go on.
+ * Whether two inputs hold one recording: a copy of it, a selection of it
+ * (gotrace-report -w keeps its HOST block), or a merged file that holds it
+ * as one of its hosts (merged again, its events would be there twice). A
+ * recording is known by the three clocks its HOST (or PEER) block read
+ * when it started (a later file of a rotation reads them again: it is not
+ * the same); the host name is not compared, as redaction may hash it.
+ * Every host of a merged input is compared. Two selections of one
+ * recording may hold different events: a warning. Says which; true when
+ * the merge must not go on.
  */
 static bool same_recording(const struct input *in, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		const struct gtr_host *a = gtr_reader_host(in[i].r);
+		const uint32_t ni = gtr_reader_nhosts(in[i].r);
 
-		for (size_t j = 0; j < i && a->start_mono_ns; j++) {
-			const struct gtr_host *b = gtr_reader_host(in[j].r);
+		for (size_t j = 0; j < i; j++) {
+			const uint32_t nj = gtr_reader_nhosts(in[j].r);
 
-			if (a->start_mono_ns != b->start_mono_ns ||
-			    a->start_realtime_ns != b->start_realtime_ns ||
-			    a->start_boottime_ns != b->start_boottime_ns)
-				continue;
-			if (a->origin_ns && b->origin_ns) {
-				fprintf(stderr, PROG ": warning: %s and %s are selections of one "
-					"recording: an event both hold is there twice\n",
-					in[j].path, in[i].path);
-				continue;
+			for (uint32_t hi = 0; hi < ni; hi++) {
+				const struct gtr_host *a = gtr_reader_host_at(in[i].r, hi);
+
+				for (uint32_t hj = 0; a && a->start_mono_ns && hj < nj; hj++) {
+					const struct gtr_host *b = gtr_reader_host_at(in[j].r, hj);
+
+					if (!b || !same_start(a, b))
+						continue;
+					if (a->origin_ns && b->origin_ns) {
+						fprintf(stderr, PROG ": warning: %s and %s are selections "
+							"of one recording: an event both hold is there twice\n",
+							in[j].path, in[i].path);
+						continue;
+					}
+					if (ni > 1 || nj > 1)
+						fprintf(stderr, PROG ": %s and %s hold the same recording "
+							"(host %s, merged into %s): its events would be there "
+							"twice; give each recording once\n", in[j].path,
+							in[i].path, a->hostname, ni > 1 && nj > 1 ? "both" :
+							ni > 1 ? in[i].path : in[j].path);
+					else
+						fprintf(stderr, PROG ": %s and %s are the same recording "
+							"(%s): its events would be there twice; give each "
+							"recording once\n", in[j].path, in[i].path,
+							a->origin_ns || b->origin_ns ?
+							"one a selection of the other" : "a copy of one file");
+					return true;
+				}
 			}
-			fprintf(stderr, PROG ": %s and %s are the same recording (%s): its "
-				"events would be there twice; give each recording once\n",
-				in[j].path, in[i].path, a->origin_ns || b->origin_ns ?
-				"one a selection of the other" : "a copy of one file");
-			return true;
 		}
 	}
 	return false;

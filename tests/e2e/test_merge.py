@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from conftest import RECORD, REPORT, attached, report
+from test_report_hosts import gen, recording  # noqa: F401 (fixtures)
 
 sys.path.insert(0, os.path.dirname(__file__))
 from gtr_reader import GtrReader  # noqa: E402
@@ -160,6 +161,30 @@ def test_merge_refusals(recorded, tmp_path):
     p = report(["merge", "-q", "-w", str(tmp_path / "halves.gtr"), sel, sel2])
     assert "warning: %s and %s are selections of one recording" % (sel, sel2) in p.stderr
     assert len(jsonl(str(tmp_path / "halves.gtr"))) == N
+
+
+def test_merged_file_merged_again_with_one_of_its_recordings(recording, tmp_path):  # noqa: F811
+    """A merged file holds each of its recordings as a host: merged again
+    with one of them, whichever host it is, or with another merged file
+    that holds one too, it is refused (its events would be doubled), while
+    a recording it does not hold merges. Synthetic recordings, no BPF."""
+    a, b, c = recording("alpha"), recording("beta"), recording("gamma")
+    m, m2 = str(tmp_path / "m.gtr"), str(tmp_path / "m2.gtr")
+    report(["merge", "-q", "-w", m, a, b])
+    report(["merge", "-q", "-w", m2, b, c])
+    out = str(tmp_path / "twice.gtr")
+    for first, second, host, into in ((m, b, "beta", m), (b, m, "beta", m),
+                                      (m, a, "alpha", m), (m, m2, "beta", "both")):
+        for args in (["merge", "-w", out, first, second], [first, second]):
+            p = report(args, check=False)
+            assert p.returncode == 2, p.stderr
+            assert p.stderr == "gotrace-report: %s and %s hold the same recording (host " \
+                "%s, merged into %s): its events would be there twice; give each " \
+                "recording once\n" % (first, second, host, into), args
+    assert not os.path.exists(out)
+    n = len(jsonl(c))
+    report(["merge", "-q", "-w", out, m, c])
+    assert len(jsonl(out)) == len(jsonl(m)) + n
 
 
 def test_merge_to_a_pipe(recorded):
