@@ -196,21 +196,47 @@ bool gobin_gccgo_name(const struct gobin *b, const char *name, char *out,
 	return n > 0 && (size_t)n < outlen && strcmp(m, name) != 0;
 }
 
+/* The suffixes GCC gives a clone of a function, each before a number. */
+static const char *const clone_kinds[] = { ".constprop.", ".isra.", ".part." };
+
 bool gobin_func_gcc_clone(const struct gobin *b, const struct gobin_func *f)
 {
-	static const char *const kinds[] = { ".constprop.", ".isra.", ".part." };
-
 	if (b->compiler != GOBIN_GCCGO)
 		return false;
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+	for (size_t i = 0; i < sizeof(clone_kinds) / sizeof(clone_kinds[0]); i++) {
+		const size_t lk = strlen(clone_kinds[i]);
+
 		/* a Go identifier never starts with a digit: ".isra.0" is
 		 * GCC's, not a method or field named isra */
-		for (const char *s = strstr(f->name, kinds[i]); s;
-		     s = strstr(s + 1, kinds[i]))
-			if (s[strlen(kinds[i])] >= '0' && s[strlen(kinds[i])] <= '9')
+		for (const char *s = strstr(f->name, clone_kinds[i]); s;
+		     s = strstr(s + 1, clone_kinds[i]))
+			if (s[lk] >= '0' && s[lk] <= '9')
 				return true;
 	}
 	return false;
+}
+
+/*
+ * Whether `s` is nothing but GCC's clone suffixes: one or more of
+ * ".constprop.N", ".isra.N", ".part.N" (".constprop.0.isra.0").
+ */
+static bool only_clone_suffixes(const char *s)
+{
+	if (!*s)
+		return false;
+	while (*s) {
+		size_t i = 0, lk = 0;
+
+		while (i < sizeof(clone_kinds) / sizeof(clone_kinds[0]) &&
+		       strncmp(s, clone_kinds[i], lk = strlen(clone_kinds[i])))
+			i++;
+		if (i == sizeof(clone_kinds) / sizeof(clone_kinds[0]) ||
+		    s[lk] < '0' || s[lk] > '9')
+			return false;
+		for (s += lk; *s >= '0' && *s <= '9'; s++)
+			;
+	}
+	return true;
 }
 
 /*
@@ -236,7 +262,8 @@ static void library_path(const char *lib, char *out, size_t len)
 
 /*
  * Names the GCC clones of function `name` of `b` (gobin_func_gcc_clone:
- * "main.mix.constprop.0" of main.mix) into buf[len], comma-separated;
+ * "main.mix.constprop.0" of main.mix, its name then clone suffixes only)
+ * into buf[len], comma-separated;
  * returns how many there are.
  */
 static int clones_of(const struct gobin *b, const char *name, char *buf,
@@ -250,7 +277,9 @@ static int clones_of(const struct gobin *b, const char *name, char *buf,
 	for (size_t i = 0; i < b->nfuncs; i++) {
 		const struct gobin_func *f = &b->funcs[i];
 
-		if (strncmp(f->name, name, ln) || f->name[ln] != '.' ||
+		/* main.mix.constprop.0, not main.mix..func1.constprop.0 (a
+		 * clone of mix's closure) */
+		if (strncmp(f->name, name, ln) || !only_clone_suffixes(f->name + ln) ||
 		    !gobin_func_gcc_clone(b, f))
 			continue;
 		if (o < len)

@@ -3,7 +3,8 @@
  * Unit tests of record/gccgo.c: Go names find gccgo's functions (GCC 12's
  * mangling, gcc/go/gofrontend/names.cc) in Debian's libgo.so.21 and in a
  * program gccgo builds here (examples/functions, with and without -s), and
- * a function that is not there says why. Run from the repository root (or
+ * a function that is not there says why, naming GCC's clones of it and no
+ * clone of another function its name begins. Run from the repository root (or
  * set GOTRACE_SRC to it); needs gccgo (make deps).
  */
 #include <criterion/criterion.h>
@@ -128,5 +129,55 @@ Test(gccgo, stripped_program_keeps_dynamic_symbols)
 			 "are functions here (gccgo writes no .gopclntab); build it "
 			 "without -s to probe the others");
 	cr_assert_str_eq(gobin_note(b), why);
+	gobin_close(b);
+}
+
+/* A program whose mix keeps its name while GCC clones its closure
+ * (main.mix..func1.constprop.0), and clones add (main.add.constprop.0). */
+static const char clones_src[] =
+	"package main\n"
+	"import (\"fmt\"; \"os\")\n"
+	"var sink []string\n"
+	"//go:noinline\n"
+	"func add(a, b int) int { return a*len(os.Args) + b }\n"
+	"//go:noinline\n"
+	"func mix(n int) int {\n"
+	"\tf := func(s string, k int) int {\n"
+	"\t\tfor i := 0; i < k; i++ {\n"
+	"\t\t\tsink = append(sink, fmt.Sprintf(\"%s-%d-%d\", s, i, k))\n"
+	"\t\t\tif len(sink) > 100 { sink = sink[:0]; fmt.Println(s, k, i) }\n"
+	"\t\t}\n"
+	"\t\treturn len(sink)\n"
+	"\t}\n"
+	"\treturn f(os.Args[0], 3) + f(\"x\", 3) + n\n"
+	"}\n"
+	"func main() { fmt.Println(mix(len(os.Args)), add(42, 3), add(42, 3)) }\n";
+
+Test(gccgo, clones_named_are_of_the_function_not_of_its_closures)
+{
+	char src[256], exe[256], cmd[1024], why[512];
+	struct gobin *b;
+	struct gobin_func f;
+	FILE *fp;
+
+	snprintf(src, sizeof(src), "%s/clones.go", dir);
+	snprintf(exe, sizeof(exe), "%s/clones", dir);
+	fp = fopen(src, "w");
+	cr_assert(fp && fputs(clones_src, fp) >= 0 && !fclose(fp), "cannot write %s", src);
+	snprintf(cmd, sizeof(cmd), "gccgo -g -O2 -o %s %s", exe, src);
+	cr_assert_eq(system(cmd), 0, "%s failed (make deps installs gccgo)", cmd);
+	b = open_or_fail(exe);
+	/* what GCC made of it, as the test needs it */
+	cr_assert_str_eq(found(b, "main.mix"), "main.mix");
+	cr_assert_null(found(b, "main.add"));
+	cr_assert_eq(gobin_func_find_all(b, "main.add.constprop.0", &f, 1), 1);
+	cr_assert_eq(gobin_func_find_all(b, "main.mix..func1.constprop.0", &f, 1), 1,
+		     "GCC did not clone mix's closure");
+	cr_assert(gobin_func_gcc_clone(b, &f));
+	/* mix's closure's clone is not one of mix */
+	cr_assert_eq(gobin_func_missing_why(b, "main.mix", why, sizeof(why)), 0, "%s", why);
+	cr_assert_gt(gobin_func_missing_why(b, "main.add", why, sizeof(why)), 0);
+	cr_assert(strstr(why, "GCC kept only a copy of it with other parameters") &&
+		  strstr(why, ": main.add.constprop.0; probe it by name"), "%s", why);
 	gobin_close(b);
 }
