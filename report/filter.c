@@ -20,6 +20,20 @@ int filter_arg_index(const struct gtr_probe *pr, const char *name)
 	return -1;
 }
 
+const struct gtr_arg *filter_field_arg(const struct filter *f,
+				       const struct report_event *e)
+{
+	const struct gtr_probe *pr;
+	struct res r;
+
+	if (!f || !f->t.field_only || f->t.field.src != SRC_ARG || f->t.field.len_of)
+		return NULL;
+	r = filter_resolve_slot(f, f->t.field.slot, e->ev->kind, e->probe, e->entry_probe);
+	pr = r.where == W_EVENT ? e->probe : r.where == W_ENTRY ? e->entry_probe : NULL;
+	return pr && r.idx >= 0 && (uint32_t)r.idx < pr->nargs && r.idx < GTR_MAX_ARGS ?
+	       &pr->args[r.idx] : NULL;
+}
+
 /* SF_* of argument i of probe pr: how its value is read. */
 static uint8_t value_flags(const struct gtr_probe *pr, int i)
 {

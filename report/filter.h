@@ -104,6 +104,15 @@ struct filter_value {
 bool filter_field(struct filter *f, const struct report_event *e,
 		  struct filter_value *v);
 
+/*
+ * The argument, as its probe describes it, of the captured value that
+ * field filter `f` (goargN, goretN, a name; not len()) reads on `e`,
+ * resolved as filter_field() resolves it; NULL when the field is not a
+ * captured value or no probe of `e` describes it.
+ */
+const struct gtr_arg *filter_field_arg(const struct filter *f,
+				       const struct report_event *e);
+
 /* What a filter reads of an event beyond its own fields, so a reader
  * can skip work no one uses (filter_uses()). */
 #define FILTER_USES_COMM 1      /* comm: the task name table */

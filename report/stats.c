@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lang.h"
 #include "map.h"
 #include "output.h"
 #include "timeparse.h"
@@ -41,10 +40,6 @@ struct group {
 struct stats {
 	struct filter *by;
 	const char *by_name;
-	/* by_name parsed, when it reads a captured value (goargN, goretN,
-	 * a name; not len()): its slot, for that value's argument type */
-	struct lang_tree by_tree;
-	const struct slot *by_slot;
 	uint32_t max;
 	struct u64map ix;          /* hash of a key -> index in groups */
 	struct group **groups;     /* in the order they were met */
@@ -83,16 +78,6 @@ struct stats *stats_new(struct filter *by, const char *by_name, uint32_t max_gro
 	s->by = by;
 	s->by_name = by_name;
 	s->max = max_groups ? max_groups : 10000;
-	if (by && by_name) {
-		unsigned col;
-		char msg[128];
-
-		/* filter_compile_field() parsed it already: this cannot fail */
-		if (!lang_parse(&s->by_tree, by_name, true, NULL, NULL, &col, msg,
-				sizeof(msg)) &&
-		    s->by_tree.field.src == SRC_ARG && !s->by_tree.field.len_of)
-			s->by_slot = &s->by_tree.slots[s->by_tree.field.slot];
-	}
 	return s;
 }
 
@@ -109,7 +94,6 @@ void stats_free(struct stats *s)
 	free(s->groups);
 	u64map_free(&s->ix);
 	buf_free(&s->key);
-	lang_tree_free(&s->by_tree);
 	free(s);
 }
 
@@ -147,47 +131,6 @@ static struct group *group_new(struct stats *s, uint64_t hash)
 		xalloc_die("stats: group index");
 	s->groups[s->count++] = g;
 	return g;
-}
-
-/* Index of the value named `name` among pr's, -1 when none is. */
-static int arg_named(const struct gtr_probe *pr, const char *name)
-{
-	for (uint32_t k = 0; pr && k < pr->nargs && k < GTR_MAX_ARGS; k++)
-		if (pr->args[k].name && !strcmp(pr->args[k].name, name))
-			return (int)k;
-	return -1;
-}
-
-/*
- * The argument of the captured value the --by field reads on `e`, as
- * spec/FILTER.md resolves it: goargN the entry's (the event's own, or a
- * return's paired entry's), goretN a return's, a name the event's probe
- * first, then a return's entry probe. NULL when the field is not a
- * captured value or no probe describes it.
- */
-static const struct gtr_arg *by_arg(const struct stats *s, const struct report_event *e)
-{
-	const bool ret = e->ev->kind == GTR_KIND_RETURN;
-	const struct slot *sl = s->by_slot;
-	const struct gtr_probe *pr = NULL;
-	int i = -1;
-
-	if (!sl)
-		return NULL;
-	if (sl->space == SP_ARG || sl->space == SP_RET) {
-		pr = sl->space == SP_RET ? (ret ? e->probe : NULL)
-					 : (ret ? e->entry_probe : e->probe);
-		i = (int)sl->n - 1;
-	} else {
-		const char *name = s->by_tree.pool + sl->name_off;
-
-		if ((i = arg_named(e->probe, name)) >= 0)
-			pr = e->probe;
-		else if (ret && (i = arg_named(e->entry_probe, name)) >= 0)
-			pr = e->entry_probe;
-	}
-	return pr && i >= 0 && (uint32_t)i < pr->nargs && i < GTR_MAX_ARGS ?
-	       &pr->args[i] : NULL;
 }
 
 /* Text of a --by value for the key and the table; integers of an
@@ -241,7 +184,7 @@ void stats_event(struct stats *s, const struct report_event *e)
 		if (!filter_field(s->by, e, &v))
 			v.kind = FV_MISSING;
 		by_text(&s->key, &v, v.kind == FV_INT || v.kind == FV_UINT ?
-					 by_arg(s, e) : NULL);
+					 filter_field_arg(s->by, e) : NULL);
 	}
 	const uint64_t hash = u64map_hash_mem(s->key.data, s->key.len, 0);
 	struct group *g = group_find(s, hash);

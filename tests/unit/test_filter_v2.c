@@ -248,6 +248,53 @@ Test(filter, field_values)
 	cr_expect_null(filter_compile_field("", &err));
 }
 
+/* The argument filter_field_arg() gives for field `field` on rev. */
+static const struct gtr_arg *field_arg(const char *field)
+{
+	struct filter_error err;
+	struct filter *f = filter_compile_field(field, &err);
+	const struct gtr_arg *a;
+
+	cr_assert(f, "%s: %s", field, err.msg);
+	a = filter_field_arg(f, &rev);
+	filter_free(f);
+	return a;
+}
+
+/* The argument a field's value is read from, as filter_field() reads it:
+ * goargN and entry names from the entry (a return's paired entry), goretN
+ * and result names from a return; none for other fields, len(), or a
+ * value no probe of the event describes. */
+Test(filter, field_arg_is_the_argument_the_field_reads)
+{
+	ev_add(5, 6, "bob");
+	cr_expect_eq(field_arg("goarg2"), &probe_add.args[1]);
+	cr_expect_eq(field_arg("name"), &probe_add.args[2]);
+	cr_expect_null(field_arg("goret1"));
+	cr_expect_null(field_arg("goarg4"));
+	cr_expect_null(field_arg("len(name)"));
+	cr_expect_null(field_arg("pid"));
+	ev_ret(11, "boom", 1500);
+	cr_expect_eq(field_arg("goarg1"), &probe_add.args[0]);
+	cr_expect_eq(field_arg("a"), &probe_add.args[0]);
+	cr_expect_eq(field_arg("goret2"), &probe_ret.args[1]);
+	cr_expect_eq(field_arg("err"), &probe_ret.args[1]);
+	rev.entry = NULL;
+	rev.entry_probe = NULL;
+	cr_expect_null(field_arg("goarg1"));
+	cr_expect_null(field_arg("a"));
+	cr_expect_eq(field_arg("goret1"), &probe_ret.args[0]);
+	/* a filter, not a lone field */
+	{
+		struct filter_error err;
+		struct filter *f = filter_compile("goret1 == 11", &err);
+
+		cr_assert(f);
+		cr_expect_null(filter_field_arg(f, &rev));
+		filter_free(f);
+	}
+}
+
 Test(filter, error_messages_v2)
 {
 	bad("goret0 == 1", 1, "goret1 to goret32");
