@@ -443,25 +443,14 @@ static __always_inline int preds_hold(const struct gt_plan *plan,
 
 	for (k = 0; k < GT_MAX_PRED; k++) {
 		const struct gt_pred *p = &plan->pred[k];
-		__u64 v, c;
-		int r;
+		__u64 v;
 
 		if (k >= plan->npred)
 			break;
 		v = slots[p->slot & (GT_MAX_FETCH - 1)];
-		c = p->value;
 		if (unavail & (1u << (p->slot & (GT_MAX_FETCH - 1))))
 			return 0;   /* an unreadable value matches nothing */
-		switch (p->op) {
-		case GT_EQ: r = v == c; break;
-		case GT_NE: r = v != c; break;
-		case GT_LT: r = p->is_signed ? (__s64)v < (__s64)c : v < c; break;
-		case GT_LE: r = p->is_signed ? (__s64)v <= (__s64)c : v <= c; break;
-		case GT_GT: r = p->is_signed ? (__s64)v > (__s64)c : v > c; break;
-		case GT_GE: r = p->is_signed ? (__s64)v >= (__s64)c : v >= c; break;
-		default: r = 0;
-		}
-		if (!r)
+		if (!gt_pred_holds(p, v))
 			return 0;
 	}
 	return 1;
@@ -718,23 +707,27 @@ static __noinline int probe_hit(struct pt_regs *regs, const struct gt_plan *plan
 /*
  * A hit of a GT_P_FAST plan (at most GT_FAST_WORDS words in registers,
  * no predicate, no rate limit, g in R14 if any: most probes of Go
- * functions of the register ABI), taken at `ts` by goroutine `goid`: the same record
+ * functions of the register ABI), sent as a record of `cap` slots, taken at `ts` by goroutine `goid`: the same record
  * and the same side effects as probe_hit() (exit watch, drops, batched
  * wakeups) with a frame of a few bytes. The task, the cookie and the CPU
  * state are asked for where they are used rather than kept: fewer values
  * live across the helper calls, none spilled to the stack.
  */
 static __always_inline int fast_hit(struct pt_regs *regs, const struct gt_plan *plan,
-				    __u64 ts, __u64 goid)
+				    __u64 ts, __u64 goid, const __u32 cap)
 {
-	struct gt_event *ev = bpf_ringbuf_reserve(&events,
-						  GT_EVENT_HDR_SIZE + 8 * GT_FAST_WORDS, 0);
+	struct gt_event *ev = bpf_ringbuf_reserve(&events, GT_EVENT_HDR_SIZE + 8 * cap, 0);
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 zero = 0, i, unavail = 0;
 	struct cpu_state *st;
 
 	if (!ev) {
 		count_drop((__u32)bpf_get_attach_cookie(regs));
+		/* a process whose hits all meet a full buffer still has its
+		 * exit watched */
+		st = bpf_map_lookup_elem(&cpu_states, &zero);
+		if (st && watch_exits && st->watched_tgid != task->tgid)
+			watch(st, task->tgid);
 		return 0;
 	}
 	ev->type = GT_REC_EVENT;
@@ -748,7 +741,7 @@ static __always_inline int fast_hit(struct pt_regs *regs, const struct gt_plan *
 	ev->cpu = bpf_get_smp_processor_id();
 	ev->site = bpf_get_attach_cookie(regs) >> 32;
 	ev->ip = PT_REGS_IP(regs);
-	for (i = 0; i < GT_FAST_WORDS; i++) {
+	for (i = 0; i < cap; i++) {
 		const struct gt_fetch *f = &plan->fetch[i];
 
 		ev->slots[i] = 0;
@@ -813,7 +806,10 @@ int gotrace_probe(struct pt_regs *regs)
 						     (void *)(GO_G_REG(regs) + plan->goid_off)))
 				goid = 0;
 		}
-		return fast_hit(regs, plan, ts, goid);
+		/* a record of 2 or 4 slots, as probe_hit() sends */
+		if (plan->nfetch <= 2)
+			return fast_hit(regs, plan, ts, goid, 2);
+		return fast_hit(regs, plan, ts, goid, GT_FAST_WORDS);
 	}
 	return probe_hit(regs, plan, cookie);
 }

@@ -104,6 +104,24 @@ struct gt_pred {
 	__u64 value;
 };
 
+/* Whether predicate `c` holds for slot value `v`: the one comparison of
+ * the BPF program (preds_hold()) and of gotrace-record, which decides
+ * those on constants when it plans (record/values.c, fold_preds()). */
+static inline int gt_pred_holds(const struct gt_pred *c, __u64 v)
+{
+	const __s64 sv = (__s64)v, sc = (__s64)c->value;
+
+	switch (c->op) {
+	case GT_EQ: return v == c->value;
+	case GT_NE: return v != c->value;
+	case GT_LT: return c->is_signed ? sv < sc : v < c->value;
+	case GT_LE: return c->is_signed ? sv <= sc : v <= c->value;
+	case GT_GT: return c->is_signed ? sv > sc : v > c->value;
+	case GT_GE: return c->is_signed ? sv >= sc : v >= c->value;
+	}
+	return 0;
+}
+
 /* What to capture at one probe, selected by the uprobe's BPF cookie. */
 struct gt_plan {
 	__u32 probe_id;

@@ -253,18 +253,3 @@ int pred_compile(const char *text, pred_resolve_fn resolve, void *ctx,
 	lang_tree_free(&t);
 	return rc ? rc : lw.n;
 }
-
-bool pred_holds(const struct gt_pred *c, uint64_t v)
-{
-	const int64_t sv = (int64_t)v, sc = (int64_t)c->value;
-
-	switch (c->op) {
-	case GT_EQ: return v == c->value;
-	case GT_NE: return v != c->value;
-	case GT_LT: return c->is_signed ? sv < sc : v < c->value;
-	case GT_LE: return c->is_signed ? sv <= sc : v <= c->value;
-	case GT_GT: return c->is_signed ? sv > sc : v > c->value;
-	case GT_GE: return c->is_signed ? sv >= sc : v >= c->value;
-	}
-	return false;
-}

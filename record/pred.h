@@ -44,12 +44,4 @@ int pred_compile(const char *text, pred_resolve_fn resolve, void *ctx,
 		 const enum gtr_type *types, int ntypes, struct gt_pred *out,
 		 int max, char *err, size_t errlen);
 
-/*
- * Whether comparison `c` holds for the 64-bit slot value `v`, as the BPF
- * program's preds_hold() compares (bpf/gotrace.bpf.c): for deciding at
- * plan time a comparison whose value is known then (a constant GCC folded
- * into a clone).
- */
-bool pred_holds(const struct gt_pred *c, uint64_t v);
-
 #endif /* GOTRACE_PRED_H */

@@ -593,7 +593,7 @@ static int fold_preds(struct probe *p)
 			continue;
 		}
 		v = a->type == GTR_TYPE_BOOL ? a->folded_value != 0 : (uint64_t)a->folded_value;
-		if (!pred_holds(c, v)) {
+		if (!gt_pred_holds(c, v)) {
 			fprintf(stderr, "gotrace-record: probe '%s': the predicate cannot "
 				"hold: %s is the constant %lld in %s, a GCC clone\n",
 				p->spec.text, a->name, (long long)a->folded_value,
