@@ -400,6 +400,11 @@ static void on_refused(uint64_t cookie, int err, void *ctx)
 		rf->names[rf->n] = plan_probe(rf->plan, slot)->meta.func;
 	rf->err = err;
 	rf->n++;
+	/* an entry's uprobe that also sends a return (GT_P_THEN): that
+	 * return site is left out with it */
+	if (slot < (uint32_t)plan_nprobes(rf->plan) &&
+	    (plan_probe(rf->plan, slot)->plan.flags & GT_P_THEN))
+		on_refused(plan_probe(rf->plan, slot)->plan.then_cookie, err, ctx);
 }
 
 /*
