@@ -10,37 +10,6 @@
 
 #include "reader_internal.h"
 
-/*
- * The values of the delta record at *pp (its heads past the timestamp),
- * as decode_delta_fast() checks them, into x[0, nv): integer deltas, and
- * byte strings skipped with their bits in *strs. -1 for another shape, a
- * string at an index of `read` included.
- */
-static inline int count_values(const uint8_t **pp, const uint8_t *end, uint32_t nv,
-			       uint32_t read, uint64_t *x, uint32_t *strs)
-{
-	const uint8_t *p = *pp;
-
-	*strs = 0;
-	for (uint32_t i = 0; i < nv; i++) {
-		if (p >= end)
-			return -1;
-		const unsigned major = *p >> 5;
-		if (major > GCR_BYTES || fast_arg(&p, end, &x[i]))
-			return -1;
-		if (major == GCR_NEGINT) {
-			x[i] = ~x[i];
-		} else if (major == GCR_BYTES) {
-			if (x[i] > GTR_MAX_STRING || x[i] > (uint64_t)(end - p) || (read >> i & 1))
-				return -1;
-			p += x[i];
-			*strs |= 1u << i;
-		}
-	}
-	*pp = p;
-	return 0;
-}
-
 /* Slot of a count run's values that holds the event's time. */
 #define TS_SLOT GTR_MAX_ARGS
 
@@ -379,7 +348,7 @@ static inline bool run_step(struct run_pos *rs, uint8_t want, uint32_t id,
 	q += 3;
 	const uint32_t nv = cnt - 3;
 	if ((*q >> 5) != GCR_UINT || fast_arg(&q, end, &dts) || dts > UINT64_MAX - rs->ts ||
-	    count_values(&q, end, nv, rp->read, x, &strs))
+	    delta_values(&q, end, nv, rp->read, x, &strs, NULL))
 		return false;
 	rs->p = q;
 	rs->ts += dts;

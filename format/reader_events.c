@@ -244,28 +244,9 @@ static inline int decode_delta_fast(struct gtr_reader *r, struct gtr_event *ev)
 		return 0;
 	/* first the values' heads, checked, into x[] (strings: into ev) */
 	const uint32_t nv = n - 3;
-	uint32_t strs = 0;
-	for (uint32_t i = 0; i < nv; i++) {
-		if (p >= end)
-			return 0;
-		const unsigned major = *p >> 5;
-		if (major > GCR_BYTES || fast_arg(&p, end, &x[i]))
-			return 0;
-		if (major == GCR_NEGINT)
-			x[i] = ~x[i];
-		else if (major == GCR_BYTES) {
-			/* a string captured whole: no delta base */
-			struct gtr_value *v = &ev->vals[i];
-			if (x[i] > GTR_MAX_STRING || x[i] > (uint64_t)(end - p))
-				return 0;
-			v->kind = GTR_VAL_STR;
-			v->v.s.data = p;
-			v->v.s.len = (uint32_t)x[i];
-			v->v.s.full_len = x[i];
-			p += x[i];
-			strs |= 1u << i;
-		}
-	}
+	uint32_t strs;
+	if (delta_values(&p, end, nv, 0, x, &strs, ev->vals))
+		return 0;
 	/* the record is well formed: take it */
 	r->fc.p = p;
 	r->rec_left--;

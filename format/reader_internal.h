@@ -346,4 +346,47 @@ static inline int fast_arg(const uint8_t **pp, const uint8_t *end, uint64_t *v)
 	return 0;
 }
 
+/*
+ * The values of the delta event record at *pp (its heads past the
+ * timestamp) into x[0, nv): integer deltas (a negative one as its two's
+ * complement), byte strings captured whole with their lengths, skipped,
+ * their bits in *strs and, when `vals` is not NULL, their bytes in
+ * vals[i]. 0 with *pp past the values, or -1 for another shape (a head
+ * of another major type, bytes missing, a string too long) or a string
+ * at an index whose bit `no_str` has.
+ */
+static inline int delta_values(const uint8_t **pp, const uint8_t *end, uint32_t nv,
+			       uint32_t no_str, uint64_t *x, uint32_t *strs,
+			       struct gtr_value *vals)
+{
+	const uint8_t *p = *pp;
+
+	*strs = 0;
+	for (uint32_t i = 0; i < nv; i++) {
+		if (p >= end)
+			return -1;
+		const unsigned major = *p >> 5;
+		if (major > GCR_BYTES || fast_arg(&p, end, &x[i]))
+			return -1;
+		if (major == GCR_NEGINT) {
+			x[i] = ~x[i];
+		} else if (major == GCR_BYTES) {
+			/* a string captured whole: no delta base */
+			if (x[i] > GTR_MAX_STRING || x[i] > (uint64_t)(end - p) ||
+			    (no_str >> i & 1))
+				return -1;
+			if (vals) {
+				vals[i].kind = GTR_VAL_STR;
+				vals[i].v.s.data = p;
+				vals[i].v.s.len = (uint32_t)x[i];
+				vals[i].v.s.full_len = x[i];
+			}
+			p += x[i];
+			*strs |= 1u << i;
+		}
+	}
+	*pp = p;
+	return 0;
+}
+
 #endif /* GTR_READER_INTERNAL_H */
