@@ -427,9 +427,12 @@ def recording(binary, out):
     caller its stacks name. The program runs on one CPU, as benchmarks are
     run: unpinned, a run's speed depends on where the scheduler puts it
     (go1.19's build of diffapp: p50s 15% apart from one run to the next on
-    a loaded 2-CPU machine; pinned, 2%)."""
+    a loaded 2-CPU machine; pinned, 2%). And without garbage collection
+    (GOGC=off): gccgo's collector stops the world inside the timed calls,
+    a run's p50 20-26% off another's of the same build."""
     p = subprocess.run(["taskset", "-c", "0", RECORD, "-q", "-U", "--force", "-o", str(out),
-                        *REAL_PROBES, "--", binary], capture_output=True, text=True, timeout=120)
+                        *REAL_PROBES, "--", binary], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, GOGC="off"))
     assert p.returncode == 0, p.stderr
     return str(out)
 
