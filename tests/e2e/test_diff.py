@@ -438,10 +438,17 @@ def recording(binary, out):
 
 
 def test_real_program_in_two_builds(diffapp, toolchain, tmp_path):
+    """The new build's work is 30% slower. A virtual machine's CPU can be
+    taken from it for a while (steal time), which can hide that in one
+    pair of runs: a pair that shows no change is recorded again once, as
+    test_real_reruns_of_one_build_no_false_alarms does for alarms."""
     base, new = diffapp
-    b = recording(base, tmp_path / "base.gtr")
-    n = recording(new, tmp_path / "new.gtr")
-    rc, doc = diff_json(b, n)
+    for again in ("", "-again"):
+        b = recording(base, tmp_path / ("base%s.gtr" % again))
+        n = recording(new, tmp_path / ("new%s.gtr" % again))
+        rc, doc = diff_json(b, n)
+        if rc == 1:
+            break
     assert rc == 1, doc["findings"]
     assert doc["comparable"], doc.get("differences")
     fs = funcs(doc)
