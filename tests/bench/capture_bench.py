@@ -7,7 +7,9 @@ calling add(42, i) (tests/fixtures/hot), side by side:
   an empty BPF program (bpftrace), the minimum program
   (tests/bench/minimum.bpf.c: only the three things every gotrace event
   needs, a bpf_ktime_get_ns(), the 8-byte user read of the goid and a
-  ring-buffer record of the same size, loaded by build/bench_minimum), bpftrace's printf of two registers,
+  ring-buffer record of the same size, loaded by build/bench_minimum;
+  and each of the three alone, and the first two without a record, to
+  show what part of a hit's cost is the kernel's), bpftrace's printf of two registers,
   gotrace-record capturing two ints (with goid and timestamp, as every
   event), and gotrace-record capturing a 64-byte string and an int
   (tests/bench/hotstr). gotrace-record prints its program's figures itself
@@ -43,6 +45,9 @@ MINIMUM = (os.path.join(ROOT, "build", "bench_minimum"),
 # runtime.g.goid's offset of the newest toolchains (Go 1.26-1.27 on amd64,
 # record/gofacts.c): where the minimum program reads, as gotrace-record does
 GOID_OFF = "152"
+# the minimum program's parts measured alone (its cfg.parts bits)
+MINIMUM_PARTS = {1: "bpf_ktime_get_ns() alone", 2: "goid read alone",
+                 4: "88-byte record alone", 3: "ktime + goid read, no record"}
 
 
 def build(tmp):
@@ -135,6 +140,9 @@ def configs(exe, tmp, perf):
                     'uprobe:%s:main.add { printf("%%d %%d\\n", reg("ax"), reg("bx")); }'
                     % hot, "-c", "%s %s" % (hot, n)], {"watch": True}),
         "minimum": ([MINIMUM[0], MINIMUM[1], hot, "main.add", GOID_OFF, "--", hot, n], {}),
+        # minimum.bpf.c's parts alone: 1 ktime, 2 goid read, 4 record
+        **{"minimum%d" % p: ([MINIMUM[0], MINIMUM[1], hot, "main.add", GOID_OFF, str(p),
+                              "--", hot, n], {}) for p in MINIMUM_PARTS},
         "gotrace": (gt('main.add "%d %d" goarg1, goarg2', "--", hot, n), stats),
         "string": (gt("main.name", "--", exe["hotstr"], n), stats),
     }
@@ -171,6 +179,7 @@ def report(r, why):
     print("capture program per probe hit (bpf_stats run_time_ns / run_cnt), %d calls,"
           " median of %d interleaved runs [min-max]" % (CALLS, REPEAT))
     rows = (("empty BPF program (bpftrace)", "empty", ""),
+            *(("  minimum's " + what, "minimum%d" % p, "") for p, what in MINIMUM_PARTS.items()),
             ("minimum: ktime + goid read + 88-byte record", "minimum", ""),
             ("bpftrace printf of 2 registers", "printf", ""),
             ("gotrace-record, 2 ints + goid + ts", "gotrace", "  (target <= 250 ns)"),
@@ -199,6 +208,10 @@ def report(r, why):
         print("  gotrace's program is %.0f ns over the minimum: the ktime, goid read and"
               " ring-buffer record every event needs cost %.0f ns a hit on this machine alone"
               % (med(per_run["gotrace"]) - med(per_run["minimum"]), med(per_run["minimum"])))
+    if per_run["minimum3"] and per_run["empty"]:
+        print("  the clock and the goid read alone, before any record is written, cost %.0f ns"
+              " a hit (the empty program %.0f ns): the floor under every event's cost here"
+              % (med(per_run["minimum3"]), med(per_run["empty"])))
     if per_run["gotrace"] and per_run["empty"]:
         prog = med(per_run["gotrace"]) - med(per_run["empty"])
         print("  gotrace's program is %.1f%% of its cost per call, the rest is the trap: its"

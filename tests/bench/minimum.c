@@ -6,7 +6,9 @@
  * GOTRACE_BPF_STATS form ("bpf_stats: N runs, T ns, T/N ns per run"), so
  * that tests/bench/capture_bench.py reads both alike. COMMAND's stdout is
  * passed through.
- *   bench_minimum BPF_OBJECT BINARY FUNC GOID_OFF -- COMMAND...
+ *   bench_minimum BPF_OBJECT BINARY FUNC GOID_OFF [PARTS] -- COMMAND...
+ * PARTS: the program's parts to run, the sum of 1 (bpf_ktime_get_ns()),
+ * 2 (the goid read) and 4 (the record); 7, all, by default.
  * Exit status: COMMAND's, or 2 when the program cannot be loaded or
  * attached (with the reason).
  */
@@ -65,21 +67,26 @@ int main(int argc, char **argv)
 	struct bpf_program *prog;
 	struct bpf_link *link;
 	struct ring_buffer *rb;
-	int err, rc;
+	int err, rc, cmd = 6;
+	uint32_t parts = 7;
 
-	if (argc < 7 || strcmp(argv[5], "--"))
-		return fprintf(stderr, "usage: bench_minimum BPF_OBJECT BINARY FUNC GOID_OFF -- COMMAND...\n"), 2;
+	if (argc > 7 && strcmp(argv[5], "--"))
+		parts = (uint32_t)atoi(argv[5]), cmd = 7;
+	if (argc <= cmd || strcmp(argv[cmd - 1], "--") || parts < 1 || parts > 7)
+		return fprintf(stderr, "usage: bench_minimum BPF_OBJECT BINARY FUNC GOID_OFF [PARTS 1-7] -- COMMAND...\n"), 2;
 	obj = bpf_object__open_file(argv[1], NULL);
 	if (!obj)
 		return fail(argv[1], errno);
 	{
 		struct bpf_map *ro = bpf_object__find_map_by_name(obj, ".rodata");
 		size_t sz = 0;
-		int32_t *goid_off = ro ? (int32_t *)bpf_map__initial_value(ro, &sz) : NULL;
+		/* minimum.bpf.c's cfg: { __s32 goid_off; __u32 parts; } */
+		int32_t *cfg = ro ? (int32_t *)bpf_map__initial_value(ro, &sz) : NULL;
 
-		if (!goid_off || sz < sizeof(*goid_off))
-			return fail("no .rodata in the object", EINVAL);
-		*goid_off = atoi(argv[4]);
+		if (!cfg || sz < 2 * sizeof(*cfg))
+			return fail("no cfg in the object's .rodata", EINVAL);
+		cfg[0] = atoi(argv[4]);
+		cfg[1] = (int32_t)parts;
 	}
 	err = bpf_object__load(obj);
 	if (err)
@@ -93,7 +100,7 @@ int main(int argc, char **argv)
 			      count_record, &records, NULL);
 	if (!rb)
 		return fail("ring buffer", errno);
-	rc = run_draining(argv + 6, rb);
+	rc = run_draining(argv + cmd, rb);
 	memset(&info, 0, sizeof(info));
 	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
 		return fail("bpf_obj_get_info_by_fd", errno);
