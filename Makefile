@@ -134,18 +134,20 @@ $(B)/tests/%: tests/unit/%.c $(RECORD_OBJS) $(REPORT_OBJS) $(FORMAT_OBJS)
 # fetched through GOTOOLCHAIN, under build/.
 GOENV := GOPATH=$(CURDIR)/$(B)/gopath GOCACHE=$(CURDIR)/$(B)/gocache
 
-# test_gobin and test_typedesc build their fixtures with each Go toolchain
-# of tests/toolchains.
+# the tests of record/gobin (test_gobin_*, their fixtures in
+# tests/unit/gobin_fixture.h) and test_typedesc build their fixtures with
+# each Go toolchain of tests/toolchains.
+GO_UNIT_BINS := $(filter $(B)/tests/test_gobin_%,$(UNIT_BINS)) $(B)/tests/test_typedesc
 unit: $(UNIT_BINS)
-	@set -e; for t in $(filter-out $(B)/tests/test_gobin $(B)/tests/test_typedesc,$(UNIT_BINS)); do \
+	@set -e; for t in $(filter-out $(GO_UNIT_BINS),$(UNIT_BINS)); do \
 	  echo "== $$t"; $$t --jobs 1 --short-filename; done
-	@for tc in $$(tests/gocmd names gccgo); do echo "== $(B)/tests/test_gobin skips $$tc:" \
-	  "its fixtures are gc builds (GOARCH=386 and arm64, -ldflags, external linking);" \
+	@for tc in $$(tests/gocmd names gccgo); do echo "== $(B)/tests/test_gobin_* skip $$tc:" \
+	  "their fixtures are gc builds (GOARCH=386 and arm64, -ldflags, external linking);" \
 	  "every run checks a gccgo build of its own (args_gccgo)"; done
 	@set -e; for tc in $$(tests/gocmd names gc); do \
-	  go=$$($(GOENV) tests/gocmd $$tc); for t in test_gobin test_typedesc; do \
-	  echo "== $(B)/tests/$$t with $$tc ($$go)"; \
-	  $(GOENV) GOTRACE_GO="$$go" $(B)/tests/$$t --jobs 1 --short-filename; done; done
+	  go=$$($(GOENV) tests/gocmd $$tc); for t in $(GO_UNIT_BINS); do \
+	  echo "== $$t with $$tc ($$go)"; \
+	  $(GOENV) GOTRACE_GO="$$go" $$t --jobs 1 --short-filename; done; done
 
 e2e: all
 	$(PYTHON) -m pytest -v -rs -p no:cacheprovider --junitxml=$(B)/e2e.xml tests/e2e

@@ -110,7 +110,7 @@ int gofact_funcid_wrapper(int minor)
  * (every field before them is a word or a slice of 3 words, so the
  * index holds for 4- and 8-byte words). Checked against DW_AT_
  * data_member_location of runtime.moduledata in the DWARF of each
- * toolchain of tests/toolchains (tests/unit/test_gobin.c).
+ * toolchain of tests/toolchains (tests/unit/test_typedesc.c).
  */
 static const struct moddata_row {
 	int from, to;       /* Go minor versions, inclusive */
@@ -151,7 +151,7 @@ const struct gofact_moddata *gofact_moduledata(int minor)
  * moff, _}. Names: a flags byte, a varint length, the bytes (Go 1.17+).
  * Sources: go1.19 src/runtime/type.go, go1.21-go1.27
  * src/internal/abi/type.go; checked against DWARF with go1.19, go1.26
- * and go1.27 (tests/unit/test_gobin.c).
+ * and go1.27 (tests/unit/test_typedesc.c).
  */
 static const struct gofact_typedesc typedesc_rows[] = {
 	{ .ptrsize = 8, .size = 0, .tflag = 20, .kind = 23, .str = 40, .hdr = 48 },

@@ -3,8 +3,8 @@
  * Facts about Go that move between releases, kept as data in one place
  * (gofacts.c), each with its source in the Go tree. Everything in record/
  * that depends on a Go version asks here; nothing else keys on go_minor.
- * tests/unit/test_gobin.c and tests/e2e check the rows against DWARF and
- * the binaries of every toolchain of tests/toolchains.
+ * tests/unit/test_gobin_*.c, test_typedesc.c and tests/e2e check the rows
+ * against DWARF and the binaries of every toolchain of tests/toolchains.
  */
 #ifndef GOTRACE_GOFACTS_H
 #define GOTRACE_GOFACTS_H

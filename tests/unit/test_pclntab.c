@@ -6,7 +6,7 @@
  * (0xfffffff1, also with textStart 0 as Go 1.26 writes it), 32- and 64-bit,
  * found by searching the loaded data as in a binary without section
  * headers; and broken tables, which must be refused without crashing.
- * Real binaries are checked against Go's debug/gosym in test_gobin.c.
+ * Real binaries are checked against Go's debug/gosym in test_gobin_funcs.c.
  */
 #include <criterion/criterion.h>
 
