@@ -71,6 +71,19 @@ struct {
 } watched SEC(".maps");
 
 /*
+ * Processes that gotrace-record attached uprobes for by their pid: tgid
+ * -> 1, put here by gotrace-record as it attaches and taken out by their
+ * exit. An exec from a thread other than the first in one of them stops
+ * it until its probes are attached again (on_process_exec()).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u8);
+} execs SEC(".maps");
+
+/*
  * Per-CPU scratch record of a hit with bytes (strings, memory, a stack):
  * assembled here, then copied out, as its size is known only at the end.
  * A hit of register and stack words only is written in place in the ring
@@ -841,10 +854,13 @@ static __always_inline int on_process_exit(void)
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct gt_exit x = {};
 
-	if (!bpf_map_lookup_elem(&watched, &tgid))
+	if (!bpf_map_lookup_elem(&watched, &tgid) &&
+	    !bpf_map_lookup_elem(&execs, &tgid))
 		return 0;
 	if (BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0;
+	/* its pid may be another process's next */
+	bpf_map_delete_elem(&execs, &tgid);
 	if (bpf_map_delete_elem(&watched, &tgid))
 		return 0;
 	x.type = GT_REC_EXIT;
@@ -877,4 +893,60 @@ SEC("tp/sched/sched_process_exit")
 int gotrace_exit_tp(void *ctx)
 {
 	return on_process_exit();
+}
+
+#define GT_SIGSTOP 19   /* include/uapi/asm-generic/signal.h */
+
+/*
+ * An exec in a process of `execs` from a thread other than its first
+ * (old_pid, the exec'ing thread's id before the exec, is not the tgid):
+ * the kernel's pid filter of the process's uprobes followed its first
+ * thread, which de_thread() (fs/exec.c) just ended, so the new image
+ * would run unprobed. The process is stopped (the signal is taken on
+ * the way back to user space, before the new image's first instruction)
+ * and a struct gt_exec record wakes gotrace-record, which attaches the
+ * probes again for the pid and lets it go on (SIGCONT). Without room in
+ * the ring buffer for the record it is not stopped: nobody would let it
+ * go on. An exec from the first thread keeps the probes and is left
+ * alone, as is every other process.
+ */
+static __always_inline int on_process_exec(__u32 old_pid)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct gt_exec *x;
+
+	if (old_pid == tgid || !bpf_map_lookup_elem(&execs, &tgid))
+		return 0;
+	x = bpf_ringbuf_reserve(&events, sizeof(*x), 0);
+	if (!x)
+		return 0;
+	x->type = GT_REC_EXEC;
+	x->pid = tgid;
+	x->ts_ns = bpf_ktime_get_ns();
+	x->old_tid = old_pid;
+	x->stopped = bpf_send_signal(GT_SIGSTOP) == 0;
+	bpf_ringbuf_submit(x, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
+/* sched_process_exec(struct task_struct *p, pid_t old_pid, struct
+ * linux_binprm *bprm) (include/trace/events/sched.h, Linux 3.4+), attached
+ * as the exit programs are: its arguments as 64-bit words. */
+SEC("tp_btf/sched_process_exec")
+int gotrace_exec_btf(__u64 *ctx)
+{
+	return on_process_exec((__u32)ctx[1]);
+}
+
+SEC("raw_tp/sched_process_exec")
+int gotrace_exec_raw(__u64 *ctx)
+{
+	return on_process_exec((__u32)ctx[1]);
+}
+
+/* Classic tracepoint: the record's old_pid field (read through CO-RE). */
+SEC("tp/sched/sched_process_exec")
+int gotrace_exec_tp(struct trace_event_raw_sched_process_exec *ctx)
+{
+	return on_process_exec((__u32)BPF_CORE_READ(ctx, old_pid));
 }

@@ -176,7 +176,7 @@ struct gt_plan {
 			      does not keep */
 
 /* Ring buffer record types. */
-enum gt_rec { GT_REC_EVENT = 1, GT_REC_EXIT = 2 };
+enum gt_rec { GT_REC_EVENT = 1, GT_REC_EXIT = 2, GT_REC_EXEC = 3 };
 
 /*
  * A watched process ended (its last thread exited), from the
@@ -190,6 +190,21 @@ struct gt_exit {
 	__u32 code;
 	__u32 pad;
 	char comm[16];     /* of its last thread */
+};
+
+/*
+ * A process of the BPF program's `execs` map exec'd from a thread other
+ * than its first, from the sched_process_exec tracepoint: its uprobes
+ * must be attached again for `pid`. `stopped`: the BPF program stopped
+ * it (SIGSTOP) before its new image's first instruction, and gotrace-record
+ * lets it go on (SIGCONT) once they are.
+ */
+struct gt_exec {
+	__u32 type;        /* GT_REC_EXEC */
+	__u32 pid;         /* the process (thread group) id */
+	__u64 ts_ns;       /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u32 old_tid;     /* the thread that exec'd, by its id before */
+	__u32 stopped;     /* 1: stopped, waiting for SIGCONT */
 };
 
 /*

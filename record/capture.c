@@ -21,49 +21,8 @@
 #include <bpf/libbpf.h>
 
 #include "capture.h"
+#include "capture_int.h"
 #include "gotrace.skel.h"
-
-/*
- * A per-CPU counter map read for all slots at once (one batch lookup a
- * pass, not a syscall per slot): counts of slot s on CPU i at
- * v[s * ncpus + i], read when a pass starts (a slot at or below the last
- * one asked).
- */
-struct counters {
-	uint64_t *v;
-	uint32_t *keys;        /* scratch of the batch lookup */
-	uint32_t last;         /* last slot asked; UINT32_MAX: none yet */
-	int batch;             /* 1: batch lookups work, 0: not tried, -1: they fail */
-};
-
-struct capture {
-	struct gotrace_bpf *skel;
-	struct ring_buffer *rb;
-	struct bpf_link **links;
-	uint32_t nlinks, caplinks;
-	int multi;             /* program loaded for uprobe-multi links */
-	int *multi_fds;        /* their link fds */
-	uint32_t nmulti, capmulti;
-	uint32_t nuprobes;     /* uprobes attached, single or in links */
-	uint32_t nplans;
-	char *plans_mm;        /* the plans map, mapped (NULL: not mappable) */
-	size_t plans_len;
-	int ncpus;
-	uint64_t *percpu;      /* scratch for reading per-CPU drop counters */
-	struct counters drops, suppressed; /* the per-CPU counters, read at once */
-	FILE *progress;        /* where attach progress goes, NULL: nowhere */
-	double progress_t0;    /* shown from a second after this */
-	capture_fn fn;
-	void *ctx;
-	capture_exit_fn exit_fn;
-	int exit_level;              /* EXIT_* programs loaded: 0 all, 1 no tp_btf, 2 none */
-	struct bpf_link *exit_link;  /* sched_process_exit, when attached */
-	const char *exit_via;        /* how it is attached: "tp_btf", "raw_tp", "tp" */
-};
-
-/* How far the exit programs were given up on at load: tp_btf needs BTF of
- * the tracepoint (Linux 5.5), raw_tp and tp load on any kernel here. */
-enum { EXIT_ALL, EXIT_NO_BTF, EXIT_NONE };
 
 static int verbose_libbpf;
 
@@ -138,6 +97,13 @@ static int on_record(void *ctx, void *data, size_t size)
 {
 	struct capture *c = ctx;
 
+	if (size >= sizeof(struct gt_exec) &&
+	    ((const struct gt_exec *)data)->type == GT_REC_EXEC) {
+		capture_on_exec_record(c, data);
+		return 0;
+	}
+	if (c->closing)
+		return 0;
 	if (size >= sizeof(struct gt_exit) &&
 	    ((const struct gt_exit *)data)->type == GT_REC_EXIT) {
 		const struct gt_exit *x = data;
@@ -184,6 +150,7 @@ struct capture *capture_open(uint32_t nplans, uint32_t ringbuf_bytes,
 		return NULL;
 	}
 	verbose_libbpf = verbose;
+	c->verbose = verbose;
 	libbpf_set_print(libbpf_log);
 	c->fn = fn;
 	c->ctx = ctx;
@@ -203,11 +170,15 @@ again:
 	if (c->multi)
 		bpf_program__set_expected_attach_type(c->skel->progs.gotrace_probe,
 						      GT_TRACE_UPROBE_MULTI);
-	if (c->exit_level >= EXIT_NO_BTF)
+	if (c->exit_level >= EXIT_NO_BTF) {
 		bpf_program__set_autoload(c->skel->progs.gotrace_exit_btf, false);
+		bpf_program__set_autoload(c->skel->progs.gotrace_exec_btf, false);
+	}
 	if (c->exit_level >= EXIT_NONE) {
 		bpf_program__set_autoload(c->skel->progs.gotrace_exit_raw, false);
 		bpf_program__set_autoload(c->skel->progs.gotrace_exit_tp, false);
+		bpf_program__set_autoload(c->skel->progs.gotrace_exec_raw, false);
+		bpf_program__set_autoload(c->skel->progs.gotrace_exec_tp, false);
 	}
 	bpf_map__set_max_entries(c->skel->maps.plans, c->nplans);
 	bpf_map__set_max_entries(c->skel->maps.drops, c->nplans);
@@ -251,6 +222,8 @@ again:
 		goto fail;
 	}
 	map_plans(c);
+	c->prog = c->skel->progs.gotrace_probe;
+	c->execs_fd = bpf_map__fd(c->skel->maps.execs);
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_record,
 				 c, NULL);
 	if (!c->rb) {
@@ -346,13 +319,17 @@ int capture_attach(struct capture *c, uint32_t slot, uint32_t site,
 			 strerror(-e));
 		return e;
 	}
+	if (pid > 0) {
+		const uint64_t cookie = opts.bpf_cookie, off = file_offset;
+
+		capture_relink_add(c, pid, false, c->nlinks, path, 1, &cookie, &off);
+	}
 	c->links[c->nlinks++] = link;
 	c->nuprobes++;
 	return 0;
 }
 
-/* One uprobe-multi link for sites [0, n); the link fd or -errno. */
-static int multi_link(struct capture *c, uint32_t n, const uint64_t *cookies,
+int capture_multi_link(struct capture *c, uint32_t n, const uint64_t *cookies,
 		      const char *path, const uint64_t *offsets, pid_t pid)
 {
 	struct gt_link_create_uprobe_multi attr;
@@ -391,8 +368,11 @@ static int attach_split(struct capture *c, uint32_t n, const uint64_t *cookies,
 		c->multi_fds = fds;
 		c->capmulti = cap;
 	}
-	fd = multi_link(c, n, cookies, path, offsets, pid);
+	fd = capture_multi_link(c, n, cookies, path, offsets, pid);
 	if (fd >= 0) {
+		if (pid > 0)
+			capture_relink_add(c, pid, true, c->nmulti, path, n,
+					   cookies, offsets);
 		c->multi_fds[c->nmulti++] = fd;
 		c->nuprobes += n;
 		return n;
@@ -671,13 +651,16 @@ int capture_on_exit(struct capture *c, capture_exit_fn fn)
 {
 	const struct {
 		const char *via;
-		struct bpf_program *prog;
+		struct bpf_program *prog, *exec;
 		int loaded;
 	} ways[] = {
 		/* no tracefs needed for the first two */
-		{ "tp_btf", c->skel->progs.gotrace_exit_btf, c->exit_level < EXIT_NO_BTF },
-		{ "raw_tp", c->skel->progs.gotrace_exit_raw, c->exit_level < EXIT_NONE },
-		{ "tp", c->skel->progs.gotrace_exit_tp, c->exit_level < EXIT_NONE },
+		{ "tp_btf", c->skel->progs.gotrace_exit_btf, c->skel->progs.gotrace_exec_btf,
+		  c->exit_level < EXIT_NO_BTF },
+		{ "raw_tp", c->skel->progs.gotrace_exit_raw, c->skel->progs.gotrace_exec_raw,
+		  c->exit_level < EXIT_NONE },
+		{ "tp", c->skel->progs.gotrace_exit_tp, c->skel->progs.gotrace_exec_tp,
+		  c->exit_level < EXIT_NONE },
 	};
 	const char *only = getenv("GOTRACE_EXIT_VIA");
 	int e = -ENOTSUP;
@@ -692,8 +675,21 @@ int capture_on_exit(struct capture *c, capture_exit_fn fn)
 		else
 			c->exit_via = ways[i].via;
 	}
+	/* sched_process_exec the same way, else any other: an exec from a
+	 * thread other than the first needs it (capture_exec.c) */
+	for (i = 0; c->exit_link && !c->exec_link && i < sizeof(ways) / sizeof(ways[0]); i++)
+		if (ways[i].loaded && !strcmp(c->exit_via, ways[i].via))
+			c->exec_link = bpf_program__attach(ways[i].exec);
+	for (i = 0; c->exit_link && !c->exec_link && i < sizeof(ways) / sizeof(ways[0]); i++)
+		if (ways[i].loaded)
+			c->exec_link = bpf_program__attach(ways[i].exec);
 	if (!c->exit_link)
 		return e;
+	if (!c->exec_link)
+		fprintf(stderr, "gotrace-record: warning: cannot attach to the "
+			"sched_process_exec tracepoint (%s): a traced process that "
+			"execs from a thread other than its first runs its new "
+			"image untraced\n", strerror(errno));
 	c->exit_fn = fn;
 	return 0;
 }
@@ -756,15 +752,13 @@ static void *closer_run(void *arg)
 	const struct closer *w = arg;
 
 	for (uint32_t k = w->first; k < w->n; k += CLOSERS)
-		close(w->fds[k]);
+		if (w->fds[k] >= 0)
+			close(w->fds[k]);
 	return NULL;
 }
 
-/*
- * Closes the uprobe-multi links fds[0, n). The kernel waits for a grace
- * period as it closes each (about 0.1 s): several threads wait at once.
- */
-static void close_links(const int *fds, uint32_t n)
+/* About 0.1 s a link: several threads wait at once. */
+void capture_close_links(const int *fds, uint32_t n)
 {
 	struct closer w[CLOSERS];
 	pthread_t t[CLOSERS];
@@ -789,10 +783,16 @@ void capture_close(struct capture *c)
 		return;
 	print_bpf_stats(c);
 	bpf_link__destroy(c->exit_link);
+	/* a process the exec program stopped since the last read goes on */
+	bpf_link__destroy(c->exec_link);
+	c->closing = true;
+	if (c->rb)
+		ring_buffer__consume(c->rb);
 	for (i = 0; i < c->nlinks; i++)
 		bpf_link__destroy(c->links[i]);
 	free(c->links);
-	close_links(c->multi_fds, c->nmulti);
+	capture_close_links(c->multi_fds, c->nmulti);
+	capture_relinks_free(c);
 	free(c->multi_fds);
 	ring_buffer__free(c->rb);
 	if (c->plans_mm)

@@ -97,7 +97,11 @@ uint32_t capture_nlinks(const struct capture *c);
  * needs tracefs), else a classic one (tracefs mounted); GOTRACE_EXIT_VIA
  * ("tp_btf", "raw_tp", "tp") allows only one of them, for tests. Returns 0,
  * or -errno when the kernel refused all three (the caller then notices
- * exits by polling).
+ * exits by polling). sched_process_exec is attached beside it (the same
+ * way if it can): a process whose uprobes were attached by its pid and
+ * that execs from a thread other than its first is stopped before its
+ * new image runs, its uprobes are attached again from capture_poll(),
+ * and it goes on (spec/PROBES.md); a warning says when it cannot be.
  */
 typedef void (*capture_exit_fn)(uint32_t pid, uint64_t ts_ns, uint32_t code,
 				const char *comm, void *ctx);

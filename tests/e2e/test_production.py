@@ -414,20 +414,104 @@ def test_process_that_execs_itself(gobuild, toolchain, tmp_path):
     assert len(starts) == 2
 
 
+def _reexec_calls(trace):
+    """(func, y) of each event of a reexecthread recording, and its pids."""
+    evs = events(trace)
+    return [(e["func"], e["args"].get("y")) for e in evs], {e["pid"] for e in evs}
+
+
+def _traced_until_exit(procs, argv, trace, probe, *opts, env=None):
+    """Starts argv (a program that prints "ready" and waits for a line),
+    records `probe` in it with -p and opts, and lets it go on; returns
+    (the target, its exit code, the recorder)."""
+    target = procs(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    assert target.p.stdout.readline().startswith("ready")
+    rec = procs([RECORD, *opts, "-o", trace, "-p", str(target.pid), probe],
+                stderr=subprocess.PIPE, text=True)
+    assert wait_for(lambda: " attached (" in rec.p.stderr.readline(), timeout=30)
+    target.p.stdin.write("go\n")
+    target.p.stdin.flush()
+    return target, target.p.wait(20), rec
+
+
+def test_process_that_execs_itself_from_another_thread(gobuild, toolchain, tmp_path):
+    """An exec from a thread other than the first ends the thread the
+    kernel's pid filter of the uprobes followed: the recorder attaches
+    them again while the new image is stopped before its first
+    instruction, so that each image's entry point and calls are recorded,
+    under the one pid, once each; with uprobe-multi links and with one
+    perf-event uprobe a site (the fallback)."""
+    exe = gobuild("tests/fixtures/reexecthread/main.go", "reexecthread")
+    entry = "_start" if toolchain.gccgo else "_rt0_amd64_linux"
+    want = [(entry, None), ("main.add", 1), (entry, None), ("main.add", 2),
+            (entry, None), ("main.add", 3)]
+    for env in ({}, {"GOTRACE_NO_MULTI": "1"}):
+        trace = str(tmp_path / ("x%d.gtr" % len(env)))
+        p = record(["-v", "-q", "-o", trace, entry, "main.add", "--", exe], env=env)
+        assert p.stdout.splitlines() == ["image 1 43", "image 2 44", "image 3 45"]
+        calls, pids = _reexec_calls(trace)
+        assert calls == want, (env, p.stderr)
+        said = re.findall(r"process (\d+) exec'd from thread (\d+), not its first: "
+                          r"(\d+) uprobe links? attached again, 0 of another file "
+                          r"closed; stopped for", p.stderr)
+        assert len(said) == 2, p.stderr
+        assert pids == {int(said[0][0])} and all(t != pid for pid, t, _ in said)
+        assert all(int(n) >= 1 for _, _, n in said) and "warning" not in p.stderr
+
+
+def test_traced_pid_that_execs_itself_from_another_thread(gobuild, tmp_path, procs):
+    """The same for a -p target, whose probes are attached through
+    /proc/PID/exe: it names the new image's file, the same one."""
+    exe = gobuild("tests/fixtures/reexecthread/main.go", "reexecthread")
+    trace = str(tmp_path / "t.gtr")
+    target, code, rec = _traced_until_exit(procs, [exe], trace, "main.add",
+                                           env=dict(os.environ, REEXEC_WAIT="1"))
+    assert code == 0
+    assert target.p.stdout.read().splitlines() == ["image 1 43", "image 2 44", "image 3 45"]
+    assert rec.p.wait(20) == 0       # "the traced processes exited"
+    calls, pids = _reexec_calls(trace)
+    assert calls == [("main.add", 1), ("main.add", 2), ("main.add", 3)]
+    assert pids == {target.pid}
+
+
+def test_traced_process_that_execs_another_program_from_another_thread(
+        gobuild, tmp_path, procs):
+    """An exec of another program from a thread other than the first goes
+    on: a command's probes are attached again (their file may be mapped
+    again, as after an exec from the first thread), a -p target's, made
+    through /proc/PID/exe, which names the other program now, are closed."""
+    exe = gobuild("tests/fixtures/reexecthread/main.go", "reexecthread")
+    trace = str(tmp_path / "x.gtr")
+    p = record(["-v", "-q", "-o", trace, "main.add", "--", exe, "to", "/bin/echo", "hi"])
+    assert p.stdout.splitlines() == ["image 1 43", "hi"]
+    assert _reexec_calls(trace)[0] == [("main.add", 1)]
+    assert re.search(r"exec'd from thread \d+, not its first: 1 uprobe link "
+                     r"attached again, 0 of another file closed; stopped for", p.stderr)
+    assert "warning" not in p.stderr
+
+    trace = str(tmp_path / "t.gtr")
+    target, code, rec = _traced_until_exit(procs, [exe, "to", "/bin/echo", "hi"], trace,
+                                           "main.add", "-v",
+                                           env=dict(os.environ, REEXEC_WAIT="1"))
+    assert code == 0
+    assert target.p.stdout.read().splitlines() == ["image 1 43", "hi"]
+    assert rec.p.wait(20) == 0
+    said = rec.p.stderr.read()
+    assert re.search(r"process %d exec'd from thread \d+, not its first: 0 uprobe links "
+                     r"attached again, 1 of another file closed; stopped for" % target.pid,
+                     said), said
+    assert "warning" not in said
+    assert _reexec_calls(trace)[0] == [("main.add", 1)]
+
+
 def test_exit_time_and_status_of_a_traced_process(gobuild, tmp_path, procs, loop_bin):
     """A -p target's end is recorded when its last thread exits (the
     sched_process_exit tracepoint), with its status; one killed by a
     signal gets -signal (spec/FORMAT.md, process)."""
     exe = gobuild("tests/fixtures/exits/main.go", "exits")
-    target = procs([exe, "3"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert target.p.stdout.readline().startswith("ready")
     trace = str(tmp_path / "t.gtr")
-    rec = procs([RECORD, "-o", trace, "-p", str(target.pid), "main.work"],
-                stderr=subprocess.PIPE, text=True)
-    attached(rec)
-    target.p.stdin.write("go\n")
-    target.p.stdin.flush()
-    assert target.p.wait(20) == 3
+    target, code, rec = _traced_until_exit(procs, [exe, "3"], trace, "main.work")
+    assert code == 3
     assert rec.p.wait(20) == 0       # "the traced processes exited"
     evs = events(trace)
     assert [e["goargs"][0] for e in evs] == [0, 1, 2, 3, 4]

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A traced process that execs from a thread other than its first. Its
+ * uprobes were attached by its pid, and the kernel keeps the task it
+ * found then, the first thread: a uprobe-multi link's filter compares
+ * that task's memory with the one being probed
+ * (bpf_uprobe_multi_link_attach(), uprobe_multi_link_filter(),
+ * kernel/trace/bpf_trace.c), a perf-event uprobe runs in that task's
+ * context only; de_thread() (fs/exec.c) ends that task when another
+ * thread execs, so the new image would run unprobed (Linux 6.18). The
+ * BPF program stopped the process (on_process_exec()); here its links
+ * are made again for the pid, whose task is now the thread that exec'd,
+ * the old ones are closed (their handlers would still run for the
+ * process: they match its thread group) and it goes on.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "capture.h"
+#include "capture_int.h"
+#include "xalloc.h"
+
+void capture_relink_add(struct capture *c, pid_t pid, bool multi, uint32_t at,
+			const char *path, uint32_t n, const uint64_t *cookies,
+			const uint64_t *offsets)
+{
+	const uint32_t key = (uint32_t)pid;
+	const uint8_t one = 1;
+	struct relink *r;
+	struct stat st;
+
+	if (stat(path, &st))
+		return;   /* its file cannot be told again: not made again */
+	if (c->nrelinks == c->caprelinks) {
+		c->caprelinks = c->caprelinks ? c->caprelinks * 2 : 8;
+		c->relinks = xrealloc(c->relinks, c->caprelinks * sizeof(*r), "links");
+	}
+	r = &c->relinks[c->nrelinks++];
+	*r = (struct relink){ .pid = pid, .multi = multi, .at = at,
+			      .dev = st.st_dev, .ino = st.st_ino, .n = n };
+	r->path = strcpy(xcalloc(strlen(path) + 1, 1, "links"), path);
+	r->cookies = memcpy(xcalloc(n, sizeof(*cookies), "links"), cookies,
+			    n * sizeof(*cookies));
+	r->offsets = memcpy(xcalloc(n, sizeof(*offsets), "links"), offsets,
+			    n * sizeof(*offsets));
+	/* a full table (16384 processes) leaves this one unwatched */
+	bpf_map_update_elem(c->execs_fd, &key, &one, BPF_ANY);
+}
+
+/* Whether r->path still names the file r was attached to (not another
+ * one an exec of a different program put at /proc/PID/exe, or a file
+ * replaced on disk). */
+static bool same_file(const struct relink *r)
+{
+	struct stat st;
+
+	return !stat(r->path, &st) && st.st_dev == r->dev && st.st_ino == r->ino;
+}
+
+/*
+ * Makes link r again for its pid; a multi link's old fd goes to
+ * old[(*nold)++] for the caller to close, a perf-event link is destroyed
+ * here. 0 or -errno (the link is then gone).
+ */
+static int relink(struct capture *c, const struct relink *r, int *old,
+		  uint32_t *nold)
+{
+	struct bpf_link *l;
+	int fd;
+
+	if (r->multi) {
+		fd = capture_multi_link(c, r->n, r->cookies, r->path, r->offsets, r->pid);
+		old[(*nold)++] = c->multi_fds[r->at];
+		c->multi_fds[r->at] = fd >= 0 ? fd : -1;
+		return fd < 0 ? fd : 0;
+	}
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = r->cookies[0]);
+	l = bpf_program__attach_uprobe_opts(c->prog, r->pid, r->path,
+					    r->offsets[0], &opts);
+	fd = l ? 0 : -errno;
+	bpf_link__destroy(c->links[r->at]);
+	c->links[r->at] = l;
+	return fd;
+}
+
+/* Closes link r for good: its process runs another file now. */
+static void relink_drop(struct capture *c, struct relink *r, int *old,
+			uint32_t *nold)
+{
+	if (r->multi) {
+		old[(*nold)++] = c->multi_fds[r->at];
+		c->multi_fds[r->at] = -1;
+	} else {
+		bpf_link__destroy(c->links[r->at]);
+		c->links[r->at] = NULL;
+	}
+	free(r->path);
+	r->path = NULL;
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void capture_on_exec_record(struct capture *c, const struct gt_exec *x)
+{
+	int *old = xcalloc(c->nrelinks, sizeof(*old), "links");
+	uint32_t nold = 0, again = 0, gone = 0, failed = 0;
+	int e = 0;
+
+	for (uint32_t i = 0; i < c->nrelinks && !c->closing; i++) {
+		struct relink *r = &c->relinks[i];
+		int k;
+
+		if (r->pid != (pid_t)x->pid || !r->path)
+			continue;
+		if (!same_file(r)) {
+			relink_drop(c, r, old, &nold);
+			gone++;
+			continue;
+		}
+		k = relink(c, r, old, &nold);
+		if (k) {
+			e = k;
+			failed++;
+		} else {
+			again++;
+		}
+	}
+	capture_close_links(old, nold);
+	free(old);
+	if (x->stopped && kill((pid_t)x->pid, SIGCONT) && errno != ESRCH)
+		fprintf(stderr, "gotrace-record: cannot let process %u go on "
+			"(%s): run kill -CONT %u\n", x->pid, strerror(errno), x->pid);
+	if (failed)
+		fprintf(stderr, "gotrace-record: warning: process %u exec'd from "
+			"a thread other than its first and %u of its uprobe links "
+			"could not be attached again (%s): its new image is traced "
+			"in part\n", x->pid, failed, strerror(-e));
+	if (c->verbose && !c->closing)
+		fprintf(stderr, "gotrace-record: process %u exec'd from thread %u, "
+			"not its first: %u uprobe link%s attached again, %u of "
+			"another file closed; %s %.1f ms\n", x->pid, x->old_tid,
+			again, again == 1 ? "" : "s", gone,
+			x->stopped ? "stopped for" : "not stopped (events may be "
+			"lost), after",
+			(double)(monotonic_ns() - x->ts_ns) / 1e6);
+}
+
+void capture_relinks_free(struct capture *c)
+{
+	for (uint32_t i = 0; i < c->nrelinks; i++) {
+		free(c->relinks[i].path);
+		free(c->relinks[i].cookies);
+		free(c->relinks[i].offsets);
+	}
+	free(c->relinks);
+	c->relinks = NULL;
+	c->nrelinks = c->caprelinks = 0;
+}

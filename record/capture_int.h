@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The inside of capture (capture.c, capture_exec.c): the state of one
+ * loaded BPF program and what its files share. Nothing else includes it.
+ */
+#ifndef GOTRACE_CAPTURE_INT_H
+#define GOTRACE_CAPTURE_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "capture.h"
+
+struct gotrace_bpf;
+struct bpf_program;
+
+/*
+ * A per-CPU counter map read for all slots at once (one batch lookup a
+ * pass, not a syscall per slot): counts of slot s on CPU i at
+ * v[s * ncpus + i], read when a pass starts (a slot at or below the last
+ * one asked).
+ */
+struct counters {
+	uint64_t *v;
+	uint32_t *keys;        /* scratch of the batch lookup */
+	uint32_t last;         /* last slot asked; UINT32_MAX: none yet */
+	int batch;             /* 1: batch lookups work, 0: not tried, -1: they fail */
+};
+
+/*
+ * A link attached for one process by its pid, kept so that it can be
+ * made again when the process execs from a thread other than its first
+ * (capture_exec.c): c->multi_fds[at] (a uprobe-multi link of n sites)
+ * or c->links[at] (one perf-event uprobe, n = 1).
+ */
+struct relink {
+	pid_t pid;
+	bool multi;
+	uint32_t at;
+	char *path;            /* as given to the kernel; NULL: given up */
+	dev_t dev;             /* the file it named then */
+	ino_t ino;
+	uint32_t n;
+	uint64_t *cookies, *offsets;
+};
+
+struct capture {
+	struct gotrace_bpf *skel;
+	struct bpf_program *prog;  /* the uprobes' program */
+	int execs_fd;              /* the BPF program's `execs` map */
+	struct ring_buffer *rb;
+	struct bpf_link **links;
+	uint32_t nlinks, caplinks;
+	int multi;             /* program loaded for uprobe-multi links */
+	int *multi_fds;        /* their link fds */
+	uint32_t nmulti, capmulti;
+	uint32_t nuprobes;     /* uprobes attached, single or in links */
+	struct relink *relinks;    /* the links attached by pid */
+	uint32_t nrelinks, caprelinks;
+	uint32_t nplans;
+	char *plans_mm;        /* the plans map, mapped (NULL: not mappable) */
+	size_t plans_len;
+	int ncpus;
+	int verbose;
+	uint64_t *percpu;      /* scratch for reading per-CPU drop counters */
+	struct counters drops, suppressed; /* the per-CPU counters, read at once */
+	FILE *progress;        /* where attach progress goes, NULL: nowhere */
+	double progress_t0;    /* shown from a second after this */
+	capture_fn fn;
+	void *ctx;
+	capture_exit_fn exit_fn;
+	int exit_level;              /* EXIT_* programs loaded: 0 all, 1 no tp_btf, 2 none */
+	struct bpf_link *exit_link;  /* sched_process_exit, when attached */
+	struct bpf_link *exec_link;  /* sched_process_exec, attached alike */
+	bool closing;                /* capture_close(): exec records only */
+	const char *exit_via;        /* how it is attached: "tp_btf", "raw_tp", "tp" */
+};
+
+/* How far the exit and exec programs were given up on at load: tp_btf
+ * needs BTF of the tracepoint (Linux 5.5), raw_tp and tp load on any
+ * kernel here. */
+enum { EXIT_ALL, EXIT_NO_BTF, EXIT_NONE };
+
+/* One uprobe-multi link of the sites (cookies[i], offsets[i]), i < n, of
+ * the ELF file `path` for process `pid` (<= 0: every process): its fd or
+ * -errno. */
+int capture_multi_link(struct capture *c, uint32_t n, const uint64_t *cookies,
+		       const char *path, const uint64_t *offsets, pid_t pid);
+
+/* Closes the uprobe-multi links fds[0, n) (-1 entries are skipped), on
+ * several threads: the kernel waits for a grace period as it closes each. */
+void capture_close_links(const int *fds, uint32_t n);
+
+/*
+ * Keeps link `at` (c->multi_fds[at] when `multi`, else c->links[at]) of
+ * sites (cookies[i], offsets[i]), i < n, of `path`, attached for process
+ * `pid` > 0, to be made again after an exec, and puts `pid` in the
+ * `execs` map. Out of memory: the link is not kept (a warning).
+ */
+void capture_relink_add(struct capture *c, pid_t pid, bool multi, uint32_t at,
+			const char *path, uint32_t n, const uint64_t *cookies,
+			const uint64_t *offsets);
+
+/* Handles a GT_REC_EXEC record: attaches again the links of its pid
+ * whose file is still the one it runs, then lets it go on (only that
+ * once c->closing). */
+void capture_on_exec_record(struct capture *c, const struct gt_exec *x);
+
+/* Frees what capture_relink_add() kept (the links are closed elsewhere). */
+void capture_relinks_free(struct capture *c);
+
+#endif /* GOTRACE_CAPTURE_INT_H */
