@@ -273,6 +273,9 @@ static int put_probe(struct gtr_copier *c, uint32_t id, uint32_t *out)
 	p = *in;
 	if (c->o.partial)
 		p.rate_limit = 0;
+	/* a rotated file's current window, on the output's clock */
+	p.rate_window_ns = gtr_copier_ts(c, p.rate_window_ns);
+	p.rate_window_last_ns = gtr_copier_ts(c, p.rate_window_last_ns);
 	if ((rc = put_binary(c, in->binary_id, &p.binary_id)) ||
 	    (rc = renumber(&c->probes, id, c->o.ids ? &c->o.ids->next_probe : NULL, &p.id)))
 		return rc;

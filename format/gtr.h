@@ -136,6 +136,12 @@ struct gtr_probe {
 				     at most this many events of the probe per
 				     one-second window (spec/FORMAT.md); 0:
 				     none, or not known (a selection) */
+	/* with rate_limit, in a later file of a rotation: the window current
+	 * when the file began, as the earlier files' events show it
+	 * (format/gtr_rate.h); kept 0: none */
+	uint64_t rate_window_ns;      /* its start, CLOCK_MONOTONIC ns */
+	uint64_t rate_window_kept;    /* events it kept before this file */
+	uint64_t rate_window_last_ns; /* the last of them */
 };
 
 /* Identity of a traced executable. */

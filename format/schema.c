@@ -102,6 +102,12 @@ static const struct gtr_field probe_fields[] = {
 	/* gotrace-record --rate-limit (spec/FORMAT.md, PROBE) */
 	GTR_FIELD_X("rate_limit", GTR_F_U64, struct gtr_probe, rate_limit,
 		    GTR_F_OPTIONAL, 0),
+	GTR_FIELD_X("rate_window_ns", GTR_F_U64, struct gtr_probe, rate_window_ns,
+		    GTR_F_OPTIONAL, 0),
+	GTR_FIELD_X("rate_window_kept", GTR_F_U64, struct gtr_probe, rate_window_kept,
+		    GTR_F_OPTIONAL, 0),
+	GTR_FIELD_X("rate_window_last_ns", GTR_F_U64, struct gtr_probe,
+		    rate_window_last_ns, GTR_F_OPTIONAL, 0),
 };
 const struct gtr_schema gtr_probe_schema = GTR_SCHEMA(probe_fields);
 

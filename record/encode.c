@@ -53,6 +53,8 @@ struct encoder {
 	uint64_t events, errors;
 	uint64_t *drops_seen;
 	uint64_t *suppressed_seen; /* rate-limited events already recorded */
+	struct gtr_rate_windows *windows; /* per probe, as the events written
+				     show them (rate: NULL without a limit) */
 	uint64_t *drops_cpu;       /* lost events recorded, [probe][cpu] */
 	uint64_t drops_ts;   /* when drops were last read, CLOCK_MONOTONIC */
 	uint32_t last_pid;   /* pid of the previous event */
@@ -636,6 +638,9 @@ int encoder_on_event(const struct gt_event *ev, size_t size, void *ctx)
 		return 0;
 	}
 	r->events++;
+	if (r->windows)
+		gtr_rate_windows_add(&r->windows[ev->probe_id], ev->ts_ns,
+				     gtr_rate_key(ev->goid, ev->tid), ev->pid);
 	return 0;
 }
 
@@ -742,10 +747,14 @@ struct encoder *encoder_new(const struct plan *pl, uint64_t max_events,
 	r->rate = rate;
 	r->drops_seen = calloc(n, sizeof(uint64_t));
 	r->suppressed_seen = calloc(n, sizeof(uint64_t));
-	if (!r->drops_seen || !r->suppressed_seen) {
+	if (rate)
+		r->windows = calloc(n, sizeof(*r->windows));
+	if (!r->drops_seen || !r->suppressed_seen || (rate && !r->windows)) {
 		encoder_free(r);
 		return NULL;
 	}
+	for (int i = 0; r->windows && i < plan_nprobes(pl); i++)
+		gtr_rate_windows_init(&r->windows[i], &plan_probe(pl, i)->meta);
 	return r;
 }
 
@@ -755,6 +764,7 @@ void encoder_free(struct encoder *r)
 		return;
 	free(r->drops_seen);
 	free(r->suppressed_seen);
+	free(r->windows);
 	free(r->drops_cpu);
 	free(r);
 }
@@ -826,6 +836,11 @@ uint64_t encoder_dropped(const struct encoder *r)
 	for (int i = 0; i < plan_nprobes(r->plan); i++)
 		d += r->drops_seen[i];
 	return d;
+}
+
+const struct gtr_rate_windows *encoder_rate_windows(const struct encoder *r)
+{
+	return r->windows;
 }
 
 uint64_t encoder_suppressed(const struct encoder *r)

@@ -88,6 +88,13 @@ uint64_t encoder_events(const struct encoder *r);
 uint64_t encoder_dropped(const struct encoder *r);
 uint64_t encoder_suppressed(const struct encoder *r);
 
+/*
+ * The windows of each rate-limited probe (indexed by probe id) as the
+ * events written so far show them (format/gtr_rate.h), for the next file
+ * of a rotation; NULL without a rate limit.
+ */
+const struct gtr_rate_windows *encoder_rate_windows(const struct encoder *r);
+
 /* Whether writing failed (the error was printed). */
 bool encoder_failed(const struct encoder *r);
 

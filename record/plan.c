@@ -60,10 +60,13 @@ void plan_free(struct plan *pl)
 
 int plan_nprobes(const struct plan *pl) { return pl->nprobes; }
 
-void plan_rate_continued(struct plan *pl)
+void plan_rate_carry(struct plan *pl, const struct gtr_rate_windows *w)
 {
 	for (int i = 0; i < pl->nprobes; i++)
-		pl->probes[i]->meta.rate_limit = 0;
+		if (w)
+			gtr_rate_windows_carry(&w[i], &pl->probes[i]->meta);
+		else
+			pl->probes[i]->meta.rate_limit = 0;
 }
 int plan_nbinaries(const struct plan *pl) { return pl->nbinaries; }
 

@@ -13,6 +13,7 @@
 #include "gobin.h"
 #include "gotrace.h"
 #include "gtr.h"
+#include "gtr_rate.h"
 #include "probe.h"
 
 #define PLAN_MAX_BINARIES 64
@@ -123,11 +124,14 @@ void plan_warnings(const struct plan *pl);
 int plan_chain_returns(struct plan *pl);
 
 /*
- * Forgets the rate limit in the probes' metadata (gtr_probe.rate_limit):
- * the next files of a rotation do not hold the events the limit kept
- * before them, so a reader must not reckon its windows from theirs.
+ * Gives the probes' metadata the window of each rate-limited probe that
+ * is current as the next file of a rotation begins (w[probe id], from
+ * encoder_rate_windows(): gtr_probe.rate_window_*), which that file does
+ * not hold the events of, so that a reader reckons its windows alone; a
+ * probe whose windows are not known (w NULL, or off) loses its
+ * rate_limit.
  */
-void plan_rate_continued(struct plan *pl);
+void plan_rate_carry(struct plan *pl, const struct gtr_rate_windows *w);
 
 /* Probes added so far; probe i has id i (its BPF plan slot). */
 int plan_nprobes(const struct plan *pl);

@@ -635,7 +635,8 @@ static int session_rotate(struct session *s)
 		/* its frames are whole; its summary is what is missing */
 		fprintf(stderr, "gotrace-record: %s\n", err);
 	host_fill(&s->host, &s->uts, s->hostname, sizeof(s->hostname));
-	plan_rate_continued(s->plan);   /* its windows began in an earlier file */
+	/* its windows began in an earlier file */
+	plan_rate_carry(s->plan, encoder_rate_windows(s->enc));
 	next = open_output(s, ++s->file_no, &s->host, err, sizeof(err));
 	encoder_set_writer(s->enc, next);
 	if (!next) {

@@ -165,8 +165,8 @@ void pair_probes(struct pairer *p, const struct gtr_probe *const *probes, size_t
 		const uint32_t fid = func_id(p, key);
 
 		p->pents = xrealloc(p->pents, (p->npents + 1) * sizeof(*p->pents), "pairing");
-		p->pents[p->npents] = (struct probe_ent){ .id = pr->id, .fid = fid, .used = true,
-							  .rate = pr->rate_limit };
+		p->pents[p->npents] = (struct probe_ent){ .id = pr->id, .fid = fid, .used = true };
+		rate_begin(p, &p->pents[p->npents], pr);
 		if (u64map_put(&p->pidx, pr->id, p->npents, UINT32_MAX))
 			xalloc_die("pairing: probe index");
 		p->npents++;
@@ -181,7 +181,7 @@ void pair_probes(struct pairer *p, const struct gtr_probe *const *probes, size_t
 		if (fid_unpaired(p, p->pents[i].fid))
 			note_unpaired(p, p->pents[i].fid);
 	for (uint32_t i = 0; i < p->npents; i++)
-		p->any_rate |= p->pents[i].rate && probe_has_ret(p, &p->pents[i]);
+		p->any_rate |= p->pents[i].rw.rate && probe_has_ret(p, &p->pents[i]);
 }
 
 uint32_t pair_fid(const struct pairer *p, uint32_t probe_id)
@@ -646,7 +646,7 @@ bool pair_push(struct pairer *p, struct report_event *e)
 {
 	const struct gtr_event *ev = e->ev;
 	struct probe_ent *pe = pmap_slot(p, ev->probe_id);
-	const uint64_t key = ev->goid ? ev->goid : (uint64_t)ev->tid | 1ull << 63;
+	const uint64_t key = gtr_rate_key(ev->goid, ev->tid);
 
 	settle(p);
 	e->unpaired = false;

@@ -6,6 +6,7 @@
 #ifndef REPORT_PAIR_INT_H
 #define REPORT_PAIR_INT_H
 
+#include "gtr_rate.h"
 #include "map.h"
 #include "pair.h"
 
@@ -106,9 +107,9 @@ struct gor {
 				     next returns are theirs, unpaired */
 };
 
-#define RATE_WINDOW 1000000000ull /* the BPF program's rate limit window */
-#define RATE_SLACK 1000000ull     /* events of two goroutines this close (1 ms)
-				     may be counted out of time order */
+#define RATE_WINDOW GTR_RATE_WINDOW /* the BPF program's rate limit window */
+#define RATE_SLACK GTR_RATE_SLACK   /* events of two goroutines this close (1 ms)
+				       may be counted out of time order */
 #define RATE_FULL 4               /* full windows kept per probe */
 
 struct probe_ent {
@@ -116,14 +117,8 @@ struct probe_ent {
 	uint32_t fid;
 	bool used;
 	/* a rate-limited probe (gtr_probe.rate_limit): its windows as its
-	 * kept events show them (pair_loss.c, rate_kept()) */
-	uint64_t rate;            /* events kept per window at most; 0: none */
-	uint64_t win;             /* start of the current window */
-	uint64_t kept;            /* its kept events so far */
-	uint64_t last_ts;         /* the last kept event: time, */
-	uint64_t last_key;        /* goroutine (gor.key) */
-	uint32_t last_pid;        /* and process */
-	bool off;                 /* windows no longer known: drop records say */
+	 * kept events show them (pair_loss.c, rate_kept()); rw.rate 0: none */
+	struct gtr_rate_windows rw;
 	struct span full[RATE_FULL]; /* the last spans where suppression was
 				     possible (windows that kept `rate`) */
 	uint32_t nfull;
@@ -221,5 +216,10 @@ void judge(struct pairer *p, uint32_t fid, uint64_t ts);
  * is its goroutine's (struct gor). Follows the windows of a paired
  * rate-limited probe. */
 void rate_kept(struct pairer *p, struct probe_ent *e, const struct gtr_event *ev, uint64_t key);
+
+/* pair_loss.c: starts the windows of probe `e` (its fid set) from `pr`:
+ * in a later file of a rotation, from the window current when the file
+ * began. */
+void rate_begin(struct pairer *p, struct probe_ent *e, const struct gtr_probe *pr);
 
 #endif /* REPORT_PAIR_INT_H */

@@ -117,53 +117,53 @@ static void rate_span(struct pairer *p, struct probe_ent *e, uint64_t lo, uint64
 }
 
 /*
- * The BPF program's rate limit (bpf/gotrace.bpf.c, rate_allows()) keeps
- * the first `rate` events of a probe in a one-second window, which the
- * first event a second or more after the window's start opens (and
- * keeps), and suppresses the rest of the window. A file that holds every
- * event it kept from the start (gtr_probe.rate_limit) shows the windows:
- * events can have been suppressed only from a window's `rate`-th kept
- * event to its end, and that span is a loss span of the function; the
- * drop records that count the suppressed events add none (pair_drop()).
- * A suppressed event that could split a pair ran on the pair's goroutine
- * between its entry and return, so every event counted before it has a
- * time below the return's: the span needs no margin at its start.
- * Events of one goroutine are counted in the order of their times; those
- * of two goroutines within RATE_SLACK of each other may not be (each CPU
- * reads the clock before it counts), and where a window opens that makes
- * its start unsure: from there on the probe's windows are not reckoned
- * (off), and its drop records' spans stand, as without a known limit. A
- * window that keeps more than `rate` (a count the BPF program reset
- * twice) may end later than it seems: the second after each such event
- * is a loss span too.
+ * A file that holds every event a rate limit kept from the start
+ * (gtr_probe.rate_limit), or from the window current when it began (a
+ * later file of a rotation: gtr_probe.rate_window_*), shows the windows
+ * (format/gtr_rate.h): events can have been suppressed only from a
+ * window's `rate`-th kept event to its end, and that span is a loss span
+ * of the function; the drop records that count the suppressed events add
+ * none (pair_drop()). A suppressed event that could split a pair ran on
+ * the pair's goroutine between its entry and return, so every event
+ * counted before it has a time below the return's: the span needs no
+ * margin at its start. Where a window's start is unsure the probe's
+ * windows are no longer reckoned (off), and its drop records' spans
+ * stand, as without a known limit. A window that keeps more than `rate`
+ * (a count the BPF program reset twice) may end later than it seems: the
+ * second after each such event is a loss span too.
  */
 void rate_kept(struct pairer *p, struct probe_ent *e, const struct gtr_event *ev, uint64_t key)
 {
 	const uint64_t ts = ev->ts_ns;
 
-	if (!e || !e->used || !e->rate || e->off || !probe_has_ret(p, e) || p->lim.lossless)
+	if (!e || !e->used || !e->rw.rate || !probe_has_ret(p, e) || p->lim.lossless)
 		return;
-	const bool opens = !e->kept || (ts >= e->win && ts - e->win >= RATE_WINDOW);
-	const bool near = e->kept && (e->last_key != key || e->last_pid != ev->pid) &&
-			  ts + RATE_SLACK > e->last_ts && ts < e->last_ts + RATE_SLACK;
-	if (near && (opens || e->kept == 1 || ts < e->win)) {
-		e->off = true;            /* where the window opened is unsure */
-		return;
-	}
-	if (opens) {
-		e->win = ts;
-		e->kept = 0;
-	}
-	e->last_ts = ts;
-	e->last_key = key;
-	e->last_pid = ev->pid;
-	/* an event of the window read after its opener (ts < win) counts
-	 * in it: more possible losses, never fewer */
-	e->kept++;
-	if (e->kept == e->rate)
-		rate_span(p, e, ts, e->win + RATE_WINDOW);
-	else if (e->kept > e->rate)
+	switch (gtr_rate_windows_add(&e->rw, ts, key, ev->pid)) {
+	case GTR_RATE_FILLED:
+		rate_span(p, e, ts, e->rw.win + RATE_WINDOW);
+		break;
+	case GTR_RATE_OVER:
 		rate_span(p, e, ts, ts + RATE_WINDOW);
+		break;
+	default:
+		break;
+	}
+}
+
+void rate_begin(struct pairer *p, struct probe_ent *e, const struct gtr_probe *pr)
+{
+	struct gtr_rate_windows *w = &e->rw;
+
+	gtr_rate_windows_init(w, pr);
+	if (!w->rate || w->kept < w->rate || p->lim.lossless)
+		return;
+	/* the window was full before this file: suppression possible
+	 * from its start (its filling event is in an earlier file) to its
+	 * end, or a second after its last event when it kept more */
+	const uint64_t end = w->win + RATE_WINDOW;
+	const uint64_t over = w->last_ts + RATE_WINDOW;
+
+	rate_span(p, e, w->win, w->kept > w->rate && over > end ? over : end);
 }
 
 /* Whether the windows of probe `e` explain events it suppressed in
@@ -172,7 +172,7 @@ static bool rate_explains(const struct probe_ent *e, uint64_t lo, uint64_t hi)
 {
 	const uint32_t n = e->nfull < RATE_FULL ? e->nfull : RATE_FULL;
 
-	if (e->off)
+	if (e->rw.off)
 		return false;
 	for (uint32_t i = 0; i < n; i++)
 		if (e->full[i].lo <= hi + RATE_SLACK && e->full[i].hi + RATE_SLACK >= lo)
@@ -221,7 +221,7 @@ void pair_drop(struct pairer *p, const struct gtr_drop *d)
 	if (!d->count)
 		return;
 	const struct probe_ent *pe = d->probe_id == UINT32_MAX ? NULL : pmap_slot(p, d->probe_id);
-	const bool rated = pe && pe->used ? pe->rate && !p->lim.lossless : p->any_rate;
+	const bool rated = pe && pe->used ? pe->rw.rate && !p->lim.lossless : p->any_rate;
 	if (pe && pe->used && !probe_has_ret(p, pe))
 		return;                   /* not paired: nothing to decide */
 	if (d->reason == GTR_DROP_RATE && rated && pe && rate_explains(pe, lo, hi))

@@ -96,9 +96,37 @@ def test_rate_limited_calls_pair_where_no_suppression_can_lie(gobuild, toolchain
     assert '"rate_limit":50' in report(["info", "--json", trace]).stdout
     for c in calls(sel)[0]:
         assert c["status"] != "returned" or c["goret"][0] == 42 + c["goargs"][1], c
-    # the later files of a rotation miss the events the windows began with
+
+
+def test_rate_limit_windows_carry_into_rotated_files(gobuild, toolchain, tmp_path):
+    """The later files of a rotation do not hold the events their first
+    windows began with: each carries, per probe, the window current when it
+    began (rate_window_*), so that its report, read alone, pairs the calls
+    kept whole before a window filled, as the first file's does, and
+    counts the rest as suppressed, not as lost from the ring buffer (the
+    drop records' second-long spans made every call of a later file
+    'lost'). Rotates at 1000 bytes, so that go1.19 and gccgo builds, whose
+    hot loop writes less in a second, rotate too."""
+    exe = gobuild("tests/fixtures/hot/main.go", "hot")
     rot = str(tmp_path / "rot.gtr")
-    record(["-q", "-o", rot, "-C", "1000", "-r", "2000", "main.add", "r:main.add", "--",
-            exe, "1s"])
-    assert '"rate_limit":2000' in report(["info", "--json", rot]).stdout
-    assert '"rate_limit":' not in report(["info", "--json", rot + "1"]).stdout
+    record(["-q", "-o", rot, "-C", "1000", "-r", "50", "main.add", "r:main.add", "--",
+            exe, "3s"])
+    first = json.loads(report(["info", "--json", rot]).stdout)
+    assert [p["rate_limit"] for p in first["probes"]] == [50, 50]
+    assert all("rate_window_kept" not in p for p in first["probes"])
+    info = json.loads(report(["info", "--json", rot + "1"]).stdout)
+    assert [p["rate_limit"] for p in info["probes"]] == [50, 50], info["probes"]
+    for p in info["probes"]:
+        assert 1 <= p["rate_window_kept"] <= 50, p
+        assert p["rate_window_ns"] <= p["rate_window_last_ns"], p
+    assert info["suppressed"] > 0, info
+    assert {l["reason"] for l in info["losses"]} == {"rate-limit"}, info["losses"]
+    got, err = calls(rot + "1")
+    status = collections.Counter(c["status"] for c in got)
+    assert status["returned"] >= 40, (status, err)
+    assert set(status) <= {"returned", "lost"}, status
+    assert status["lost"] < status["returned"], status
+    for c in got:
+        if c["status"] == "returned":
+            assert c["goret"][0] == 42 + c["goargs"][1], c
+    assert "event(s) were suppressed by the recorder's --rate-limit in " in err, err
