@@ -700,8 +700,10 @@ typedef int (*gtr_wait_fn)(void *ctx);
  * Live reading. `on_wait` (may be NULL) is called as gtr_wait_fn says.
  * `follow`: at the end of a regular file, wait for the recorder to write
  * more (polled every 100 ms), like `tail -f`, until the file's summary is
- * read or on_wait returns nonzero; a block being written is waited for,
- * never taken for damage. Call before the first gtr_reader_next().
+ * read, on_wait returns nonzero, or the writer is gone (the file did not
+ * grow for 5 s and no process holds the flock(2) every writer of a file
+ * takes: killed, crashed, or a copy); a block being written is waited
+ * for, never taken for damage. Call before the first gtr_reader_next().
  */
 void gtr_reader_follow(struct gtr_reader *r, bool follow, gtr_wait_fn on_wait,
 		       void *ctx);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,10 +34,40 @@ static bool would_block(const struct gtr_reader *r)
 	return r->stream && poll(&p, 1, 0) == 0;
 }
 
+#define FOLLOW_IDLE_TICKS 50   /* 5 s without growth: check for a writer */
+
+/*
+ * Whether the followed file has a writer: it grew within the last
+ * FOLLOW_IDLE_TICKS waits, or a process holds the lock every libgtr
+ * writer takes on the file it creates (flock(2), which the kernel
+ * releases when the writer ends, SIGKILL included). A copy of a file,
+ * on any machine, has none.
+ */
+static bool follow_writer_alive(struct gtr_reader *r)
+{
+	struct stat st;
+
+	if (fstat(r->fd, &st))
+		return true;
+	if ((uint64_t)st.st_size != r->idle_size) {
+		r->idle_size = (uint64_t)st.st_size;
+		r->idle_ticks = 0;
+		return true;
+	}
+	if (++r->idle_ticks < FOLLOW_IDLE_TICKS)
+		return true;
+	r->idle_ticks = 0;
+	if (flock(r->fd, LOCK_SH | LOCK_NB))
+		return errno != EWOULDBLOCK;   /* held: the writer lives */
+	flock(r->fd, LOCK_UN);
+	return false;
+}
+
 /*
  * At the end of a followed file: 1 when more may come (after waiting up
- * to 100 ms), 0 when reading ends here (the summary was read, or the
- * wait hook said stop).
+ * to 100 ms), 0 when reading ends here (the summary was read, the wait
+ * hook said stop, or the writer is gone: the file did not grow for 5 s
+ * and no process holds its writer's lock).
  */
 static int follow_wait(struct gtr_reader *r)
 {
@@ -45,6 +76,8 @@ static int follow_wait(struct gtr_reader *r)
 	if (!r->follow || r->ended)
 		return 0;
 	if (r->on_wait && r->on_wait(r->wait_ctx))
+		return 0;
+	if (!follow_writer_alive(r))
 		return 0;
 	nanosleep(&tick, NULL);
 	return 1;

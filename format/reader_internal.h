@@ -109,6 +109,8 @@ struct gtr_reader {
 	bool stream;            /* not a regular file: reads may block */
 	bool follow;            /* at the end of the file, wait for more */
 	bool ended;             /* the summary was read: nothing follows */
+	uint64_t idle_size;     /* followed file: its size when it last grew, */
+	unsigned idle_ticks;    /* and the waits since (100 ms each) */
 	gtr_wait_fn on_wait;    /* called before waiting for input; may be NULL */
 	void *wait_ctx;
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
@@ -676,6 +677,9 @@ static int open_new(struct gtr_writer *w, unsigned flags)
 			return wr_err(w, -EEXIST, "%s exists; use --force to overwrite", w->path);
 		return wr_err(w, -errno, "cannot create %s: %s", w->path, strerror(errno));
 	}
+	/* held while the file is written, released by the kernel however
+	 * the writer ends: a follower (gtr_reader_follow()) sees it gone */
+	(void)flock(w->fd, LOCK_EX | LOCK_NB);
 	return 0;
 }
 

@@ -220,6 +220,26 @@ def test_follow_ends_cleanly_on_ctrl_c(loop_bin, procs, tmp_path):
     assert rec.stop(signal.SIGINT) == 0
 
 
+def test_follow_ends_when_its_recorder_was_killed(loop_bin, procs, tmp_path):
+    """SIGKILL leaves no summary to end on: --follow ends by itself once
+    the file stops growing and no writer holds its lock (within about 5 s),
+    with every event written and the warning that the file was not
+    closed; a recorder that is alive but idle holds the lock, so its
+    follower waits on."""
+    rec, rep, trace = record_and_follow(procs, loop_bin, tmp_path)
+    assert read_line(rep.p.stdout)
+    rec.p.send_signal(signal.SIGKILL)
+    assert rec.p.wait(30) == -signal.SIGKILL
+    t0 = time.monotonic()
+    rep.p.stdout.read()
+    assert rep.p.wait(30) == 0
+    took = time.monotonic() - t0
+    assert 4.0 <= took < 15.0, took
+    err = rep.p.stderr.read().decode()
+    assert "f.gtr was not closed by gotrace-record (killed or crashed)" in err, err
+    assert len(report(["--format", "jsonl", trace]).stdout.splitlines()) > 0
+
+
 def test_follow_refuses_standard_input():
     p = subprocess.run([REPORT, "--follow", "-"], capture_output=True, text=True,
                        stdin=subprocess.DEVNULL, timeout=30)
