@@ -21,15 +21,23 @@
 
 /* A binary of the output, as a merge shares it between inputs. */
 struct out_binary {
-	uint32_t host;
+	uint32_t space;           /* the pid space of its host (below) */
 	char *path, *build_id;
 	bool symbols;             /* its symbols are written */
 };
 
+/*
+ * Pid spaces: the hosts of the output (one per recording) whose pids are
+ * one machine's in one boot under one name share the space of the first
+ * of them (gtr_id_space_share()); a process is known by its pid space and
+ * its pid on its host.
+ */
 struct gtr_id_space {
 	uint32_t next_probe, next_binary, next_pid;
-	struct u64map pid_host;   /* pid in the output -> host index + 1 */
-	struct u64map bin_ix;     /* hash(host, path, build id) -> output id */
+	struct u64map spaces;     /* output host -> output host whose space it shares */
+	struct u64map used;       /* pids given in the output -> 1 */
+	struct u64map procs;      /* space << 32 | pid on its host -> output pid */
+	struct u64map bin_ix;     /* hash(space, path, build id) -> output id */
 	struct out_binary *bins;  /* by output id */
 	uint32_t cap_bins;
 };
@@ -42,8 +50,11 @@ struct gtr_copier {
 	struct u64map binaries;   /* input binary id -> output id */
 	struct u64map bin_syms;   /* input binary id -> 1: symbols written */
 	struct u64map pids;       /* input pid -> output pid, for kept pids */
+	struct u64map host_pids;  /* input pid -> its pid on its host, when
+				   * the input renumbered it (a merged input) */
 	struct u64map comms;      /* hash(pid, tid) -> hash of the name written */
 	uint32_t clocks, procs, maps, nprobes; /* reader records looked at */
+	uint32_t seen;            /* reader process records in host_pids */
 	uint32_t *pend_procs, npp, cap_pp;     /* of pids not (yet) kept */
 	uint32_t *pend_maps, npm, cap_pm;
 	bool symbols;             /* an event with a stack was copied */
@@ -63,7 +74,9 @@ void gtr_id_space_free(struct gtr_id_space *s)
 {
 	if (!s)
 		return;
-	u64map_free(&s->pid_host);
+	u64map_free(&s->spaces);
+	u64map_free(&s->used);
+	u64map_free(&s->procs);
 	u64map_free(&s->bin_ix);
 	for (uint32_t i = 0; i < s->next_binary; i++) {
 		free(s->bins[i].path);
@@ -71,6 +84,21 @@ void gtr_id_space_free(struct gtr_id_space *s)
 	}
 	free(s->bins);
 	free(s);
+}
+
+int gtr_id_space_share(struct gtr_id_space *s, uint32_t host, uint32_t with)
+{
+	if (with >= host)
+		return -EINVAL;
+	return u64map_put(&s->spaces, host, with, MAP_MAX) ? -ENOMEM : 0;
+}
+
+/* The pid space of output host `host`: the host whose pids it shares. */
+static uint32_t pid_space(const struct gtr_id_space *s, uint32_t host)
+{
+	const uint32_t *v = u64map_get(&s->spaces, host);
+
+	return v ? *v : host;
 }
 
 struct gtr_copier *gtr_copier_new(struct gtr_reader *r, struct gtr_writer *w,
@@ -95,6 +123,7 @@ void gtr_copier_free(struct gtr_copier *c)
 	u64map_free(&c->binaries);
 	u64map_free(&c->bin_syms);
 	u64map_free(&c->pids);
+	u64map_free(&c->host_pids);
 	u64map_free(&c->comms);
 	free(c->pend_procs);
 	free(c->pend_maps);
@@ -128,40 +157,84 @@ static int renumber(struct u64map *m, uint32_t in, uint32_t *next, uint32_t *out
 	return u64map_put(m, in, *out, MAP_MAX) ? -ENOMEM : 0;
 }
 
-/* The output pid of input pid `pid`: kept, unless another host has it in
- * the output already. 0 or -ENOMEM; *host_pid gets `pid` when renumbered. */
+/* The output host of the input's host `h` (a merged input's PEER index):
+ * moved past the hosts of the inputs before it; one the input does not
+ * have is its host 0. */
+static uint32_t out_host(const struct gtr_copier *c, uint32_t h)
+{
+	return c->o.host + (h < gtr_reader_nhosts(c->r) ? h : 0);
+}
+
+/* The pid on its host of input pid `pid` into *hp: the input's `host_pid`
+ * when the input renumbered it, else `pid`. 0 or -ENOMEM. */
+static int input_host_pid(struct gtr_copier *c, uint32_t pid, uint32_t *hp)
+{
+	for (; c->seen < gtr_reader_nprocesses(c->r); c->seen++) {
+		const struct gtr_process *p = gtr_reader_process_at(c->r, c->seen);
+		if (p->host_pid && u64map_put(&c->host_pids, p->pid, p->host_pid, MAP_MAX))
+			return -ENOMEM;
+	}
+	const uint32_t *v = u64map_get(&c->host_pids, pid);
+	*hp = v ? *v : pid;
+	return 0;
+}
+
+/* The output pid of a process of a merge, `hp` on its host in pid space
+ * `space`: the one it was given already (a recording of the same space
+ * had it), else `hp` when no other process has it, else the next free
+ * pid above 2^22. 0 or -ENOMEM. */
+static int merge_pid(struct gtr_id_space *s, uint32_t space, uint32_t hp, uint32_t *out)
+{
+	const uint64_t key = (uint64_t)space << 32 | hp;
+	const uint32_t *v = u64map_get(&s->procs, key);
+
+	if (v) {
+		*out = *v;
+		return 0;
+	}
+	*out = hp;
+	if (u64map_get(&s->used, hp)) {
+		while (u64map_get(&s->used, s->next_pid))
+			s->next_pid++;
+		*out = s->next_pid++;
+	}
+	return u64map_put(&s->used, *out, 1, MAP_MAX) ||
+	       u64map_put(&s->procs, key, *out, MAP_MAX) ? -ENOMEM : 0;
+}
+
+/* The output pid of input pid `pid`: kept, unless the output gives it to
+ * a process of another pid space; a merged input's renumbered pid goes
+ * back to its pid on its host first. 0 or -ENOMEM; *host_pid gets the pid
+ * on its host when the output pid differs from it, else 0. */
 static int map_pid(struct gtr_copier *c, uint32_t pid, uint32_t *out, uint32_t *host_pid)
 {
 	const uint32_t *v = u64map_get(&c->pids, pid);
 	struct gtr_id_space *s = c->o.ids;
+	uint32_t hp;
+	int rc;
 
-	*host_pid = 0;
-	if (v) {
+	if ((rc = input_host_pid(c, pid, &hp)))
+		return rc;
+	if (v)
 		*out = *v;
-		if (*out != pid)
-			*host_pid = pid;
-		return 0;
-	}
-	*out = pid;
-	if (s) {
-		const uint32_t *owner = u64map_get(&s->pid_host, pid);
-		if (owner && *owner != c->o.host + 1) {
-			*out = s->next_pid++;
-			*host_pid = pid;
-		}
-		if (u64map_put(&s->pid_host, *out, c->o.host + 1, MAP_MAX))
-			return -ENOMEM;
-	}
-	return u64map_put(&c->pids, pid, *out, MAP_MAX) ? -ENOMEM : 0;
+	else if (!s)
+		*out = pid;
+	else if ((rc = merge_pid(s, pid_space(s, out_host(c, gtr_reader_pid_host(c->r, pid))),
+				  hp, out)))
+		return rc;
+	*host_pid = *out != hp ? hp : 0;
+	if (!v && u64map_put(&c->pids, pid, *out, MAP_MAX))
+		return -ENOMEM;
+	return 0;
 }
 
-static uint64_t bin_key(uint32_t host, const struct gtr_binary *b)
+static uint64_t bin_key(uint32_t space, const struct gtr_binary *b)
 {
-	return u64map_hash_str(b->build_id, u64map_hash_str(b->path, host));
+	return u64map_hash_str(b->build_id, u64map_hash_str(b->path, space));
 }
 
 /* The output binary that another input of the merge wrote for the same
- * file on the same host (same path and build id), or NULL. */
+ * file in the same pid space (same path and build id), or NULL. */
 static struct out_binary *shared_binary(const struct gtr_copier *c, const struct gtr_binary *b,
 					uint32_t *out)
 {
@@ -170,8 +243,9 @@ static struct out_binary *shared_binary(const struct gtr_copier *c, const struct
 
 	if (!s || !b->build_id[0])
 		return NULL;
-	while ((v = u64map_find(&s->bin_ix, bin_key(c->o.host, b), &pos)))
-		if (s->bins[*v].host == c->o.host && !strcmp(s->bins[*v].path, b->path) &&
+	const uint32_t space = pid_space(s, out_host(c, b->host));
+	while ((v = u64map_find(&s->bin_ix, bin_key(space, b), &pos)))
+		if (s->bins[*v].space == space && !strcmp(s->bins[*v].path, b->path) &&
 		    !strcmp(s->bins[*v].build_id, b->build_id)) {
 			*out = *v;
 			return &s->bins[*v];
@@ -196,10 +270,10 @@ static int share_binary(struct gtr_copier *c, const struct gtr_binary *b, uint32
 		s->cap_bins = cap;
 	}
 	struct out_binary *o = &s->bins[out];
-	o->host = c->o.host;
+	o->space = pid_space(s, out_host(c, b->host));
 	o->path = strdup(b->path);
 	o->build_id = strdup(b->build_id);
-	if (!o->path || !o->build_id || u64map_add(&s->bin_ix, bin_key(c->o.host, b), out, MAP_MAX))
+	if (!o->path || !o->build_id || u64map_add(&s->bin_ix, bin_key(o->space, b), out, MAP_MAX))
 		return -ENOMEM;
 	return 0;
 }
@@ -229,7 +303,7 @@ static int put_binary(struct gtr_copier *c, uint32_t id, uint32_t *out)
 			return -ENOMEM;
 	} else {
 		struct gtr_binary b = *in;
-		b.host = c->o.host;
+		b.host = out_host(c, in->host);
 		if ((rc = renumber(&c->binaries, id, c->o.ids ? &c->o.ids->next_binary : NULL,
 				   &b.id)) || (rc = share_binary(c, in, b.id)) ||
 		    (rc = gtr_writer_binary(c->w, &b)))
@@ -300,7 +374,7 @@ static int put_process(struct gtr_copier *c, const struct gtr_process *in)
 	int rc;
 
 	p.ts_ns = gtr_copier_ts(c, in->ts_ns);
-	p.host = c->o.host;
+	p.host = out_host(c, in->host);
 	if ((rc = map_pid(c, in->pid, &p.pid, &p.host_pid)) ||
 	    (rc = put_binary(c, in->binary_id, &p.binary_id)))
 		return rc;
@@ -361,20 +435,21 @@ static int put_pending(struct gtr_copier *c, uint32_t pid)
 	return rc;
 }
 
-/* Process records and mappings the input met since the last call: those
- * of kept pids are written, the others wait (put_pending()). */
+/* Process records and mappings the input met since the last call: in a
+ * merge, all; in a selection, those of kept pids, while the others wait
+ * (put_pending()). */
 static int put_processes(struct gtr_copier *c)
 {
 	int rc = 0;
 
 	for (; c->procs < gtr_reader_nprocesses(c->r) && !rc; c->procs++) {
 		const struct gtr_process *p = gtr_reader_process_at(c->r, c->procs);
-		rc = u64map_get(&c->pids, p->pid) ? put_process(c, p)
+		rc = c->o.ids || u64map_get(&c->pids, p->pid) ? put_process(c, p)
 			: pend(&c->pend_procs, &c->npp, &c->cap_pp, c->procs);
 	}
 	for (; c->maps < gtr_reader_nmappings(c->r) && !rc; c->maps++) {
 		const struct gtr_mapping *m = gtr_reader_mapping_at(c->r, c->maps);
-		rc = u64map_get(&c->pids, m->pid) ? put_mapping(c, m)
+		rc = c->o.ids || u64map_get(&c->pids, m->pid) ? put_mapping(c, m)
 			: pend(&c->pend_maps, &c->npm, &c->cap_pm, c->maps);
 	}
 	return rc;
@@ -471,8 +546,12 @@ int gtr_copier_start(struct gtr_copier *c)
 	int rc = 0;
 
 	/* a merge: the pids the input knows now are claimed now, so that of
-	 * two hosts with one pid, the earlier input keeps it */
+	 * two hosts with one pid, the earlier input keeps it; its processes
+	 * are written at once, so that a merge of this output claims them
+	 * in its turn */
 	for (uint32_t i = 0; c->o.ids && i < gtr_reader_nprocesses(c->r) && !rc; i++)
 		rc = map_pid(c, gtr_reader_process_at(c->r, i)->pid, &out, &host_pid);
-	return rc ? rc : put_probes(c);
+	if (!rc)
+		rc = put_probes(c);
+	return rc || !c->o.ids ? rc : put_processes(c);
 }

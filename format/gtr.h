@@ -32,6 +32,7 @@ extern "C" {
 #define GTR_MAX_NAME 1024        /* bytes in a name, path or type string */
 #define GTR_MAX_STRING 65536     /* captured bytes of one string value */
 #define GTR_COMM_LEN 16          /* bytes of a task name, as the kernel's */
+#define GTR_MAX_HOSTS 4096u      /* hosts (recordings) of a merged file */
 
 /* What a probe or event captures: its entry or one of its returns. */
 enum gtr_kind {
@@ -265,8 +266,9 @@ struct gtr_process {
 				killed by one, GTR_EXIT_UNKNOWN when not known */
 	bool exited;
 	uint32_t host;       /* a merged file: index of its host, else 0 */
-	uint32_t host_pid;   /* a merged file whose pid was renumbered (another
-				host had it): the pid on its host, else 0 */
+	uint32_t host_pid;   /* a merged file whose pid was renumbered (a process
+				of another host had it): the pid on its host,
+				else 0 */
 };
 
 /* ---------------------------------------------------------------- writer */
@@ -431,14 +433,17 @@ int gtr_writer_peer(struct gtr_writer *w, uint32_t index, const struct gtr_host 
 /*
  * A copier writes events of a reader to a writer with the metadata they
  * need, written just before they need it: clock samples, the records and
- * mappings of their process, task names, every probe the input describes
+ * mappings of their process (in a merge: of every process), task names, every probe the input describes
  * (with its binary), the symbols of every binary once an event with a
  * stack is copied, and, at gtr_copier_finish(), what came after the last
  * event (exits). It is how a selection (`gotrace-report -w`) and a merge
  * are written. Inputs of a merge share one id space: probe and binary ids
- * are renumbered densely, and a pid that another host already has in the
- * output is renumbered above 2^22 (its process records keep the pid on
- * its host as `host_pid`).
+ * are renumbered densely, and a pid that a process of another pid space
+ * already has in the output is renumbered above 2^22 (its process records
+ * keep the pid on its host as `host_pid`). A merged input keeps its hosts:
+ * its host k (PEER k) is host `host + k` of the output, and the pids it
+ * renumbered go back to their pids on their hosts before the output's
+ * renumbering (spec/FORMAT.md, "PEER").
  */
 struct gtr_copier;
 struct gtr_id_space;
@@ -447,7 +452,8 @@ struct gtr_reader;
 struct gtr_copy_opts {
 	int64_t ts_offset;          /* ns added to every timestamp: the input's
 				       CLOCK_MONOTONIC onto the output's */
-	uint32_t host;              /* host index of the input in the output */
+	uint32_t host;              /* host index in the output of the input's
+				       host 0; its host k is host + k */
 	struct gtr_id_space *ids;   /* shared renumbering; NULL: ids kept */
 	bool skip_clocks;           /* leave the input's clock samples out (they
 				       are not the output's clock) */
@@ -460,6 +466,15 @@ struct gtr_copy_opts {
 struct gtr_id_space *gtr_id_space_new(void);
 void gtr_id_space_free(struct gtr_id_space *s);
 
+/*
+ * Says that output host `host` shares the pid space of output host `with`
+ * (< host): one machine in one boot under one host name, so that a
+ * process both recordings hold keeps one pid, and a binary one
+ * description. Hosts not shared have a space of their own. Call before
+ * the copiers start. 0, -EINVAL (`with` >= `host`) or -ENOMEM.
+ */
+int gtr_id_space_share(struct gtr_id_space *s, uint32_t host, uint32_t with);
+
 /* A copier from `r` to `w` (`o` NULL: ids and times kept); NULL out of
  * memory. It reads `r`'s metadata only; the caller reads its events. */
 struct gtr_copier *gtr_copier_new(struct gtr_reader *r, struct gtr_writer *w,
@@ -468,7 +483,8 @@ struct gtr_copier *gtr_copier_new(struct gtr_reader *r, struct gtr_writer *w,
 /* The probes known before the first event (after gtr_reader_preload()),
  * so that the output describes them in the input's order; in a merge, the
  * pids of the processes known then are claimed (start the inputs in order:
- * of two hosts with one pid, the earlier keeps it). 0 or -errno. */
+ * of two hosts with one pid, the earlier keeps it) and their records
+ * written. 0 or -errno. */
 int gtr_copier_start(struct gtr_copier *c);
 
 /* Writes event `ev` of the input (as gtr_reader_next() gave it, or a copy
@@ -730,7 +746,8 @@ const struct gtr_binary *gtr_reader_binary_at(const struct gtr_reader *r,
 const struct gtr_host *gtr_reader_host(const struct gtr_reader *r);
 
 /*
- * Hosts of a merged file: 1 + its PEER blocks read so far; host 0 is
+ * Hosts of a merged file, one entry per recording (two may have one host
+ * name; spec/FORMAT.md, "PEER"): 1 + its PEER blocks read so far; host 0 is
  * gtr_reader_host(). gtr_reader_host_at() is NULL past the end (or for an
  * index no PEER block gave). gtr_reader_pid_host() is the host of the
  * process `pid` (from its PROCESS records), 0 when not said.

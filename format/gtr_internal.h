@@ -173,7 +173,6 @@ struct gtr_peer {
 	uint32_t index;
 };
 extern const struct gtr_schema gtr_peer_schema;
-#define GTR_MAX_HOSTS 4096u             /* hosts of a merged file */
 /* BINARY, PROCESS and MAPPING: the whole map. */
 extern const struct gtr_schema gtr_binary_schema, gtr_process_schema,
 	gtr_mapping_schema;

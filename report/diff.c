@@ -345,7 +345,7 @@ static void diff_end(struct run *run)
 {
 	struct diff *d = run->state;
 	struct diff_meta *m = &d->meta[d->side];
-	const struct gtr_host *h = gtr_reader_host(run->r);
+	const struct gtr_host *h;
 	char *go = NULL, *arch = NULL, *kernel = NULL;
 
 	close_runs(d);
@@ -358,7 +358,9 @@ static void diff_end(struct run *run)
 		set_add(&go, b->go_version);
 		set_add(&arch, b->arch);
 	}
-	set_add(&kernel, h->kernel);
+	for (uint32_t i = 0; i < gtr_reader_nhosts(run->r); i++)   /* a merged file: each */
+		if ((h = gtr_reader_host_at(run->r, i)))
+			set_add(&kernel, h->kernel);
 	meta_merge(m, &m->go_version, go ? go : strdup("unknown"), "Go version");
 	meta_merge(m, &m->arch, arch ? arch : strdup("unknown"), "arch");
 	meta_merge(m, &m->kernel, kernel, "kernel");

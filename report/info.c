@@ -611,10 +611,16 @@ static void text_head(FILE *f, const char *path, struct gtr_reader *r,
 		fprintf(f, "redacted:    %s (spec/REDACT.md)\n", tx(h->redacted));
 	for (uint32_t i = 1; i < gtr_reader_nhosts(r); i++) {   /* a merged file */
 		const struct gtr_host *p = gtr_reader_host_at(r, i);
-		if (p)
-			fprintf(f, "host %-7u%s (%s %s), recorded by %s\n", i,
-				p->hostname[0] ? tx(p->hostname) : "?", p->kernel[0] ? tx(p->kernel) : "?",
-				p->machine[0] ? tx(p->machine) : "?", p->recorder[0] ? tx(p->recorder) : "?");
+		if (!p)
+			continue;
+		fprintf(f, "host %-7u%s (%s %s), recorded by %s", i,
+			p->hostname[0] ? tx(p->hostname) : "?", p->kernel[0] ? tx(p->kernel) : "?",
+			p->machine[0] ? tx(p->machine) : "?", p->recorder[0] ? tx(p->recorder) : "?");
+		if (p->start_realtime_ns) {   /* one entry per recording: which one */
+			utc(a, sizeof(a), p->start_realtime_ns);
+			fprintf(f, ", started %s", a);
+		}
+		fputc('\n', f);
 	}
 	if (h->start_realtime_ns) {
 		utc(a, sizeof(a), h->start_realtime_ns);

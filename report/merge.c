@@ -33,7 +33,8 @@ struct input {
 	struct gtr_reader *r;
 	struct gtr_copier *copy;
 	int64_t offset;          /* ns onto the output's clock */
-	uint32_t host;           /* index in the output */
+	uint32_t host;           /* output index of its host 0 (a merged
+				  * input's others follow it) */
 	int item;                /* enum gtr_item of the record held, or < 0 */
 	struct gtr_event ev;     /* the event held (valid until r's next read) */
 	struct gtr_drop drop;
@@ -61,27 +62,51 @@ static bool same_clock(const struct gtr_host *a, const struct gtr_host *b)
 }
 
 /*
- * Host indexes and clock offsets of the inputs: inputs with the same host
- * name share an index (host 0: the first input's); offsets are 0 on the
- * first input's clock, else through the wall clocks.
+ * The hosts of the output, one per recording: every host of every input
+ * in input order (a merged input's HOST and PEER blocks, flattened), into
+ * hosts[*nhosts] (NULL: an index its input has no PEER for); each input's
+ * first index and clock offset (0 on the first input's clock, else
+ * through the wall clocks); hosts of one name on one machine in one boot
+ * share a pid space in `ids`. 0, or -1 after a message.
  */
-static void place_inputs(struct input *in, size_t n, const struct gtr_host **hosts,
-			 uint32_t *nhosts)
+static int place_inputs(struct input *in, size_t n, const struct gtr_host ***hosts,
+			uint32_t *nhosts, struct gtr_id_space *ids)
 {
 	const struct gtr_host *base = gtr_reader_host(in[0].r);
+	uint64_t total = 0;
 
+	for (size_t i = 0; i < n; i++)
+		total += gtr_reader_nhosts(in[i].r);
+	if (total > GTR_MAX_HOSTS) {
+		fprintf(stderr, PROG ": the inputs hold %" PRIu64 " recordings, more than the %u "
+			"one file keeps apart; merge fewer at once\n", total, GTR_MAX_HOSTS);
+		return -1;
+	}
+	*hosts = xcalloc(total, sizeof(**hosts), "merge");
 	*nhosts = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct gtr_host *h = gtr_reader_host(in[i].r);
-		uint32_t k = 0;
 
-		while (k < *nhosts && strcmp(hosts[k]->hostname, h->hostname))
-			k++;
-		if (k == *nhosts)
-			hosts[(*nhosts)++] = h;
-		in[i].host = k;
+		in[i].host = *nhosts;
 		in[i].offset = same_clock(h, base) ? 0 : wall_minus_mono(h) - wall_minus_mono(base);
+		for (uint32_t k = 0; k < gtr_reader_nhosts(in[i].r); k++)
+			(*hosts)[(*nhosts)++] = gtr_reader_host_at(in[i].r, k);
 	}
+	for (uint32_t k = 1; k < *nhosts; k++) {
+		const struct gtr_host *h = (*hosts)[k];
+
+		for (uint32_t j = 0; h && j < k; j++) {
+			const struct gtr_host *o = (*hosts)[j];
+			if (!o || strcmp(o->hostname, h->hostname) || !same_clock(o, h))
+				continue;
+			if (gtr_id_space_share(ids, k, j)) {
+				fprintf(stderr, PROG ": out of memory\n");
+				return -1;
+			}
+			break;
+		}
+	}
+	return 0;
 }
 
 static uint64_t head_ts(const struct input *in)
@@ -193,39 +218,40 @@ static bool same_recording(const struct input *in, size_t n)
 static int open_all(struct input *in, size_t n, const struct merge_opts *o,
 		    struct gtr_writer **w, struct gtr_id_space **ids)
 {
-	const struct gtr_host **hosts;
+	const struct gtr_host **hosts = NULL;
 	uint32_t nhosts;
 	char err[512];
 	int rc = -1;
 
-	hosts = xcalloc(n, sizeof(*hosts), "merge");
 	for (size_t i = 0; i < n; i++) {
 		in[i].path = o->inputs[i];
 		in[i].r = gtr_reader_open(in[i].path, err, sizeof(err));
 		if (!in[i].r) {
 			fprintf(stderr, PROG ": %s\n", err);
-			goto out;
+			return -1;
 		}
 		if (gtr_reader_preload(in[i].r) < 0) {
 			fprintf(stderr, PROG ": %s\n", gtr_reader_error(in[i].r));
-			goto out;
+			return -1;
 		}
 	}
-	if (same_recording(in, n)) {
-		rc = -2;                  /* a usage error */
-		goto out;
+	if (same_recording(in, n))
+		return -2;                  /* a usage error */
+	if (!(*ids = gtr_id_space_new())) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return -1;
 	}
-	place_inputs(in, n, hosts, &nhosts);
+	if (place_inputs(in, n, &hosts, &nhosts, *ids))
+		goto out;
 	*w = gtr_writer_create_redacted(o->output, o->flags, hosts[0], o->redact, err, sizeof(err));
 	if (!*w) {
 		fprintf(stderr, PROG ": %s\n", err);
 		goto out;
 	}
 	for (uint32_t k = 1; k < nhosts; k++)
-		if (gtr_writer_peer(*w, k, hosts[k]))
+		if (hosts[k] && gtr_writer_peer(*w, k, hosts[k]))
 			goto werr;
-	*ids = gtr_id_space_new();
-	for (size_t i = 0; *ids && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const struct gtr_copy_opts co = {
 			.ts_offset = in[i].offset, .host = in[i].host, .ids = *ids,
 			.skip_clocks = i > 0,  /* the first input's clock is the output's */
@@ -234,10 +260,7 @@ static int open_all(struct input *in, size_t n, const struct merge_opts *o,
 		    gtr_copier_start(in[i].copy))
 			goto werr;
 	}
-	if (*ids)
-		rc = 0;
-	else
-		fprintf(stderr, PROG ": out of memory\n");
+	rc = 0;
 	goto out;
 werr:
 	fprintf(stderr, PROG ": %s\n", gtr_writer_error(*w)[0] ? gtr_writer_error(*w) : "out of memory");

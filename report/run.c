@@ -278,6 +278,23 @@ static const char *host_name(const struct gtr_reader *r, uint32_t pid)
 	return h && h->hostname[0] ? h->hostname : "?";
 }
 
+/* Whether the recordings of a merged file (one host entry each) were made
+ * on more than one host name: reports show hosts by name, so recordings
+ * of one host name read as one host (spec/FORMAT.md, "PEER"). */
+static bool several_host_names(const struct gtr_reader *r)
+{
+	const struct gtr_host *first = NULL;
+
+	for (uint32_t i = 0; i < gtr_reader_nhosts(r); i++) {
+		const struct gtr_host *h = gtr_reader_host_at(r, i);
+		if (h && !first)
+			first = h;
+		else if (h && strcmp(h->hostname, first->hostname))
+			return true;
+	}
+	return false;
+}
+
 static bool emit(struct run *run, struct report_event *e)
 {
 	const struct gtr_event *ev = e->ev;
@@ -286,7 +303,7 @@ static bool emit(struct run *run, struct report_event *e)
 	e->t0_ns = run->t0;
 	if (!run->lean || (run->uses & FILTER_USES_BINARY))
 		e->binary = binary_path(run->r, e->probe);
-	if (gtr_reader_nhosts(run->r) > 1)
+	if (run->hosts)
 		e->host = host_name(run->r, ev->pid);
 	if (run->opts->time_wall && !gtr_reader_realtime(run->r, ev->ts_ns, &real))
 		e->real_ns = real;
@@ -510,6 +527,7 @@ static void prepare(struct run *run, struct progress *prog)
 {
 	const struct report_opts *o = run->opts;
 
+	run->hosts = several_host_names(run->r);
 	run->maxvals = 1;
 	for (uint32_t i = 0; i < run->np; i++)
 		if (run->probes[i]->nargs > run->maxvals)
@@ -518,7 +536,7 @@ static void prepare(struct run *run, struct progress *prog)
 		.format = o->format, .calls = o->calls, .time_rel = o->time_rel,
 		.time_wall = o->time_wall, .csv_values = run->maxvals,
 		.symbolize = symbolize, .inlined = inlined, .sym_ctx = run->r,
-		.hosts = gtr_reader_nhosts(run->r) > 1,
+		.hosts = run->hosts,
 	};
 	/* --count needs neither names nor pairing unless a filter reads
 	 * them (return events read their entry's arguments). */

@@ -46,6 +46,8 @@ struct run {
 	bool at_end;               /* the file was read to its end */
 	bool werr;                 /* output could not be written */
 	bool lean;                 /* --count of events: no names, no pairing */
+	bool hosts;                /* a merged file of several host names:
+				    * events show their host's */
 	bool any_return;           /* some probe is a return probe */
 	unsigned uses;             /* FILTER_USES_* of all filters */
 	struct exit_rec *exits;    /* process exits, by pid then time */

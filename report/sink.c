@@ -58,10 +58,8 @@ static void by_thread_note(const struct run *run)
 
 static void print_begin(struct run *run)
 {
-	const uint32_t nh = gtr_reader_nhosts(run->r);
-
 	/* a merged file: the HOST column fits its widest host name */
-	for (uint32_t i = 0; nh > 1 && i < nh; i++) {
+	for (uint32_t i = 0; run->hosts && i < gtr_reader_nhosts(run->r); i++) {
 		const struct gtr_host *h = gtr_reader_host_at(run->r, i);
 
 		if (h && h->hostname)

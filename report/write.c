@@ -6,7 +6,8 @@
  * selection gives the same report as reading the original.
  *
  * What is written (through libgtr's copier, gtr.h "Copying"):
- * - the host block of the original (the recording's host and clock anchor);
+ * - the host block of the original (the recording's host and clock anchor),
+ *   and its PEER blocks (a merged file's other recordings);
  * - every probe, and its binary, as the original describes them (a probe
  *   table is small, and reports lay out columns by it);
  * - calls whole: the entry of a kept return just before it, and the return
@@ -73,6 +74,22 @@ static bool open_out(struct run *run, struct wsink *s)
 		run->werr = true;
 		run->stop = true;
 		return false;
+	}
+	/* a merged file: every recording it holds, at its index, each a
+	 * selection now too (spec/FORMAT.md, "PEER") */
+	for (uint32_t i = 1; i < gtr_reader_nhosts(run->r); i++) {
+		const struct gtr_host *peer = gtr_reader_host_at(run->r, i);
+		struct gtr_host ph;
+
+		if (!peer)
+			continue;
+		ph = *peer;
+		if (!ph.origin_ns)
+			ph.origin_ns = h.origin_ns;
+		if ((rc = gtr_writer_peer(s->w, i, &ph))) {
+			fail(run, s, rc);
+			return false;
+		}
 	}
 	/* a selection: the rate limit no longer explains the events kept */
 	const struct gtr_copy_opts co = { .partial = true };

@@ -62,6 +62,19 @@ def _text(v):
     return v
 
 
+def _host(h):
+    """A HOST block's map, or a PEER block's "host": names and start clocks
+    ("" and 0 when absent), and the redaction rules when there are any
+    (spec/REDACT.md)."""
+    host = {k: _text(h.get(k, "")) for k in ("hostname", "kernel", "machine", "recorder")}
+    clocks = h.get("clocks", {})
+    host["clocks"] = {k: _uint(clocks.get(k, 0))
+                      for k in ("monotonic_ns", "realtime_ns", "boottime_ns")}
+    if _text(h.get("redacted", "")):
+        host["redacted"] = _text(h["redacted"])
+    return host
+
+
 def _one_item(payload):
     f = io.BytesIO(payload)
     item = cbor2.load(f)
@@ -187,15 +200,7 @@ class GtrReader:
             if self.host_seen:
                 self.skipped += 1
                 return
-            h = _one_item(payload)
-            for k in ("hostname", "kernel", "machine", "recorder"):
-                if k in h:
-                    self.host[k] = _text(h[k])
-            for k, v in h.get("clocks", {}).items():
-                if k in self.host["clocks"]:
-                    self.host["clocks"][k] = _uint(v)
-            if _text(h.get("redacted", "")):  # spec/REDACT.md: the rules applied
-                self.host["redacted"] = _text(h["redacted"])
+            self.host = _host(_one_item(payload))
             self.host_seen = True
         elif btype == 2:
             b = _one_item(payload)
@@ -297,9 +302,7 @@ class GtrReader:
             idx = _u32(p["index"])
             if not 1 <= idx < 4096:
                 raise Malformed("peer")
-            h = p.get("host", {})
-            self.peers[idx] = {k: _text(h.get(k, "")) for k in
-                               ("hostname", "kernel", "machine", "recorder")}
+            self.peers[idx] = _host(p.get("host", {}))
         else:
             self.skipped += 1
 
@@ -536,6 +539,9 @@ class GtrReader:
             "truncated": self.truncated,
             "skipped": self.skipped,
         }
+        if self.peers:   # a merged file: every host entry by index, null for a gap
+            info["hosts"] = [self.host] + [self.peers.get(i)
+                                           for i in range(1, max(self.peers) + 1)]
         info["saturated"] = saturated(info)
         return info
 

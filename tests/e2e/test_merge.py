@@ -25,30 +25,39 @@ def pingpong(gobuild):
     return gobuild("tests/fixtures/pingpong/main.go", "pingpong")
 
 
-@pytest.fixture
-def recorded(pingpong, procs, tmp_path, needs_bpf):
-    """(receiver's recording, sender's recording made under host name
-    'peerhost'): recv(i) and send(i) of N acknowledged messages."""
+def exchange(pingpong, procs, recorders):
+    """Runs the exchange of N acknowledged messages (recv(i), send(i)),
+    recorded by the recorders that recorders(rx, tx) starts, each attached
+    before the first message; returns (rx, tx), the two programs."""
     rx = procs([pingpong, "recv"], stdout=subprocess.PIPE, text=True)
     port = rx.p.stdout.readline().split()[1]
     tx = procs([pingpong, "send", port, str(N)], stdin=subprocess.PIPE,
                stdout=subprocess.PIPE, text=True)
     assert tx.p.stdout.readline().strip() == "ready"
-    a, b, c = (str(tmp_path / n) for n in ("recv.gtr", "send.gtr", "recv2.gtr"))
-    peer = ["unshare", "-u", "sh", "-c", 'hostname peerhost && exec "$@"', "sh"]
-    recs = [procs([RECORD, "-o", a, "-p", str(rx.pid), "main.recv"],
-                  stderr=subprocess.PIPE, text=True),
-            procs([*peer, RECORD, "-o", b, "-p", str(tx.pid), "main.send"],
-                  stderr=subprocess.PIPE, text=True),
-            # the receiver again, by a recorder of the other host name
-            procs([*peer, RECORD, "-o", c, "-p", str(rx.pid), "main.recv"],
-                  stderr=subprocess.PIPE, text=True)]
+    recs = recorders(rx, tx)
     for r in recs:
         assert "attached" in attached(r.p.stderr)
     tx.p.stdin.write("go\n")
     tx.p.stdin.flush()
     assert tx.p.wait(60) == 0 and rx.p.wait(60) == 0
     assert all(r.p.wait(60) == 0 for r in recs)
+    return rx, tx
+
+
+@pytest.fixture
+def recorded(pingpong, procs, tmp_path, needs_bpf):
+    """(receiver's recording, sender's recording made under host name
+    'peerhost'): recv(i) and send(i) of N acknowledged messages."""
+    a, b, c = (str(tmp_path / n) for n in ("recv.gtr", "send.gtr", "recv2.gtr"))
+    peer = ["unshare", "-u", "sh", "-c", 'hostname peerhost && exec "$@"', "sh"]
+    exchange(pingpong, procs, lambda rx, tx: [
+        procs([RECORD, "-o", a, "-p", str(rx.pid), "main.recv"],
+              stderr=subprocess.PIPE, text=True),
+        procs([*peer, RECORD, "-o", b, "-p", str(tx.pid), "main.send"],
+              stderr=subprocess.PIPE, text=True),
+        # the receiver again, by a recorder of the other host name
+        procs([*peer, RECORD, "-o", c, "-p", str(rx.pid), "main.recv"],
+              stderr=subprocess.PIPE, text=True)])
     return a, b, c
 
 
@@ -80,7 +89,9 @@ def test_merged_in_causal_order_with_hosts(recorded, tmp_path):
     assert len(items) == 2 * N and py.damage == 0 and py.summary is not None
     assert py.peers == {1: {"hostname": "peerhost", "kernel": os.uname().release,
                             "machine": os.uname().machine,
-                            "recorder": py.host["recorder"]}}
+                            "recorder": py.host["recorder"],
+                            "clocks": json.loads(report(["info", "--json", b]).stdout)
+                            ["host"]["clocks"]}}
     assert {p["pid"]: p.get("host", 0) for p in py.processes} == \
         {e["pid"]: 1 if e["host"] == "peerhost" else 0 for e in evs}
     info = json.loads(report(["info", "--json", merged]).stdout)
