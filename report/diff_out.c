@@ -52,6 +52,7 @@ static const char *name_text(struct buf *t, const char *name)
 {
 	buf_reset(t);
 	output_text_bytes(t, (const uint8_t *)name, strlen(name), false);
+	text_keep_tail(t, 0, 60);   /* the widest function column */
 	return buf_cstr(t);
 }
 
@@ -370,9 +371,9 @@ static void write_text(const struct diff *d, struct buf *b)
 
 	c.runs = d->opts->nfiles[0] > 1 || d->opts->nfiles[1] > 1;
 	for (uint32_t i = 0; i < d->nres; i++) {
-		const int w = text_width(name_text(&c.t, d->res[i].name), strlen(d->res[i].name));
+		const int w = text_width(name_text(&c.t, d->res[i].name), c.t.len);
 		if (w > c.fw)
-			c.fw = w > 60 ? 60 : w;
+			c.fw = w;
 	}
 	text_header(&c);
 	text_quantiles(&c);

@@ -298,62 +298,10 @@ static int group_cmp(const void *a, const void *b)
 /* ------------------------------------------------------------ columns */
 
 
-/*
- * Bytes of s[0, n) that fit in `max` columns when a cut text ends with an
- * ellipsis (max - 1 columns of text), their columns in *cols. An escape
- * (\x41, \n: output_text_bytes()) is kept or cut whole.
- */
-static size_t cut_at(const char *s, size_t n, int max, int *cols)
-{
-	size_t i = 0;
-	int c = 0, w;
-
-	while (i < n) {
-		size_t k;
-		if (s[i] == '\\' && i + 1 < n) {
-			k = s[i + 1] == 'x' && i + 3 < n ? 4 : 2;
-			w = (int)k;
-		} else {
-			k = text_char(s + i, n - i, &w);
-		}
-		if (c + w > max - 1)
-			break;
-		c += w;
-		i += k;
-	}
-	*cols = c;
-	return i;
-}
-
-/*
- * Appends text `s` (escaped already) padded with spaces to `width` columns,
- * on the right when `left`; when `max` > 0 and it is wider than `max`
- * columns, cut to fit with an ellipsis.
- */
-static void put_cell_max(struct buf *b, const char *s, int width, bool left, int max)
-{
-	const size_t len = strlen(s);
-	int cols = text_width(s, len);
-	size_t n = len;
-	bool cut = false;
-
-	if (max > 0 && cols > max) {
-		n = cut_at(s, len, max, &cols);
-		cols++;                  /* the ellipsis */
-		cut = true;
-	}
-	if (!left)
-		buf_pad(b, ' ', width - cols);
-	buf_add(b, s, n);
-	if (cut)
-		buf_puts(b, "\xe2\x80\xa6"); /* U+2026 … */
-	if (left)
-		buf_pad(b, ' ', width - cols);
-}
-
+/* Appends `s` padded to `width` columns (text_cell() without a cut). */
 static void put_cell(struct buf *b, const char *s, int width, bool left)
 {
-	put_cell_max(b, s, width, left, 0);
+	text_cell(b, s, width, left, 0);
 }
 
 void stats_print_log2(struct buf *b, const uint64_t *vals, int n, const char *unit)
@@ -408,11 +356,13 @@ void stats_set_window(struct stats *s, uint64_t first_ns, uint64_t last_ns,
 	s->have_span = true;
 }
 
-/* The FUNC cell of a group: its function, escaped as in text. */
+/* The FUNC cell of a group: its function, escaped as in text, a name over
+ * STATS_FUNC_COLS columns cut to its end. */
 static const char *func_text(struct buf *t, const struct group *g)
 {
 	buf_reset(t);
 	output_text_bytes(t, (const uint8_t *)g->key, strlen(g->key), false);
+	text_keep_tail(t, 0, STATS_FUNC_COLS);
 	return buf_cstr(t);
 }
 
@@ -451,8 +401,6 @@ void stats_write(struct stats *s, struct buf *b, uint64_t span_ns, bool hist)
 		if (s->by && bl > bw)
 			bw = bl;
 	}
-	if (fw > 48)
-		fw = 48;
 	if (bw > STATS_KEY_COLS)
 		bw = STATS_KEY_COLS;
 	qsort(gs, n, sizeof(*gs), group_cmp);
@@ -463,7 +411,7 @@ void stats_write(struct stats *s, struct buf *b, uint64_t span_ns, bool hist)
 	put_cell(b, "FUNC", fw, true);
 	if (s->by) {
 		buf_putc(b, ' ');
-		put_cell_max(b, s->by_name, bw, true, STATS_KEY_COLS);
+		text_cell(b, s->by_name, bw, true, STATS_KEY_COLS);
 	}
 	buf_puts(b, lost ? "      CALLS       LOST      RATE/s        P50        P90        P99        MAX\n"
 			 : "      CALLS      RATE/s        P50        P90        P99        MAX\n");
@@ -472,7 +420,7 @@ void stats_write(struct stats *s, struct buf *b, uint64_t span_ns, bool hist)
 		put_cell(b, func_text(&t, g), fw, true);
 		if (s->by) {
 			buf_putc(b, ' ');
-			put_cell_max(b, g->key + strlen(g->key) + 1, bw, true, STATS_KEY_COLS);
+			text_cell(b, g->key + strlen(g->key) + 1, bw, true, STATS_KEY_COLS);
 		}
 		put_count(b, calls_of(g));
 		if (lost)

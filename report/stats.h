@@ -57,11 +57,13 @@ uint64_t stats_window_span(uint64_t first_ns, uint64_t last_ns, int64_t since_ns
  * `span_ns` is the time the rates are computed over (first to last event)
  * unless stats_set_window() was called. Columns are padded by display width
  * (text_width(), report/width.h); a --by value wider than STATS_KEY_COLS columns is cut
- * with an ellipsis in the table (the histogram titles show it whole).
+ * with an ellipsis in the table, a function wider than STATS_FUNC_COLS keeps
+ * its end after "..." (text_keep_tail()); the histogram titles show both whole.
  */
 void stats_write(struct stats *s, struct buf *b, uint64_t span_ns, bool hist);
 
 #define STATS_KEY_COLS 40
+#define STATS_FUNC_COLS 48
 
 /*
  * Appends a bcc-style log2 histogram (`unit : count distribution`, star

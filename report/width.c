@@ -8,6 +8,9 @@
  */
 #include "width.h"
 
+#include <string.h>
+
+#include "buf.h"
 #include "search.h"
 #include "utf8.h"
 
@@ -108,4 +111,74 @@ int text_width(const char *s, size_t n)
 		cols += w;
 	}
 	return cols;
+}
+
+/* Bytes of the unit of display text at s[0] (n > 0): an escape of
+ * output_text_bytes() (\xHH, \n, \\) or a character; its columns in *w. */
+static size_t text_unit(const char *s, size_t n, int *w)
+{
+	if (s[0] == '\\' && n > 1) {
+		const size_t k = s[1] == 'x' && n > 3 ? 4 : 2;
+		*w = (int)k;
+		return k;
+	}
+	return text_char(s, n, w);
+}
+
+size_t text_fit_head(const char *s, size_t n, int max, int *cols)
+{
+	size_t i = 0;
+	int c = 0, w;
+
+	while (i < n) {
+		const size_t k = text_unit(s + i, n - i, &w);
+		if (c + w > max - 1)
+			break;
+		c += w;
+		i += k;
+	}
+	*cols = c;
+	return i;
+}
+
+void text_keep_tail(struct buf *b, size_t start, int max)
+{
+	if (b->len <= start)
+		return;
+	buf_reserve(b, 3);            /* for "..." (a unit's bytes >= its columns) */
+	char *s = b->data + start;
+	const size_t n = b->len - start;
+	int cols = text_width(s, n), w;
+	size_t i = 0;
+
+	if (cols <= max)
+		return;
+	while (i < n && cols > max - 3) {   /* drop units from the head */
+		i += text_unit(s + i, n - i, &w);
+		cols -= w;
+	}
+	memmove(s + 3, s + i, n - i);
+	memcpy(s, "...", 3);
+	b->len = start + 3 + (n - i);
+}
+
+void text_cell(struct buf *b, const char *s, int width, bool left, int max)
+{
+	const size_t len = strlen(s);
+	int cols = text_width(s, len);
+	size_t n = len;
+	bool cut = false;
+
+	if (max > 0 && cols > max) {
+		n = text_fit_head(s, len, max, &cols);
+		cols++;                  /* the ellipsis */
+		cut = true;
+	}
+	if (!left)
+		buf_pad(b, ' ', width - cols);
+	buf_add(b, s, n);
+	if (cut)
+		buf_puts(b, "\xe2\x80\xa6"); /* U+2026 … */
+	if (left)
+		buf_pad(b, ' ', width - cols);
 }

@@ -167,6 +167,58 @@ Test(stats, by_columns_align_by_display_width)
 	filter_free(by);
 }
 
+/* A long name keeps its end after "...", within `max` columns; escapes and
+ * wide characters are dropped whole; a name that fits is left alone. */
+Test(stats, keep_tail_cuts_the_head)
+{
+	struct buf b = BUF_INIT;
+
+	buf_puts(&b, "x github.com/evanw/esbuild/internal/js_lexer.(*Lexer).Next");
+	text_keep_tail(&b, 2, 30);
+	cr_expect_str_eq(buf_cstr(&b), "x ...rnal/js_lexer.(*Lexer).Next");
+	cr_expect_eq(text_width(b.data + 2, b.len - 2), 30);
+	buf_reset(&b);
+	buf_puts(&b, "main.add");
+	text_keep_tail(&b, 0, 8);
+	cr_expect_str_eq(buf_cstr(&b), "main.add");
+	buf_reset(&b);
+	buf_puts(&b, "a\\x01bc.f");   /* the escape \x01 of byte 1 */
+	text_keep_tail(&b, 0, 8);
+	cr_expect_str_eq(buf_cstr(&b), "...bc.f");      /* dropped whole */
+	buf_reset(&b);
+	buf_puts(&b, "p\x01q.\xe6\x97\xa5\xe6\x9c\xac.fn");
+	text_keep_tail(&b, 0, 10);
+	cr_expect_str_eq(buf_cstr(&b), "...\xe6\x97\xa5\xe6\x9c\xac.fn");
+	cr_expect_eq(text_width(b.data, b.len), 10);
+	buf_free(&b);
+}
+
+/* The FUNC column of the stats table stays aligned when a function is wider
+ * than STATS_FUNC_COLS: the name keeps its end (the function) after "...". */
+Test(stats, long_function_names_stay_aligned)
+{
+	struct stats *s = stats_new(NULL, NULL, 0);
+	struct buf b = BUF_INIT;
+
+	probe.func = "github.com/evanw/esbuild/internal/js_lexer.(*Lexer).Next";
+	greet(s, 100, "a", 0);
+	probe.func = "main.add";
+	probe.id = 2;
+	greet(s, 200, "a", 0);
+	stats_write(s, &b, 0, false);
+	const char *out = buf_cstr(&b);
+	const char *l1 = strchr(out, '\n') + 1, *l2 = strchr(l1, '\n') + 1;
+	const int hdr = line_cols(out, (size_t)(l1 - 1 - out));
+
+	cr_expect_eq(line_cols(l1, (size_t)(strchr(l1, '\n') - l1)), hdr, "%s", out);
+	cr_expect_eq(line_cols(l2, (size_t)(strchr(l2, '\n') - l2)), hdr, "%s", out);
+	cr_expect(strncmp(l1, "...evanw/esbuild/internal/js_lexer.(*Lexer).Next ", 49) == 0 ||
+		  strncmp(l2, "...evanw/esbuild/internal/js_lexer.(*Lexer).Next ", 49) == 0, "%s", out);
+	cr_expect_eq(strstr(out, "CALLS") - out, 48 + 6, "%s", out);
+	buf_free(&b);
+	stats_free(s);
+}
+
 /* The histogram title of a group keeps its whole --by value. */
 Test(stats, histogram_title_keeps_the_whole_value)
 {
