@@ -893,7 +893,7 @@ static int run_pass(struct run *run)
 	ret = read_loop(run, &prog);
 	if (!ret)
 		ret = finish(run, &prog);
-	if (ret)
+	if (ret || run->opts->quiet)
 		return ret;
 	read_warnings(run, run->at_end);
 	pair_notes(run, run->at_end);
@@ -905,6 +905,9 @@ static int run_pass(struct run *run)
 
 int report_run(const struct report_opts *o)
 {
+	if (o->write_path && !o->sink)
+		return report_write(o);   /* comes back with its sink */
+
 	struct run run = {
 		.opts = o, .sink = o->sink ? o->sink : sink_select(o), .since = INT64_MIN, .until = INT64_MAX,
 	};

@@ -50,8 +50,10 @@ struct report_opts {
 	uint64_t limit;            /* 0: none */
 	struct pair_limits lim;
 	const struct sink *sink;   /* NULL: as the options say (sink_select());
-				      else this one (diff's), with sink_arg */
+				      else this one (diff's, -w's passes), with sink_arg */
 	void *sink_arg;
+	bool quiet;                /* no warnings nor notes: a first pass that
+				      a second repeats (report_write()) */
 };
 
 /*

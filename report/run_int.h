@@ -94,6 +94,16 @@ const struct sink *sink_select(const struct report_opts *o);
 /* -w: the kept events into a new trace (report/write.c). */
 extern const struct sink sink_write;
 
+/*
+ * -w OUT (report_run() of options with write_path and no sink): the kept
+ * events and the other halves of their calls into OUT, in file order. A
+ * regular file whose selection may leave out entries of kept returns is
+ * read twice: a quiet first pass (report_opts.quiet) finds those entries,
+ * the second writes every event in its place. Returns report_run()'s
+ * exit status (the first pass's when it fails).
+ */
+int report_write(const struct report_opts *o);
+
 /* ---------------------------------------------------------- pushdown.c */
 
 /* One plan of a pushed-down count: that of (probe, kind). */

@@ -5,6 +5,7 @@ selected events (and the entries of selected returns), passes the
 independent Python reader with no damage, and is smaller. Recorded once
 per Go toolchain."""
 import json
+import re
 import os
 import subprocess
 import sys
@@ -120,3 +121,66 @@ def test_write_to_a_pipe(recorded):
     w.stdout.close()
     assert w.wait(60) == 0 and r.returncode == 0
     assert r.stdout == rep(["--format", "jsonl", "-f", "goarg1 == 42"], recorded)[0]
+
+
+@pytest.fixture
+def panicky(gobuild, tmp_path):
+    """A recording of recursion (main.rec) and of a panic that a caller
+    recovers (main.boom unwound, main.safe returns), entries and returns."""
+    exe = gobuild("tests/fixtures/panics/main.go", "panics")
+    trace = str(tmp_path / "panics.gtr")
+    record(["-q", "-o", trace, "main.rec", "r:main.rec", "main.safe", "r:main.safe",
+            "main.boom", "r:main.boom", "--", exe])
+    return trace
+
+
+def order(path):
+    """(ts, kind, func) of every event of PATH, in file order."""
+    return [(e["ts_ns"], e["kind"], e["func"]) for e in jsonl(path)]
+
+
+@pytest.mark.parametrize("sel", [["-f", 'kind == "return"'],
+                                 ["-f", 'kind == "return" && func == "main.rec"']],
+                         ids=["returns", "rec returns"])
+def test_selection_in_time_order(panicky, tmp_path, sel):
+    """The entries that selected returns bring are written at their own
+    place: OUT's events are those of the original in its order, so outer
+    calls still contain inner ones (folded stacks, calls, nesting)."""
+    small = str(tmp_path / "small.gtr")
+    report(["-w", small, *sel, panicky])
+    full, kept = order(panicky), order(small)
+    assert 0 < len(kept) < len(full)
+    it = iter(full)
+    assert all(k in it for k in kept), "OUT is not a subsequence of the original"
+    folded = rep(["--format", "folded", *sel], small)[0]
+    assert "main.rec;main.rec" in folded
+    for view in VIEWS:
+        args = ["stats", *sel] if view == ["stats"] else [*view, *sel]
+        assert rep(args, small)[0] == rep(args, panicky)[0], view
+
+
+def test_unwinding_return_comes_along(panicky, tmp_path):
+    """A kept call that a recovered panic unwound stays unwound in OUT: the
+    return that closed over it (main.safe's, not selected) is written
+    with its entry, not left out so that the call stays open."""
+    small = str(tmp_path / "small.gtr")
+    sel = ["-f", 'func == "main.boom"']
+    report(["-w", small, *sel, panicky])
+    calls = rep(["--calls", *sel], small)[0]
+    assert re.search(r"main\.boom\s+unwound\s+n=3", calls), calls
+    assert calls == rep(["--calls", *sel], panicky)[0]
+    assert [k[2] for k in order(small)].count("main.safe") == 2
+
+
+def test_standard_input_is_read_once(panicky, tmp_path):
+    """From standard input (read once) the entry of a selected return is
+    written just before it, and a note says how many were."""
+    small = str(tmp_path / "small.gtr")
+    with open(panicky, "rb") as f:
+        p = subprocess.run([REPORT, "-w", small, "-f", 'kind == "return"', "-"], stdin=f,
+                           capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    n = len([k for k in order(panicky) if k[1] == "entry"])
+    m = re.search(r"note: (\d+) entr(y|ies) written just before", p.stderr)
+    assert m and 0 < int(m.group(1)) <= n, p.stderr
+    assert "standard input is read once" in p.stderr
