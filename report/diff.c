@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "diff_int.h"
+#include "merge.h"
 #include "run_int.h"
 #include "stats.h"
 #include "xalloc.h"
@@ -752,10 +753,43 @@ static int diff_pass(struct diff *d)
 	return DIFF_EXIT_OK;
 }
 
+/*
+ * Whether two of the files, of one side or of both, hold one recording
+ * (report_same_recording(): a copy, a file given twice): its calls would
+ * be counted twice, making changes look significant. Says which.
+ * Standard input and a file that cannot be opened are left to the read.
+ */
+static bool same_recording(const struct diff_opts *o)
+{
+	struct gtr_reader *r[2 * DIFF_MAX_FILES] = { 0 };
+	const char *path[2 * DIFF_MAX_FILES];
+	char err[256];
+	size_t n = 0;
+	bool same;
+
+	for (int side = 0; side < 2; side++)
+		for (int i = 0; i < o->nfiles[side]; i++, n++) {
+			path[n] = o->files[side][i];
+			if (strcmp(path[n], "-") &&
+			    (r[n] = gtr_reader_open(path[n], err, sizeof(err))) &&
+			    gtr_reader_preload(r[n]) < 0) {
+				gtr_reader_close(r[n]);
+				r[n] = NULL;
+			}
+		}
+	same = report_same_recording(r, path, n);
+	for (size_t i = 0; i < n; i++)
+		gtr_reader_close(r[i]);
+	return same;
+}
+
 int report_diff(const struct diff_opts *o)
 {
 	struct diff d = { .opts = o };
 	int ret = parse_rules(&d);
+
+	if (!ret && same_recording(o))
+		ret = DIFF_EXIT_USAGE;
 
 	if (!ret)
 		ret = diff_pass(&d);

@@ -161,48 +161,43 @@ static bool same_start(const struct gtr_host *a, const struct gtr_host *b)
 }
 
 /*
- * Whether two inputs hold one recording: a copy of it, a selection of it
- * (gotrace-report -w keeps its HOST block), or a merged file that holds it
- * as one of its hosts (merged again, its events would be there twice). A
- * recording is known by the three clocks its HOST (or PEER) block read
- * when it started (a later file of a rotation reads them again: it is not
- * the same); the host name is not compared, as redaction may hash it.
- * Every host of a merged input is compared. Two selections of one
- * recording may hold different events: a warning. Says which; true when
- * the merge must not go on.
+ * (merge.h) A recording is known by the three clocks its HOST (or PEER)
+ * block read when it started (a later file of a rotation reads them
+ * again: it is not the same); the host name is not compared, as
+ * redaction may hash it. Every host of a merged input is compared.
  */
-static bool same_recording(const struct input *in, size_t n)
+bool report_same_recording(struct gtr_reader *const *r, const char *const *path, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		const uint32_t ni = gtr_reader_nhosts(in[i].r);
+		const uint32_t ni = r[i] ? gtr_reader_nhosts(r[i]) : 0;
 
 		for (size_t j = 0; j < i; j++) {
-			const uint32_t nj = gtr_reader_nhosts(in[j].r);
+			const uint32_t nj = r[j] ? gtr_reader_nhosts(r[j]) : 0;
 
 			for (uint32_t hi = 0; hi < ni; hi++) {
-				const struct gtr_host *a = gtr_reader_host_at(in[i].r, hi);
+				const struct gtr_host *a = gtr_reader_host_at(r[i], hi);
 
 				for (uint32_t hj = 0; a && a->start_mono_ns && hj < nj; hj++) {
-					const struct gtr_host *b = gtr_reader_host_at(in[j].r, hj);
+					const struct gtr_host *b = gtr_reader_host_at(r[j], hj);
 
 					if (!b || !same_start(a, b))
 						continue;
 					if (a->origin_ns && b->origin_ns) {
 						fprintf(stderr, PROG ": warning: %s and %s are selections "
 							"of one recording: an event both hold is there twice\n",
-							in[j].path, in[i].path);
+							path[j], path[i]);
 						continue;
 					}
 					if (ni > 1 || nj > 1)
 						fprintf(stderr, PROG ": %s and %s hold the same recording "
 							"(host %s, merged into %s): its events would be there "
-							"twice; give each recording once\n", in[j].path,
-							in[i].path, a->hostname, ni > 1 && nj > 1 ? "both" :
-							ni > 1 ? in[i].path : in[j].path);
+							"twice; give each recording once\n", path[j],
+							path[i], a->hostname, ni > 1 && nj > 1 ? "both" :
+							ni > 1 ? path[i] : path[j]);
 					else
 						fprintf(stderr, PROG ": %s and %s are the same recording "
 							"(%s): its events would be there twice; give each "
-							"recording once\n", in[j].path, in[i].path,
+							"recording once\n", path[j], path[i],
 							a->origin_ns || b->origin_ns ?
 							"one a selection of the other" : "a copy of one file");
 					return true;
@@ -235,7 +230,18 @@ static int open_all(struct input *in, size_t n, const struct merge_opts *o,
 			return -1;
 		}
 	}
-	if (same_recording(in, n))
+	struct gtr_reader **rs = xcalloc(n, sizeof(*rs), "merge");
+	const char **paths = xcalloc(n, sizeof(*paths), "merge");
+
+	for (size_t i = 0; i < n; i++) {
+		rs[i] = in[i].r;
+		paths[i] = in[i].path;
+	}
+	const bool same = report_same_recording(rs, paths, n);
+
+	free(rs);
+	free(paths);
+	if (same)
 		return -2;                  /* a usage error */
 	if (!(*ids = gtr_id_space_new())) {
 		fprintf(stderr, PROG ": out of memory\n");

@@ -30,6 +30,17 @@ struct merge_opts {
 int report_merge(const struct merge_opts *o);
 
 /*
+ * Whether two of the `n` readers r[] (opened and preloaded; NULL: not
+ * read, skipped), named path[], hold one recording: a copy of it, a
+ * selection of it (gotrace-report -w keeps its HOST block), or a merged
+ * file that holds it as one of its hosts. Their events would be counted
+ * twice (merge, diff). Says which on stderr, naming both inputs; true
+ * then. Two selections of one recording may hold different events: a
+ * warning only, false.
+ */
+bool report_same_recording(struct gtr_reader *const *r, const char *const *path, size_t n);
+
+/*
  * Warns on stderr of each rule of `red` (NULL: none) that covered nothing
  * written to `out`: a value name no probe has, so that a misspelt rule
  * does not pass for a redaction (merge, redact, -w --redact).

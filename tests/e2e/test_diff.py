@@ -214,6 +214,30 @@ def test_usage_and_unreadable_input_exit_2(pair, tmp_path):
         assert says in p.stderr, (args, p.stderr)
 
 
+def test_one_recording_twice_is_refused(pair, tmp_path):
+    """A file given twice, or a copy of one, within a side or on both: its
+    calls would be counted twice and p-values look falsely significant.
+    Refused with exit 2, naming both inputs, as merge refuses it."""
+    base, new = pair
+    copy = str(tmp_path / "copy.gtr")
+    shutil.copyfile(new, copy)
+    cases = [
+        ([base, base, base, "--", new, new, new], (base, base)),
+        ([base, base], (base, base)),
+        ([new, copy, "--", base], (new, copy)),
+        ([base, "--", new, copy], (new, copy)),
+        ([base, "--", new, base], (base, base)),
+    ]
+    for args, (a, b) in cases:
+        p = diff(*args)
+        assert p.returncode == 2 and not p.stdout, (args, p.stdout, p.stderr)
+        assert ("%s and %s are the same recording (a copy of one file)" % (a, b)) in p.stderr, \
+            (args, p.stderr)
+    # two recordings of their own still compare
+    p = diff(base, new)
+    assert p.returncode == 1 and "gate: FAIL" in p.stdout, p.stderr
+
+
 def test_lost_events_not_comparable_exit_3(gen, pair, tmp_path):
     base, _ = pair
     lossy = gen(tmp_path / "lossy.gtr", seed=5, drops=7)
