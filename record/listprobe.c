@@ -22,13 +22,41 @@ static void where(const struct probe *p, int i, char *out, size_t len)
 			 (unsigned)f->nderef + 1, f->nderef ? "s" : "", f->mem_off);
 }
 
+/*
+ * Prints where probe p's uprobes go: a function's entry or returns, or
+ * the address of its site, a line's or an inlined copy's, whose values
+ * are those DWARF places at that address.
+ */
+static void heading(const struct probe *p, FILE *out)
+{
+	const struct gobin_site *s = &p->site;
+
+	if (!p->at_site) {
+		fprintf(out, "\n%s %s of %s at %#llx, values from %s\n",
+			p->spec.kind == GTR_KIND_RETURN ? "return" : "entry",
+			p->nsites == 1 ? "site" : "sites", p->fn.name,
+			(unsigned long long)p->fn.entry, p->args_source);
+		return;
+	}
+	if (p->spec.line)
+		fprintf(out, "\nline %s site in %s", p->meta.line ? p->meta.line :
+			p->spec.file, s->func);
+	else
+		fprintf(out, "\nentry site of %s", s->func);
+	if (s->inlined)
+		fprintf(out, ", inlined into %s%s%s%s", s->outer.name,
+			p->meta.call_site ? " (called at " : "",
+			p->meta.call_site ? p->meta.call_site : "",
+			p->meta.call_site ? ")" : "");
+	fprintf(out, " at %#llx, values from %s%s\n", (unsigned long long)s->addr,
+		p->args_source && p->args_source[0] ? p->args_source : "nowhere",
+		p->args_source && p->args_source[0] ? " at that address" : "");
+}
+
 /* Prints what probe p captures. */
 static void one(const struct probe *p, FILE *out)
 {
-	fprintf(out, "\n%s %s of %s at %#llx, values from %s\n",
-		p->spec.kind == GTR_KIND_RETURN ? "return" : "entry",
-		p->nsites == 1 ? "site" : "sites", p->fn.name,
-		(unsigned long long)p->fn.entry, p->args_source);
+	heading(p, out);
 	for (uint32_t i = 0; i < p->meta.nargs; i++) {
 		const struct gt_fetch *f = &p->plan.fetch[i];
 		const bool cap = f->op != GT_OP_NONE && f->src.loc != GT_LOC_NONE;
@@ -65,7 +93,9 @@ int gotrace_list_probe(const char *binary, const char *debuginfo,
 		return 1;   /* plan_add said why */
 	}
 	n = plan_nprobes(pl);
-	fprintf(out, "probe '%s': %d function%s of %s\n", probe, n,
+	/* a line is probed at each of its addresses, one probe each */
+	fprintf(out, "probe '%s': %d %s%s of %s\n", probe, n,
+		n && plan_probe(pl, 0)->spec.line ? "site" : "function",
 		n == 1 ? "" : "s", binary);
 	for (int i = 0; i < n; i++)
 		one(plan_probe(pl, i), out);

@@ -272,10 +272,25 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* Whether `what` is a FILE:LINE probe with its variables,
+ * "main.go:39(x,xs)", which --list plans as a probe: no function glob
+ * has digits between a ':' and a '('. */
+static bool line_probe(const char *what)
+{
+	for (const char *c = strchr(what, ':'); c; c = strchr(c + 1, ':')) {
+		const size_t d = strspn(c + 1, "0123456789");
+
+		if (d && c[1 + d] == '(')
+			return true;
+	}
+	return false;
+}
+
 /*
  * --list: of BINARY, or of the executable of -p PID as it runs it
- * (/proc/PID/exe); a GLOB holding a blank or a quote, or starting "p:"
- * or "r:", is a probe, listed as a recording would plan it.
+ * (/proc/PID/exe); a GLOB holding a blank or a quote, starting "p:"
+ * or "r:", or a line with its variables, is a probe, listed as a
+ * recording would plan it.
  */
 static int list(const struct record_opts *o)
 {
@@ -288,7 +303,7 @@ static int list(const struct record_opts *o)
 		what = o->nspecs ? o->specs[0] : NULL;
 	}
 	if (what && (strpbrk(what, " \"") || !strncmp(what, "p:", 2) ||
-		     !strncmp(what, "r:", 2))) {
+		     !strncmp(what, "r:", 2) || line_probe(what))) {
 		if (o->json) {
 			fprintf(stderr, "gotrace-record: --json lists functions; "
 				"a probe is listed as text (drop --json)\n");

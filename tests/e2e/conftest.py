@@ -314,6 +314,16 @@ def record(args, cwd=None, timeout=120, check=True, env=None):
     return p
 
 
+def source_line(src, marker):
+    """The number of the first line of `src` (a path under the
+    repository) that holds `marker`."""
+    with open(os.path.join(ROOT, src)) as f:
+        for n, line in enumerate(f, 1):
+            if marker in line:
+                return n
+    raise AssertionError("%s: no line holds %r" % (src, marker))
+
+
 def report(args, check=True):
     """Runs gotrace-report with args; returns the CompletedProcess."""
     p = subprocess.run([REPORT, *args], capture_output=True, text=True,

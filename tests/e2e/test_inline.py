@@ -14,18 +14,14 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, TOOLCHAINS, record, report
+from conftest import ROOT, TOOLCHAINS, record, report, source_line
 from test_pie_relocs import R_X86_64_RELATIVE, unfilled
 
 INLINE = "tests/fixtures/inline/main.go"
 
 
 def fixture_line(marker):
-    with open(os.path.join(ROOT, INLINE)) as f:
-        for n, line in enumerate(f, 1):
-            if marker in line:
-                return n
-    raise AssertionError(marker)
+    return source_line(INLINE, marker)
 
 
 def gccgo_instead(toolchain, gobuild, tmp_path):
