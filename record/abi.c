@@ -104,9 +104,8 @@ static uint32_t align_up(uint32_t v, uint32_t a)
 	return a ? (v + a - 1) / a * a : v;
 }
 
-/* Pieces of a value placed whole at SP + `off`. */
-static void stack_pieces(const struct gobin_type *t, int32_t off, int ps,
-			 struct gobin_arg *a)
+void gobin_abi_stack_pieces(const struct gobin_type *t, int32_t off, int ps,
+			    struct gobin_arg *a)
 {
 	struct leaf lv[MAX_LEAVES];
 	const int n = leaves(t, 0, false, ps, lv, 0);
@@ -165,7 +164,7 @@ static void go_assign_one(const struct gobin_type *t, int ps, int base,
 	if (n < 0) {
 		const uint32_t off = align_up(rs->stack, t->align);
 
-		stack_pieces(t, base + (int32_t)off, ps, a);
+		gobin_abi_stack_pieces(t, base + (int32_t)off, ps, a);
 		rs->stack = off + t->size;
 		return;
 	}
@@ -285,7 +284,7 @@ static int gccgo_assign(const struct gobin *b, const struct gobin_param *p,
 			stack = align_up(stack, 4);
 			if (!results) {
 				memset(&out[k], 0, sizeof(out[k]));
-				stack_pieces(p[i].type, 4 + (int32_t)stack, 4, &out[k]);
+				gobin_abi_stack_pieces(p[i].type, 4 + (int32_t)stack, 4, &out[k]);
 				k++;
 			}
 			stack += align_up(p[i].type->size, 4);
@@ -355,7 +354,7 @@ static int gccgo_assign(const struct gobin *b, const struct gobin_param *p,
 			c_reg_pieces(0, t->size, regs, a);
 		} else {
 			stack = align_up(stack, t->align > 8 ? t->align : 8);
-			stack_pieces(t, 8 + (int32_t)stack, 8, a);
+			gobin_abi_stack_pieces(t, 8 + (int32_t)stack, 8, a);
 			stack += align_up(t->size, 8);
 		}
 		if (a != &tmp)

@@ -88,7 +88,7 @@ static const struct gt_arch arches[] = {
 		.freg0 = GOBIN_MREG_XMM0, .nfreg = 16, .fnames = x86_fnames,
 		.go_iregs = amd64_go_iregs, .go_nireg = 9,
 		.go_freg0 = GOBIN_MREG_XMM0, .go_nfreg = 15,
-		.g_reg = GOBIN_MREG_R14,
+		.g_reg = GOBIN_MREG_R14, .ra_size = 8,
 		.c_iregs = amd64_c_iregs, .c_nireg = 6,
 		.c_freg0 = GOBIN_MREG_XMM0, .c_nfreg = 8,
 		.c_ret = { GOBIN_MREG_RAX, GOBIN_MREG_RDX },
@@ -107,12 +107,12 @@ static const struct gt_arch arches[] = {
 		.freg0 = GOBIN_MREG_ARM64_F0, .nfreg = 32, .fnames = arm64_fnames,
 		.go_iregs = arm64_go_iregs, .go_nireg = 16,
 		.go_freg0 = GOBIN_MREG_ARM64_F0, .go_nfreg = 16,
-		.g_reg = GOBIN_MREG_ARM64_R0 + 28,
+		.g_reg = GOBIN_MREG_ARM64_R0 + 28, .ra_size = 0,
 	},
 	[GOBIN_386] = {
 		/* ABI0 and cdecl: every argument on the stack */
 		.id = GOBIN_386, .elf_machine = EM_386, .name = "i386",
-		.goarch = "386", .fact = GOFACT_386, .ptrsize = 4,
+		.goarch = "386", .fact = GOFACT_386, .ptrsize = 4, .ra_size = 4,
 		.prologue_skip = skip32, .uprobe_ok = uprobe_ok32,
 		.tls_unsafe = tls_unsafe32,
 		.capture = true,

@@ -64,6 +64,12 @@ struct gt_arch {
 	uint8_t go_nireg, go_freg0, go_nfreg;
 	/* The register holding g in ABIInternal code (NONE: none). */
 	uint8_t g_reg;
+	/* Bytes a CALL leaves on the stack above the callee's SP at entry
+	 * (the return address; 0 where it goes to a link register): the
+	 * CFA, Go's DWARF frame base, is SP + the frame size at a pc
+	 * (pclntab's pcsp) + ra_size (cmd/link/internal/ld/dwarf.go,
+	 * writeframes, Go 1.19-1.27). */
+	uint8_t ra_size;
 
 	/* The platform C ABI (gccgo): integer argument registers in order
 	 * (c_nireg 0: every argument on the stack in ptrsize slots), float

@@ -52,9 +52,10 @@ struct gobin_type *gobin_dwarf_type(struct tbuild *tb, Dwarf_Die *in, int depth)
  * NULL), the number of pieces as the calling convention of funcs[fi]
  * splits such a value, their places from the location lists at pc (amd64;
  * `sp`: bytes from SP at pc up to SP at entry, so the CFA is SP + sp +
- * ptrsize; negative when unknown, and then stack slots are nowhere; pieces
- * found nowhere are GOBIN_LOC_NONE). n <= GTR_MAX_ARGS. Returns the count
- * written, or -ENOMEM.
+ * the architecture's ra_size; negative when unknown, and then stack slots
+ * are nowhere; a value placed whole in memory gets a piece per part of
+ * its type; pieces found nowhere are GOBIN_LOC_NONE, the others kept).
+ * n <= GTR_MAX_ARGS. Returns the count written, or -ENOMEM.
  */
 int gobin_dwarf_vars_at(struct gobin *b, size_t fi, uint64_t pc, int32_t sp,
 			Dwarf_Die *dies, char *const *names, const bool *none,

@@ -36,7 +36,9 @@ struct loc {
  * Parses a location expression at pc into l: DW_OP_regN / regx (amd64
  * integer registers), DW_OP_fbreg N or DW_OP_call_frame_cfa [+N] (the
  * frame base of Go's DWARF is the CFA, SP + cfa at pc), each optionally
- * ended by DW_OP_piece. `cfa`: bytes from SP to the CFA at pc. False for
+ * ended by DW_OP_piece; a DW_OP_piece with no location before it is a
+ * piece the compiler keeps nowhere (GOBIN_LOC_NONE: a slice's cap in an
+ * optimized build). `cfa`: bytes from SP to the CFA at pc. False for
  * anything else (the value is then unavailable).
  */
 static bool parse_loc(const Dwarf_Op *e, size_t n, int64_t cfa, struct loc *l)
@@ -71,8 +73,10 @@ static bool parse_loc(const Dwarf_Op *e, size_t n, int64_t cfa, struct loc *l)
 			cur.offset += (int32_t)(int64_t)e[i].number;
 			i++;
 		} else if (op == DW_OP_piece) {
-			if (!have || l->n == GOBIN_MAX_PIECES || e[i].number > 8)
+			if (l->n == GOBIN_MAX_PIECES || e[i].number > 8)
 				return false;
+			if (!have)
+				cur = (struct gobin_piece){ .kind = GOBIN_LOC_NONE };
 			cur.size = (uint8_t)e[i].number;
 			l->p[l->n++] = cur;
 			have = false;
@@ -142,6 +146,36 @@ struct walk {
 	int err;
 };
 
+/*
+ * Points the pieces of `a` (as its ABI lays the value out) where location
+ * l places them at a pc: piece by piece when l lists as many, of the
+ * same sizes; a value l places whole in memory (at the CFA in a -N -l
+ * build) by its type t's layout from there; anything else, or l NULL,
+ * unavailable (GOBIN_LOC_NONE, each piece's size kept).
+ */
+static void place(const struct gobin *b, struct gobin_arg *a, struct loc *l,
+		  const struct gobin_type *t)
+{
+	const uint32_t n = a->npieces;
+	bool same = l && l->n == (int)n;
+
+	if (l && l->whole && l->p[0].kind == GOBIN_LOC_STACK) {
+		gobin_abi_stack_pieces(t, l->p[0].offset, b->ptrsize, a);
+		if (a->npieces)
+			return;
+		a->npieces = n;
+		same = false;
+	}
+	if (same && l->whole)
+		l->p[0].size = a->pieces[0].size;
+	for (uint32_t k = 0; same && k < n; k++)
+		same = l->p[k].size == a->pieces[k].size;
+	for (uint32_t k = 0; k < n; k++)
+		a->pieces[k] = same ? l->p[k] :
+			(struct gobin_piece){ .kind = GOBIN_LOC_NONE,
+					      .size = a->pieces[k].size };
+}
+
 int gobin_dwarf_vars_at(struct gobin *b, size_t fi, uint64_t pc, int32_t sp,
 			Dwarf_Die *dies, char *const *names, const bool *none,
 			int n, struct gobin_arg *out)
@@ -170,23 +204,13 @@ int gobin_dwarf_vars_at(struct gobin *b, size_t fi, uint64_t pc, int32_t sp,
 		}
 		ok[np] = die && b->machine == EM_X86_64 && sp >= 0 &&
 			 loc_at(&dies[np], pc, ops, &expr, &len) &&
-			 parse_loc(expr, len, sp + b->ptrsize, &locs[np]);
+			 parse_loc(expr, len, sp + gt_arch_of(b->arch)->ra_size,
+				   &locs[np]);
 	}
 	if (!rc)
 		rc = gobin_params_to_args(b, &b->funcs[fi], p, np, NULL, false, out, np);
-	for (int i = 0; i < rc; i++) {
-		struct gobin_arg *a = &out[i];
-		bool same = ok[i] && locs[i].n == (int)a->npieces;
-
-		if (same && locs[i].whole)
-			locs[i].p[0].size = a->pieces[0].size;
-		for (uint32_t k = 0; same && k < a->npieces; k++)
-			same = locs[i].p[k].size == a->pieces[k].size;
-		for (uint32_t k = 0; k < a->npieces; k++)
-			a->pieces[k] = same ? locs[i].p[k] :
-				(struct gobin_piece){ .kind = GOBIN_LOC_NONE,
-						      .size = a->pieces[k].size };
-	}
+	for (int i = 0; i < rc; i++)
+		place(b, &out[i], ok[i] ? &locs[i] : NULL, p[i].type);
 	for (int i = 0; i < np; i++)
 		gobin_type_free(p[i].type);
 	return rc;

@@ -335,6 +335,16 @@ int gobin_abi_assign(const struct gobin *b, enum gobin_abi abi,
 int gobin_abi_int_slots(const struct gobin_type *t);
 
 /*
+ * abi.c: the pieces of a value of type t held whole in memory at SP +
+ * `off` (a stack argument, or a variable DWARF places at the CFA), one
+ * per scalar part at its offset in the value (`ps`: pointer size), into
+ * a; a->npieces 0 when its shape is unknown or it has more than
+ * GOBIN_MAX_PIECES parts.
+ */
+void gobin_abi_stack_pieces(const struct gobin_type *t, int32_t off, int ps,
+			    struct gobin_arg *a);
+
+/*
  * args.c: locations (gobin_abi_assign with the convention of f), names,
  * types and sizes of params (results=false) or results into args[max].
  * Returns the count written.

@@ -23,6 +23,45 @@ static void where(const struct probe *p, int i, char *out, size_t len)
 }
 
 /*
+ * Into out[len]: which pieces of value `a` DWARF places nowhere at the
+ * probe's address, " (cap nowhere here)" for a slice, " (DWARF places it
+ * nowhere here)" when none is anywhere (or, `at_site`, it has no pieces:
+ * a variable an inlined copy kept no DIE of); "" when every piece is
+ * somewhere.
+ */
+static void missing(const struct gobin_arg *a, bool at_site, char *out, size_t len)
+{
+	static const char *const words[] = { "pointer", "length", "cap" };
+	static const char *const iface[] = { "type word", "data word" };
+	const bool seq = a->type == GTR_TYPE_SLICE || a->type == GTR_TYPE_STRING ||
+			 a->type == GTR_TYPE_BYTES;
+	uint32_t none = 0;
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (uint32_t k = 0; k < a->npieces; k++)
+		none += a->pieces[k].kind == GOBIN_LOC_NONE;
+	if ((!none && (a->npieces || !at_site)) || a->folded)
+		return;
+	if (none == a->npieces) {
+		snprintf(out, len, " (DWARF places it nowhere here)");
+		return;
+	}
+	for (uint32_t k = 0; k < a->npieces && o < len; k++) {
+		if (a->pieces[k].kind != GOBIN_LOC_NONE)
+			continue;
+		if (a->iface && k < 2)
+			o += (size_t)snprintf(out + o, len - o, "%s%s", o ? ", " : " (", iface[k]);
+		else if (seq && k < 3)
+			o += (size_t)snprintf(out + o, len - o, "%s%s", o ? ", " : " (", words[k]);
+		else
+			o += (size_t)snprintf(out + o, len - o, "%spiece %u", o ? ", " : " (", k + 1);
+	}
+	if (o < len)
+		snprintf(out + o, len - o, " nowhere here)");
+}
+
+/*
  * Prints where probe p's uprobes go: a function's entry or returns, or
  * the address of its site, a line's or an inlined copy's, whose values
  * are those DWARF places at that address.
@@ -60,7 +99,7 @@ static void one(const struct probe *p, FILE *out)
 	for (uint32_t i = 0; i < p->meta.nargs; i++) {
 		const struct gt_fetch *f = &p->plan.fetch[i];
 		const bool cap = f->op != GT_OP_NONE && f->src.loc != GT_LOC_NONE;
-		char loc[256];
+		char loc[256], note[96];
 
 		const char *name = p->meta.args[i].name;
 		bool whole = false;
@@ -70,11 +109,14 @@ static void one(const struct probe *p, FILE *out)
 			whole |= !strncmp(p->meta.args[k].name, name, strlen(name)) &&
 				 p->meta.args[k].name[strlen(name)] == '.';
 		where(p, (int)i, loc, sizeof(loc));
-		fprintf(out, "    %-20s %-24s %-18s %s\n", name[0] ? name : "-",
+		note[0] = '\0';
+		if (!(p->path & 1u << i))
+			missing(&p->args[i], p->at_site, note, sizeof(note));
+		fprintf(out, "    %-20s %-24s %-18s %s%s\n", name[0] ? name : "-",
 			p->meta.args[i].type_name[0] ? p->meta.args[i].type_name :
 			gtr_type_name(p->meta.args[i].type), loc,
 			cap ? "captured" : whole ? "captured whole, by its fields" :
-			"not captured");
+			"not captured", note);
 	}
 	if (p->meta.fmt && p->meta.fmt[0])
 		fprintf(out, "    shown as \"%s\"\n", p->meta.fmt);

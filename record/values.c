@@ -163,7 +163,9 @@ static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a)
 
 /*
  * Adds, after the parameters, the capacity of each slice parameter as a
- * value named "cap(NAME)" (its length is the slice value's own length).
+ * value named "cap(NAME)" (its length is the slice value's own length);
+ * one whose cap DWARF places nowhere (an optimized build's line probe)
+ * is added unavailable beside the slice it shows.
  */
 static void add_cap_values(struct probe *p)
 {
@@ -175,7 +177,9 @@ static void add_cap_values(struct probe *p)
 		uint32_t k;
 
 		if ((s->type != GTR_TYPE_SLICE && s->type != GTR_TYPE_BYTES) ||
-		    s->npieces != 3 || !readable(&s->pieces[2]))
+		    s->npieces != 3 || !(readable(&s->pieces[2]) ||
+		    (s->pieces[2].kind == GOBIN_LOC_NONE && readable(&s->pieces[0]) &&
+		     readable(&s->pieces[1]))))
 			continue;
 		k = p->meta.nargs++;
 		a = &p->args[k];

@@ -34,6 +34,46 @@ def refused_on_gccgo(toolchain, gobuild, tmp_path):
     return True
 
 
+XS = [1, 11, 21, 31]
+
+
+def test_unoptimised_line_reads_parameters_at_the_cfa(gobuild, toolchain, tmp_path):
+    """-N -l: the slice, string and struct parameters DWARF gives as
+    DW_OP_call_frame_cfa are read whole from the stack at every
+    iteration, beside the locals x and total (they were unavailable)."""
+    if refused_on_gccgo(toolchain, gobuild, tmp_path):
+        return
+    exe = gobuild(LINEVALS, "linevals-N", "-gcflags=all=-N -l")
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-o", trace, "main.go:%d(x, total, xs, name, p)"
+                % fixture_line("SUM BODY"), "--", exe])
+    assert "total 64" in p.stdout
+    got = [e["args"] for e in jsonl(trace)]
+    want = [{"x": x, "total": sum(XS[:i]), "xs": XS, "name": "gopher",
+             "p": {"X": 3, "Y": 4}, "cap(xs)": 6} for i, x in enumerate(XS)]
+    assert got == want
+
+
+def test_optimised_line_keeps_the_known_pieces(gobuild, toolchain, tmp_path):
+    """Optimised: xs's pointer and length are in registers at the loop's
+    line and its cap nowhere: the slice is captured, cap(xs) unavailable,
+    and --list says which piece is missing; total, which DWARF places
+    nowhere there, stays unavailable."""
+    if refused_on_gccgo(toolchain, gobuild, tmp_path):
+        return
+    exe = gobuild(LINEVALS, "linevals")
+    probe = "main.go:%d(total, xs)" % fixture_line("SUM BODY")
+    trace = str(tmp_path / "t.gtr")
+    record(["-q", "-o", trace, probe, "--", exe])
+    got = [e["args"] for e in jsonl(trace)]
+    assert got == [{"total": None, "xs": XS, "cap(xs)": None}] * 4
+    text = record(["--list", exe, probe]).stdout
+    assert re.search(r"^    xs +\[\]int +RAX,RBX,\? +captured \(cap nowhere here\)$",
+                     text, re.M), text
+    assert re.search(r"^    total +int +\? +not captured \(DWARF places it nowhere here\)$",
+                     text, re.M), text
+
+
 def list_sites(text):
     """(function, inlined into or None, address) of each site --list
     BINARY PROBE shows, in order."""
