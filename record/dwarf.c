@@ -239,9 +239,12 @@ void gobin_type_free(struct gobin_type *t)
 {
 	if (!t)
 		return;
-	for (uint32_t i = 0; i < t->nfields; i++)
+	for (uint32_t i = 0; i < t->nfields; i++) {
 		gobin_type_free(t->fields[i].type);
+		free(t->fields[i].name);
+	}
 	free(t->fields);
+	gobin_type_free(t->elem);
 	free(t);
 }
 
@@ -329,7 +332,7 @@ int gobin_type_add_field(struct gobin_type *t, uint32_t off, struct gobin_type *
 		return -ENOMEM;
 	}
 	t->fields = f;
-	f[t->nfields++] = (struct gobin_field){ off, ft };
+	f[t->nfields++] = (struct gobin_field){ off, ft, NULL };
 	return 0;
 }
 

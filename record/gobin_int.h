@@ -256,12 +256,30 @@ struct gobin_type {
 	 * the signature (TK_OTHER, 0: unknown) */
 	enum gobin_tk elem_kind;
 	uint32_t elem_size;
+	/* TK_PTR written in a signature: the pointee (NULL: not kept) */
+	struct gobin_type *elem;
 };
 
 struct gobin_field {
 	uint32_t offset;
 	struct gobin_type *type;
+	char *name;    /* written in a signature: the field's name (owned);
+			  NULL from DWARF and runtime type descriptors */
 };
+
+/* sig.c: whether c may be in a Go identifier (letters, digits, '_', and
+ * any byte of a non-ASCII UTF-8 character). */
+bool gobin_ident_char(char c);
+
+/*
+ * sig.c: the type Go text `text` writes ("struct{X int; Name string}",
+ * "*struct{A struct{B int}}", as a signature's parameter has it), with
+ * its struct fields' names and a pointer's pointee, for field paths
+ * without DWARF. NULL with a message in err[errlen] when it is no type
+ * gotrace can size. Free with gobin_type_free().
+ */
+struct gobin_type *gobin_sig_type(const struct gobin *b, const char *text,
+				  char *err, size_t errlen);
 
 /* dwarf.c: a type of `kind`, `size` bytes, named `name` (NULL: ""); NULL on ENOMEM. */
 struct gobin_type *gobin_type_new(enum gobin_tk kind, uint32_t size,

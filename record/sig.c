@@ -64,7 +64,7 @@ static bool name_char(char c)
 	       c == '-' || c == '%' || (unsigned char)c >= 0x80;
 }
 
-static bool ident_char(char c)
+bool gobin_ident_char(char c)
 {
 	return isalnum((unsigned char)c) || c == '_' || (unsigned char)c >= 0x80;
 }
@@ -92,7 +92,7 @@ static bool accept(struct sp *p, const char *tok)
 	if (strncmp(p->s + p->i, tok, n) != 0)
 		return false;
 	/* keywords must end there: "chan" but not "channel" */
-	if (ident_char(tok[n - 1]) && ident_char(p->s[p->i + n]))
+	if (gobin_ident_char(tok[n - 1]) && gobin_ident_char(p->s[p->i + n]))
 		return false;
 	p->i += n;
 	return true;
@@ -238,6 +238,19 @@ static struct gobin_type *ref_type(struct sp *p, struct gobin_type *what)
 	return p->failed ? NULL : mk(p, TK_PTR, (uint32_t)p->ps, "");
 }
 
+/* *T: a pointer that keeps its parsed pointee `what` (t->elem), so that
+ * a field path can go through it. */
+static struct gobin_type *ptr_to(struct sp *p, struct gobin_type *what)
+{
+	struct gobin_type *t = ref_type(p, NULL);
+
+	if (t)
+		t->elem = what;
+	else
+		gobin_type_free(what);
+	return t;
+}
+
 /* Skips the bracketed group that must follow keyword `kw` ("map[...]"). */
 static bool skip_group(struct sp *p, char open, const char *kw)
 {
@@ -261,21 +274,34 @@ static void set_name(struct sp *p, struct gobin_type *t, size_t from)
 
 	for (size_t i = from; i < p->i && o + 2 < sizeof(t->name); i++) {
 		const char c = p->s[i];
+		char prev;
 
 		if (isspace((unsigned char)c)) {
 			space = true;
 			continue;
 		}
-		if (space && o && (((ident_char(c) || c == '*' || c == '[' || c == '<' ||
-				     c == '.') &&
-				    (ident_char(t->name[o - 1]) || t->name[o - 1] == ')' ||
-				     t->name[o - 1] == ';' || t->name[o - 1] == ',')) ||
-				   (c == '(' && t->name[o - 1] == ')')))
+		prev = o ? t->name[o - 1] : '\0';
+		if (space && o && (((gobin_ident_char(c) || strchr("*[<.", c)) &&
+				    (gobin_ident_char(prev) || strchr(");,", prev))) ||
+				   (c == '(' && prev == ')')))
 			t->name[o++] = ' ';
 		space = false;
 		t->name[o++] = c;
 	}
 	t->name[o] = '\0';
+}
+
+/* The name of a field: its own, or an embedded type's ("*pkg.T[int]":
+ * "T"), allocated; NULL when out of memory. */
+static char *field_name(const char *name)
+{
+	const char *dot;
+
+	name += strspn(name, "*");
+	dot = strrchr(name, '.');
+	if (dot && !strchr(dot, '['))
+		name = dot + 1;
+	return strndup(name, strcspn(name, "["));
 }
 
 /* A struct's fields: "a, b int; c string; *Embedded" (after the '{'). */
@@ -303,10 +329,10 @@ static struct gobin_type *parse_struct(struct sp *p)
 			char nm[64];
 			size_t q;
 
-			if (!ident_char(p->s[p->i]) || nnames >= 16)
+			if (!gobin_ident_char(p->s[p->i]) || nnames >= 16)
 				break;
 			q = p->i;
-			while (ident_char(p->s[q]))
+			while (gobin_ident_char(p->s[q]))
 				q++;
 			snprintf(nm, sizeof(nm), "%.*s", (int)(q - p->i), p->s + p->i);
 			p->i = q;
@@ -340,7 +366,8 @@ static struct gobin_type *parse_struct(struct sp *p)
 				break;
 			}
 			t->fields = nf;
-			nf[t->nfields++] = (struct gobin_field){ off, ft };
+			nf[t->nfields++] = (struct gobin_field){ off, ft,
+				field_name(nnames ? names[k] : ft->name) };
 			off += ft->size;
 		}
 		if (p->failed)
@@ -376,7 +403,7 @@ static struct gobin_type *parse_type_inner(struct sp *p, bool lenient)
 
 	skip_ws(p);
 	if (accept(p, "*"))
-		return ref_type(p, parse_type(p, true)); /* any pointee will do */
+		return ptr_to(p, parse_type(p, true)); /* any pointee will do */
 	if (accept(p, "(")) {
 		t = parse_type(p, lenient);
 		if (t && !expect(p, ")")) {
@@ -415,7 +442,7 @@ static struct gobin_type *parse_type_inner(struct sp *p, bool lenient)
 			sp_fail(p, "out of memory");
 			return NULL;
 		}
-		t->fields[0] = (struct gobin_field){ 0, e };
+		t->fields[0] = (struct gobin_field){ 0, e, NULL };
 		t->nfields = 1;
 		t->count = n;
 		gobin_type_set_align(t, ps);
@@ -559,7 +586,7 @@ static int split_entries(struct sp *p, struct entry *e, int max)
 				return -1;
 			}
 			e[n] = (struct entry){ .start = a, .end = b };
-			for (q = a; q < b && ident_char(s[q]); q++)
+			for (q = a; q < b && gobin_ident_char(s[q]); q++)
 				;
 			if (q > a && !is_keyword(s + a, q - a)) {
 				if (q == b)
@@ -896,72 +923,12 @@ int gobin_sig_results(const struct gobin *b, const struct gobin_func *f,
 	return sig_values(b, f, params, results, true, args, max, err, errlen);
 }
 
-/*
- * Whether the shape `sh` (s[0, n), "int", "*uint8") is written as a type
- * in `text`: not as part of a longer name ("int64", "main.int").
- */
-static bool type_in(const char *text, const char *sh, size_t n)
+struct gobin_type *gobin_sig_type(const struct gobin *b, const char *text,
+				  char *err, size_t errlen)
 {
-	for (const char *q = text; *q; q++)
-		if (!strncmp(q, sh, n) &&
-		    (q == text || (!ident_char(q[-1]) && q[-1] != '.')) &&
-		    !ident_char(q[n]) && q[n] != '.')
-			return true;
-	return false;
-}
+	struct sp p = { .s = text, .ps = b->ptrsize, .err = err,
+			.errlen = errlen, .func = "type",
+			.b = (struct gobin *)b /* descriptors are read lazily */ };
 
-/*
- * Whether each shape the instance's name spells ("main.Map[go.shape.string,
- * go.shape.int_0]") is a type of the signature's text: 1 or 0; -1 when
- * the name spells none ("main.Sum[...]").
- */
-static int shapes_written(const char *name, const char *params, const char *results)
-{
-	static const char shape[] = "go.shape.";
-	const char *open, *end = gobin_type_args_end(name, &open);
-	const char *a;
-
-	if (!end || !open)
-		return -1;
-	a = open + 1;
-	while (a < end - 1) {
-		const char *z = a;
-		int depth = 0;
-		size_t n;
-
-		for (; z < end - 1 && (depth || *z != ','); z++)
-			depth += (*z == '[' || *z == '(' || *z == '{') -
-				 (*z == ']' || *z == ')' || *z == '}');
-		if (strncmp(a, shape, sizeof(shape) - 1))
-			return -1;
-		a += sizeof(shape) - 1;
-		n = (size_t)(z - a);
-		while (n && isdigit((unsigned char)a[n - 1]))
-			n--;
-		n = n && a[n - 1] == '_' && n < (size_t)(z - a) ? n - 1 : (size_t)(z - a);
-		if (!n || !(type_in(params, a, n) || (results && type_in(results, a, n))))
-			return 0;
-		a = z + 1;
-	}
-	return 1;
-}
-
-int gobin_sig_fits(const struct gobin *b, const struct gobin_func *f,
-		   const char *params, const char *results)
-{
-	struct gobin_arg dw[16], sg[16];
-	int m = gobin_func_args(b, f, dw, 16), n, i;
-
-	if (!gobin_func_generic(f))
-		return -1;
-	n = gobin_sig_args(b, f, params ? params : "", sg, 16, NULL, 0);
-	if (n < 0)
-		return -2;
-	if (m <= 0)
-		return shapes_written(f->name, params ? params : "", results);
-	/* from the last parameter back to those gc adds (.dict, recv) */
-	for (i = 1; i <= n && sg[n - i].name[0] != '.' && strcmp(sg[n - i].name, "recv"); i++)
-		if (i > m || strcmp(sg[n - i].type_name, dw[m - i].type_name))
-			return 0;
-	return 1;
+	return entry_type(&p, 0, strlen(text));
 }

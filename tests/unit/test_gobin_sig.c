@@ -282,3 +282,90 @@ Test(gobin, sig_errors_say_what_to_write)
 			 "arguments and results (pclntab); check the types");
 	gobin_close(b);
 }
+
+/* --------------------------------------- struct literals in a signature */
+
+/*
+ * The field paths of a struct a signature writes as a literal, without
+ * DWARF, against DWARF's of the same parameter: the same fields captured
+ * whole, and each path at the same register, offset and type.
+ */
+static void check_literal_paths(const char *dwarf_fixture, const char *stripped,
+				const char *func, const char *root, const char *literal)
+{
+	struct gobin *dw = open_fixture(dwarf_fixture), *st = open_fixture(stripped);
+	char want[GOBIN_STRUCT_FIELDS][GOBIN_PATH_LEN], got[GOBIN_STRUCT_FIELDS][GOBIN_PATH_LEN];
+	char err[512], ptr[256];
+	struct gobin_func f;
+	int nw, ng;
+
+	cr_assert_eq(gobin_func_find(dw, func, &f), 0, "%s", func);
+	nw = gobin_struct_fields(dw, &f, root, want, GOBIN_STRUCT_FIELDS);
+	ng = gobin_struct_fields_td(st, literal, root, got, GOBIN_STRUCT_FIELDS);
+	cr_assert_gt(nw, 0, "%s %s", dwarf_fixture, func);
+	cr_assert_eq(ng, nw, "%s: %s", stripped, literal);
+	snprintf(ptr, sizeof(ptr), "*%s", literal);
+	for (int i = 0; i < nw; i++) {
+		struct gobin_path a, b, c;
+
+		cr_expect_str_eq(got[i], want[i], "%s", literal);
+		cr_assert_eq(gobin_field_path(dw, &f, want[i], &a, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(gobin_field_path_td(st, literal, got[i], &b, err, sizeof(err)), 0,
+			     "%s", err);
+		cr_expect(a.value_root && b.value_root && a.direct && b.direct, "%s", got[i]);
+		cr_expect_eq(b.slot, a.slot, "%s", got[i]);
+		cr_expect_eq(b.value_off, a.value_off, "%s", got[i]);
+		cr_expect_eq(b.type, a.type, "%s", got[i]);
+		cr_expect_eq(b.size, a.size, "%s", got[i]);
+		/* through a pointer: no register, the field's offset in memory */
+		cr_assert_eq(gobin_field_path_td(st, ptr, got[i], &c, err, sizeof(err)), 0,
+			     "%s", err);
+		cr_expect(!c.value_root && !c.nderef, "%s", got[i]);
+		cr_expect_eq(c.offset, a.value_off, "%s", got[i]);
+		cr_expect_eq(c.type, a.type, "%s", got[i]);
+	}
+	gobin_close(dw);
+	gobin_close(st);
+}
+
+Test(gobin, struct_literal_paths_match_dwarf)
+{
+	struct gobin *b;
+	struct gobin_path p;
+	char err[512];
+
+	check_literal_paths("args", "args_s", "main.structarg", "t", "struct{a int; b string}");
+	check_literal_paths("args", "args_s", "main.smallstruct", "s", "struct{ x, y int32 }");
+	check_literal_paths("args_386", "args_386s", "main.structarg", "t",
+			    "struct{a int; b string}");
+	b = open_fixture("args_s");
+	/* nested literals, a pointer field followed, and what is not there */
+	cr_assert_eq(gobin_field_path_td(b, "struct{A int8; In struct{B, C string}; "
+					 "P *struct{D, E int32}}", "v.In.C", &p, err,
+					 sizeof(err)), 0, "%s", err);
+	cr_expect(p.value_root && p.direct);
+	cr_expect_eq(p.slot, 3);
+	cr_expect_eq(p.value_off, 24);
+	cr_expect_eq(p.type, GTR_TYPE_STRING);
+	cr_assert_eq(gobin_field_path_td(b, "struct{A int8; In struct{B, C string}; "
+					 "P *struct{D, E int32}}", "v.P.E", &p, err,
+					 sizeof(err)), 0, "%s", err);
+	cr_expect(p.value_root && !p.direct);
+	cr_expect_eq(p.slot, 5);
+	cr_expect_eq(p.value_off, 40);
+	cr_expect_eq(p.offset, 4);
+	cr_expect_eq(p.type, GTR_TYPE_INT);
+	cr_expect_eq(p.size, 4);
+	cr_assert_eq(gobin_field_path_td(b, "*struct{N *struct{X, Y int}}", "v.N.Y", &p, err,
+					 sizeof(err)), 0, "%s", err);
+	cr_expect_eq(p.nderef, 1);
+	cr_expect_eq(p.deref[0], 0);
+	cr_expect_eq(p.offset, 8);
+	cr_expect_eq(gobin_field_path_td(b, "struct{X int}", "v.Z", &p, err, sizeof(err)),
+		     -ENOENT);
+	cr_expect_str_eq(err, "field path 'v.Z': struct{X int} has no field 'Z'");
+	cr_expect_eq(gobin_field_path_td(b, "struct{X int}", "v.X.Y", &p, err, sizeof(err)),
+		     -EINVAL);
+	cr_expect_str_eq(err, "field path 'v.X.Y': 'Y' is not a field of a struct");
+	gobin_close(b);
+}
