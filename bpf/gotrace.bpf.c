@@ -285,7 +285,9 @@ static __always_inline __u32 append_bytes(struct gt_event *ev, __u32 dlen,
 
 /*
  * Runs fetch `i` of `plan` into ev->slots[i] (and bytes at ev->data[dlen]);
- * returns the new dlen. A global (non-inlined) function is verified once,
+ * returns the new dlen. Pointers followed and a string's or slice's
+ * (ptr, len) in memory are words of the plan's word_size (8, or 4 for an
+ * i386 program). A global (non-inlined) function is verified once,
  * not once per loop iteration and value range, which keeps the main
  * program far from the verifier's complexity limit.
  */
@@ -295,9 +297,11 @@ __noinline int fetch_one(struct pt_regs *regs, struct gt_event *ev,
 	const struct gt_fetch *f;
 	__u64 v = 0, addr = 0, len = 0;
 	int k, bad = 0;
+	__u8 word;
 
 	if (!regs || !ev || !plan)
 		return dlen;
+	word = plan->word_size == 4 ? 4 : 8;
 	i &= GT_MAX_FETCH - 1;
 	f = &plan->fetch[i];
 	if (f->op == GT_OP_NONE) {
@@ -310,7 +314,7 @@ __noinline int fetch_one(struct pt_regs *regs, struct gt_event *ev,
 	for (k = 0; k < GT_MAX_DEREF; k++) {
 		if (bad || k >= f->nderef)
 			break;
-		bad = !addr || read_user_word(addr + f->deref[k], 8, &addr);
+		bad = !addr || read_user_word(addr + f->deref[k], word, &addr);
 	}
 	if (f->op == GT_OP_WORD) {
 		if (bad)
@@ -327,8 +331,8 @@ __noinline int fetch_one(struct pt_regs *regs, struct gt_event *ev,
 		__u64 ptr = addr;
 
 		if (!bad && (f->flags & GT_F_INDIRECT))
-			bad = !addr || read_user_word(addr + f->mem_off, 8, &ptr) ||
-			      read_user_word(addr + f->mem_off + 8, 8, &len);
+			bad = !addr || read_user_word(addr + f->mem_off, word, &ptr) ||
+			      read_user_word(addr + f->mem_off + word, word, &len);
 		else if (!bad)
 			bad = read_src(regs, &f->src2, 0, &len);
 		if (bad)
@@ -827,126 +831,4 @@ int gotrace_probe(struct pt_regs *regs)
 	return probe_hit(regs, plan, cookie);
 }
 
-/*
- * The exit of a watched process, when its last thread exits: a struct
- * gt_exit record with the exact time and exit code. signal->live counts
- * the live threads and is decremented before this tracepoint fires
- * (kernel/exit.c, do_exit()); deleting the map entry first makes sure
- * that only one of several threads exiting at once reports it. The code
- * is the process's as wait() reports it: the group exit code when the
- * whole group was told to exit (exit_group(), a fatal signal), else the
- * last thread's own (kernel/exit.c, wait_task_zombie()).
- */
-#define GT_SIGNAL_GROUP_EXIT 0x00000004   /* include/linux/sched/signal.h */
-
-/*
- * The body shared by the three ways of attaching to sched_process_exit.
- * It reads only the current task (the one exiting) through CO-RE, never
- * the tracepoint's arguments, so it holds for both layouts of the
- * tracepoint: (struct task_struct *p) before Linux 6.16 and
- * (struct task_struct *p, bool group_dead) since (include/trace/events/
- * sched.h); signal->live is 0 after the last thread's atomic_dec_and_test()
- * in do_exit() on both, which is what group_dead says.
- */
-static __always_inline int on_process_exit(void)
-{
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct gt_exit x = {};
-
-	if (!bpf_map_lookup_elem(&watched, &tgid) &&
-	    !bpf_map_lookup_elem(&execs, &tgid))
-		return 0;
-	if (BPF_CORE_READ(task, signal, live.counter) != 0)
-		return 0;
-	/* its pid may be another process's next */
-	bpf_map_delete_elem(&execs, &tgid);
-	if (bpf_map_delete_elem(&watched, &tgid))
-		return 0;
-	x.type = GT_REC_EXIT;
-	x.pid = tgid;
-	x.ts_ns = bpf_ktime_get_ns();
-	x.code = BPF_CORE_READ(task, signal, flags) & GT_SIGNAL_GROUP_EXIT
-			 ? BPF_CORE_READ(task, signal, group_exit_code)
-			 : BPF_CORE_READ(task, exit_code);
-	bpf_get_current_comm(&x.comm, sizeof(x.comm));
-	bpf_ringbuf_output(&events, &x, sizeof(x), BPF_RB_FORCE_WAKEUP);
-	return 0;
-}
-
-/* BTF-typed tracepoint: found through the kernel's BTF, needs no tracefs. */
-SEC("tp_btf/sched_process_exit")
-int gotrace_exit_btf(void *ctx)
-{
-	return on_process_exit();
-}
-
-/* Raw tracepoint: found by name, needs no tracefs (Linux 4.17+). */
-SEC("raw_tp/sched_process_exit")
-int gotrace_exit_raw(void *ctx)
-{
-	return on_process_exit();
-}
-
-/* Classic tracepoint: its id is read from tracefs, which must be mounted. */
-SEC("tp/sched/sched_process_exit")
-int gotrace_exit_tp(void *ctx)
-{
-	return on_process_exit();
-}
-
-#define GT_SIGSTOP 19   /* include/uapi/asm-generic/signal.h */
-
-/*
- * An exec in a process of `execs` from a thread other than its first
- * (old_pid, the exec'ing thread's id before the exec, is not the tgid):
- * the kernel's pid filter of the process's uprobes followed its first
- * thread, which de_thread() (fs/exec.c) just ended, so the new image
- * would run unprobed. The process is stopped (the signal is taken on
- * the way back to user space, before the new image's first instruction)
- * and a struct gt_exec record wakes gotrace-record, which attaches the
- * probes again for the pid and lets it go on (SIGCONT). Without room in
- * the ring buffer for the record it is not stopped: nobody would let it
- * go on. An exec from the first thread keeps the probes and is left
- * alone, as is every other process.
- */
-static __always_inline int on_process_exec(__u32 old_pid)
-{
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct gt_exec *x;
-
-	if (old_pid == tgid || !bpf_map_lookup_elem(&execs, &tgid))
-		return 0;
-	x = bpf_ringbuf_reserve(&events, sizeof(*x), 0);
-	if (!x)
-		return 0;
-	x->type = GT_REC_EXEC;
-	x->pid = tgid;
-	x->ts_ns = bpf_ktime_get_ns();
-	x->old_tid = old_pid;
-	x->stopped = bpf_send_signal(GT_SIGSTOP) == 0;
-	bpf_ringbuf_submit(x, BPF_RB_FORCE_WAKEUP);
-	return 0;
-}
-
-/* sched_process_exec(struct task_struct *p, pid_t old_pid, struct
- * linux_binprm *bprm) (include/trace/events/sched.h, Linux 3.4+), attached
- * as the exit programs are: its arguments as 64-bit words. */
-SEC("tp_btf/sched_process_exec")
-int gotrace_exec_btf(__u64 *ctx)
-{
-	return on_process_exec((__u32)ctx[1]);
-}
-
-SEC("raw_tp/sched_process_exec")
-int gotrace_exec_raw(__u64 *ctx)
-{
-	return on_process_exec((__u32)ctx[1]);
-}
-
-/* Classic tracepoint: the record's old_pid field (read through CO-RE). */
-SEC("tp/sched/sched_process_exec")
-int gotrace_exec_tp(struct trace_event_raw_sched_process_exec *ctx)
-{
-	return on_process_exec((__u32)BPF_CORE_READ(ctx, old_pid));
-}
+#include "process.bpf.h"

@@ -50,7 +50,8 @@ enum gt_op {
 #define GT_F_SIGNED 1      /* sign-extend a value narrower than 8 bytes */
 #define GT_F_INDIRECT 2    /* the value is in memory: after the deref
 			      chain, read at address + mem_off (a string's
-			      ptr at +mem_off and len at +mem_off+8) */
+			      ptr at +mem_off and len at +mem_off+word, each
+			      a word: the plan's word_size) */
 
 #define GT_F_NIL_ZERO 4    /* a nil address on the way reads as 0, not
 			      as unavailable (nil interfaces) */
@@ -68,9 +69,9 @@ struct gt_src {
 
 /*
  * One captured value. The root word comes from `src`; then, for each of
- * the `nderef` steps, addr = *(u64 *)(addr + deref[k]) (a pointer field
- * followed); then the op reads the value (directly, or at addr + mem_off
- * when GT_F_INDIRECT).
+ * the `nderef` steps, addr = the word (the plan's word_size bytes) at
+ * addr + deref[k] (a pointer field followed); then the op reads the value
+ * (directly, or at addr + mem_off when GT_F_INDIRECT).
  */
 struct gt_fetch {
 	__u8 op;           /* enum gt_op */
@@ -135,7 +136,9 @@ struct gt_plan {
 	__u32 ret_sp;      /* GT_P_STACK without GT_P_FRAME_BP: bytes from SP
 			      to the return address at the probed
 			      instruction (0 at an entry) */
-	__u32 pad;
+	__u32 word_size;   /* bytes of a word in the traced program's memory
+			      (a pointer followed, a string's ptr and len):
+			      8, or 4 on i386 (record/arch.c ptrsize) */
 	__u64 rate;        /* events per second kept, 0: no limit */
 	/* the fetches first: those of a plan of a few arguments share the
 	 * header's cache lines, a cold miss each fewer per hit */
@@ -193,10 +196,13 @@ struct gt_exit {
 };
 
 /*
- * A process of the BPF program's `execs` map exec'd from a thread other
- * than its first, from the sched_process_exec tracepoint: its uprobes
- * must be attached again for `pid`. `stopped`: the BPF program stopped
- * it (SIGSTOP) before its new image's first instruction, and gotrace-record
+ * An exec the recorder must act on, from the sched_process_exec
+ * tracepoint: a process of the BPF program's `execs` map exec'd from a
+ * thread other than its first (old_tid != pid: its uprobes must be
+ * attached again for `pid`), or a process of the followed tree exec'd
+ * probed binary `bin` that is not attached for it yet (its uprobes must
+ * be attached for `pid`), or both. `stopped`: the BPF program stopped it
+ * (SIGSTOP) before its new image's first instruction, and gotrace-record
  * lets it go on (SIGCONT) once they are.
  */
 struct gt_exec {
@@ -205,6 +211,20 @@ struct gt_exec {
 	__u64 ts_ns;       /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
 	__u32 old_tid;     /* the thread that exec'd, by its id before */
 	__u32 stopped;     /* 1: stopped, waiting for SIGCONT */
+	__u32 bin;         /* the probed binary to attach, GT_NO_BIN: none */
+	__u32 pad;
+};
+
+/* The binaries a followed process tree can exec and have attached, in a
+ * 64-bit mask per process (struct gt_bin_key -> index < GT_MAX_BINS). */
+#define GT_MAX_BINS 64
+#define GT_NO_BIN 0xffffffffu
+
+/* A probed binary by its file: the kernel's dev_t of its filesystem
+ * (major << 20 | minor, include/linux/kdev_t.h) and its inode number. */
+struct gt_bin_key {
+	__u64 dev;
+	__u64 ino;
 };
 
 /*

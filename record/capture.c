@@ -112,6 +112,7 @@ static int on_record(void *ctx, void *data, size_t size)
 
 		memcpy(comm, x->comm, sizeof(x->comm));
 		comm[sizeof(x->comm)] = '\0';
+		capture_relinks_exited(c, (pid_t)x->pid);
 		if (c->exit_fn)
 			c->exit_fn(x->pid, x->ts_ns, x->code, comm, c->ctx);
 		return 0;
@@ -173,12 +174,15 @@ again:
 	if (c->exit_level >= EXIT_NO_BTF) {
 		bpf_program__set_autoload(c->skel->progs.gotrace_exit_btf, false);
 		bpf_program__set_autoload(c->skel->progs.gotrace_exec_btf, false);
+		bpf_program__set_autoload(c->skel->progs.gotrace_fork_btf, false);
 	}
 	if (c->exit_level >= EXIT_NONE) {
 		bpf_program__set_autoload(c->skel->progs.gotrace_exit_raw, false);
 		bpf_program__set_autoload(c->skel->progs.gotrace_exit_tp, false);
 		bpf_program__set_autoload(c->skel->progs.gotrace_exec_raw, false);
 		bpf_program__set_autoload(c->skel->progs.gotrace_exec_tp, false);
+		bpf_program__set_autoload(c->skel->progs.gotrace_fork_raw, false);
+		bpf_program__set_autoload(c->skel->progs.gotrace_fork_tp, false);
 	}
 	bpf_map__set_max_entries(c->skel->maps.plans, c->nplans);
 	bpf_map__set_max_entries(c->skel->maps.drops, c->nplans);
@@ -224,6 +228,12 @@ again:
 	map_plans(c);
 	c->prog = c->skel->progs.gotrace_probe;
 	c->execs_fd = bpf_map__fd(c->skel->maps.execs);
+	c->tree_fd = bpf_map__fd(c->skel->maps.tree);
+	c->bins_fd = bpf_map__fd(c->skel->maps.bins);
+	c->bins_run_fd = bpf_map__fd(c->skel->maps.bins_run);
+	c->fork_progs[0] = c->skel->progs.gotrace_fork_btf;
+	c->fork_progs[1] = c->skel->progs.gotrace_fork_raw;
+	c->fork_progs[2] = c->skel->progs.gotrace_fork_tp;
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_record,
 				 c, NULL);
 	if (!c->rb) {
@@ -783,6 +793,7 @@ void capture_close(struct capture *c)
 		return;
 	print_bpf_stats(c);
 	bpf_link__destroy(c->exit_link);
+	bpf_link__destroy(c->fork_link);
 	/* a process the exec program stopped since the last read goes on */
 	bpf_link__destroy(c->exec_link);
 	c->closing = true;

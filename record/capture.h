@@ -119,6 +119,36 @@ int capture_consume(struct capture *c);
  * of 16384 watched processes is full, or no exit tracepoint). */
 int capture_watch_exit(struct capture *c, uint32_t pid);
 
+/*
+ * Following the processes a recording's targets start (spec/PROBES.md).
+ * fn(pid, bin, ctx) is called from capture_poll() when a process of the
+ * followed tree execs the probed binary given index `bin` by
+ * capture_follow_binary() and not yet attached for it: the process is
+ * stopped before its first instruction, fn attaches that binary's
+ * uprobes for `pid` (returning 0, or -1 after printing why) and the
+ * process then goes on. With `inherit`, the processes the tree's members
+ * start (fork, clone without CLONE_THREAD) join it (the
+ * sched_process_fork tracepoint, attached as the exit one is); without,
+ * the tree is the roots only. Needs capture_on_exit()'s exec program:
+ * 0, or -errno (a warning printed) when following cannot be.
+ */
+typedef int (*capture_spawn_fn)(uint32_t pid, uint32_t bin, void *ctx);
+int capture_follow(struct capture *c, int inherit, capture_spawn_fn fn,
+		   void *ctx);
+
+/* Makes the file at `path` probed binary `bin` (< GT_MAX_BINS) for
+ * capture_follow(); several files may share an index. 0 or -errno
+ * (a file that cannot be stat'ed, a full table). */
+int capture_follow_binary(struct capture *c, uint32_t bin, const char *path);
+
+/* Puts process `pid` in the followed tree, with the binaries of `mask`
+ * (bit i: binary i) attached for it. 0 or -errno. */
+int capture_follow_root(struct capture *c, pid_t pid, uint64_t mask);
+
+/* The mask of the probed binaries a process of the tree exec'd so far
+ * (bit i: binary i). */
+uint64_t capture_binaries_run(struct capture *c);
+
 /* Detaches every probe and frees `c` (NULL is fine). */
 void capture_close(struct capture *c);
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * A traced process that execs from a thread other than its first. Its
- * uprobes were attached by its pid, and the kernel keeps the task it
+ * A traced process that execs from a thread other than its first (and,
+ * through capture_follow.c, one of the followed tree that execs a
+ * probed binary). Its uprobes were attached by its pid, and the kernel keeps the task it
  * found then, the first thread: a uprobe-multi link's filter compares
  * that task's memory with the one being probed
  * (bpf_uprobe_multi_link_attach(), uprobe_multi_link_filter(),
@@ -14,11 +15,13 @@
  * process: they match its thread group) and it goes on.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -113,7 +116,12 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void capture_on_exec_record(struct capture *c, const struct gt_exec *x)
+/*
+ * Makes the links of x->pid again after its exec from a thread other
+ * than its first (those whose file is another now are closed), and says
+ * so (with -v) or what failed.
+ */
+static void relink_process(struct capture *c, const struct gt_exec *x)
 {
 	int *old = xcalloc(c->nrelinks, sizeof(*old), "links");
 	uint32_t nold = 0, again = 0, gone = 0, failed = 0;
@@ -140,9 +148,6 @@ void capture_on_exec_record(struct capture *c, const struct gt_exec *x)
 	}
 	capture_close_links(old, nold);
 	free(old);
-	if (x->stopped && kill((pid_t)x->pid, SIGCONT) && errno != ESRCH)
-		fprintf(stderr, "gotrace-record: cannot let process %u go on "
-			"(%s): run kill -CONT %u\n", x->pid, strerror(errno), x->pid);
 	if (failed)
 		fprintf(stderr, "gotrace-record: warning: process %u exec'd from "
 			"a thread other than its first and %u of its uprobe links "
@@ -156,6 +161,79 @@ void capture_on_exec_record(struct capture *c, const struct gt_exec *x)
 			x->stopped ? "stopped for" : "not stopped (events may be "
 			"lost), after",
 			(double)(monotonic_ns() - x->ts_ns) / 1e6);
+}
+
+void capture_on_exec_record(struct capture *c, const struct gt_exec *x)
+{
+	int spawned = 0;
+
+	if (x->old_tid != x->pid)
+		relink_process(c, x);
+	if (x->bin != GT_NO_BIN)
+		spawned = capture_on_spawn(c, x);
+	if (x->stopped && kill((pid_t)x->pid, SIGCONT) && errno != ESRCH)
+		fprintf(stderr, "gotrace-record: cannot let process %u go on "
+			"(%s): run kill -CONT %u\n", x->pid, strerror(errno), x->pid);
+	if (spawned > 0 && c->verbose)
+		fprintf(stderr, "gotrace-record: process %u of the traced tree "
+			"exec'd a probed binary: its uprobes attached; %s %.1f ms\n",
+			x->pid, x->stopped ? "stopped for" : "not stopped "
+			"(events may be lost), after",
+			(double)(monotonic_ns() - x->ts_ns) / 1e6);
+}
+
+/* Links of exited processes, closed on a detached thread. */
+struct dead_links {
+	int *fds;
+	struct bpf_link **links;
+	uint32_t nfds, nlinks;
+};
+
+static void *dead_close(void *arg)
+{
+	struct dead_links *d = arg;
+
+	for (uint32_t i = 0; i < d->nfds; i++)
+		close(d->fds[i]);
+	for (uint32_t i = 0; i < d->nlinks; i++)
+		bpf_link__destroy(d->links[i]);
+	free(d->fds);
+	free(d->links);
+	free(d);
+	return NULL;
+}
+
+void capture_relinks_exited(struct capture *c, pid_t pid)
+{
+	struct dead_links *d = xcalloc(1, sizeof(*d), "links");
+	pthread_attr_t attr;
+	pthread_t t;
+
+	for (uint32_t i = 0; i < c->nrelinks; i++) {
+		struct relink *r = &c->relinks[i];
+
+		if (r->pid != pid || !r->path)
+			continue;
+		if (r->multi && c->multi_fds[r->at] >= 0) {
+			d->fds = xrealloc(d->fds, (d->nfds + 1) * sizeof(*d->fds), "links");
+			d->fds[d->nfds++] = c->multi_fds[r->at];
+			c->multi_fds[r->at] = -1;
+		} else if (!r->multi && c->links[r->at]) {
+			d->links = xrealloc(d->links, (d->nlinks + 1) * sizeof(*d->links),
+					    "links");
+			d->links[d->nlinks++] = c->links[r->at];
+			c->links[r->at] = NULL;
+		}
+		free(r->path);
+		r->path = NULL;
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (!d->nfds && !d->nlinks)
+		dead_close(d);
+	else if (pthread_create(&t, &attr, dead_close, d))
+		dead_close(d);   /* no thread: here, then */
+	pthread_attr_destroy(&attr);
 }
 
 void capture_relinks_free(struct capture *c)

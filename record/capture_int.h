@@ -50,6 +50,11 @@ struct capture {
 	struct gotrace_bpf *skel;
 	struct bpf_program *prog;  /* the uprobes' program */
 	int execs_fd;              /* the BPF program's `execs` map */
+	int tree_fd;               /* its `tree` map: the followed processes */
+	int bins_fd, bins_run_fd;  /* its `bins` and `bins_run` maps */
+	struct bpf_program *fork_progs[3]; /* sched_process_fork: tp_btf, raw_tp, tp */
+	capture_spawn_fn spawn_fn; /* capture_follow()'s, NULL: not following */
+	void *spawn_ctx;
 	struct ring_buffer *rb;
 	struct bpf_link **links;
 	uint32_t nlinks, caplinks;
@@ -74,6 +79,7 @@ struct capture {
 	int exit_level;              /* EXIT_* programs loaded: 0 all, 1 no tp_btf, 2 none */
 	struct bpf_link *exit_link;  /* sched_process_exit, when attached */
 	struct bpf_link *exec_link;  /* sched_process_exec, attached alike */
+	struct bpf_link *fork_link;  /* sched_process_fork, when following */
 	bool closing;                /* capture_close(): exec records only */
 	const char *exit_via;        /* how it is attached: "tp_btf", "raw_tp", "tp" */
 };
@@ -107,6 +113,19 @@ void capture_relink_add(struct capture *c, pid_t pid, bool multi, uint32_t at,
  * whose file is still the one it runs, then lets it go on (only that
  * once c->closing). */
 void capture_on_exec_record(struct capture *c, const struct gt_exec *x);
+
+/* The part of a GT_REC_EXEC record about a followed process that exec'd
+ * probed binary x->bin (capture_follow.c): attaches it for x->pid
+ * through the capture_follow() callback (not once c->closing) and marks
+ * it attached in the `tree` map. 1 when attached, 0 when not, -1 when
+ * the callback failed. */
+int capture_on_spawn(struct capture *c, const struct gt_exec *x);
+
+/* Process `pid` exited: closes the links attached for it by its pid
+ * (capture_relink_add()) on a thread of their own (the kernel waits for
+ * a grace period as it closes each), so that a command that starts many
+ * probed programs holds the links of the live ones only. */
+void capture_relinks_exited(struct capture *c, pid_t pid);
 
 /* Frees what capture_relink_add() kept (the links are closed elsewhere). */
 void capture_relinks_free(struct capture *c);

@@ -32,7 +32,9 @@ static const char doc[] =
 	"Without DWARF, a signature gives names and types:\n"
 	"'main.greet(s string, n int) \"%s\" s'.\n"
 	"Without -p or a command, every process running BINARY is traced,\n"
-	"including ones started later, until Ctrl-C.\n"
+	"including ones started later, until Ctrl-C. With a command or -p,\n"
+	"the processes they start that run a probed binary are traced too\n"
+	"(--no-inherit: not).\n"
 	"\n"
 	"EXAMPLES:\n"
 	"  gotrace-record -o t.gtr 'main.add \"%d %d\" goarg1, goarg2' -- ./app\n"
@@ -49,7 +51,7 @@ static const char doc[] =
 
 enum {
 	OPT_MAX_EVENTS = 1000, OPT_MAX_SIZE, OPT_LIST, OPT_JSON, OPT_DEBUGINFO,
-	OPT_FLUSH, OPT_REDACT, OPT_REDACT_KEY,
+	OPT_FLUSH, OPT_REDACT, OPT_REDACT_KEY, OPT_NO_INHERIT,
 };
 
 static const struct argp_option options[] = {
@@ -58,6 +60,8 @@ static const struct argp_option options[] = {
 	{ "flush-interval", OPT_FLUSH, "SECONDS", 0,
 	  "Write recorded events out at least every SECONDS (default 1)", 0 },
 	{ "pid", 'p', "PID", 0, "Trace the running process PID (repeatable)", 0 },
+	{ "no-inherit", OPT_NO_INHERIT, NULL, 0, "Trace only the command or "
+	  "the -p processes, not the processes they start", 0 },
 	{ "force", 'f', NULL, 0, "Overwrite FILE if it exists", 0 },
 	{ "string-size", 's', "BYTES", 0,
 	  "Capture at most BYTES of each string (default 64, max 512)", 0 },
@@ -260,6 +264,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_JSON: o->json = 1; break;
 	case OPT_DEBUGINFO: o->debuginfo = arg; break;
 	case OPT_FLUSH: o->flush_ns = parse_seconds(arg); break;
+	case OPT_NO_INHERIT: o->no_inherit = 1; break;
 	case OPT_REDACT: add_redact_rule(state, o, arg); break;
 	case OPT_REDACT_KEY: o->redact_key = arg; break;
 	case ARGP_KEY_ARG:

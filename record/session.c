@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attach.h"
 #include "capture.h"
 #include "encode.h"
 #include "plan.h"
@@ -34,6 +35,7 @@ struct session {
 	struct plan *plan;
 	struct encoder *enc;
 	struct capture *cap;
+	struct attach *att;      /* the probes' sites, per binary */
 	char *dflt_path, *dflt_attach; /* the executable of CMD */
 	struct targets *tg;      /* the executables of CMD or the PIDs */
 	struct gtr_host host;
@@ -328,8 +330,9 @@ static void status_line(const struct session *s, uint64_t elapsed_ns, uint64_t r
 
 /*
  * With -p, every binary named in a probe must be mapped by at least one
- * of the processes; else its probes could never fire. Returns -1 after
- * saying which.
+ * of the processes, or (without --no-inherit) be run by a process they
+ * start; else its probes could never fire. Returns -1 after saying which
+ * (a note only, without --no-inherit).
  */
 static int targets_map_binaries(const struct session *s)
 {
@@ -360,7 +363,13 @@ static int targets_map_binaries(const struct session *s)
 			if (f)
 				fclose(f);
 		}
-		if (!found) {
+		if (!found && !o->no_inherit && !o->quiet)
+			fprintf(stderr, "gotrace-record: note: %s is not mapped by "
+				"the traced process%s (%d%s); its probes fire only in "
+				"processes they start that run it\n",
+				plan_binary(s->plan, bi)->path, o->npids > 1 ? "es" : "",
+				o->pids[0], o->npids > 1 ? ", ..." : "");
+		else if (!found && o->no_inherit) {
 			fprintf(stderr, "gotrace-record: %s is not mapped by the "
 				"traced process%s (%d%s); its probes could never "
 				"fire: check the PID or the BINARY: part\n",
@@ -381,96 +390,6 @@ static int targets_alive(const struct record_opts *o)
 		if (!kill(o->pids[i], 0) || errno != ESRCH)
 			n++;
 	return n;
-}
-
-/* Sites the kernel refused, for one warning after attaching. */
-struct refused {
-	const struct plan *plan;
-	int n, err;
-	const char *names[5];
-};
-
-static void on_refused(uint64_t cookie, int err, void *ctx)
-{
-	struct refused *rf = ctx;
-	uint32_t slot = (uint32_t)cookie;
-
-	if (rf->n < 5 && slot < (uint32_t)plan_nprobes(rf->plan))
-		/* an inlined copy by its own function's name */
-		rf->names[rf->n] = plan_probe(rf->plan, slot)->meta.func;
-	rf->err = err;
-	rf->n++;
-	/* an entry's uprobe that also sends a return (GT_P_THEN): that
-	 * return site is left out with it */
-	if (slot < (uint32_t)plan_nprobes(rf->plan) &&
-	    (plan_probe(rf->plan, slot)->plan.flags & GT_P_THEN))
-		on_refused(plan_probe(rf->plan, slot)->plan.then_cookie, err, ctx);
-}
-
-/*
- * Attaches every site of every probe: per binary and target process, one
- * batch (a uprobe-multi link where the kernel has them).
- */
-static int attach_all(struct session *s, char *err, size_t errlen)
-{
-	const struct record_opts *o = s->o;
-	struct refused rf = { .plan = s->plan };
-	int bi, t, i, k, e = 0;
-	uint64_t *offs = NULL, *cookies = NULL;
-	size_t n, cap = 0;
-
-	for (i = 0; i < plan_nprobes(s->plan); i++)
-		cap += plan_probe(s->plan, i)->nsites;
-	offs = calloc(cap ? cap : 1, sizeof(*offs));
-	cookies = calloc(cap ? cap : 1, sizeof(*cookies));
-	if (!offs || !cookies) {
-		snprintf(err, errlen, "out of memory for %zu uprobes", cap);
-		e = -ENOMEM;
-		goto out;
-	}
-	for (bi = 0; bi < plan_nbinaries(s->plan) && !e; bi++) {
-		n = 0;
-		for (i = 0; i < plan_nprobes(s->plan); i++) {
-			if (plan_probe(s->plan, i)->bin != plan_binary(s->plan, bi))
-				continue;
-			for (k = 0; k < plan_probe(s->plan, i)->nsites; k++) {
-				if (k == plan_probe(s->plan, i)->chained_site)
-					continue;   /* its entry probe's uprobe */
-				offs[n] = plan_probe(s->plan, i)->sites[k];
-				cookies[n++] = (uint64_t)i | (uint64_t)k << 32;
-			}
-		}
-		const char *at;
-		pid_t pid;
-
-		for (t = 0; !e && !stop_signal && targets_attach_at(s->tg,
-				plan_binary(s->plan, bi), t, &at, &pid); t++)
-			e = capture_attach_many(s->cap, n, cookies, at, offs,
-						o->cmd ? s->child : pid,
-						on_refused, &rf, err, errlen);
-	}
-out:
-	free(offs);
-	free(cookies);
-	if (!e && rf.n) {
-		int i;
-
-		/* 524: the kernel's ENOTSUPP, for instructions uprobes
-		 * cannot single-step or emulate. */
-		fprintf(stderr, "gotrace-record: warning: the kernel refused %d "
-			"uprobe site%s (%s), left out: ", rf.n,
-			rf.n == 1 ? "" : "s", rf.err == 524
-			? "an instruction uprobes cannot handle"
-			: strerror(rf.err));
-		for (i = 0; i < rf.n && i < 5; i++)
-			fprintf(stderr, "%s%s", i ? ", " : "", rf.names[i]);
-		fprintf(stderr, "%s\n", rf.n > 5 ? " ..." : "");
-		if (!capture_nlinks(s->cap)) {
-			snprintf(err, errlen, "no uprobe could be attached");
-			e = -EINVAL;
-		}
-	}
-	return e;
 }
 
 
@@ -576,7 +495,9 @@ static int session_attach(struct session *s)
 			return -1;
 		}
 	}
-	if (attach_all(s, err, sizeof(err))) {
+	s->att = attach_new(s->plan, s->tg, s->cap);
+	if (attach_start(s->att, o->cmd ? s->child : 0, &stop_signal, err,
+			 sizeof(err))) {
 		fprintf(stderr, "gotrace-record: %s\n", err);
 		return -1;
 	}
@@ -595,6 +516,9 @@ static int session_go(struct session *s)
 		capture_watch_exit(s->cap, (uint32_t)o->pids[t]);
 	if (s->child > 0)
 		capture_watch_exit(s->cap, (uint32_t)s->child);
+	/* the processes they start, before they can start any */
+	if (o->cmd || o->npids)
+		attach_follow(s->att, !o->no_inherit, o->pids, o->npids);
 	if (!o->quiet)
 		fprintf(stderr, "gotrace-record: %d probe%s attached (%u "
 			"uprobe%s); %s\n", plan_nprobes(s->plan),
@@ -938,6 +862,8 @@ int session_run(const struct record_opts *o)
 	if (!stop_signal && session_loop(&s))
 		goto out;
 	session_drain(&s);
+	if (!o->quiet)
+		attach_note_unrun(s.att);
 	ret = 0;
 out:
 	capture_close(s.cap);
@@ -983,6 +909,7 @@ out:
 			ret = 128 + WTERMSIG(s.status);
 	}
 done:
+	attach_free(s.att);
 	encoder_free(s.enc);
 	plan_free(s.plan);
 	targets_free(s.tg);

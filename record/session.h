@@ -28,6 +28,8 @@ struct record_opts {
 	unsigned flags;          /* GTR_W_* for the writer (-f) */
 	unsigned str_max;        /* bytes captured per string */
 	int quiet, verbose, stack;
+	int no_inherit;          /* --no-inherit: not the processes the
+				  * command or the -p targets start */
 	int nspecs;
 	char **specs;            /* probes as written */
 	char **cmd;              /* after "--", NULL-terminated; NULL: none */

@@ -375,9 +375,13 @@ def test_limits_stop_recording_but_let_the_command_finish(gobuild, tmp_path):
 
 def test_pid_checks(loop_bin, tmp_path, procs):
     target = start_loop(procs, loop_bin)
-    p = record(["-o", str(tmp_path / "x.gtr"), "-p", str(target.pid),
+    p = record(["-o", str(tmp_path / "x.gtr"), "--no-inherit", "-p", str(target.pid),
                 "/usr/bin/caddy:net/http.(*conn).serve"], check=False)
     assert p.returncode != 0 and "not mapped by the traced process" in p.stderr
+    # Without --no-inherit a process the target starts may run it: a note.
+    p = record(["-o", str(tmp_path / "x.gtr"), "-d", "0.3", "-p", str(target.pid),
+                "/usr/bin/caddy:net/http.(*conn).serve"])
+    assert "note: /usr/bin/caddy is not mapped by the traced process" in p.stderr
     # The same PID twice is traced once.
     trace = str(tmp_path / "t.gtr")
     rec = procs([RECORD, "-o", trace, "-p", str(target.pid), "-p", str(target.pid),

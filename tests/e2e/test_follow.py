@@ -1,0 +1,126 @@
+"""gotrace-record follows the processes a command or a -p target starts
+(spec/PROBES.md): a process of the tree that execs a probed binary is
+stopped before its first instruction, gets that binary's uprobes for its
+pid and goes on; --no-inherit traces the targets alone; a probe whose
+binary no traced process ran gets a note at the end."""
+import json
+import os
+import re
+import shutil
+import subprocess
+
+from conftest import RECORD, record, report, wait_for
+
+
+def calls(trace):
+    """{pid: [(x, y), ...]} of the main.add events of a recording."""
+    out = report(["--format", "jsonl", trace], check=False).stdout
+    got = {}
+    for line in out.splitlines():
+        e = json.loads(line)
+        got.setdefault(e["pid"], []).append((e["args"]["x"], e["args"]["y"]))
+    return got
+
+
+def printed(out):
+    """{pid: n} of the "pid P n N" lines the spawn fixture prints."""
+    return {int(p): int(n) for p, n in re.findall(r"^pid (\d+) n (\d+)$", out, re.M)}
+
+
+def spawn_pair(gobuild, tmp_path):
+    """The spawn fixture, and a copy of it at another path (another
+    inode: another probed binary)."""
+    exe = gobuild("tests/fixtures/spawn/main.go", "spawn")
+    other = str(tmp_path / "spawn2")
+    shutil.copy(exe, other)
+    return exe, other
+
+
+def test_shell_command_runs_a_probed_program_twice(gobuild, tmp_path, procs):
+    """sh -c 'P 2; P 1': each run of P is its own process, recorded under
+    its own pid; a process of P that the test starts at the same time
+    (not in the command's tree) is not traced."""
+    exe, _ = spawn_pair(gobuild, tmp_path)
+    done = tmp_path / "unrelated.out"
+    with open(done, "w") as out:
+        unrelated = procs([exe, "3"], stdin=subprocess.PIPE, stdout=out, text=True,
+                          env=dict(os.environ, SPAWN_WAIT="1"))
+    assert wait_for(lambda: "ready" in done.read_text())
+    trace = str(tmp_path / "x.gtr")
+    # the command lets the unrelated process run while it is recorded,
+    # and ends once that one has called main.add
+    script = ("%s 2; echo go > /proc/%d/fd/0; %s 1; "
+              "until grep -q '^pid' %s; do sleep 0.05; done" % (exe, unrelated.pid, exe, done))
+    p = record(["-v", "-o", trace, exe + ":main.add", "--", "sh", "-c", script])
+    assert unrelated.p.wait(20) == 0 and printed(done.read_text()) == {unrelated.pid: 3}
+    runs = printed(p.stdout)
+    assert sorted(runs.values()) == [1, 2], p.stdout
+    got = calls(trace)
+    assert set(got) == set(runs), (got, p.stderr)
+    for pid, n in runs.items():
+        assert got[pid] == [(n, i) for i in range(1, n + 1)]
+    stops = [float(ms) for ms in re.findall(
+        r"process \d+ of the traced tree exec'd a probed binary: its uprobes "
+        r"attached; stopped for ([\d.]+) ms", p.stderr)]
+    assert len(stops) == 2, p.stderr
+    assert "warning" not in p.stderr and "note" not in p.stderr
+
+
+def test_go_program_starts_go_programs(gobuild, tmp_path):
+    """A Go program that runs another through os/exec, which runs a third
+    (a copy at another path): the calls of all three, each under its pid;
+    with --no-inherit only the command's, and a note that the copy never
+    ran in a traced process."""
+    exe, other = spawn_pair(gobuild, tmp_path)
+    argv = [exe, "1", exe, "2", other, "3"]
+    trace = str(tmp_path / "x.gtr")
+    p = record(["-v", "-o", trace, "main.add", other + ":main.add", "--", *argv])
+    runs = printed(p.stdout)
+    assert sorted(runs.values()) == [1, 2, 3], p.stdout
+    got = calls(trace)
+    assert {pid: got.get(pid) for pid in runs} == \
+        {pid: [(n, i) for i in range(1, n + 1)] for pid, n in runs.items()}, p.stderr
+    assert len(re.findall(r"of the traced tree exec'd a probed binary", p.stderr)) == 2
+    assert "note" not in p.stderr
+
+    trace = str(tmp_path / "n.gtr")
+    p = record(["-o", trace, "--no-inherit", "main.add", other + ":main.add", "--", *argv])
+    runs = printed(p.stdout)
+    first = [pid for pid, n in runs.items() if n == 1]
+    assert calls(trace) == {first[0]: [(1, 1)]}
+    assert "note: probe '%s:main.add': %s was not run by any traced process" \
+        % (other, other) in p.stderr
+
+
+def test_probe_of_a_binary_no_traced_process_runs(gobuild, tmp_path, procs):
+    """The binary of a probe that ran only outside the command's tree: no
+    event, and a note that names the probe and the binary."""
+    exe, other = spawn_pair(gobuild, tmp_path)
+    unrelated = procs([other, "2"], stdout=subprocess.PIPE, text=True)
+    trace = str(tmp_path / "x.gtr")
+    p = record(["-o", trace, other + ":main.add", "--", "sh", "-c", exe + " 1"])
+    assert unrelated.p.wait(20) == 0
+    assert calls(trace) == {}
+    assert "gotrace-record: note: probe '%s:main.add': %s was not run by any " \
+        "traced process" % (other, other) in p.stderr
+
+
+def test_pid_target_that_starts_a_probed_program(gobuild, tmp_path, procs):
+    """A -p target that runs a program through os/exec: the child's calls
+    are recorded; the recording ends with the target."""
+    exe, _ = spawn_pair(gobuild, tmp_path)
+    target = procs([exe, "1", exe, "2"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                   text=True, env=dict(os.environ, SPAWN_WAIT="1"))
+    assert target.p.stdout.readline().startswith("ready")
+    trace = str(tmp_path / "t.gtr")
+    rec = procs([RECORD, "-o", trace, "-p", str(target.pid), "main.add"],
+                stderr=subprocess.PIPE, text=True)
+    assert wait_for(lambda: " attached (" in rec.p.stderr.readline(), timeout=30)
+    target.p.stdin.write("go\n")
+    target.p.stdin.flush()
+    assert target.p.wait(20) == 0
+    runs = printed(target.p.stdout.read())
+    assert rec.p.wait(20) == 0
+    assert calls(trace) == {pid: [(n, i) for i in range(1, n + 1)]
+                            for pid, n in runs.items()}
+    assert sorted(runs.values()) == [1, 2]
