@@ -49,7 +49,10 @@ struct gt_arch {
 	const char *name;       /* "x86-64", "aarch64", "i386" (gtr_binary.arch) */
 	const char *goarch;     /* "amd64", "arm64", "386" (GOARCH) */
 	enum gofact_arch fact;  /* how gofacts.c keys its rows */
-	int ptrsize;            /* bytes of a pointer; 0: as the ELF class says */
+	int ptrsize;            /* bytes of a pointer; 0: as the ELF class says.
+				 * Also the word of a probe's plan (struct
+				 * gt_plan word_size): pointers followed,
+				 * string and slice headers, interface words */
 
 	/* Registers: integer ireg0 .. ireg0 + nireg - 1 named inames[],
 	 * float freg0 .. freg0 + nfreg - 1 named fnames[] (which uprobes

@@ -103,8 +103,17 @@ static void src_of(const struct gobin_piece *p, struct gt_src *s)
 	s->size = p->size;
 }
 
-/* Turns one argument's location into a fetch of the plan. */
-static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a)
+/* Bytes of a word in the memory of p's program (struct gt_plan
+ * word_size): its architecture's pointer size, 8 or 4 (i386). */
+static uint8_t word_of(const struct probe *p)
+{
+	return gobin_arch_info(p->bin->gb)->ptrsize == 4 ? 4 : 8;
+}
+
+/* Turns one argument's location into a fetch of the plan, a program of
+ * `word`-byte words. */
+static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a,
+		       uint8_t word)
 {
 	memset(f, 0, sizeof(*f));
 	if (!a->npieces || !readable(&a->pieces[0]))
@@ -112,16 +121,18 @@ static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a)
 	src_of(&a->pieces[0], &f->src);
 	if (a->iface) {
 		/* The dynamic type's descriptor: word 0 of an empty interface,
-		 * itab->_type (itab + 8) otherwise (Go src/runtime/runtime2.go);
-		 * the recorder names it. */
-		if (a->pieces[0].size != 8)
+		 * the itab's type (its second word) otherwise (struct itab
+		 * of Go src/runtime/runtime2.go, Go 1.19; abi.ITab of
+		 * src/internal/abi/iface.go by Go 1.26); the recorder
+		 * names it. */
+		if (a->pieces[0].size != word)
 			return;
 		f->op = GT_OP_WORD;
 		f->flags = GT_F_NIL_ZERO;
 		if (a->iface == 1) {
 			f->flags |= GT_F_INDIRECT;
-			f->mem_off = 8;
-			f->size = 8;
+			f->mem_off = word;
+			f->size = word;
 		}
 		return;
 	}
@@ -188,7 +199,7 @@ static void add_cap_values(struct probe *p)
 			 (int)sizeof(a->name) - 6, s->name[0] ? s->name : "?");
 		snprintf(a->type_name, sizeof(a->type_name), "int");
 		a->type = GTR_TYPE_INT;
-		a->size = 8;
+		a->size = word_of(p);   /* Go's int: a word */
 		a->npieces = 1;
 		a->pieces[0] = s->pieces[2];
 		p->meta.args[k].name = a->name;
@@ -272,7 +283,7 @@ static int path_root(const struct probe *p, const struct gobin_arg *arg,
 		     const struct gobin_path *gp, struct gobin_piece *w0,
 		     struct gobin_piece *w1)
 {
-	const uint8_t word = gobin_arch_info(p->bin->gb)->ptrsize == 4 ? 4 : 8;
+	const uint8_t word = word_of(p);
 	/* a direct scalar is read at its size; a string's words, or the
 	 * pointer followed, at the binary's word */
 	uint8_t size = gp->direct && gp->size < word ? gp->size : word;
@@ -617,6 +628,7 @@ int plan_fetches(struct probe *p, uint32_t id, const struct plan_opts *o)
 	p->plan.kind = p->spec.kind;
 	p->plan.nfetch = p->meta.nargs;
 	p->plan.str_max = o->str_max;
+	p->plan.word_size = word_of(p);
 	p->plan.npred = 0;
 	p->plan.flags = 0;
 	/* the fetches of field paths are in place (path_value) */
@@ -624,7 +636,7 @@ int plan_fetches(struct probe *p, uint32_t id, const struct plan_opts *o)
 		if (i >= (int)p->plan.nfetch)
 			memset(&p->plan.fetch[i], 0, sizeof(p->plan.fetch[i]));
 		else if (!(p->path & 1u << i))
-			plan_fetch(&p->plan.fetch[i], &p->args[i]);
+			plan_fetch(&p->plan.fetch[i], &p->args[i], word_of(p));
 	}
 	if (p->spec.predicate) {
 		enum gtr_type types[GTR_MAX_ARGS];

@@ -467,6 +467,48 @@ def test_slice_elements_by_the_binarys_word_size(gobuild, toolchain, tmp_path, g
     assert ev["args"]["ps"] == [7]
 
 
+PTRWORDS = "tests/fixtures/ptrwords"
+PTRWORDS_PROBES = [
+    'main.takePtr%s "%%d %%s %%s %%d %%s" p.N, p.Tag, p.Buf, p.M.In.K, p.M.In.Name, $ptr(p, 4)',
+    "main.kind%s",
+]
+
+
+@pytest.mark.parametrize("goarch", ["amd64", "386"])
+def test_values_through_pointers_by_the_binarys_word_size(gobuild, toolchain, tmp_path,
+                                                         goarch):
+    """A string, a []byte and an int behind a pointer, a string and an int
+    two pointers down (p.M.In.Name), $ptr(p, 4) and two interfaces (an
+    empty one and an error, whose type is a word into its itab): each
+    read by the binary's word, 4 bytes on i386, with DWARF and stripped
+    (typed by a signature), equal to what the program prints. gccgo:
+    amd64 with DWARF only (no 386 libgo in the matrix; its strip keeps
+    no function table), whose interfaces are not named by type."""
+    if toolchain.gccgo and goarch == "386":
+        assert "import file" in build_fails(toolchain, PTRWORDS, "386")
+        return
+    builds = [(gobuild(PTRWORDS, "ptrwords-" + goarch, goarch=goarch), ("", ""))]
+    if not toolchain.gccgo:
+        builds.append((gobuild(PTRWORDS, "ptrwords-s-" + goarch, "-ldflags=-s -w",
+                               goarch=goarch), ("(p *main.T)", "(v any, err error)")))
+    for exe, sigs in builds:
+        plain = subprocess.run([exe], capture_output=True, text=True, check=True)
+        lines = plain.stdout.splitlines()
+        n, tag, buf, k, name = lines[1].split()
+        trace = str(tmp_path / "p.gtr")
+        p = record(["-q", "--force", "-o", trace,
+                    *[probe % sig for probe, sig in zip(PTRWORDS_PROBES, sigs)],
+                    "--", exe])
+        assert p.stdout == plain.stdout
+        evs = {e["func"]: e["args"] for e in jsonl(trace)}
+        got = evs["main.takePtr"]
+        assert (got["p.N"], got["p.Tag"], got["p.Buf"], got["p.M.In.K"],
+                got["p.M.In.Name"]) == (int(n), tag, buf, int(k), name), exe
+        assert got["$ptr(p, 4)"].encode("latin-1").hex() == lines[2]
+        if not toolchain.gccgo:   # gccgo's DWARF shows an interface as a struct
+            assert "%s %s" % (evs["main.kind"]["v"], evs["main.kind"]["err"]) == lines[3]
+
+
 def test_closures_and_method_values(gobuild, toolchain, tmp_path):
     """A closure (main.main.func1, its captured variable in the closure
     context) and a method called through a method value: their arguments
