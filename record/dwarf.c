@@ -664,28 +664,6 @@ oom:
 }
 
 /*
- * The DW_TAG_formal_parameter child of concrete DIE `fn` whose
- * DW_AT_abstract_origin is the DIE at offset `origin`, into *out.
- */
-static bool concrete_param(Dwarf_Die *fn, Dwarf_Off origin, Dwarf_Die *out)
-{
-	Dwarf_Attribute attr;
-	Dwarf_Die c, o;
-
-	if (dwarf_child(fn, &c) != 0)
-		return false;
-	do {
-		if (dwarf_tag(&c) == DW_TAG_formal_parameter &&
-		    dwarf_attr(&c, DW_AT_abstract_origin, &attr) &&
-		    dwarf_formref_die(&attr, &o) && dwarf_dieoffset(&o) == origin) {
-			*out = c;
-			return true;
-		}
-	} while (dwarf_siblingof(&c, &c) == 0);
-	return false;
-}
-
-/*
  * The constant that parameter `die` of a clone is wherever its location
  * list places it, into *out: each expression of the list a DW_OP_litN or
  * DW_OP_const* and DW_OP_stack_value, all of one value. False when there
@@ -741,11 +719,10 @@ static int64_t fit(int64_t v, const struct gobin_arg *a)
 int gobin_dwarf_clone_args(struct gobin *b, const struct gobin_func *f,
 			   struct gobin_arg *out, int max)
 {
-	Dwarf_Die fn, decl, child, dies[GTR_MAX_ARGS];
-	Dwarf_Attribute attr;
+	Dwarf_Die fn, dies[GTR_MAX_ARGS];
 	Dwarf_Addr lo;
 	const ssize_t fi = gobin_func_index_at(b, f->entry);
-	int n = 0;
+	int n;
 
 	if (!gobin_dwarf_open(b))
 		return -ENODATA;
@@ -756,24 +733,10 @@ int gobin_dwarf_clone_args(struct gobin *b, const struct gobin_func *f,
 	 * (DW_AT_abstract_origin): its parameters are the declaration's, in
 	 * an order of its own, and only those the clone receives have a
 	 * location */
-	if (!dwarf_attr(&fn, DW_AT_abstract_origin, &attr) ||
-	    !dwarf_formref_die(&attr, &decl))
-		decl = fn;
-	if (dwarf_child(&decl, &child) != 0)
-		return 0;
-	do {
-		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
-			continue;
-		if (n == max || n == GTR_MAX_ARGS)
-			break;
-		dies[n] = child;   /* no place of its own: unavailable */
-		if (dwarf_dieoffset(&decl) != dwarf_dieoffset(&fn))
-			concrete_param(&fn, dwarf_dieoffset(&child), &dies[n]);
-		n++;
-	} while (dwarf_siblingof(&child, &child) == 0);
+	n = gobin_die_params(&fn, dies, max < GTR_MAX_ARGS ? max : GTR_MAX_ARGS);
 	/* at entry the CFA is SP + ptrsize */
-	n = n ? gobin_dwarf_vars_at(b, (size_t)fi, f->entry, 0, dies, NULL,
-				    NULL, n, out) : 0;
+	n = n ? gobin_dwarf_vars_at(b, (size_t)fi, f->entry, 0, false, dies,
+				    NULL, NULL, n, out) : 0;
 	for (int i = 0; i < n; i++) {
 		bool none = out[i].npieces > 0;
 

@@ -46,6 +46,17 @@ bool gobin_dwarf_subprogram(struct gobin *b, const char *name, uint64_t entry,
 struct gobin_type *gobin_dwarf_type(struct tbuild *tb, Dwarf_Die *in, int depth);
 
 /*
+ * dwinline.c: the parameters (results aside: DW_AT_variable_parameter)
+ * of function DIE `fn`, in the order its declaration gives them, into
+ * dies[max]. For a concrete DIE of a function declared elsewhere
+ * (DW_AT_abstract_origin: an inlined copy, a GCC clone), each is the
+ * concrete DIE's own child for it when there is one (its place), else
+ * the declaration's (its name and type, no place: unavailable). Returns
+ * the count.
+ */
+int gobin_die_params(Dwarf_Die *fn, Dwarf_Die *dies, int max);
+
+/*
  * dwinline.c: values of the variables (or parameters) dies[n] of
  * funcs[fi] at pc, into out[n]: names and types from DWARF (but where
  * none[i]: no DIE, names[i] untyped and nowhere; names and none may be
@@ -54,11 +65,12 @@ struct gobin_type *gobin_dwarf_type(struct tbuild *tb, Dwarf_Die *in, int depth)
  * `sp`: bytes from SP at pc up to SP at entry, so the CFA is SP + sp +
  * the architecture's ra_size; negative when unknown, and then stack slots
  * are nowhere; a value placed whole in memory gets a piece per part of
- * its type; pieces found nowhere are GOBIN_LOC_NONE, the others kept).
- * n <= GTR_MAX_ARGS. Returns the count written, or -ENOMEM.
+ * its type, but for `inlined`, an inlined copy's values, only a value of
+ * one piece does; pieces found nowhere are GOBIN_LOC_NONE, the others
+ * kept). n <= GTR_MAX_ARGS. Returns the count written, or -ENOMEM.
  */
 int gobin_dwarf_vars_at(struct gobin *b, size_t fi, uint64_t pc, int32_t sp,
-			Dwarf_Die *dies, char *const *names, const bool *none,
-			int n, struct gobin_arg *out);
+			bool inlined, Dwarf_Die *dies, char *const *names,
+			const bool *none, int n, struct gobin_arg *out);
 
 #endif /* GOTRACE_DWARF_INT_H */

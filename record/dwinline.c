@@ -150,16 +150,19 @@ struct walk {
  * Points the pieces of `a` (as its ABI lays the value out) where location
  * l places them at a pc: piece by piece when l lists as many, of the
  * same sizes; a value l places whole in memory (at the CFA in a -N -l
- * build) by its type t's layout from there; anything else, or l NULL,
- * unavailable (GOBIN_LOC_NONE, each piece's size kept).
+ * build) by its type t's layout from there, unless `inlined` (the value
+ * is an inlined copy's, where gc writes one place without DW_OP_piece
+ * for a struct an optimized build keeps in parts: the place of one of
+ * them); anything else, or l NULL, unavailable (GOBIN_LOC_NONE, each
+ * piece's size kept).
  */
 static void place(const struct gobin *b, struct gobin_arg *a, struct loc *l,
-		  const struct gobin_type *t)
+		  const struct gobin_type *t, bool inlined)
 {
 	const uint32_t n = a->npieces;
 	bool same = l && l->n == (int)n;
 
-	if (l && l->whole && l->p[0].kind == GOBIN_LOC_STACK) {
+	if (l && l->whole && l->p[0].kind == GOBIN_LOC_STACK && (!inlined || n == 1)) {
 		gobin_abi_stack_pieces(t, l->p[0].offset, b->ptrsize, a);
 		if (a->npieces)
 			return;
@@ -177,8 +180,8 @@ static void place(const struct gobin *b, struct gobin_arg *a, struct loc *l,
 }
 
 int gobin_dwarf_vars_at(struct gobin *b, size_t fi, uint64_t pc, int32_t sp,
-			Dwarf_Die *dies, char *const *names, const bool *none,
-			int n, struct gobin_arg *out)
+			bool inlined, Dwarf_Die *dies, char *const *names,
+			const bool *none, int n, struct gobin_arg *out)
 {
 	struct tbuild tb = { .budget = 1024, .ptrsize = b->ptrsize };
 	struct gobin_param p[GTR_MAX_ARGS] = { 0 };
@@ -210,37 +213,79 @@ int gobin_dwarf_vars_at(struct gobin *b, size_t fi, uint64_t pc, int32_t sp,
 	if (!rc)
 		rc = gobin_params_to_args(b, &b->funcs[fi], p, np, NULL, false, out, np);
 	for (int i = 0; i < rc; i++)
-		place(b, &out[i], ok[i] ? &locs[i] : NULL, p[i].type);
+		place(b, &out[i], ok[i] ? &locs[i] : NULL, p[i].type, inlined);
 	for (int i = 0; i < np; i++)
 		gobin_type_free(p[i].type);
 	return rc;
 }
 
-/* The parameters of inlined subroutine `die` located at c->lo into c. */
-static void copy_params(struct walk *w, Dwarf_Die *die, struct inl_copy *c)
+/*
+ * The DW_TAG_formal_parameter child of `fn` whose DW_AT_abstract_origin
+ * is the DIE at offset `origin`, into *out; false when none.
+ */
+static bool concrete_param(Dwarf_Die *fn, Dwarf_Off origin, Dwarf_Die *out)
 {
-	Dwarf_Die v[GTR_MAX_ARGS];
-	Dwarf_Die child;
+	Dwarf_Attribute attr;
+	Dwarf_Die c, o;
+
+	if (dwarf_child(fn, &c) != 0)
+		return false;
+	do {
+		if (dwarf_tag(&c) == DW_TAG_formal_parameter &&
+		    dwarf_attr(&c, DW_AT_abstract_origin, &attr) &&
+		    dwarf_formref_die(&attr, &o) && dwarf_dieoffset(&o) == origin) {
+			*out = c;
+			return true;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+int gobin_die_params(Dwarf_Die *fn, Dwarf_Die *dies, int max)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die decl, child;
 	int n = 0;
 
-	if (dwarf_child(die, &child) != 0)
-		return;
+	if (!dwarf_attr(fn, DW_AT_abstract_origin, &attr) ||
+	    !dwarf_formref_die(&attr, &decl))
+		decl = *fn;
+	if (dwarf_child(&decl, &child) != 0)
+		return 0;
 	do {
-		Dwarf_Attribute attr;
 		bool res = false;
 
-		if (dwarf_tag(&child) != DW_TAG_formal_parameter || n == GTR_MAX_ARGS)
+		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
 			continue;
 		if (dwarf_attr_integrate(&child, DW_AT_variable_parameter, &attr))
 			dwarf_formflag(&attr, &res);
-		if (!res)
-			v[n++] = child;
+		if (res)
+			continue;
+		if (n == max)
+			break;
+		dies[n] = child;   /* no place of its own: unavailable */
+		if (dwarf_dieoffset(&decl) != dwarf_dieoffset(fn))
+			concrete_param(fn, dwarf_dieoffset(&child), &dies[n]);
+		n++;
 	} while (dwarf_siblingof(&child, &child) == 0);
+	return n;
+}
+
+/*
+ * The parameters of inlined subroutine `die` into c: every one its
+ * function declares, each where the copy's location list places it at
+ * c->lo, else unavailable there (typed from the declaration).
+ */
+static void copy_params(struct walk *w, Dwarf_Die *die, struct inl_copy *c)
+{
+	Dwarf_Die v[GTR_MAX_ARGS];
+	int n = gobin_die_params(die, v, GTR_MAX_ARGS);
+
 	c->params = n ? calloc((size_t)n, sizeof(*c->params)) : NULL;
 	if (c->params) {
 		n = gobin_dwarf_vars_at(w->b, c->outer, c->lo,
 					inl_pcvalue(w->b, c->outer, INL_TAB_SP, c->lo),
-					v, NULL, NULL, n, c->params);
+					true, v, NULL, NULL, n, c->params);
 		c->nparams = n > 0 ? n : 0;
 	}
 }
@@ -305,18 +350,19 @@ static int site_scopes(Dwarf_Die *fn, uint64_t pc, Dwarf_Die *sc)
 }
 
 /*
- * Whether the function inlined at `copy` (its DW_AT_abstract_origin)
- * declares a variable or parameter `name` (one the copy kept no DIE of:
- * the compiler placed it nowhere).
+ * The declaration of variable or parameter `name` in the function
+ * inlined at `copy` (its DW_AT_abstract_origin), into *out: one the copy
+ * kept no DIE of, as the compiler placed it nowhere. False when that
+ * function declares no such name.
  */
-static bool var_in_origin(Dwarf_Die *copy, const char *name)
+static bool var_in_origin(Dwarf_Die *copy, const char *name, Dwarf_Die *out)
 {
 	Dwarf_Attribute attr;
-	Dwarf_Die origin, v;
+	Dwarf_Die origin;
 
 	return dwarf_tag(copy) == DW_TAG_inlined_subroutine &&
 	       dwarf_attr(copy, DW_AT_abstract_origin, &attr) &&
-	       dwarf_formref_die(&attr, &origin) && var_in(&origin, name, &v);
+	       dwarf_formref_die(&attr, &origin) && var_in(&origin, name, out);
 }
 
 /* Whether `name` escaped to the heap in scopes sc[n]: Go's DWARF then
@@ -350,9 +396,9 @@ int gobin_site_vars(const struct gobin *cb, const struct gobin_site *s,
 			 (unsigned long long)s->addr);
 		return -ENODATA;
 	}
-	/* in a function the DWARF leaves out, or in an inlined copy that
-	 * kept no DIE of a variable its function declares, a name is
-	 * nowhere: unavailable */
+	/* in a function the DWARF leaves out a name is nowhere, untyped; in
+	 * an inlined copy that kept no DIE of a variable its function
+	 * declares, nowhere, typed as the declaration says: unavailable */
 	ns = gobin_dwarf_subprogram(b, b->funcs[fi].name, b->funcs[fi].entry, &fn) ?
 	     site_scopes(&fn, s->addr, scopes) : 0;
 	for (i = 0; i < n && i < GTR_MAX_ARGS; i++) {
@@ -360,8 +406,8 @@ int gobin_site_vars(const struct gobin *cb, const struct gobin_site *s,
 
 		while (k < ns && !var_in(&scopes[k], names[i], &v[i]))
 			k++;
-		none[i] = k == ns;
-		if (!ns || k < ns || var_in_origin(&scopes[ns - 1], names[i]))
+		none[i] = !ns;
+		if (!ns || k < ns || var_in_origin(&scopes[ns - 1], names[i], &v[i]))
 			continue;
 		snprintf(err, errlen, "no variable or parameter '%s' is in "
 			 "scope at %#llx in %s (DWARF)%s", names[i],
@@ -373,7 +419,7 @@ int gobin_site_vars(const struct gobin *cb, const struct gobin_site *s,
 	}
 	return gobin_dwarf_vars_at(b, (size_t)fi, s->addr,
 				   inl_pcvalue(b, (size_t)fi, INL_TAB_SP, s->addr),
-				   v, names, none, i, out);
+				   s->inlined, v, names, none, i, out);
 }
 
 /* The call file of `die` through the line table of its CU, "" unknown. */

@@ -107,11 +107,15 @@ static void one(const struct probe *p, FILE *out)
 		/* a struct captured whole: its fields follow, NAME.FIELD */
 		for (uint32_t k = i + 1; !cap && name[0] && k < p->meta.nargs; k++)
 			whole |= !strncmp(p->meta.args[k].name, name, strlen(name)) &&
-				 p->meta.args[k].name[strlen(name)] == '.';
+				 p->meta.args[k].name[strlen(name)] == '.' &&
+				 p->plan.fetch[k].op != GT_OP_NONE;
 		where(p, (int)i, loc, sizeof(loc));
 		note[0] = '\0';
 		if (!(p->path & 1u << i))
 			missing(&p->args[i], p->at_site, note, sizeof(note));
+		else if (!cap)   /* a field path at an inlined copy */
+			snprintf(note, sizeof(note), " (DWARF places %.*s nowhere "
+				 "here)", (int)strcspn(name, "."), name);
 		fprintf(out, "    %-20s %-24s %-18s %s%s\n", name[0] ? name : "-",
 			p->meta.args[i].type_name[0] ? p->meta.args[i].type_name :
 			gtr_type_name(p->meta.args[i].type), loc,

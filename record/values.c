@@ -315,6 +315,18 @@ static int path_root(const struct probe *p, const struct gobin_arg *arg,
 }
 
 /*
+ * The function whose parameters p captures: at an inlined copy the
+ * function inlined there (its DWARF found by name), not the one whose
+ * body holds the copy; else p->fn.
+ */
+static struct gobin_func values_fn(const struct probe *p)
+{
+	if (p->at_site && p->site.inlined)
+		return (struct gobin_func){ .name = p->site.func };
+	return p->fn;
+}
+
+/*
  * Resolves field path x of p: through DWARF, else, without it, through
  * the runtime type descriptors from the type its signature gives the
  * root parameter. 0, or a negative errno with why in why[whylen].
@@ -322,8 +334,9 @@ static int path_root(const struct probe *p, const struct gobin_arg *arg,
 static int field_path(const struct probe *p, const char *x,
 		      struct gobin_path *gp, char *why, size_t whylen)
 {
+	const struct gobin_func fn = values_fn(p);
 	char root[GOBIN_PATH_LEN];
-	int r = gobin_field_path(p->bin->gb, &p->fn, x, gp, why, whylen), k;
+	int r = gobin_field_path(p->bin->gb, &fn, x, gp, why, whylen), k;
 
 	if (r != -ENODATA || !p->spec.sig)
 		return r;
@@ -335,23 +348,46 @@ static int field_path(const struct probe *p, const char *x,
 				   why, whylen);
 }
 
+/* The fetch of field path gp whose root's first words are w0 and w1. */
+static void path_fetch(struct gt_fetch *f, const struct gobin_path *gp,
+		       const struct gobin_piece *w0, const struct gobin_piece *w1)
+{
+	src_of(w0, &f->src);
+	f->op = gp->type == GTR_TYPE_STRING || gp->type == GTR_TYPE_BYTES
+			? GT_OP_STRING : GT_OP_WORD;
+	f->flags = gp->type == GTR_TYPE_INT ? GT_F_SIGNED : 0;
+	if (gp->direct) {
+		/* The field itself is in a register or stack slot. */
+		src_of(w1, &f->src2);
+	} else {
+		f->nderef = gp->nderef;
+		memcpy(f->deref, gp->deref, sizeof(f->deref));
+		f->flags |= GT_F_INDIRECT;
+		f->mem_off = gp->offset;
+		f->size = gp->size <= 8 ? gp->size : 8;
+	}
+}
+
 /*
  * Adds the value of a field path such as "r.URL.Path" (DWARF types; the
- * root is a pointer parameter or a struct passed by value). Returns its
- * index, or -EINVAL with why in why[whylen].
+ * root is a pointer parameter or a struct passed by value); at an
+ * inlined copy that keeps its root nowhere, the value is unavailable
+ * there. Returns its index, or -EINVAL with why in why[whylen].
  */
 static int path_value(struct probe *p, const char *x, char *why, size_t whylen)
 {
 	struct gobin_path gp;
 	struct gt_fetch *f;
 	struct gobin_arg *a;
+	bool nowhere;
 	int root, k;
 
 	if (field_path(p, x, &gp, why, whylen))
 		return -EINVAL;
 	root = resolve_expr(p, gp.root);
-	if (root < 0 || !p->args[root].npieces ||
-	    !readable(&p->args[root].pieces[0])) {
+	nowhere = root < 0 || !p->args[root].npieces ||
+		  !readable(&p->args[root].pieces[0]);
+	if (nowhere && (root < 0 || !p->at_site || !p->site.inlined)) {
 		snprintf(why, whylen, "'%s' is not readable, so '%s' cannot "
 			 "follow it", gp.root, x);
 		return -EINVAL;
@@ -368,9 +404,9 @@ static int path_value(struct probe *p, const char *x, char *why, size_t whylen)
 		return -EINVAL;
 	}
 	{
-		struct gobin_piece w0, w1;
+		struct gobin_piece w0 = { .kind = GOBIN_LOC_NONE }, w1 = w0;
 
-		if (path_root(p, &p->args[root], &gp, &w0, &w1)) {
+		if (!nowhere && path_root(p, &p->args[root], &gp, &w0, &w1)) {
 			snprintf(why, whylen, "the fields of '%s' are spread "
 				 "over registers gotrace cannot place; use a "
 				 "pointer parameter or $ptr()", gp.root);
@@ -387,21 +423,9 @@ static int path_value(struct probe *p, const char *x, char *why, size_t whylen)
 		a->pieces[0] = w0;
 
 		f = &p->plan.fetch[k];   /* kept by plan_fetches() */
-		memset(f, 0, sizeof(*f));
-		src_of(&w0, &f->src);
-		f->op = gp.type == GTR_TYPE_STRING || gp.type == GTR_TYPE_BYTES
-				? GT_OP_STRING : GT_OP_WORD;
-		f->flags = gp.type == GTR_TYPE_INT ? GT_F_SIGNED : 0;
-		if (gp.direct) {
-			/* The field itself is in a register or stack slot. */
-			src_of(&w1, &f->src2);
-		} else {
-			f->nderef = gp.nderef;
-			memcpy(f->deref, gp.deref, sizeof(f->deref));
-			f->flags |= GT_F_INDIRECT;
-			f->mem_off = gp.offset;
-			f->size = gp.size <= 8 ? gp.size : 8;
-		}
+		memset(f, 0, sizeof(*f));   /* GT_OP_NONE: unavailable */
+		if (!nowhere)
+			path_fetch(f, &gp, &w0, &w1);
 		p->path |= 1u << k;
 	}
 
@@ -432,6 +456,7 @@ static int add_path_value(struct probe *p, const char *x)
  */
 static void add_struct_values(struct probe *p)
 {
+	const struct gobin_func fn = values_fn(p);
 	char paths[GOBIN_STRUCT_FIELDS][GOBIN_PATH_LEN], why[512];
 
 	for (int i = 0; i < p->nargs && i < (int)p->meta.nargs; i++) {
@@ -439,9 +464,10 @@ static void add_struct_values(struct probe *p)
 		int n, k;
 
 		if (p->args[i].type != GTR_TYPE_OTHER || !p->args[i].name[0] ||
-		    p->args[i].iface)
+		    p->args[i].iface || !p->args[i].npieces ||
+		    !readable(&p->args[i].pieces[0]))
 			continue;
-		n = gobin_struct_fields(p->bin->gb, &p->fn, p->args[i].name,
+		n = gobin_struct_fields(p->bin->gb, &fn, p->args[i].name,
 					paths, GOBIN_STRUCT_FIELDS);
 		if (n == -ENODATA && p->spec.sig && p->args[i].type_name[0])
 			/* a named struct a signature gives, from the
@@ -473,7 +499,7 @@ static void say_left_out(const struct probe *p, int n)
 	const char *pre = p->spec.kind == GTR_KIND_RETURN ? "goret" : "goarg";
 
 	fprintf(stderr, "gotrace-record: probe '%s': %s has %d %s; a probe "
-		"captures %d values, so ", p->spec.text, p->fn.name, n,
+		"captures %d values, so ", p->spec.text, values_fn(p).name, n,
 		p->spec.kind == GTR_KIND_RETURN ? "results" : "parameters",
 		GT_MAX_FETCH);
 	for (int i = GT_MAX_FETCH; i < n; i++)
@@ -537,7 +563,7 @@ static void unknown_expr(const struct probe *p, const char *x)
 		"expression '%s'; use %s%sa %s name, a field path "
 		"(NAME.FIELD) or $ptr(EXPR, SIZE) (%s has: ", p->spec.text, x,
 		range, ret ? "retval, " : "", ret ? "result" : "parameter",
-		p->fn.name);
+		values_fn(p).name);
 	print_arg_names(p);
 	fprintf(stderr, ")\n");
 }
@@ -560,7 +586,7 @@ int plan_exprs(struct probe *p)
 		if (a >= (int)p->meta.nargs && a < p->nargs) {
 			fprintf(stderr, "gotrace-record: probe '%s': '%s' is "
 				"value %d of %s, and a probe captures the first "
-				"%d only\n", p->spec.text, x, a + 1, p->fn.name,
+				"%d only\n", p->spec.text, x, a + 1, values_fn(p).name,
 				GT_MAX_FETCH);
 			return -1;
 		}

@@ -794,3 +794,81 @@ def test_go116_stacks_and_copies_in_a_real_run(go116_bin, needs_bpf, tmp_path):
     assert {e["func"] for e in lines} == {ESB + "js_lexer.(*Lexer).Raw"}
     per = collections.Counter(e["inlined_into"] for e in raw)
     assert collections.Counter(e["inlined_into"] for e in lines) == per
+
+
+WRAPPER = "tests/fixtures/wrapper/main.go"
+
+
+def printed_calls(stdout, what):
+    """The values the wrapper fixture prints for each call of `what`."""
+    return [tuple(int(x) for x in line.split()[1:])
+            for line in stdout.splitlines() if line.startswith(what + " ")]
+
+
+def test_values_of_inlined_copies_as_the_program_prints(gobuild, toolchain,
+                                                        tmp_path):
+    """A probe names values of the function, not of each copy: Rect.Area's
+    copy in the pointer wrapper (*Rect).Area (called through an interface)
+    keeps its receiver nowhere, so r and r.W are unavailable there, not a
+    refusal of the probe; its out-of-line body is never called. scale's
+    copy in a loop captures v and k as the program prints them, typed as
+    the inlined function declares them; perimeter's struct is its
+    printed value or unavailable, never a guess. A name the function
+    does not have is refused, naming its parameters; the wrapper's own
+    receiver is the pointer, whose fields it reads."""
+    exe = gobuild(WRAPPER, "wrapper")
+    trace = str(tmp_path / "t.gtr")
+    gccgo = getattr(toolchain, "gccgo", False)
+    # gccgo passes a value receiver by pointer, a parameter "pointer"
+    p = record(["-q", "-o", trace, "main.Rect.Area" if gccgo else
+                'main.Rect.Area "%v w=%d" r, r.W', "main.scale",
+                "main.perimeter", "--", exe])
+    areas = printed_calls(p.stdout, "area")
+    assert len(areas) == 4
+    evs = jsonl(trace)
+    area = [e for e in evs if e["func"] == "main.Rect.Area"]
+    scale = [e for e in evs if e["func"] == "main.scale"]
+    perim = [e for e in evs if e["func"] == "main.perimeter"]
+    assert len(area) == len(scale) == len(perim) == 4
+    if gccgo:
+        # no copies (GCC's inlining off): every call in its own body
+        assert not [e for e in evs if e.get("inlined_into")]
+        assert [(e["args"]["v"], e["args"]["k"]) for e in scale] == \
+            printed_calls(p.stdout, "scale")
+        assert [(e["args"]["r"]["W"], e["args"]["r"]["H"]) for e in perim] == \
+            printed_calls(p.stdout, "perimeter")
+        return
+    assert {e.get("inlined_into") for e in area} == {"main.(*Rect).Area"}
+    for e in area:   # r shown by its one field asked for, unavailable
+        assert e["args"]["r.W"] is None, e
+        assert e["args"]["r"] in (None, {"W": None}), e
+    assert [(e["args"]["v"], e["args"]["k"]) for e in scale] == \
+        printed_calls(p.stdout, "scale")
+    for e, want in zip(perim, printed_calls(p.stdout, "perimeter")):
+        r = e["args"]["r"]
+        assert r is None or (r["W"], r["H"]) == want, e
+    # --list says why, with the types the inlined functions declare
+    d = listing(exe, "main.Rect.Area")["functions"][0]["inlined"]
+    assert [c["into"] for c in d] == ["main.(*Rect).Area"]
+    text = record(["--list", exe, 'main.Rect.Area "%d" r.W']).stdout
+    assert re.search(r"\n    r +main\.Rect +\S+ +not captured \(DWARF places "
+                     r"it nowhere here\)", text), text
+    assert re.search(r"\n    r\.W +int +\S+ +not captured \(DWARF places r "
+                     r"nowhere here\)", text), text
+    line = source_line(WRAPPER, "func scale")
+    text = record(["--list", exe, "main.go:%d(v, k)" % line]).stdout
+    assert "other" not in text and re.search(r"\n    v +int ", text), text
+    p = record(["-o", trace, "--force", 'main.Rect.Area "%v" q', "--", exe],
+               check=False)
+    assert p.returncode != 0
+    assert "unknown expression 'q'" in p.stderr
+    assert "(main.Rect.Area has: r)" in p.stderr
+    # the wrapper's receiver is *Rect, where its DWARF names it (not Go 1.19)
+    fn = listing(exe, "main.(*Rect).Area")["functions"][0]
+    if not fn.get("params"):
+        assert toolchain.name == "go1.19", fn
+        return
+    record(["-q", "-o", trace, "--force",
+            'main.(*Rect).Area "w=%d h=%d" r.W, r.H', "--", exe])
+    got = [(e["args"]["r.W"], e["args"]["r.H"]) for e in jsonl(trace)]
+    assert got == areas
