@@ -174,6 +174,8 @@ int gobin_params_to_args(const struct gobin *b, const struct gobin_func *f,
 		args[k].iface = p[i].type->kind != TK_IFACE ? 0 :
 				!strcmp(p[i].type->name, "interface {}") ||
 				!strcmp(p[i].type->name, "any") ? 2 : 1;
+		args[k].gccgo_iface = p[i].type->kind == TK_STRUCT ?
+				      p[i].type->iface : 0;
 		k++;
 	}
 	free(moved);

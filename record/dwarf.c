@@ -511,6 +511,24 @@ static void slice_elem(const struct tbuild *tb, Dwarf_Die *die,
 	t->elem_kind = kind_size(tb, &el, name, &t->elem_size);
 }
 
+/*
+ * gccgo's interface value, which its DWARF gives as a struct of two
+ * words (GCC 12, gcc/go/gofrontend/types.cc, Interface_type): with
+ * methods { __methods, __object }, __methods pointing to a table whose
+ * first word is the dynamic type's descriptor; empty
+ * { __type_descriptor, __object }. Marks `t` (a struct whose first field
+ * is named `first`) as one: it stays a struct, its two words its fields.
+ */
+static void gccgo_iface(struct gobin_type *t, const char *first)
+{
+	if (!strcmp(first, "__methods"))
+		t->iface = GOBIN_GCCGO_METHODS;
+	else if (!strcmp(first, "__type_descriptor"))
+		t->iface = GOBIN_GCCGO_EMPTY;
+	if (t->iface == GOBIN_GCCGO_EMPTY && !t->name[0])
+		snprintf(t->name, sizeof(t->name), "interface {}");
+}
+
 struct gobin_type *gobin_dwarf_type(struct tbuild *tb, Dwarf_Die *in, int depth)
 {
 	Dwarf_Die die = *in, sub;
@@ -542,6 +560,9 @@ struct gobin_type *gobin_dwarf_type(struct tbuild *tb, Dwarf_Die *in, int depth)
 		if (vt->kind == TK_PTR && vt->name[0] == '*')
 			snprintf(t->name, sizeof(t->name), "[]%.200s", vt->name + 1);
 	}
+	if (t->kind == TK_STRUCT && t->nfields == 2 && dwarf_child(&die, &sub) == 0 &&
+	    (n = dwarf_diename(&sub)))
+		gccgo_iface(t, n);
 	if (t->kind == TK_SLICE)
 		slice_elem(tb, &die, t);
 	if (t->kind == TK_SLICE && !t->name[0])   /* gccgo: []struct{ a, b int } */

@@ -77,6 +77,9 @@ struct gobin_arg;
  */
 char *gobin_arg_locations(const struct gobin_arg *a, char *out, size_t outlen);
 
+/* gccgo's interface values (struct gobin_arg's gccgo_iface) */
+enum { GOBIN_GCCGO_METHODS = 3, GOBIN_GCCGO_EMPTY = 4 };
+
 /*
  * One parameter of a function with the location of its parts. A string has
  * two pieces (data pointer, length); scalar types have one.
@@ -89,7 +92,14 @@ struct gobin_arg {
 	uint32_t npieces;
 	struct gobin_piece pieces[GOBIN_MAX_PIECES];
 	uint8_t iface;        /* 1: interface with methods (itab, data),
-				 2: empty interface (type, data), 0: neither */
+				 2: empty interface (type, data),
+				 GOBIN_GCCGO_METHODS: gccgo's methods table
+				 (whose first word is the type descriptor),
+				 0: neither */
+	uint8_t gccgo_iface;  /* gccgo's interface, a struct of two words in
+				 its DWARF: GOBIN_GCCGO_METHODS (methods
+				 table, object) or GOBIN_GCCGO_EMPTY (type
+				 descriptor, object); 0: not one */
 	uint32_t elem_size;   /* a slice of single values (numbers, bools,
 				 pointers, strings): bytes of one element,
 				 from its DWARF or signature type; else 0 */

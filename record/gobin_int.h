@@ -154,8 +154,10 @@ const char *gobin_td_named(struct gobin *b, size_t i, uint64_t *addr);
 
 /* typedesc.c: the Go name of the type whose descriptor is at `addr`
  * ("main.Rect", "*errors.errorString", "int", with package paths as
- * DWARF writes them), from the runtime type descriptors; NULL when it is
- * not one gotrace can read. Kept until the binary is closed. */
+ * DWARF writes them), from the runtime type descriptors (a gccgo
+ * program's: their reflection strings); NULL when it is not one gotrace
+ * can read (a gccgo program's types of libgo.so are not in its file).
+ * Kept until the binary is closed. */
 const char *gobin_td_name_at(struct gobin *b, uint64_t addr);
 
 /* typedesc.c: reads the descriptor at `addr`. 0, or -ENOENT / -EINVAL
@@ -258,6 +260,9 @@ struct gobin_type {
 	uint32_t elem_size;
 	/* TK_PTR written in a signature: the pointee (NULL: not kept) */
 	struct gobin_type *elem;
+	/* TK_STRUCT: gccgo's interface value, GOBIN_GCCGO_METHODS or
+	 * GOBIN_GCCGO_EMPTY (gobin.h); 0 otherwise */
+	uint8_t iface;
 };
 
 struct gobin_field {

@@ -99,7 +99,7 @@ static void one(const struct probe *p, FILE *out)
 	for (uint32_t i = 0; i < p->meta.nargs; i++) {
 		const struct gt_fetch *f = &p->plan.fetch[i];
 		const bool cap = f->op != GT_OP_NONE && f->src.loc != GT_LOC_NONE;
-		char loc[256], note[96];
+		char loc[256], note[160];
 
 		const char *name = p->meta.args[i].name;
 		bool whole = false;
@@ -116,6 +116,11 @@ static void one(const struct probe *p, FILE *out)
 		else if (!cap)   /* a field path at an inlined copy */
 			snprintf(note, sizeof(note), " (DWARF places %.*s nowhere "
 				 "here)", (int)strcspn(name, "."), name);
+		if (cap && i >= (uint32_t)p->nargs && p->args[i].iface)
+			/* type(NAME) of gccgo's interface (values.c) */
+			snprintf(note, sizeof(note), " (the dynamic type's name from "
+				 "this binary's type descriptors; a type of "
+				 "libgo.so's shows as its descriptor's address)");
 		fprintf(out, "    %-20s %-24s %-18s %s%s\n", name[0] ? name : "-",
 			p->meta.args[i].type_name[0] ? p->meta.args[i].type_name :
 			gtr_type_name(p->meta.args[i].type), loc,

@@ -202,7 +202,7 @@ static struct gobin_typedesc *td_of(struct gobin *b)
 	struct gobin_typedesc *t;
 
 	if (b->td)
-		return b->td;
+		return b->td->L ? b->td : NULL;   /* no L: gccgo's (td_gccgo) */
 	if (!b->moddata || !md || !(t = calloc(1, sizeof(*t))))
 		return NULL;
 	t->ps = b->ptrsize;
@@ -350,6 +350,55 @@ struct gobin_type *gobin_td_type(struct gobin *b, uint64_t a, int depth)
 	return t;
 }
 
+/*
+ * gccgo's descriptors, which gotrace reads only to name a type: no
+ * layout (L) or span; the names found are kept as gc's are. NULL for
+ * another compiler's binary, or without memory.
+ */
+static struct gobin_typedesc *td_gccgo(struct gobin *b)
+{
+	if (b->compiler != GOBIN_GCCGO)
+		return NULL;
+	if (!b->td && (b->td = calloc(1, sizeof(*b->td))) != NULL)
+		b->td->ps = b->ptrsize;
+	return b->td;
+}
+
+/*
+ * The name of gccgo's type descriptor at `a` into full[len]: its
+ * reflection string. GCC 12's libgo/go/runtime/type.go, _type: size,
+ * ptrdata (words), hash (4 bytes), tflag, align, fieldAlign, kind (a
+ * byte each), equal, gcdata (words), then _string *string: 4 words and
+ * 8 bytes in (+40 on x86-64). The package paths gccgo quotes between
+ * tabs ("\tmain\tmain.Rect") are dropped, as libgo's
+ * reflect.rtype.String drops them. False when `a` is not in the file
+ * (a descriptor of libgo.so's) or holds no plausible descriptor.
+ */
+static bool gccgo_type_name(struct gobin *b, uint64_t a, char *full, size_t len)
+{
+	const uint64_t ps = (uint64_t)b->ptrsize, str = gobin_dyn_word(b, a + 4 * ps + 8, b->ptrsize);
+	uint64_t kind, data, n;
+	const uint8_t *c;
+	size_t o = 0;
+	bool quoted = false;
+
+	if (!rd(b, a + 2 * ps + 7, 1, &kind) || !(kind & KIND_MASK) ||
+	    (kind & KIND_MASK) > 26 || !str || !rd(b, str + ps, b->ptrsize, &n) ||
+	    !n || n >= len || !(data = gobin_dyn_word(b, str, b->ptrsize)) ||
+	    !(c = gobin_at_vaddr(b, data, n)))
+		return false;
+	for (uint64_t i = 0; i < n; i++) {
+		if (c[i] == '\t')
+			quoted = !quoted;
+		else if (c[i] < 0x20 || c[i] == 0x7f)
+			return false;
+		else if (!quoted)
+			full[o++] = (char)c[i];
+	}
+	full[o] = '\0';
+	return o > 0 && !quoted;
+}
+
 /* The Go name of the type at `a` (a pointer's "*" and its element's),
  * with package paths as DWARF writes them, into full[len]. */
 static bool type_name(struct gobin *b, const struct gobin_typedesc *t, uint64_t a,
@@ -370,16 +419,17 @@ static bool type_name(struct gobin *b, const struct gobin_typedesc *t, uint64_t 
 
 const char *gobin_td_name_at(struct gobin *b, uint64_t a)
 {
-	struct gobin_typedesc *t = td_of(b);
+	struct gobin_typedesc *t = b->compiler == GOBIN_GCCGO ? td_gccgo(b) : td_of(b);
 	const uint32_t *i;
 	char full[512], *dup;
 
-	if (!t || !in_span(t, a))
+	if (!t || (t->L && !in_span(t, a)))
 		return NULL;
 	if ((i = u64map_get(&t->name_at, a)) != NULL)
 		return *i < t->nnames ? t->names[*i] : NULL;
 	/* an address that names nothing is remembered too (index past all) */
-	if (!type_name(b, t, a, full, sizeof(full)) || !(dup = strdup(full))) {
+	if (!(t->L ? type_name(b, t, a, full, sizeof(full)) :
+	      gccgo_type_name(b, a, full, sizeof(full))) || !(dup = strdup(full))) {
 		(void)u64map_put(&t->name_at, a, UINT32_MAX, UINT32_MAX);
 		return NULL;
 	}

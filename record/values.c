@@ -123,15 +123,16 @@ static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a,
 		/* The dynamic type's descriptor: word 0 of an empty interface,
 		 * the itab's type (its second word) otherwise (struct itab
 		 * of Go src/runtime/runtime2.go, Go 1.19; abi.ITab of
-		 * src/internal/abi/iface.go by Go 1.26); the recorder
-		 * names it. */
+		 * src/internal/abi/iface.go by Go 1.26), word 0 of gccgo's
+		 * methods table (GCC 12, libgo/runtime/go-type.h, the
+		 * table's first entry); the recorder names it. */
 		if (a->pieces[0].size != word)
 			return;
 		f->op = GT_OP_WORD;
 		f->flags = GT_F_NIL_ZERO;
-		if (a->iface == 1) {
+		if (a->iface == 1 || a->iface == GOBIN_GCCGO_METHODS) {
 			f->flags |= GT_F_INDIRECT;
-			f->mem_off = word;
+			f->mem_off = a->iface == 1 ? word : 0;
 			f->size = word;
 		}
 		return;
@@ -170,6 +171,63 @@ static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a,
 	default:
 		break;   /* floats in XMM, other aggregates: unavailable */
 	}
+}
+
+/* Appends to p a value of one word, gtr type `t`, read from piece `pc`
+ * of interface `s`: named NAME+suffix (NAME.__object), or, `iface` set
+ * (struct gobin_arg's), "type(NAME)", the dynamic type it names. */
+static void add_word_value(struct probe *p, const struct gobin_arg *s, uint32_t pc,
+			   const char *suffix, enum gtr_type t, uint8_t iface)
+{
+	const uint32_t k = p->meta.nargs++;
+	struct gobin_arg *a = &p->args[k];
+
+	memset(a, 0, sizeof(*a));
+	if (iface)
+		snprintf(a->name, sizeof(a->name), "type(%.100s)", s->name);
+	else
+		snprintf(a->name, sizeof(a->name), "%.100s%s", s->name, suffix);
+	snprintf(a->type_name, sizeof(a->type_name), "%s", iface ? s->type_name : "");
+	a->type = t;
+	a->size = 8;
+	a->iface = iface;
+	a->npieces = 1;
+	a->pieces[0] = s->pieces[pc];
+	p->meta.args[k].name = a->name;
+	p->meta.args[k].type_name = a->type_name;
+	p->meta.args[k].type = a->type;
+	p->meta.args[k].size = a->size;
+}
+
+/*
+ * Adds, after the other values, gccgo's interface values (parameters and
+ * results) in two words, as a struct captured whole (its fields
+ * NAME.__methods or NAME.__type_descriptor, and NAME.__object: the data
+ * pointer, 0 when nil) and, as "type(NAME)", its dynamic type's name from
+ * the descriptor (the methods table's first word, or the first word),
+ * "<nil>" when nil. Returns a bit per value so added (by index).
+ */
+static uint32_t add_gccgo_iface_values(struct probe *p)
+{
+	uint32_t done = 0;
+
+	for (int i = 0; i < p->nargs && i < (int)p->meta.nargs; i++) {
+		const struct gobin_arg *s = &p->args[i];
+
+		if (!s->gccgo_iface || s->npieces != 2 || s->pieces[0].size != 8 ||
+		    s->pieces[1].size != 8 || !readable(&s->pieces[0]) ||
+		    !readable(&s->pieces[1]) || !s->name[0] ||
+		    p->meta.nargs + 3 > GT_MAX_FETCH)
+			continue;
+		done |= 1u << i;
+		add_word_value(p, s, 0, s->gccgo_iface == GOBIN_GCCGO_METHODS ?
+			       ".__methods" : ".__type_descriptor", GTR_TYPE_PTR, 0);
+		add_word_value(p, s, 1, ".__object", GTR_TYPE_PTR, 0);
+		add_word_value(p, s, 0, "", GTR_TYPE_IFACE,
+			       s->gccgo_iface == GOBIN_GCCGO_METHODS ?
+			       GOBIN_GCCGO_METHODS : 2);
+	}
+	return done;
 }
 
 /*
@@ -452,9 +510,9 @@ static int add_path_value(struct probe *p, const char *x)
  * passed by value (gobin_struct_fields: at most GOBIN_STRUCT_FIELDS of
  * them, as values named NAME.FIELD), so that the struct is captured
  * whole; a struct whose fields do not all fit, or cannot all be placed,
- * stays unavailable.
+ * stays unavailable; those of `done` (a bit per value) are already.
  */
-static void add_struct_values(struct probe *p)
+static void add_struct_values(struct probe *p, uint32_t done)
 {
 	const struct gobin_func fn = values_fn(p);
 	char paths[GOBIN_STRUCT_FIELDS][GOBIN_PATH_LEN], why[512];
@@ -465,7 +523,7 @@ static void add_struct_values(struct probe *p)
 
 		if (p->args[i].type != GTR_TYPE_OTHER || !p->args[i].name[0] ||
 		    p->args[i].iface || !p->args[i].npieces ||
-		    !readable(&p->args[i].pieces[0]))
+		    !readable(&p->args[i].pieces[0]) || (done & 1u << i))
 			continue;
 		n = gobin_struct_fields(p->bin->gb, &fn, p->args[i].name,
 					paths, GOBIN_STRUCT_FIELDS);
@@ -543,7 +601,7 @@ void plan_values(struct probe *p, int n)
 			? p->args[i].elem_size : p->args[i].size;
 	}
 	add_cap_values(p);
-	add_struct_values(p);
+	add_struct_values(p, add_gccgo_iface_values(p));
 }
 
 /* Says that expression `x` of `p` names no value, and which there are. */

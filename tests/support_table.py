@@ -83,13 +83,15 @@ GCCGO_NO = {
 }
 GCCGO_PART = {
     "results": "results of more than two words (int, error) come back in memory, "
-               "which gotrace does not read: shown unavailable",
+               "which gotrace does not read: shown unavailable (a lone error, two "
+               "words in RAX,RDX, is captured as its words and type(NAME))",
     "field paths": "the standard library is libgo.so's: the probe names it as its "
                    "binary, as gotrace-record says",
     "stacks": "a stack is the function and its caller (gccgo's -O2 keeps no "
               "frame pointers to walk further), and an interface value its two "
-              "words (type descriptor or method table, object), not its dynamic "
-              "type's name",
+              "words (type descriptor or method table, object) and type(NAME), its "
+              "dynamic type's name, but for a type of libgo.so's (errors.New's), "
+              "whose descriptor gotrace does not read: its address",
 }
 
 

@@ -215,6 +215,55 @@ def test_interfaces_show_their_dynamic_type(gobuild, toolchain, tmp_path):
         [(0, "*errors.errorString"), (3, "<nil>")]
 
 
+def test_interface_parameters_and_error_results(gobuild, toolchain, tmp_path):
+    """error results and parameters, nil and not, a Shape and an empty
+    interface: gc shows each as its dynamic type's name. gccgo, whose
+    DWARF gives an interface as a struct of two words, shows those words
+    (the methods table or type descriptor, 0 when nil; the data pointer,
+    the same in the error returned and then passed) and, as type(NAME),
+    the dynamic type's name from its descriptor's reflection string; a
+    type of libgo.so's (errors.New's) is its descriptor's address, as
+    --list says."""
+    exe = gobuild("tests/fixtures/ifaces", "ifaces")
+    listed = record(["--list", exe, "r:main.check"]).stdout
+    rows = [l.split() for l in listed.splitlines() if l.startswith("    ")]
+    trace = str(tmp_path / "t.gtr")
+    record(["-q", "-o", trace, "r:main.check", "main.handle", "main.area", "main.show",
+            "--", exe])
+    got = collections.defaultdict(list)
+    for e in jsonl(trace):
+        got[e["func"]].append(e["args"])
+    if not toolchain.gccgo:
+        assert [r[-1] for r in rows] == ["captured"] and rows[0][1] == "error"
+        names = {f: [list(a.values())[0] for a in v] for f, v in got.items()}
+        assert names == {"main.check": ["<nil>", "*main.badInput", "*errors.errorString"],
+                         "main.handle": ["<nil>", "*main.badInput", "*errors.errorString"],
+                         "main.area": ["main.Rect", "<nil>"], "main.show": ["int", "<nil>"]}
+        return
+    ret = rows[0][0]   # gccgo's DWARF names no result: $retN, N its number
+    assert re.fullmatch(r"\$ret\d+", ret)
+    assert [r[0] for r in rows] == [ret, ret + ".__methods", ret + ".__object", "type(%s)" % ret]
+    assert " ".join(rows[0][-5:]) == "captured whole, by its fields"
+    assert rows[1][-1] == rows[2][-1] == "captured"
+    assert " ".join(rows[3][3:]) == ("captured (the dynamic type's name from this binary's "
+                                     "type descriptors; a type of libgo.so's shows as its "
+                                     "descriptor's address)")
+    rets = [(a[ret], a["type(%s)" % ret]) for a in got["main.check"]]
+    params = [(a["err"], a["type(err)"]) for a in got["main.handle"]]
+    assert rets == params
+    assert [(sorted(v), bool(v["__methods"]), bool(v["__object"])) for v, _ in rets] == \
+        [(["__methods", "__object"], False, False)] + [(["__methods", "__object"], True, True)] * 2
+    assert [t for _, t in rets[:2]] == ["<nil>", "*main.badInput"]
+    # errors.errorString's descriptor is libgo.so's: outside the program
+    assert re.fullmatch(r"0x[0-9a-f]+", rets[2][1]) and int(rets[2][1], 16) != rets[2][0]["__methods"]
+    assert [(a["type(s)"], bool(a["s"]["__object"])) for a in got["main.area"]] == \
+        [("main.Rect", True), ("<nil>", False)]
+    assert [(a["type(v)"], sorted(a["v"]), bool(a["v"]["__type_descriptor"]))
+            for a in got["main.show"]] == \
+        [("int", ["__object", "__type_descriptor"], True),
+         ("<nil>", ["__object", "__type_descriptor"], False)]
+
+
 @pytest.mark.parametrize("pie", [False, True], ids=["exe", "pie"])
 def test_stripped_binary_with_a_signature(gobuild, toolchain, tmp_path, pie):
     """No DWARF, PIE or not: a signature in the probe gives names and

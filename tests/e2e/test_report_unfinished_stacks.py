@@ -300,14 +300,17 @@ def test_real_stacks_and_interfaces(panics, toolchain, tmp_path):
     out = report([trace]).stdout.splitlines()
     checks = [i for i, l in enumerate(out) if " main.check " in l]
     if toolchain.gccgo:
-        # an interface is its two words; gccgo's -O2 keeps no frame
-        # pointers: a stack is the function and its caller (the return
-        # address at entry), and the walk ends there
+        # an interface is its two words and its dynamic type (a type of
+        # libgo.so's, errors.New's, by its descriptor's address); gccgo's
+        # -O2 keeps no frame pointers: a stack is the function and its
+        # caller (the return address at entry), and the walk ends there
         assert re.fullmatch(r"e=\{__methods:0x[0-9a-f]+ __object:0x[0-9a-f]+\} "
-                            r"v=\{__type_descriptor:0x[0-9a-f]+ __object:0x[0-9a-f]+\}",
+                            r"v=\{__type_descriptor:0x[0-9a-f]+ __object:0x[0-9a-f]+\} "
+                            r"type\(e\)=0x[0-9a-f]+ type\(v\)=int",
                             out[checks[0]].split(None, 4)[4])
         assert out[checks[1]].split(None, 4)[4] == \
-            "e={__methods:0x0 __object:0x0} v={__type_descriptor:0x0 __object:0x0}"
+            "e={__methods:0x0 __object:0x0} v={__type_descriptor:0x0 __object:0x0} " \
+            "type(e)=<nil> type(v)=<nil>"
         frames = out[checks[0] + 1:checks[1]]
         assert frames[0].startswith("        main.check+0x")
         assert frames[1].startswith("        main.main+0x")
