@@ -707,8 +707,9 @@ bool gtr_reader_count_peek(const struct gtr_reader *r, uint32_t *probe_id,
 
 /*
  * Called before the reader waits for input that has not arrived yet (a
- * pipe, or a followed file at its end): a chance to flush output. A
- * nonzero return ends reading there, as at the end of the file.
+ * pipe, or a followed file at its end), and again every 100 ms while it
+ * waits: a chance to flush output and to give up. A nonzero return ends
+ * reading there, as at the end of the file.
  */
 typedef int (*gtr_wait_fn)(void *ctx);
 

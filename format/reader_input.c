@@ -111,9 +111,15 @@ ssize_t rd_win_fill(struct gtr_reader *r, size_t n)
 		r->pos = 0;
 	}
 	while (r->len - r->pos < n && !r->eof) {
-		if (r->on_wait && would_block(r) && r->on_wait(r->wait_ctx)) {
-			r->eof = true;
-			break;
+		if (r->on_wait && would_block(r)) {
+			if (r->on_wait(r->wait_ctx)) {
+				r->eof = true;
+				break;
+			}
+			/* a tick: on_wait is asked again while nothing comes */
+			struct pollfd p = { .fd = r->fd, .events = POLLIN };
+			poll(&p, 1, 100);
+			continue;
 		}
 		const ssize_t got = read(r->fd, r->buf + r->len, r->cap - r->len);
 		if (got < 0) {

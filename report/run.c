@@ -405,39 +405,59 @@ static int compile_args(struct run *run)
 
 /*
  * Set by SIGINT and SIGTERM while a live input is read (a pipe, or
- * --follow): reading stops at the next wait for input and the report
- * ends as at the end of the file. A signal handler has no context
- * argument, hence a global.
+ * --follow); a second signal sets `give_up`. A terminal's Ctrl-C reaches
+ * the recorder too, which then writes what it still holds and its
+ * summary: the report reads on to the end of its input, for at most
+ * INTERRUPT_GRACE_NS or until a second signal, and ends as at the end of
+ * the file. A signal handler has no context argument, hence globals.
  */
-static volatile sig_atomic_t interrupted;
+#define INTERRUPT_GRACE_NS 2000000000ull
+static volatile sig_atomic_t interrupted, give_up;
 
 static void on_interrupt(int sig)
 {
 	(void)sig;
+	if (interrupted)
+		give_up = 1;
 	interrupted = 1;
 }
 
-/* The reader waits for input (gtr_wait_fn): what is formatted goes out
- * now, so that a live view shows it; nonzero after Ctrl-C. */
+/* Now on CLOCK_MONOTONIC, in ns. */
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The reader waits for input (gtr_wait_fn, at least every 100 ms while it
+ * waits): what is formatted goes out now, so that a live view shows it;
+ * nonzero when reading is to stop: output failed, a second signal, or
+ * the grace after the first is over. */
 static int on_input_wait(void *ctx)
 {
 	struct run *run = ctx;
 
 	if (!write_out(&run->buf) || fflush(stdout))
 		run->werr = true;
-	return interrupted || run->werr;
+	if (interrupted && !run->interrupted_ns)
+		run->interrupted_ns = mono_ns();
+	if (interrupted && mono_ns() - run->interrupted_ns >= INTERRUPT_GRACE_NS)
+		give_up = 1;
+	return give_up || run->werr;
 }
 
 /* Live input: output is flushed whenever the reader waits, and Ctrl-C
- * ends the report cleanly instead of killing it (no SA_RESTART: a
- * blocked read returns). */
+ * ends the report cleanly instead of killing it (SA_RESTART: output
+ * blocked on a slow reader goes on). */
 static void live_input(struct run *run)
 {
 	const struct report_opts *o = run->opts;
 
 	gtr_reader_follow(run->r, o->follow, on_input_wait, run);
 	if (gtr_reader_is_stream(run->r) || o->follow) {
-		struct sigaction sa = { .sa_handler = on_interrupt };
+		struct sigaction sa = { .sa_handler = on_interrupt, .sa_flags = SA_RESTART };
 
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGINT, &sa, NULL);
@@ -789,6 +809,15 @@ static void read_warnings(const struct run *run, bool at_end)
 	else if (at_end && !sum->present && !interrupted)
 		fprintf(stderr, PROG ": warning: %s was not closed by gotrace-record (killed or crashed); "
 			"read up to its last complete frame\n", name);
+	if (interrupted && !give_up)
+		fprintf(stderr, PROG ": interrupted: %" PRIu64 " event(s) read from %s, to %s\n",
+			run->nevents, name, sum->present ? "its summary: the whole recording"
+			: "the end of its input");
+	else if (interrupted)
+		fprintf(stderr, PROG ": interrupted: %" PRIu64 " event(s) read from %s; reading "
+			"stopped at a second signal or %llu s after the first, its writer still "
+			"going: what it wrote later is not in this report\n", run->nevents, name,
+			INTERRUPT_GRACE_NS / 1000000000ull);
 }
 
 /* What pairing could not pair, and drop records that came too late. */

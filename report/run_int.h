@@ -45,6 +45,8 @@ struct run {
 	bool stop;                 /* --limit reached */
 	bool at_end;               /* the file was read to its end */
 	bool werr;                 /* output could not be written */
+	uint64_t interrupted_ns;   /* live input: CLOCK_MONOTONIC when a reader
+				      wait first saw Ctrl-C, else 0 */
 	bool lean;                 /* --count of events: no names, no pairing */
 	bool hosts;                /* a merged file of several host names:
 				    * events show their host's */

@@ -104,10 +104,17 @@ def test_report_interrupted_stops_the_recorder(loop_bin, procs):
     # the loop calls main.add every 5 ms, flushed every 0.2 s
     time.sleep(1.5)
     rep.p.send_signal(signal.SIGINT)
+    t0 = time.monotonic()
     out = rep.p.stdout.read().decode()
     assert rep.p.wait(30) == 0
+    # the recorder went on: the report read on for its 2 s of grace
+    assert 1.5 < time.monotonic() - t0 < 10
     assert re.search(r"^main\.add\s+\d+", out, re.M), out
-    assert rep.p.stderr.read().decode() == ""
+    err = rep.p.stderr.read().decode()
+    assert re.fullmatch(r"gotrace-report: interrupted: \d+ event\(s\) read from standard "
+                        r"input; reading stopped at a second signal or 2 s after the first, "
+                        r"its writer still going: what it wrote later is not in this report\n",
+                        err), err
     assert rec.p.wait(30) == 0
     err = rec.p.stderr.read().decode()
     assert "stopped: the reader of the trace went away" in err, err
@@ -214,10 +221,61 @@ def test_follow_ends_cleanly_on_ctrl_c(loop_bin, procs, tmp_path):
     rec, rep, _ = record_and_follow(procs, loop_bin, tmp_path)
     assert read_line(rep.p.stdout)
     rep.p.send_signal(signal.SIGINT)
-    assert rep.p.wait(30) == 0
-    assert rep.p.stderr.read().decode() == ""
+    rep.p.stdout.read()
+    assert rep.p.wait(30) == 0, rep.p.stderr.read()
+    err = rep.p.stderr.read().decode()
+    assert re.fullmatch(r"gotrace-report: interrupted: \d+ event\(s\) read from \S+f\.gtr; "
+                        r"reading stopped .* not in this report\n", err), err
     assert rec.p.poll() is None    # the recorder goes on: it writes a file
     assert rec.stop(signal.SIGINT) == 0
+
+
+def interrupt_group(procs, loop_bin, tmp_path, follow):
+    """The recorder (-o -, or a file) and a report of its trace (its pipe,
+    or --follow) in a process group of their own, sent SIGINT together as
+    a terminal's Ctrl-C is once events flow: (recorder's stderr, report's
+    stdout lines, report's stderr, the trace file or None)."""
+    target = start_loop(procs, loop_bin)
+    trace = str(tmp_path / "g.gtr") if follow else None
+    rec = procs([RECORD, "-o", trace or "-", "--flush-interval", "0.2", "-p",
+                 str(target.pid), "main.add", "r:main.add"],
+                stdout=None if follow else subprocess.PIPE, stderr=subprocess.PIPE,
+                process_group=0)
+    assert "attached" in attached(rec.p.stderr)
+    rep = procs([REPORT, "--calls", *(["--follow", trace] if follow else ["-"])],
+                stdin=None if follow else rec.p.stdout, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, process_group=rec.pid)
+    if not follow:
+        rec.p.stdout.close()
+    assert read_line(rep.p.stdout)
+    time.sleep(0.5)
+    os.killpg(rec.pid, signal.SIGINT)   # the group of the two processes above
+    rest = rep.p.stdout.read().decode().splitlines()
+    assert rec.p.wait(30) == 0 and rep.p.wait(30) == 0
+    return rec.p.stderr.read().decode(), 1 + len(rest), rep.p.stderr.read().decode(), trace
+
+
+def test_ctrl_c_to_both_ends_of_a_pipe_reads_all(loop_bin, procs, tmp_path):
+    """Ctrl-C to the recorder and its reader at once: the report reads on
+    to the end of the stream, what the recorder flushed after the signal
+    and its summary included, shows every call, and says what it read."""
+    rec_err, lines, err, _ = interrupt_group(procs, loop_bin, tmp_path, False)
+    n, dropped = recorded_events(rec_err)
+    assert dropped == 0 and n > 20, rec_err
+    calls = lines - 1   # after the header
+    assert calls in (n // 2, (n + 1) // 2), (calls, n)   # a call in flight shows once
+    assert ("gotrace-report: interrupted: %d event(s) read from standard input, to its "
+            "summary: the whole recording\n" % n) in err, err
+
+
+def test_ctrl_c_to_recorder_and_follower_reads_all(loop_bin, procs, tmp_path):
+    """Ctrl-C to a recorder and its --follow reader at once: the follower
+    reads on to the recording's summary and shows what the whole file holds."""
+    _, lines, err, trace = interrupt_group(procs, loop_bin, tmp_path, True)
+    whole = report(["--calls", trace]).stdout.splitlines()
+    assert len(whole) > 10 and lines == len(whole)
+    assert re.search(r"interrupted: \d+ event\(s\) read from \S+g\.gtr, to its summary: the "
+                     r"whole recording\n", err), err
 
 
 def test_follow_ends_when_its_recorder_was_killed(loop_bin, procs, tmp_path):
