@@ -403,9 +403,18 @@ int gtr_writer_recover(struct gtr_writer *w, uint64_t *lost);
 uint64_t gtr_writer_events(const struct gtr_writer *w);
 
 /*
- * Flushes, writes the end-of-recording summary, closes the file and frees
- * `w` (NULL is fine). Returns 0 or -errno; the message, if any, is copied to
- * err[errlen].
+ * Flushes and writes the end-of-recording summary (the summary and index
+ * blocks), leaving the file open: gtr_writer_bytes() is then the file's
+ * final size. Append nothing after it; gtr_writer_close() still closes.
+ * Returns 0 or -errno (message: gtr_writer_error()); called again, the
+ * same.
+ */
+int gtr_writer_end(struct gtr_writer *w);
+
+/*
+ * Flushes, writes the end-of-recording summary (gtr_writer_end(), unless
+ * it ran), closes the file and frees `w` (NULL is fine). Returns 0 or
+ * -errno; the message, if any, is copied to err[errlen].
  */
 int gtr_writer_close(struct gtr_writer *w, char *err, size_t errlen);
 

@@ -762,12 +762,12 @@ fail:
 	return NULL;
 }
 
-int gtr_writer_close(struct gtr_writer *w, char *err, size_t errlen)
+int gtr_writer_end(struct gtr_writer *w)
 {
 	int rc;
 
-	if (!w)
-		return 0;
+	if (!w || w->ended)
+		return w ? w->end_rc : 0;
 	rc = w->failed;
 	if (!rc)
 		rc = wr_flush_frame(w);
@@ -778,6 +778,18 @@ int gtr_writer_close(struct gtr_writer *w, char *err, size_t errlen)
 	if (rc && w->fd >= 0 && !w->stream && w->good >= GTR_FILE_HDR_LEN && w->bytes > w->good &&
 	    ftruncate(w->fd, (off_t)w->good) == 0)
 		w->bytes = w->good;
+	w->ended = true;
+	w->end_rc = rc;
+	return rc;
+}
+
+int gtr_writer_close(struct gtr_writer *w, char *err, size_t errlen)
+{
+	int rc;
+
+	if (!w)
+		return 0;
+	rc = gtr_writer_end(w);
 	if (w->fd >= 0) {
 		if (close(w->fd) && !rc)
 			rc = wfail(w, -errno, "close");

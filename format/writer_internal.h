@@ -51,6 +51,8 @@ struct gtr_writer {
 	char err[512];
 	uint64_t bytes;          /* written so far == offset of the next block */
 	uint64_t good;           /* end of the last block written whole */
+	bool ended;              /* gtr_writer_end() ran; end_rc its result */
+	int end_rc;
 
 	/* current frame */
 	uint8_t *buf;            /* FRAME_RESERVE bytes, then records */

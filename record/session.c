@@ -554,6 +554,7 @@ static int session_rotate(struct session *s)
 		encoder_fail(s->enc, clock_ns(CLOCK_MONOTONIC));
 		return 0;
 	}
+	gtr_writer_end(w);           /* its summary counts in its size */
 	s->written += gtr_writer_bytes(w);
 	if (gtr_writer_close(w, err, sizeof(err)))
 		/* its frames are whole; its summary is what is missing */
@@ -879,6 +880,7 @@ out:
 	if (s.enc && encoder_writer(s.enc)) {
 		const bool full = encoder_unwritten(s.enc) > 0;
 
+		gtr_writer_end(encoder_writer(s.enc));   /* its summary counts in its size */
 		s.written += gtr_writer_bytes(encoder_writer(s.enc));
 		const int crc = gtr_writer_close(encoder_writer(s.enc), err, sizeof(err));
 		/* a live reader that left before the end (Ctrl-C on both

@@ -102,6 +102,22 @@ def test_rotation_files_are_complete(gobuild, tmp_path):
     assert 0 < total <= 100000
 
 
+@pytest.mark.parametrize("rotate", [False, True])
+def test_bytes_written_is_the_size_on_disk(gobuild, tmp_path, rotate):
+    """The recorder's "N bytes written" counts every byte of its files,
+    their summary and index blocks included: the file's size, or with a
+    rotation that keeps every file the sum of theirs."""
+    exe = gobuild("tests/fixtures/hot/main.go", "hot")
+    out = str(tmp_path / "s.gtr")
+    rot = ["-C", "40K", "-W", "100"] if rotate else []
+    p = record([*rot, "-o", out, "main.add", "r:main.add", "--", exe, "20000"])
+    m = re.search(r"gotrace-record: \d+ events, 0 dropped, (\d+) bytes written to ", p.stderr)
+    assert m, p.stderr
+    names = [f for f in os.listdir(tmp_path) if f.startswith("s.gtr")]
+    assert len(names) > 1 if rotate else names == ["s.gtr"], names
+    assert int(m.group(1)) == sum(os.path.getsize(tmp_path / n) for n in names), p.stderr
+
+
 def test_kill_9_of_the_recorder_leaves_a_readable_file(loop_bin, tmp_path, procs):
     target = start_loop(procs, loop_bin)
     trace = str(tmp_path / "k.gtr")
