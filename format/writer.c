@@ -631,7 +631,7 @@ static int open_stream(struct gtr_writer *w)
 
 	if (!strcmp(w->path, "-")) {
 		if (isatty(STDOUT_FILENO))
-			return wr_err(w, -EINVAL, "standard output is a terminal; pipe the trace into 'gotrace-report -' or give a file with -o FILE");
+			return wr_err(w, -EINVAL, "standard output is a terminal and a trace is binary data; pipe it into 'gotrace-report -' or write it to a file");
 		w->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
 		if (w->fd < 0)
 			return wr_err(w, -errno, "cannot write the trace to standard output: %s", strerror(errno));

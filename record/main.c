@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gtr.h"
 #include "list.h"
@@ -231,6 +232,9 @@ static void check_end(struct argp_state *state, struct record_opts *o)
 		argp_error(state, "-W COUNT needs -C SIZE");
 	if (o->rotate_size && !strcmp(o->output, "-"))
 		argp_error(state, "-C SIZE writes a series of files; it cannot go with -o -");
+	if (!strcmp(o->output, "-") && isatty(STDOUT_FILENO))
+		argp_error(state, "-o -: standard output is a terminal and a trace is binary data; "
+			   "pipe it into 'gotrace-report -' or give a file with -o FILE");
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)

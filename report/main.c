@@ -275,9 +275,20 @@ static void add_pid(struct report_opts *env, struct argp_state *state, const cha
 	env->pids[env->npids++] = (uint32_t)pid;
 }
 
+/* Refuses OUT "-" of option `opt` (-w) when standard output is a terminal:
+ * a trace is binary data. */
+static void check_trace_out(const char *out, const char *opt, struct argp_state *state)
+{
+	if (out && !strcmp(out, "-") && isatty(STDOUT_FILENO))
+		argp_error(state, "%s -: standard output is a terminal and a trace is binary "
+			   "data; pipe it into 'gotrace-report -' or give a file with %s FILE",
+			   opt, opt);
+}
+
 /* -w writes a trace: options that shape printed output do not apply. */
 static void check_write(const struct report_opts *env, struct argp_state *state)
 {
+	check_trace_out(env->write_path, "-w", state);
 	if (env->redact_key && !env->redact)
 		argp_error(state, "--redact-key goes with --redact RULE");
 	if (!env->write_path) {
@@ -555,6 +566,7 @@ static error_t merge_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!env->o.output)
 			argp_error(state, "no output; give one with -w OUT");
+		check_trace_out(env->o.output, "-w", state);
 		if (!env->o.ninputs)
 			argp_error(state, "no trace file given");
 		if (env->redact_key && !env->o.redact)

@@ -163,15 +163,40 @@ def test_standard_output_refusals(loop_bin, procs):
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2, p
     assert "cannot go with -o -" in p.stderr, p.stderr
+    p = on_terminal([RECORD, "-o", "-", "-d", "1", "-p", str(target.pid), "main.add"])
+    assert p.returncode == 2
+    assert p.stderr.startswith("gotrace-record: -o -: standard output is a terminal and a "
+                               "trace is binary data; pipe it into 'gotrace-report -' or give "
+                               "a file with -o FILE\n"), p.stderr
+
+
+def on_terminal(argv):
+    """Runs argv with its standard output on a pseudo-terminal."""
     master, slave = pty.openpty()
     try:
-        p = subprocess.run([RECORD, "-o", "-", "-d", "1", "-p", str(target.pid), "main.add"],
-                           stdout=slave, stderr=subprocess.PIPE, text=True, timeout=60)
+        return subprocess.run(argv, stdout=slave, stderr=subprocess.PIPE, text=True,
+                              timeout=60)
     finally:
         os.close(slave)
         os.close(master)
-    assert p.returncode == 1
-    assert "standard output is a terminal; pipe the trace into 'gotrace-report -'" in p.stderr
+
+
+def test_report_names_its_own_option_for_a_terminal(loop_bin, procs, tmp_path):
+    """-w - of the report, merge and redact onto a terminal is refused
+    with the hint of the report's own option, -w FILE."""
+    target = start_loop(procs, loop_bin)
+    trace = str(tmp_path / "t.gtr")
+    rec = procs([RECORD, "-q", "-o", trace, "-p", str(target.pid), "main.add"],
+                stderr=subprocess.PIPE)
+    time.sleep(1)
+    assert rec.stop(signal.SIGINT) == 0
+    for argv in (["-w", "-", trace], ["merge", "-w", "-", trace],
+                 ["redact", "--redact", "@strings", "-w", "-", trace]):
+        p = on_terminal([REPORT, *argv])
+        assert p.returncode == 2, (argv, p.stderr)
+        assert p.stderr.startswith("gotrace-report: -w -: standard output is a terminal and "
+                                   "a trace is binary data; pipe it into 'gotrace-report -' "
+                                   "or give a file with -w FILE\n"), p.stderr
 
 
 def test_command_output_stays_out_of_the_stream(functions, procs):
