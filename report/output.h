@@ -51,6 +51,7 @@ enum {
 				       * pairing need not hold those */
 	OUTPUT_F_SUMMARY = 1u << 3,   /* summarises every matching event (refuses
 				       * --limit), written by a sink of its own */
+	OUTPUT_F_BINARY = 1u << 4,    /* binary data: refused onto a terminal */
 };
 
 /* The rows of the output table (report/out_*.c, report/folded.c). */

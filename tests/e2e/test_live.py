@@ -199,6 +199,25 @@ def test_report_names_its_own_option_for_a_terminal(loop_bin, procs, tmp_path):
                                    "or give a file with -w FILE\n"), p.stderr
 
 
+def test_binary_format_is_refused_on_a_terminal(loop_bin, procs, tmp_path):
+    """--format perfetto (protobuf) onto a terminal is refused as -w - is,
+    before anything is read; into a pipe it is written."""
+    target = start_loop(procs, loop_bin)
+    trace = str(tmp_path / "t.gtr")
+    rec = procs([RECORD, "-q", "-o", trace, "-p", str(target.pid), "main.add"],
+                stderr=subprocess.PIPE)
+    time.sleep(1)
+    assert rec.stop(signal.SIGINT) == 0
+    p = on_terminal([REPORT, "--format", "perfetto", trace])
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.startswith("gotrace-report: --format perfetto writes binary data and "
+                               "standard output is a terminal; redirect it to a file or "
+                               "into a pipe\n"), p.stderr
+    out = subprocess.run([REPORT, "--format", "perfetto", trace], capture_output=True,
+                         timeout=60)
+    assert out.returncode == 0 and len(out.stdout) > 100 and out.stdout[0] == 0x0a, out
+
+
 def test_command_output_stays_out_of_the_stream(functions, procs):
     """With -o - and a command, the command's standard output goes to
     standard error, never into the trace."""
