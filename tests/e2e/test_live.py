@@ -181,15 +181,21 @@ def on_terminal(argv):
         os.close(master)
 
 
-def test_report_names_its_own_option_for_a_terminal(loop_bin, procs, tmp_path):
-    """-w - of the report, merge and redact onto a terminal is refused
-    with the hint of the report's own option, -w FILE."""
+def short_trace(procs, loop_bin, tmp_path):
+    """A trace of a second of the loop's main.add: its path."""
     target = start_loop(procs, loop_bin)
     trace = str(tmp_path / "t.gtr")
     rec = procs([RECORD, "-q", "-o", trace, "-p", str(target.pid), "main.add"],
                 stderr=subprocess.PIPE)
     time.sleep(1)
     assert rec.stop(signal.SIGINT) == 0
+    return trace
+
+
+def test_report_names_its_own_option_for_a_terminal(loop_bin, procs, tmp_path):
+    """-w - of the report, merge and redact onto a terminal is refused
+    with the hint of the report's own option, -w FILE."""
+    trace = short_trace(procs, loop_bin, tmp_path)
     for argv in (["-w", "-", trace], ["merge", "-w", "-", trace],
                  ["redact", "--redact", "@strings", "-w", "-", trace]):
         p = on_terminal([REPORT, *argv])
@@ -202,12 +208,7 @@ def test_report_names_its_own_option_for_a_terminal(loop_bin, procs, tmp_path):
 def test_binary_format_is_refused_on_a_terminal(loop_bin, procs, tmp_path):
     """--format perfetto (protobuf) onto a terminal is refused as -w - is,
     before anything is read; into a pipe it is written."""
-    target = start_loop(procs, loop_bin)
-    trace = str(tmp_path / "t.gtr")
-    rec = procs([RECORD, "-q", "-o", trace, "-p", str(target.pid), "main.add"],
-                stderr=subprocess.PIPE)
-    time.sleep(1)
-    assert rec.stop(signal.SIGINT) == 0
+    trace = short_trace(procs, loop_bin, tmp_path)
     p = on_terminal([REPORT, "--format", "perfetto", trace])
     assert p.returncode == 2, p.stderr
     assert p.stderr.startswith("gotrace-report: --format perfetto writes binary data and "
