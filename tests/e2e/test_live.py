@@ -182,12 +182,13 @@ def on_terminal(argv):
 
 
 def short_trace(procs, loop_bin, tmp_path):
-    """A trace of a second of the loop's main.add: its path."""
+    """A trace of half a second of the loop's main.add calls: its path."""
     target = start_loop(procs, loop_bin)
     trace = str(tmp_path / "t.gtr")
-    rec = procs([RECORD, "-q", "-o", trace, "-p", str(target.pid), "main.add"],
+    rec = procs([RECORD, "-o", trace, "-p", str(target.pid), "main.add", "r:main.add"],
                 stderr=subprocess.PIPE)
-    time.sleep(1)
+    assert "attached" in attached(rec.p.stderr)
+    time.sleep(0.5)
     assert rec.stop(signal.SIGINT) == 0
     return trace
 
