@@ -135,7 +135,7 @@ static int load_debug(struct gobin *b, const char *path, char *err,
 		const bool g = b->build_id[0] && gnu[0];
 
 		snprintf(err, errlen, "debug file %s belongs to another build of "
-			 "%s (%s build id %.64s, the binary's %.64s); give the "
+			 "%s (%s build id %s, the binary's %s); give the "
 			 "debug file of this very build", path, b->path,
 			 g ? "GNU" : "Go", g ? gnu : go,
 			 g ? b->build_id : b->go_build_id);

@@ -655,15 +655,15 @@ static int add_line(struct plan *pl, const struct probe_spec *spec,
 	else if (n == -EEXIST)
 		fprintf(stderr, "gotrace-record: probe '%s': more than one file "
 			"of %s ends in '%s'; write more of its path (e.g. "
-			"'pkg/%s:%d'; gotrace-record --list '%s:*' shows the files)\n",
+			"'pkg/%s:%d'; gotrace-record --list %s '%s:*' shows the files)\n",
 			spec->text, b->path, spec->file, spec->file, spec->line,
-			spec->file);
+			b->path, spec->file);
 	else if (n == 0)
 		fprintf(stderr, "gotrace-record: probe '%s': no code of %s is on "
 			"line %d of a file '%s' (a blank or comment line, code the "
 			"compiler removed, or another file); gotrace-record --list "
-			"'%s:*' shows the lines that can be probed\n", spec->text,
-			b->path, spec->line, spec->file, spec->file);
+			"%s '%s:*' shows the lines that can be probed\n", spec->text,
+			b->path, spec->line, spec->file, b->path, spec->file);
 	if (n <= 0)
 		return -1;
 	v = calloc((size_t)n, sizeof(*v));

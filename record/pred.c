@@ -48,6 +48,24 @@ static int refuse(const struct lower *lw, uint32_t pos, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/*
+ * Refuses a string (or []byte) compared with an integer, which neither BPF
+ * nor the report's filter compares: the predicate with len() of it, which
+ * BPF runs, and a comparison of its text, which the report runs.
+ */
+static int refuse_text(const struct lower *lw, const struct operand *v)
+{
+	const char *e = lw->t->expr;
+
+	snprintf(lw->err, lw->errlen, "record-time predicate '%s': '%.*s' is a string, "
+		 "compared with an integer at column %u; compare its length, which "
+		 "BPF does: '%.*slen(%.*s)%s', or record without the predicate and "
+		 "compare its text with gotrace-report -f '%.*s == \"...\"'", e,
+		 (int)v->len, e + v->pos, v->pos + 1, (int)v->pos, e, (int)v->len,
+		 e + v->pos, e + v->pos + v->len, (int)v->len, e + v->pos);
+	return -EINVAL;
+}
+
 /* The comparison with its operands swapped: 42 < n is n > 42. */
 static int flip(int op)
 {
@@ -177,6 +195,8 @@ static int lower_cmp(struct lower *lw, const struct node *n)
 	if (idx < 0 || idx >= lw->ntypes || idx >= GT_MAX_FETCH)
 		return refuse_unknown(lw, v, name, idx);
 	const enum gtr_type t = lw->types[idx];
+	if ((t == GTR_TYPE_STRING || t == GTR_TYPE_BYTES) && !v->len_of)
+		return refuse_text(lw, v);
 	const char *why = type_refusal(v, t);
 	if (why)
 		return refuse(lw, v->pos, "%s", why);

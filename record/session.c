@@ -715,7 +715,9 @@ static void session_summary(const struct session *s)
 		(unsigned long long)encoder_dropped(s->enc),
 		(unsigned long long)s->written,
 		strcmp(o->output, "-") ? o->output : "standard output");
-	if (nfiles > 1)
+	if (nfiles == 2)
+		fprintf(stderr, " and %s1 (2 files kept)", o->output);
+	else if (nfiles > 2)
 		fprintf(stderr, " and %s1..%s%u (%u files kept)", o->output,
 			o->output, nfiles - 1, nfiles);
 	if (encoder_unwritten(s->enc) && s->gone)

@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, TOOLCHAINS, record, report, source_line
+from conftest import RECORD, ROOT, TOOLCHAINS, record, report, source_line
 from test_pie_relocs import R_X86_64_RELATIVE, unfilled
 
 INLINE = "tests/fixtures/inline/main.go"
@@ -201,7 +201,14 @@ def test_line_probe_errors(inline_bin, tmp_path):
     p = record(["-o", str(tmp_path / "t.gtr"), "main.go:1", "--", exe],
                check=False)
     assert p.returncode != 0
-    assert "no code of" in p.stderr and "--list" in p.stderr
+    assert "no code of" in p.stderr, p.stderr
+    # the command it suggests, BINARY and all, lists the file's lines
+    m = re.search(r"; gotrace-record (--list \S+ 'main\.go:\*') shows the lines", p.stderr)
+    assert m, p.stderr
+    assert m.group(1) == "--list %s 'main.go:*'" % exe
+    lst = subprocess.run([RECORD, "--list", exe, "main.go:*"], capture_output=True,
+                         text=True, timeout=60)
+    assert lst.returncode == 0 and "that can be probed (FILE:LINE)" in lst.stdout, lst
     p = record(["-o", str(tmp_path / "t.gtr"), "r:main.go:20", "--", exe],
                check=False)
     assert p.returncode != 0 and "has no return" in p.stderr

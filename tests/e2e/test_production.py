@@ -102,20 +102,32 @@ def test_rotation_files_are_complete(gobuild, tmp_path):
     assert 0 < total <= 100000
 
 
-@pytest.mark.parametrize("rotate", [False, True])
+@pytest.mark.parametrize("rotate", ["none", "all", "two"])
 def test_bytes_written_is_the_size_on_disk(gobuild, tmp_path, rotate):
     """The recorder's "N bytes written" counts every byte of its files,
     their summary and index blocks included: the file's size, or with a
-    rotation that keeps every file the sum of theirs."""
+    rotation that keeps every file the sum of theirs; the files it names
+    are those kept ("s.gtr and s.gtr1 (2 files kept)" for two)."""
     exe = gobuild("tests/fixtures/hot/main.go", "hot")
     out = str(tmp_path / "s.gtr")
-    rot = ["-C", "40K", "-W", "100"] if rotate else []
-    p = record([*rot, "-o", out, "main.add", "r:main.add", "--", exe, "20000"])
-    m = re.search(r"gotrace-record: \d+ events, 0 dropped, (\d+) bytes written to ", p.stderr)
+    rot = {"none": [], "all": ["-C", "40K", "-W", "100"], "two": ["-C", "40K", "-W", "2"]}
+    p = record([*rot[rotate], "-o", out, "main.add", "r:main.add", "--", exe, "20000"])
+    m = re.search(r"gotrace-record: \d+ events, 0 dropped, (\d+) bytes written to (.*)\n",
+                  p.stderr)
     assert m, p.stderr
-    names = [f for f in os.listdir(tmp_path) if f.startswith("s.gtr")]
-    assert len(names) > 1 if rotate else names == ["s.gtr"], names
-    assert int(m.group(1)) == sum(os.path.getsize(tmp_path / n) for n in names), p.stderr
+    names = sorted(f for f in os.listdir(tmp_path) if f.startswith("s.gtr"))
+    n = len(names)
+    if rotate == "none":
+        assert names == ["s.gtr"] and m.group(2) == out
+    elif n == 2:
+        assert m.group(2) == "%s and %s1 (2 files kept)" % (out, out), p.stderr
+    else:
+        assert m.group(2) == "%s and %s1..%s%d (%d files kept)" % (out, out, out, n - 1, n)
+    if rotate == "two":
+        assert n == 2, names
+    else:
+        assert n > 2 if rotate == "all" else n == 1, names
+        assert int(m.group(1)) == sum(os.path.getsize(tmp_path / f) for f in names), p.stderr
 
 
 def test_kill_9_of_the_recorder_leaves_a_readable_file(loop_bin, tmp_path, procs):

@@ -104,6 +104,10 @@ Test(gobin, debuginfo_explicit_and_checked)
 	cr_expect_eq(gobin_open_debuginfo(b, fix("args.debug"), err, sizeof(err)),
 		     -EINVAL);
 	cr_expect(strstr(err, "another build") && strstr(err, "Go build id"), "%s", err);
+	/* both Go build ids whole (four parts, 83 characters from Go 1.10) */
+	cr_expect(strlen(gobin_go_build_id(b)) > 64, "%s", gobin_go_build_id(b));
+	cr_expect(strstr(err, gobin_go_build_id(b)), "%s", err);
+	cr_expect(strstr(err, gobin_go_build_id(full)), "%s", err);
 	gobin_close(b);
 
 	/* args_nodbg is args without DWARF and without a debug link */

@@ -351,8 +351,21 @@ Test(pred, what_bpf_cannot_do_is_refused_with_a_hint)
 	refused("contains(s, \"x\")", 1, "strings are compared at report time");
 	refused("s == \"x\"", 6, "strings are compared at report time");
 	refused("\"x\" != s", 1, "strings are compared at report time");
-	refused("s == 1", 1, "strings are compared at report time");
-	refused("b < 1", 1, "strings are compared at report time");
+	/* a string compared with an integer: neither BPF nor the report's
+	 * filter compares that; its length, or its text */
+	refused_as("b < 1", "record-time predicate 'b < 1': 'b' is a string, compared "
+		   "with an integer at column 1; compare its length, which BPF does: "
+		   "'len(b) < 1', or record without the predicate and compare its text "
+		   "with gotrace-report -f 'b == \"...\"'");
+	refused_as("n > 0 && 2 < s", "record-time predicate 'n > 0 && 2 < s': 's' is a "
+		   "string, compared with an integer at column 14; compare its length, "
+		   "which BPF does: 'n > 0 && 2 < len(s)', or record without the "
+		   "predicate and compare its text with gotrace-report -f 's == \"...\"'");
+	compile("n > 0 && 2 < len(s)");
+	struct filter_error ferr;
+	struct filter *f = filter_compile("s == \"...\"", &ferr);
+	cr_expect(f, "the report's filter refuses the text comparison suggested");
+	filter_free(f);
 	refused("ts >= 12:00:03", 1, "'ts' is not a captured value but the event's, "
 		"known at report time (a parameter of that name is goargN)");
 	refused("pid == 1", 1, "'pid' is not a captured value but the event's, known "
