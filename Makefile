@@ -177,7 +177,7 @@ $(B)/fuzz/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_REPORT_DEPS) | $(DEPS_STA
 $(B)/fuzz/fuzz_filter: tests/fuzz/fuzz_filter.c $(FUZZ_REPORT_DEPS) | $(DEPS_STAMP)
 	@mkdir -p $(B)/fuzz/new-filter
 	$(CLANG) $(FUZZ_FLAGS) -Ilang -Ireport -o $@ $< $(FUZZ_REPORT_SRCS) $(LDLIBS_REPORT)
-FUZZ_PROBE_SRCS := record/probe.c record/pred.c $(LANG_SRCS) lib/xalloc.c lib/buf.c
+FUZZ_PROBE_SRCS := record/probe.c record/pred.c $(LANG_SRCS) lib/xalloc.c lib/buf.c lib/utf8.c
 $(B)/fuzz/fuzz_probe: tests/fuzz/fuzz_probe.c $(FUZZ_PROBE_SRCS) record/probe.h record/pred.h \
 		$(wildcard lang/*.h) | $(DEPS_STAMP)
 	@mkdir -p $(B)/fuzz/new-probe

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "buf.h"
+#include "utf8.h"
 #include "xalloc.h"
 
 #include <stdarg.h>
@@ -143,4 +144,28 @@ void buf_free(struct buf *b)
 	free(b->data);
 	b->data = NULL;
 	b->len = b->cap = 0;
+}
+
+const char *buf_shown(struct buf *b, const char *s)
+{
+	const uint8_t *p = (const uint8_t *)s;
+	const size_t n = strlen(s);
+
+	buf_reset(b);
+	for (size_t i = 0; i < n;) {
+		uint32_t cp;
+		const int k = p[i] < 0x80 ? 1 : utf8_seq(p + i, n - i, &cp);
+
+		if (k > 1 && cp >= 0xa0) {   /* not a C1 control */
+			buf_add(b, p + i, (size_t)k);
+			i += (size_t)k;
+			continue;
+		}
+		if (p[i] >= 0x20 && p[i] < 0x7f)
+			buf_putc(b, (char)p[i]);
+		else
+			buf_printf(b, "\\x%02x", p[i]);
+		i++;
+	}
+	return buf_cstr(b);
 }

@@ -68,6 +68,14 @@ size_t u64_to_dec(char out[20], uint64_t v);
 /* NUL-terminates the contents (not counted in len) and returns data. */
 const char *buf_cstr(struct buf *b);
 
+/*
+ * Empties `b` and puts text `s` in it as a message shows it: a control
+ * character (0x00-0x1f, 0x7f, U+0080-U+009F: each byte) and a byte that
+ * is not part of well-formed UTF-8 are escaped (\x01), so that input or a name from a
+ * binary cannot move the cursor or hide what it holds. Returns the text.
+ */
+const char *buf_shown(struct buf *b, const char *s);
+
 /* Empties the buffer, keeping its memory. */
 static inline void buf_reset(struct buf *b) { b->len = 0; }
 

@@ -776,10 +776,15 @@ int gotrace_list(const char *binary, const char *debuginfo, const char *glob,
 		const char *near[5];
 		const int n = gobin_func_suggest(b, c->glob, near, 5);
 
+		struct buf t = BUF_INIT, u = BUF_INIT;
+
 		fprintf(stderr, "gotrace-record: no function of %s matches '%s'",
-			binary, c->glob);
-		for (int i = 0; i < n; i++)
-			fprintf(stderr, "%s%s", i ? ", " : "; did you mean: ", near[i]);
+			buf_shown(&t, binary), buf_shown(&u, c->glob));
+		for (int i = 0; i < n; i++)   /* names of the binary: controls escaped */
+			fprintf(stderr, "%s%s", i ? ", " : "; did you mean: ",
+				buf_shown(&t, near[i]));
+		buf_free(&t);
+		buf_free(&u);
 		fprintf(stderr, "%s\n", n ? "" : " (globs: * ? [...]; quote the "
 			"pattern for the shell)");
 		rc = 1;

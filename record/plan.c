@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "plan_int.h"
 
 /* Frees probe `p` and what it owns (NULL is fine); its args belong to
@@ -419,11 +420,14 @@ static void no_match(const struct binary *b, const char *pat)
 	bare[o] = '\0';
 	if (!strpbrk(bare, "*?["))
 		n = gobin_func_suggest(b->gb, pat, near, 5);
+	struct buf t = BUF_INIT;
+
 	fprintf(stderr, "gotrace-record: no function of %s matches '%s'",
-		b->path, pat);
-	for (int i = 0; i < n; i++)
-		fprintf(stderr, "%s%s", i ? ", " : "; did you mean: ", near[i]);
+		buf_shown(&t, b->path), pat);
+	for (int i = 0; i < n; i++)   /* names of the binary: controls escaped */
+		fprintf(stderr, "%s%s", i ? ", " : "; did you mean: ", buf_shown(&t, near[i]));
 	fprintf(stderr, "\n");
+	buf_free(&t);
 }
 
 /*
@@ -775,14 +779,16 @@ int plan_add(struct plan *pl, const char *text, const char *dflt_path,
 	if (say_named(b, spec->func))
 		return -1;
 	n = gobin_func_suggest(b->gb, spec->func, near, 5);
+	struct buf t = BUF_INIT;
 	if (strlen(spec->func) > 120)
 		fprintf(stderr, "gotrace-record: function '%.100s...' (%zu bytes) not found in %s",
-			spec->func, strlen(spec->func), b->path);
+			spec->func, strlen(spec->func), buf_shown(&t, b->path));
 	else
 		fprintf(stderr, "gotrace-record: function '%s' not found in %s",
-			spec->func, b->path);
-	for (i = 0; i < n; i++)
-		fprintf(stderr, "%s%s", i ? ", " : "; did you mean: ", near[i]);
+			spec->func, buf_shown(&t, b->path));
+	for (i = 0; i < n; i++)   /* names of the binary: controls escaped */
+		fprintf(stderr, "%s%s", i ? ", " : "; did you mean: ", buf_shown(&t, near[i]));
+	buf_free(&t);
 	if (gobin_func_missing_why(b->gb, spec->func, err, sizeof(err)))
 		fprintf(stderr, "; %s", err);
 	fprintf(stderr, "\n");

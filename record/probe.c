@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "probe.h"
 
 struct parser {
@@ -30,12 +31,16 @@ static int fail(const struct parser *p, const char *at, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
+	struct buf t = BUF_INIT;
+	const char *shown = buf_shown(&t, p->text);   /* controls escaped */
+
 	if (len > ECHO_MAX)
 		snprintf(p->err, p->errlen, "bad probe '%.*s...' (%zu bytes): %s at column %zu",
-			 ECHO_MAX - 40, p->text, len, what, (size_t)(at - p->text) + 1);
+			 ECHO_MAX - 40, shown, len, what, (size_t)(at - p->text) + 1);
 	else
 		snprintf(p->err, p->errlen, "bad probe '%s': %s at column %zu",
-			 p->text, what, (size_t)(at - p->text) + 1);
+			 shown, what, (size_t)(at - p->text) + 1);
+	buf_free(&t);
 	return -EINVAL;
 }
 
@@ -523,6 +528,15 @@ static bool filter_like(const char *text)
 	return *skip_ws(s) != '\0';   /* and something to compare with */
 }
 
+/* The first control character of `text` other than white space, or NULL. */
+static const char *control_at(const char *text)
+{
+	for (const char *c = text; *c; c++)
+		if (((unsigned char)*c < 0x20 && !isspace((unsigned char)*c)) || *c == 0x7f)
+			return c;
+	return NULL;
+}
+
 int probe_spec_parse(const char *text, struct probe_spec *out, char *err,
 		     size_t errlen)
 {
@@ -531,6 +545,13 @@ int probe_spec_parse(const char *text, struct probe_spec *out, char *err,
 
 	memset(out, 0, sizeof(*out));
 	out->text = strdup(text);
+	const char *ctl = control_at(text);   /* every later message echoes it */
+	if (ctl) {
+		probe_spec_free(out);
+		return fail(&p, ctl, "a control character (byte 0x%02x): a probe is text "
+			    "(in a string constant write it \\x%02x)", (unsigned char)*ctl,
+			    (unsigned char)*ctl);
+	}
 	rc = out->text ? parse(&p, out) : nomem(&p);
 	if (rc == -EINVAL && filter_like(text) && strlen(text) < ECHO_MAX)
 		snprintf(err, errlen, "'%s' is a filter, not a probe: gotrace-record's -f is "

@@ -25,6 +25,21 @@ def test_unknown_function_suggests_near_names(functions, tmp_path):
     assert "did you mean: main.add" in p.stderr, p.stderr
 
 
+def test_control_characters_in_a_probe_are_shown_escaped(functions, tmp_path):
+    """A probe holding a control character (a stray byte, an escape
+    sequence) is refused before anything else, and the message shows it
+    escaped: no raw control byte reaches the terminal."""
+    for probe, shown, col in (("main.add\x01", "main.add\\x01", 9),
+                              ("main.a\x1b[2Jdd", "main.a\\x1b[2Jdd", 7)):
+        p = record(["-o", str(tmp_path / "t.gtr"), probe, "--", functions], check=False)
+        assert p.returncode == 1, p.stderr
+        byte = ord(probe[col - 1])
+        assert p.stderr == ("gotrace-record: bad probe '%s': a control character (byte "
+                            "0x%02x): a probe is text (in a string constant write it "
+                            "\\x%02x) at column %d\n" % (shown, byte, byte, col)), p.stderr
+        assert not os.path.exists(tmp_path / "t.gtr")
+
+
 def test_binary_that_is_not_go(tmp_path, needs_bpf):
     p = record(["-o", str(tmp_path / "t.gtr"), "main.main", "--", "/bin/true"],
                check=False)

@@ -359,3 +359,19 @@ Test(search, random_sorted_arrays_match_a_linear_scan)
 		}
 	}
 }
+
+/* Text as a message shows it: controls (C0, DEL, C1) and bytes that are not
+ * UTF-8 escaped; other characters kept. */
+Test(buf, shown_escapes_controls)
+{
+	struct buf b = BUF_INIT;
+
+	cr_expect_str_eq(buf_shown(&b, "main.add"), "main.add");
+	cr_expect_str_eq(buf_shown(&b, "main.add\x01"), "main.add\\x01");
+	cr_expect_str_eq(buf_shown(&b, "a\x1b[2Jb\x7f"), "a\\x1b[2Jb\\x7f");
+	cr_expect_str_eq(buf_shown(&b, "\xc2\x9b" "c"), "\\xc2\\x9bc");      /* U+009B CSI */
+	cr_expect_str_eq(buf_shown(&b, "h\xc3\xa9\xe6\x97\xa5"), "h\xc3\xa9\xe6\x97\xa5");
+	cr_expect_str_eq(buf_shown(&b, "\xff\\n"), "\\xff\\n");   /* a backslash as it is */
+	cr_expect_str_eq(buf_shown(&b, ""), "");
+	buf_free(&b);
+}

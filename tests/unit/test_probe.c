@@ -355,6 +355,16 @@ Test(probe, format_conversions_are_checked)
 	bad("main.f \"%d %\" a", 12, "'%' is no conversion gotrace knows " VERBS);
 	bad("main.f \"%5l\" a", 9, "'%5l' is no conversion gotrace knows " VERBS);
 	bad("main.f \"%5000d\" a", 9, "a width or precision over 4096 in the format string");
+	/* control characters: refused up front, echoed escaped */
+	err[0] = '\0';
+	cr_expect_eq(probe_spec_parse("main.add\x01", &sp, err, sizeof(err)), -EINVAL);
+	cr_expect_str_eq(err, "bad probe 'main.add\\x01': a control character (byte 0x01): "
+			 "a probe is text (in a string constant write it \\x01) at column 9");
+	cr_expect(!sp.text && !sp.func);
+	cr_expect_eq(probe_spec_parse("main.a\x1b[2Jdd", &sp, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "'main.a\\x1b[2Jdd'") && !strchr(err, 0x1b), "%s", err);
+	cr_expect_eq(probe_spec_parse("main.greet\t(n > 1)", &sp, err, sizeof(err)), 0, "%s", err);
+	probe_spec_free(&sp);
 	bad("main.f \"%.99999f\" a", 9, "a width or precision over 4096 in the format string");
 	bad("main.f \"%d %d\" goarg1", 12, "the format string has 2 conversions but 1 "
 	    "expression follows it: this one has no value; give one expression per "
