@@ -346,7 +346,13 @@ static int put_probe(struct gtr_copier *c, uint32_t id, uint32_t *out)
 		return 0;
 	p = *in;
 	if (c->o.partial)
+		p.rate_limit = p.rate_window_limit = 0;
+	/* a window carried goes with rate_window_limit, which readers of
+	 * older releases skip (spec/FORMAT.md, PROBE) */
+	if (p.rate_limit && p.rate_window_kept) {
+		p.rate_window_limit = p.rate_limit;
 		p.rate_limit = 0;
+	}
 	/* a rotated file's current window, on the output's clock */
 	p.rate_window_ns = gtr_copier_ts(c, p.rate_window_ns);
 	p.rate_window_last_ns = gtr_copier_ts(c, p.rate_window_last_ns);

@@ -135,11 +135,16 @@ struct gtr_probe {
 				     kernel kept only the events it held for */
 	uint64_t rate_limit;      /* gotrace-record --rate-limit: the kernel kept
 				     at most this many events of the probe per
-				     one-second window (spec/FORMAT.md); 0:
-				     none, or not known (a selection) */
-	/* with rate_limit, in a later file of a rotation: the window current
-	 * when the file began, as the earlier files' events show it
-	 * (format/gtr_rate.h); kept 0: none */
+				     one-second window (spec/FORMAT.md), the
+				     first window opened by the file's first
+				     event; 0: none, not known (a selection),
+				     or given as rate_window_limit */
+	/* a later file of a rotation: the limit (in place of rate_limit, which
+	 * a reader of an older release would reckon from the file's first
+	 * event) and the window current when the file began, as the earlier
+	 * files' events show it (format/gtr_rate.h); kept 0: none.
+	 * gtr_probe_rate_limit() gives the limit whichever key holds it. */
+	uint64_t rate_window_limit;   /* events per window; 0: none */
 	uint64_t rate_window_ns;      /* its start, CLOCK_MONOTONIC ns */
 	uint64_t rate_window_kept;    /* events it kept before this file */
 	uint64_t rate_window_last_ns; /* the last of them */
@@ -939,6 +944,16 @@ const char *gtr_type_name(enum gtr_type t);
 
 /* Name of an enum gtr_kind ("entry", "return"). */
 const char *gtr_kind_name(enum gtr_kind k);
+
+/*
+ * The rate limit of probe `p` (events per one-second window; 0: none or
+ * not known): its rate_limit in a first file, its rate_window_limit in a
+ * later file of a rotation (spec/FORMAT.md, PROBE).
+ */
+static inline uint64_t gtr_probe_rate_limit(const struct gtr_probe *p)
+{
+	return p->rate_window_limit ? p->rate_window_limit : p->rate_limit;
+}
 
 /*
  * a + b, or UINT64_MAX when that overflows: counters of losses and events

@@ -50,9 +50,10 @@ enum gtr_rate_step {
 };
 
 /*
- * Starts the reckoning of probe `p` as its file gives it: its rate_limit
- * (0: none reckoned) and, in a later file of a rotation, the window that
- * was current when the file began (p->rate_window_*).
+ * Starts the reckoning of probe `p` as its file gives it: its limit
+ * (gtr_probe_rate_limit(), 0: none reckoned) and, in a later file of a
+ * rotation, the window that was current when the file began
+ * (p->rate_window_*).
  */
 void gtr_rate_windows_init(struct gtr_rate_windows *w, const struct gtr_probe *p);
 
@@ -65,8 +66,8 @@ enum gtr_rate_step gtr_rate_windows_add(struct gtr_rate_windows *w, uint64_t ts_
 
 /*
  * Writes the current window of `w` into `p` for the next file of a
- * rotation: p->rate_window_* set, or p->rate_limit 0 (not known) when the
- * windows are off.
+ * rotation: p->rate_limit 0 and p->rate_window_* set (rate_window_limit
+ * the limit, 0 without one or when the windows are off: not known).
  */
 void gtr_rate_windows_carry(const struct gtr_rate_windows *w, struct gtr_probe *p);
 

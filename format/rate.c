@@ -7,8 +7,8 @@
 
 void gtr_rate_windows_init(struct gtr_rate_windows *w, const struct gtr_probe *p)
 {
-	*w = (struct gtr_rate_windows){ .rate = p->rate_limit };
-	if (!p->rate_limit || !p->rate_window_kept)
+	*w = (struct gtr_rate_windows){ .rate = gtr_probe_rate_limit(p) };
+	if (!w->rate || !p->rate_window_kept)
 		return;
 	w->win = p->rate_window_ns;
 	w->kept = p->rate_window_kept;
@@ -59,10 +59,12 @@ enum gtr_rate_step gtr_rate_windows_add(struct gtr_rate_windows *w, uint64_t ts_
 
 void gtr_rate_windows_carry(const struct gtr_rate_windows *w, struct gtr_probe *p)
 {
-	if (w->off) {
-		p->rate_limit = 0;
+	/* never rate_limit: a reader of an older release would reckon the
+	 * windows from the next file's first event */
+	p->rate_limit = 0;
+	p->rate_window_limit = w->off ? 0 : w->rate;
+	if (w->off)
 		return;
-	}
 	p->rate_window_ns = w->win;
 	p->rate_window_kept = w->kept;
 	p->rate_window_last_ns = w->last_ts;

@@ -102,6 +102,10 @@ static const struct gtr_field probe_fields[] = {
 	/* gotrace-record --rate-limit (spec/FORMAT.md, PROBE) */
 	GTR_FIELD_X("rate_limit", GTR_F_U64, struct gtr_probe, rate_limit,
 		    GTR_F_OPTIONAL, 0),
+	/* a later file of a rotation: the limit, under a key older readers
+	 * skip, and the window current when it began */
+	GTR_FIELD_X("rate_window_limit", GTR_F_U64, struct gtr_probe,
+		    rate_window_limit, GTR_F_OPTIONAL, 0),
 	GTR_FIELD_X("rate_window_ns", GTR_F_U64, struct gtr_probe, rate_window_ns,
 		    GTR_F_OPTIONAL, 0),
 	GTR_FIELD_X("rate_window_kept", GTR_F_U64, struct gtr_probe, rate_window_kept,

@@ -304,9 +304,10 @@ static void json_probe(struct jsonw *w, const struct gtr_probe *p)
 		jsonw_string_field(w, "line", p->line);
 	if (p->predicate[0])
 		jsonw_string_field(w, "predicate", p->predicate);
-	if (p->rate_limit)
-		jsonw_uint_field(w, "rate_limit", p->rate_limit);
-	if (p->rate_limit && p->rate_window_kept) {
+	/* the limit, whichever key of the file gives it */
+	if (gtr_probe_rate_limit(p))
+		jsonw_uint_field(w, "rate_limit", gtr_probe_rate_limit(p));
+	if (gtr_probe_rate_limit(p) && p->rate_window_kept) {
 		jsonw_uint_field(w, "rate_window_ns", p->rate_window_ns);
 		jsonw_uint_field(w, "rate_window_kept", p->rate_window_kept);
 		jsonw_uint_field(w, "rate_window_last_ns", p->rate_window_last_ns);
@@ -695,11 +696,15 @@ static void text_probes(FILE *f, struct gtr_reader *r, const struct stats *st)
 		if (p->predicate[0])
 			fprintf(f, "      record-time predicate (%s): events it did not hold "
 				"for were never written\n", tx(p->predicate));
-		if (p->rate_limit && p->rate_window_kept)
+		if (gtr_probe_rate_limit(p) && p->rate_window_kept)
 			fprintf(f, "      rate limit %" PRIu64 " events per second (windows "
 				"known: an earlier file of the rotation kept %" PRIu64
-				" in the window current when this one began)\n", p->rate_limit,
-				p->rate_window_kept);
+				" in the window current when this one began)\n",
+				gtr_probe_rate_limit(p), p->rate_window_kept);
+		else if (p->rate_window_limit)
+			fprintf(f, "      rate limit %" PRIu64 " events per second (windows "
+				"known: the earlier files of the rotation kept none)\n",
+				p->rate_window_limit);
 		else if (p->rate_limit)
 			fprintf(f, "      rate limit %" PRIu64 " events per second (windows "
 				"known from the start of the recording)\n", p->rate_limit);

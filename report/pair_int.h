@@ -116,7 +116,7 @@ struct probe_ent {
 	uint32_t id;
 	uint32_t fid;
 	bool used;
-	/* a rate-limited probe (gtr_probe.rate_limit): its windows as its
+	/* a rate-limited probe (gtr_probe_rate_limit()): its windows as its
 	 * kept events show them (pair_loss.c, rate_kept()); rw.rate 0: none */
 	struct gtr_rate_windows rw;
 	struct span full[RATE_FULL]; /* the last spans where suppression was

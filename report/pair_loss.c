@@ -119,9 +119,9 @@ static void rate_span(struct pairer *p, struct probe_ent *e, uint64_t lo, uint64
 /*
  * A file that holds every event a rate limit kept from the start
  * (gtr_probe.rate_limit), or from the window current when it began (a
- * later file of a rotation: gtr_probe.rate_window_*), shows the windows
- * (format/gtr_rate.h): events can have been suppressed only from a
- * window's `rate`-th kept event to its end, and that span is a loss span
+ * later file of a rotation: gtr_probe.rate_window_limit and _*), shows
+ * the windows (format/gtr_rate.h): events can have been suppressed only
+ * from a window's `rate`-th kept event to its end, and that span is a loss span
  * of the function; the drop records that count the suppressed events add
  * none (pair_drop()). A suppressed event that could split a pair ran on
  * the pair's goroutine between its entry and return, so every event

@@ -240,8 +240,10 @@ class GtrReader:
             for k in ("inlined_into", "call_site", "line", "predicate"):  # optional
                 if _text(p.get(k, "")):
                     self.probes[pid][k] = _text(p[k])
-            if _uint(p.get("rate_limit", 0)):  # optional
-                self.probes[pid]["rate_limit"] = _uint(p["rate_limit"])
+            # optional: a first file's limit, or a later rotated file's
+            limit = _uint(p.get("rate_window_limit", 0)) or _uint(p.get("rate_limit", 0))
+            if limit:
+                self.probes[pid]["rate_limit"] = limit
             self.probe_order.append(pid)
         elif btype == 5:
             s = _one_item(payload)

@@ -5,7 +5,7 @@
  * before it, its renumbered pids go back to their pids on their hosts,
  * hosts of one pid space (gtr_id_space_share()) share processes and
  * binaries, and a selection (no id space) keeps hosts and host pids
- * (spec/FORMAT.md, "PEER").
+ * (spec/FORMAT.md, "PEER"); a rotated file's rate limit keeps its key.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -254,5 +254,83 @@ Test(copy, selection_keeps_hosts_and_host_pids)
 	cr_assert_eq(gtr_reader_pid_host(r, RENUMBERED), 1);
 	cr_assert_eq(proc_of(r, RENUMBERED)->host_pid, 100);
 	cr_assert_eq(gtr_reader_binary_at(r, 1)->host, 1);
+	gtr_reader_close(r);
+}
+
+/*
+ * A rotated file's probe: the limit as rate_window_limit (or, written
+ * before that key, as rate_limit) with the window current when it began.
+ */
+static void write_rotated(void)
+{
+	char err[256];
+	const struct gtr_host h = host("alpha", 1000);
+	struct gtr_writer *w = gtr_writer_create(tpath("c.gtr"), 0, &h, err, sizeof(err));
+
+	cr_assert_not_null(w, "%s", err);
+	binary(w, 1, 0, "aa");
+	struct gtr_probe p = { .id = 2, .binary_id = 1, .func = "main.g", .spec = "main.g",
+			       .fmt = "", .args_source = "", .rate_window_limit = 50,
+			       .rate_window_ns = 4000, .rate_window_kept = 7,
+			       .rate_window_last_ns = 4500 };
+	cr_assert_eq(gtr_writer_probe(w, &p), 0, "%s", gtr_writer_error(w));
+	p = (struct gtr_probe){ .id = 3, .binary_id = 1, .func = "main.h", .spec = "main.h",
+				.fmt = "", .args_source = "", .rate_limit = 20,
+				.rate_window_ns = 4100, .rate_window_kept = 3,
+				.rate_window_last_ns = 4200 };
+	cr_assert_eq(gtr_writer_probe(w, &p), 0, "%s", gtr_writer_error(w));
+	process(w, 100, 0, 0, 1);
+	event(w, 5000, 2, 100);
+	event(w, 5001, 3, 100);
+	close_w(w);
+}
+
+/* Copies c.gtr into `out` with `o`; the output's reader. */
+static struct gtr_reader *copy_rotated(const char *out, const struct gtr_copy_opts *o)
+{
+	char err[256];
+	struct gtr_reader *in = open_r("c.gtr");
+	struct gtr_writer *w = gtr_writer_create(tpath(out), 0, gtr_reader_host(in),
+						 err, sizeof(err));
+
+	cr_assert_not_null(w, "%s", err);
+	copy_all(in, w, o);
+	gtr_reader_close(in);
+	close_w(w);
+	return open_r(out);
+}
+
+/*
+ * A merge keeps a later rotated file's limit under rate_window_limit, which
+ * older readers skip, its window moved onto the output's clock, and gives
+ * a limit written with a window as rate_limit the same key; a selection
+ * keeps neither (spec/FORMAT.md, PROBE).
+ */
+Test(copy, rotated_rate_limit_keeps_its_key)
+{
+	write_rotated();
+	const struct gtr_copy_opts merge = { .ts_offset = 1000 };
+	struct gtr_reader *r = copy_rotated("out.gtr", &merge);
+	const struct gtr_probe *p = gtr_reader_probe(r, 2);
+
+	cr_assert_not_null(p);
+	cr_assert_eq(p->rate_limit, 0);
+	cr_assert_eq(p->rate_window_limit, 50);
+	cr_assert_eq(p->rate_window_ns, 5000);
+	cr_assert_eq(p->rate_window_kept, 7);
+	cr_assert_eq(p->rate_window_last_ns, 5500);
+	p = gtr_reader_probe(r, 3);
+	cr_assert_eq(p->rate_limit, 0);
+	cr_assert_eq(p->rate_window_limit, 20);
+	cr_assert_eq(p->rate_window_kept, 3);
+	gtr_reader_close(r);
+
+	const struct gtr_copy_opts sel = { .partial = true };
+	r = copy_rotated("sel.gtr", &sel);
+	for (uint32_t id = 2; id <= 3; id++) {
+		p = gtr_reader_probe(r, id);
+		cr_assert_not_null(p);
+		cr_assert_eq(gtr_probe_rate_limit(p), 0, "probe %u", id);
+	}
 	gtr_reader_close(r);
 }

@@ -2,10 +2,11 @@
 /*
  * Unit tests of libgtr's symbols, mappings, processes, clock samples, CPUs,
  * stacks, delta-coded values, losses per (probe, cpu), the metadata order
- * rule and seeking by time (spec/FORMAT.md).
+ * rule, seeking by time and a rotated file's rate limit (spec/FORMAT.md).
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include "gtr.h"
 #include "gtr_internal.h"
+#include "gtr_rate.h"
 
 static char path[64];
 
@@ -533,4 +535,86 @@ Test(meta, loss_counts_saturate)
 	cr_expect_eq(gtr_add_sat(UINT64_MAX, UINT64_MAX), UINT64_MAX);
 	cr_expect_eq(gtr_add_sat(UINT64_MAX - 2, 1), UINT64_MAX - 1);
 	gtr_reader_close(r);
+}
+
+/* Whether the file at `path` holds CBOR text `key` (its header byte first). */
+static bool file_has_key(const char *key)
+{
+	const size_t n = strlen(key);
+	char want[32], buf[1 << 16];
+	FILE *f = fopen(path, "rb");
+	cr_assert_not_null(f);
+	const size_t got = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	want[0] = (char)(0x60 + n);   /* major type 3, length n < 24 */
+	memcpy(want + 1, key, n);
+	return memmem(buf, got, want, n + 1) != NULL;
+}
+
+/*
+ * A later file of a rotation gives the rate limit as rate_window_limit,
+ * never rate_limit, which a reader of an older release would reckon the
+ * windows with from the file's first event (spec/FORMAT.md, PROBE and
+ * Versioning); today's reader takes the limit and the window from it, and
+ * from rate_limit in a first file.
+ */
+Test(meta, rate_window_limit_of_a_later_rotated_file)
+{
+	struct gtr_writer *w = open_w();
+	struct gtr_probe first = { .id = 4, .binary_id = 1, .func = "main.g", .rate_limit = 50 };
+	struct gtr_probe later = { .id = 5, .binary_id = 1, .func = "main.h" };
+	const struct gtr_rate_windows carried = { .rate = 50, .win = 7000, .kept = 12,
+						  .last_ts = 7400 };
+	gtr_rate_windows_carry(&carried, &later);
+	cr_assert_eq(later.rate_limit, 0);
+	cr_assert_eq(later.rate_window_limit, 50);
+	cr_assert_eq(gtr_writer_probe(w, &first), 0);
+	cr_assert_eq(gtr_writer_probe(w, &later), 0);
+	close_w(w);
+	cr_assert(file_has_key("rate_limit"));          /* probe 4 only */
+	cr_assert(file_has_key("rate_window_limit"));
+	cr_assert(file_has_key("rate_window_kept"));
+
+	struct gtr_reader *r = open_r();
+	cr_assert_eq(gtr_reader_preload(r), 0);
+	const struct gtr_probe *p = gtr_reader_probe(r, 5);
+	cr_assert_not_null(p);
+	cr_assert_eq(p->rate_limit, 0);
+	cr_assert_eq(p->rate_window_limit, 50);
+	cr_assert_eq(gtr_probe_rate_limit(p), 50);
+	struct gtr_rate_windows rw;
+	gtr_rate_windows_init(&rw, p);
+	cr_assert_eq(rw.rate, 50);
+	cr_assert_eq(rw.win, 7000);
+	cr_assert_eq(rw.kept, 12);
+	cr_assert_eq(rw.last_ts, 7400);
+	cr_assert_eq(rw.last_key, GTR_RATE_KEY_UNKNOWN);
+	/* the window goes on: the 50th event from 7000 fills it */
+	for (uint64_t i = 13; i < 50; i++)
+		cr_assert_eq(gtr_rate_windows_add(&rw, 8000 + i * 5000000, 1, 9), GTR_RATE_KEPT);
+	cr_assert_eq(gtr_rate_windows_add(&rw, 900000000, 1, 9), GTR_RATE_FILLED);
+
+	p = gtr_reader_probe(r, 4);
+	cr_assert_eq(p->rate_limit, 50);
+	cr_assert_eq(p->rate_window_limit, 0);
+	cr_assert_eq(gtr_probe_rate_limit(p), 50);
+	gtr_rate_windows_init(&rw, p);
+	cr_assert_eq(rw.rate, 50);
+	cr_assert_eq(rw.kept, 0);       /* the first event opens the first window */
+	p = gtr_reader_probe(r, 3);     /* no limit */
+	cr_assert_eq(gtr_probe_rate_limit(p), 0);
+	cr_assert_eq(gtr_reader_skipped(r), 0);
+	gtr_reader_close(r);
+}
+
+/* Windows no longer known (off): a later file gives no limit under either key. */
+Test(meta, rate_windows_off_carry_no_limit)
+{
+	struct gtr_probe p = { .rate_limit = 50 };
+	const struct gtr_rate_windows off = { .rate = 50, .kept = 3, .off = true };
+
+	gtr_rate_windows_carry(&off, &p);
+	cr_assert_eq(p.rate_limit, 0);
+	cr_assert_eq(p.rate_window_limit, 0);
+	cr_assert_eq(gtr_probe_rate_limit(&p), 0);
 }
