@@ -84,10 +84,12 @@ const struct binary *plan_binary(const struct plan *pl, int i)
 /*
  * The binary named `path` (as the user wrote it), opened through
  * `attach_path` (e.g. /proc/PID/exe) the first time. NULL after printing
- * why (not a Go program, missing file).
+ * why (not a Go program, missing file); `func`, the function of a probe
+ * without BINARY: (the command's binary by default), adds how to name
+ * the Go program a wrapper (a shell, make) runs.
  */
 static struct binary *binary_get(struct plan *pl, const char *path,
-				 const char *attach_path)
+				 const char *attach_path, const char *func)
 {
 	struct binary *b;
 	char err[512];
@@ -103,7 +105,13 @@ static struct binary *binary_get(struct plan *pl, const char *path,
 	}
 	pl->binaries[pl->nbinaries].gb = gobin_open(attach_path, err, sizeof(err));
 	if (!pl->binaries[pl->nbinaries].gb) {
-		fprintf(stderr, "gotrace-record: %s\n", err);
+		fprintf(stderr, "gotrace-record: %s", err);
+		if (func && strstr(err, "is not a Go program"))
+			fprintf(stderr, "; for a command that runs a Go program (a "
+				"shell, make), name the binary of each probe "
+				"(BINARY:FUNCTION, e.g. ./prog:%s): the processes "
+				"it starts are followed", func);
+		fprintf(stderr, "\n");
 		return NULL;
 	}
 	if (pl->nbinaries == 0 && pl->opts.debuginfo &&
@@ -315,10 +323,10 @@ static struct binary *spec_binary(struct plan *pl, const struct probe_spec *spec
 			if (!access(inroot, F_OK))
 				at = inroot;
 		}
-		return binary_get(pl, spec->binary, at);
+		return binary_get(pl, spec->binary, at, NULL);
 	}
 	if (dflt_path)
-		return binary_get(pl, dflt_path, dflt_attach);
+		return binary_get(pl, dflt_path, dflt_attach, spec->text);
 	fprintf(stderr, "gotrace-record: probe '%s' names no binary; "
 		"write BINARY:FUNCTION to trace every process of "
 		"BINARY, or give -p PID or -- CMD\n", spec->text);

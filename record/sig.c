@@ -31,6 +31,8 @@ struct sp {
 	const char *func; /* for messages */
 	bool failed;
 	const char *recv; /* a value receiver read first unwritten, its type */
+	int user0;        /* v[] index of the first parameter written, after
+			     an implicit pointer receiver; 0: none */
 	struct gobin *b;  /* named types from its runtime type descriptors */
 };
 
@@ -39,7 +41,7 @@ static void sp_fail(struct sp *p, const char *fmt, ...)
 
 static void sp_fail(struct sp *p, const char *fmt, ...)
 {
-	char msg[384];
+	char msg[512];
 	va_list ap;
 
 	if (p->failed)
@@ -706,21 +708,58 @@ static void recv_type_name(const struct gobin_func *f, struct gobin_type *t)
 }
 
 /*
- * Whether the np parameters v[] need more bytes than the argument area
- * pclntab records for f (_func.args covers arguments and results, and
- * the spill space of register arguments: never less than the
- * parameters); says so through p.
+ * Says, after the pclntab size check failed by `need` bytes against
+ * `argsz`, that the pointer receiver is implicit when dropping the first
+ * parameter written (of `params`, the signature's text) would fit:
+ * "the receiver is implicit: write ReadFile(path string)". Else "".
+ */
+static void implicit_recv_hint(const struct sp *p, const struct gobin_func *f,
+			       const struct gobin_param *v, int np,
+			       const char *params, uint64_t need, int argsz,
+			       char *out, size_t outlen)
+{
+	const char *m = strrchr(f->name, '.');
+	const char *c = params;
+	int depth = 0;
+
+	out[0] = '\0';
+	if (!p->user0 || np <= p->user0 || !m ||
+	    need - v[p->user0].type->size > (uint64_t)argsz)
+		return;
+	for (; *c && (depth || *c != ','); c++)
+		depth += (*c == '(' || *c == '[' || *c == '{') -
+			 (*c == ')' || *c == ']' || *c == '}');
+	c += *c == ',';
+	c += strspn(c, " \t");
+	snprintf(out, outlen, "; the receiver is implicit (gotrace passes it "
+		 "first, as recv): write %s(%s)", m + 1, c);
+}
+
+/*
+ * Whether the np parameters v[] (written as `params`) need more bytes
+ * than the argument area pclntab records for f (_func.args covers
+ * arguments and results, and the spill space of register arguments:
+ * never less than the parameters); says so through p.
  */
 static bool too_big(struct sp *p, const struct gobin *b,
 		    const struct gobin_func *f, const struct gobin_param *v,
-		    int np)
+		    int np, const char *params)
 {
 	const int argsz = gobin_func_args_size(b, f);
 	uint64_t need = 0;
+	char hint[192];
 
 	for (int i = 0; i < np; i++)
 		need += v[i].type->size;
 	if (argsz >= 0 && need > (uint64_t)argsz) {
+		implicit_recv_hint(p, f, v, np, params, need, argsz, hint,
+				   sizeof(hint));
+		if (hint[0]) {
+			sp_fail(p, "these parameters take %llu bytes but %s has "
+				"only %d bytes of arguments and results (pclntab)%s",
+				(unsigned long long)need, f->name, argsz, hint);
+			return true;
+		}
 		sp_fail(p, "these parameters take %llu bytes but %s has "
 			"only %d bytes of arguments and results (pclntab); "
 			"check the types%s%s%s", (unsigned long long)need, f->name,
@@ -857,6 +896,7 @@ static int hidden_params(struct sp *p, const struct gobin *b,
 		recv_type_name(f, v[np].type);
 		gobin_type_set_align(v[np].type, b->ptrsize);
 		np++;
+		p->user0 = np;
 	}
 	return np;
 }
@@ -896,7 +936,7 @@ static int sig_values(const struct gobin *b, const struct gobin_func *f,
 	np = hidden_params(&p, b, f, params ? params : "", v);
 	if (np >= 0)
 		np = parse_list(&p, params ? params : "", v, np, false);
-	if (np < 0 || too_big(&p, b, f, v, np))
+	if (np < 0 || too_big(&p, b, f, v, np, params ? params : ""))
 		goto out;
 	if (results)
 		np = parse_list(&p, results, v, np, true);

@@ -548,26 +548,47 @@ static void add_struct_values(struct probe *p, uint32_t done)
 	}
 }
 
+/* Parameters (or results) of a function beyond what p->args holds. */
+#define ALL_VALUES_MAX 256
+
 /*
  * Says which of the n values located for `p` (p->args) are left out, n
- * being more than the GT_MAX_FETCH a probe captures.
+ * being more than the GT_MAX_FETCH a probe captures. When n fills
+ * p->args (GTR_MAX_ARGS), the function's DWARF is read again for the
+ * values beyond it, so the count and names said are the function's own.
  */
 static void say_left_out(const struct probe *p, int n)
 {
 	const char *pre = p->spec.kind == GTR_KIND_RETURN ? "goret" : "goarg";
+	const struct gobin_arg *args = p->args;
+	struct gobin_arg *all = NULL;
 
-	fprintf(stderr, "gotrace-record: probe '%s': %s has %d %s; a probe "
+	if (n >= GTR_MAX_ARGS && !p->at_site && !strcmp(p->args_source, "DWARF")) {
+		int m;
+
+		all = xcalloc(ALL_VALUES_MAX, sizeof(*all), "values");
+		m = p->spec.kind == GTR_KIND_RETURN
+			? gobin_func_results(p->bin->gb, &p->fn, all, ALL_VALUES_MAX)
+			: gobin_func_args(p->bin->gb, &p->fn, all, ALL_VALUES_MAX);
+		if (m > n) {
+			n = m;
+			args = all;
+		}
+	}
+	fprintf(stderr, "gotrace-record: probe '%s': %s has %d%s %s; a probe "
 		"captures %d values, so ", p->spec.text, values_fn(p).name, n,
+		n >= ALL_VALUES_MAX ? " or more" : "",
 		p->spec.kind == GTR_KIND_RETURN ? "results" : "parameters",
 		GT_MAX_FETCH);
 	for (int i = GT_MAX_FETCH; i < n; i++)
 		fprintf(stderr, "%s%s", i > GT_MAX_FETCH ? ", " : "",
-			p->args[i].name[0] ? p->args[i].name : "_");
+			args[i].name[0] ? args[i].name : "_");
 	if (n - GT_MAX_FETCH > 1)
 		fprintf(stderr, " (%s%d..%s%d) are not captured\n", pre,
 			GT_MAX_FETCH + 1, pre, n);
 	else
 		fprintf(stderr, " (%s%d) is not captured\n", pre, n);
+	free(all);
 }
 
 void plan_values(struct probe *p, int n)

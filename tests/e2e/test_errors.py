@@ -45,7 +45,10 @@ def test_binary_that_is_not_go(tmp_path, needs_bpf):
                check=False)
     assert p.returncode == 1
     assert p.stderr == ("gotrace-record: /bin/true is not a Go program "
-                        "(no .gopclntab and no Go build info)\n")
+                        "(no .gopclntab and no Go build info); for a command "
+                        "that runs a Go program (a shell, make), name the binary "
+                        "of each probe (BINARY:FUNCTION, e.g. ./prog:main.main): "
+                        "the processes it starts are followed\n")
 
 
 def test_missing_command(tmp_path, needs_bpf):

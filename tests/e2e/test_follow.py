@@ -92,6 +92,25 @@ def test_go_program_starts_go_programs(gobuild, tmp_path):
         % (other, other) in p.stderr
 
 
+def test_wrapper_command_needs_the_binary_named(gobuild, tmp_path):
+    """sh -c P with a probe that names no binary: refused (sh is not a Go
+    program) with the probe's text as the example of what to write; named
+    with P's path, the calls of P are recorded."""
+    exe, _ = spawn_pair(gobuild, tmp_path)
+    trace = str(tmp_path / "x.gtr")
+    p = record(["-o", trace, "main.add", "--", "sh", "-c", exe + " 1"], check=False)
+    assert p.returncode == 1
+    assert p.stderr.endswith(" is not a Go program (no .gopclntab and no Go build "
+                             "info); for a command that runs a Go program (a shell, "
+                             "make), name the binary of each probe (BINARY:FUNCTION, "
+                             "e.g. ./prog:main.add): the processes it starts are "
+                             "followed\n"), p.stderr
+    assert not os.path.exists(trace)
+    p = record(["-o", trace, exe + ":main.add", "--", "sh", "-c", exe + " 1"])
+    runs = printed(p.stdout)
+    assert calls(trace) == {pid: [(1, 1)] for pid in runs} and len(runs) == 1
+
+
 def test_probe_of_a_binary_no_traced_process_runs(gobuild, tmp_path, procs):
     """The binary of a probe that ran only outside the command's tree: no
     event, and a note that names the probe and the binary."""

@@ -24,6 +24,19 @@ def test_values_beyond_16_are_said(gobuild, toolchain, tmp_path):
     assert ev["args"] == {"s%d" % i: "a%d" % i for i in range(16)}
 
 
+def test_values_beyond_32_are_counted(gobuild, toolchain, tmp_path):
+    """Forty parameters, more than a plan holds (32): the warning counts and
+    names them all."""
+    exe = gobuild(MANY, "manyargs")
+    big = toolchain.fname("main.big")
+    p = record(["-q", "-o", str(tmp_path / "t.gtr"), big, "--", exe])
+    assert p.stdout == "50\n"
+    said = [line for line in p.stderr.splitlines() if "not captured" in line]
+    assert said == ["gotrace-record: probe '%s': %s has 40 parameters; a probe "
+                    "captures 16 values, so %s (goarg17..goarg40) are not captured"
+                    % (big, big, ", ".join("a%d" % i for i in range(16, 40)))]
+
+
 def test_list_marks_values_beyond_16(gobuild, toolchain):
     exe = gobuild(MANY, "manyargs")
     out = json.loads(record(["--list", "--json", exe, toolchain.fname("main.many")]).stdout)

@@ -280,6 +280,15 @@ Test(gobin, sig_errors_say_what_to_write)
 	cr_expect_str_eq(err, "signature 'main.ints(a, b, c, d, e, f [8]int)': these "
 			 "parameters take 384 bytes but main.ints has only 24 bytes of "
 			 "arguments and results (pclntab); check the types");
+	/* a pointer receiver written as a parameter: it is implicit (the
+	 * argument area's size varies between releases) */
+	cr_expect_eq(sig(b, "main.(*T).M", "t [2]int, x int, s string", a, err,
+			 sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "signature 'main.(*T).M(t [2]int, x int, s string)': these "
+			 "parameters take 48 bytes but main.(*T).M has only ") == err, "%s", err);
+	cr_expect(strstr(err, " bytes of arguments and results (pclntab); the receiver is "
+			 "implicit (gotrace passes it first, as recv): write M(x int, s string)"),
+		  "%s", err);
 	gobin_close(b);
 }
 
