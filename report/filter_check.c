@@ -118,6 +118,44 @@ static void check_not_slice(const struct filter *f, const struct operand *a,
 			 "%.*s is a slice: only len(%.*s) applies", n, name, n, name);
 }
 
+/*
+ * len() of a field that is an integer in every probe that has it (its
+ * type from the file's probes; spec/FILTER.md "Type errors"), as the
+ * parser refuses len(pid). Fails with the column of the field.
+ */
+static void check_len(const struct filter *f, const struct operand *a,
+		      const struct gtr_probe *const *probes, size_t nprobes,
+		      struct filter_error *err)
+{
+	if (err->msg[0] || a->src != SRC_ARG || !a->len_of)
+		return;
+	const char *example = NULL;
+	size_t have = 0, ints = 0;
+	for (size_t k = 0; k < nprobes; k++) {
+		const int t = slot_type(f, a->slot, probes[k]);
+		if (t < 0)
+			continue;
+		have++;
+		if (t == TY_INT) {
+			ints++;
+			example = example ? example : probes[k]->func;
+		}
+	}
+	if (!have || ints < have)
+		return;
+	/* the field inside "len( NAME )" */
+	const char *e = f->t.expr, *name = memchr(e + a->pos, '(', a->len);
+	uint32_t at = name ? (uint32_t)(name + 1 - e) : a->pos;
+	while (at < a->pos + a->len && (e[at] == ' ' || e[at] == '\t'))
+		at++;
+	size_t n = strcspn(e + at, " \t)");
+	err->column = at + 1;
+	snprintf(err->msg, sizeof(err->msg),
+		 "len() takes a string or slice field; '%.*s' is an integer (in %s%s)",
+		 (int)(n > 64 ? 64 : n), e + at, example ? example : "?",
+		 have > 1 ? " and every other probe that has it" : "");
+}
+
 int filter_check(const struct filter *f,
 		 const struct gtr_probe *const *probes, size_t nprobes,
 		 FILE *warn, struct filter_error *err)
@@ -125,14 +163,19 @@ int filter_check(const struct filter *f,
 	memset(err, 0, sizeof(*err));
 	if (!nprobes)
 		return 0;
-	if (f->t.field_only)
+	if (f->t.field_only) {
 		check_not_slice(f, &f->t.field, probes, nprobes, err);
+		check_len(f, &f->t.field, probes, nprobes, err);
+	}
 	for (uint32_t i = 0; i < f->t.nnodes && !err->msg[0]; i++) {
 		const struct node *n = &f->t.nodes[i];
 		/* a slice's operand comes first: its message says what applies */
 		check_not_slice(f, &n->l, probes, nprobes, err);
-		if (n->op == N_CMP)
+		check_len(f, &n->l, probes, nprobes, err);
+		if (n->op == N_CMP) {
 			check_not_slice(f, &n->r, probes, nprobes, err);
+			check_len(f, &n->r, probes, nprobes, err);
+		}
 		if (err->msg[0])
 			break;
 		switch (n->op) {

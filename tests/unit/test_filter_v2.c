@@ -491,6 +491,10 @@ Test(filter, slices_have_only_a_length)
 	bad_check("xs !~ \"a\"", 1, "xs is a slice");
 	bad_check("xs in (1, 2)", 1, "xs is a slice");
 	bad_check("n == ys", 6, "ys is a slice ([]main.T)");
+	/* len() of an integer the probes describe, as len(pid) is */
+	bad_check("len(n) > 2", 5, "len() takes a string or slice field; 'n' is an integer "
+		  "(in main.process)");
+	bad_check("n == 3 || len( goarg1 ) in (1)", 16, "'goarg1' is an integer");
 
 	const struct gtr_probe *ps[] = { &probe_sl, &probe_add };
 	struct filter_error err;
@@ -513,6 +517,11 @@ Test(filter, slices_have_only_a_length)
 	set_arg(&other, 0, "xs", GTR_TYPE_INT, 8);
 	const struct gtr_probe *mixed[] = { &probe_sl, &other };
 	f = filter_compile("xs == 3", &err);
+	cr_assert(f);
+	cr_expect_eq(filter_check(f, mixed, 2, NULL, &err), 0, "%s", err.msg);
+	filter_free(f);
+	/* len() of a field that is an integer in one probe only: fine */
+	f = filter_compile("len(xs) > 2", &err);
 	cr_assert(f);
 	cr_expect_eq(filter_check(f, mixed, 2, NULL, &err), 0, "%s", err.msg);
 	filter_free(f);
@@ -542,6 +551,13 @@ Test(filter, slices_as_fields_and_on_returns)
 	cr_expect_eq(err.column, 1);
 	cr_expect(strstr(err.msg, "xs is a slice ([]int): only len(xs) applies"), "%s", err.msg);
 	cr_expect(!filter_field(f, &rev, &v), "a slice's value is missing");
+	filter_free(f);
+	/* stats --by len(n): an integer has no length */
+	f = filter_compile_field("len(n)", &err);
+	cr_assert(f);
+	cr_expect_eq(filter_check(f, ps, 1, NULL, &err), -1);
+	cr_expect_eq(err.column, 5);
+	cr_expect(strstr(err.msg, "'n' is an integer"), "%s", err.msg);
 	filter_free(f);
 
 	/* a return sees its entry's slice: length only */
