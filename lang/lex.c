@@ -262,7 +262,19 @@ static int lex_operator(struct parser *p, struct token *t, const char *s, unsign
 		t->t = T_EQ;
 		return 2;
 	case '~':
-		fail_at(p, p->pos, "unexpected '~', did you mean '=~' (regular expression) or glob(FIELD, \"PATTERN\")?");
+		if (p->pos + 2 < p->n && s[1] == 'r' && isdigit((unsigned char)s[2])) {
+			/* ~rN: an unnamed result, as DWARF names it */
+			uint32_t len = 3;
+
+			while (p->pos + len < p->n && isdigit((unsigned char)s[len]))
+				len++;
+			if (p->pos + len >= p->n || !is_ident_char((unsigned char)s[len])) {
+				t->t = T_IDENT;
+				return (int)len;
+			}
+		}
+		fail_at(p, p->pos, "unexpected '~', did you mean '=~' (regular expression) or glob(FIELD, \"PATTERN\")? "
+			"(an unnamed result is ~rN, or goretN counting from 1)");
 		return -1;
 	case '<':
 		if (s[1] == '=') { t->t = T_LE; return 2; }

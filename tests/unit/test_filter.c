@@ -379,6 +379,9 @@ Test(filter, error_columns_and_messages)
 	bad("goarg1 == 1 @", 13, "unexpected character '@'");
 	bad("goarg1 == 'a'", 11, "double quotes");
 	bad("goarg1 == - 5", 11, "negative integer");
+	bad("name ~ \"a*\"", 6, "did you mean '=~' (regular expression) or glob(");
+	bad("~r0x == 1", 1, "(an unnamed result is ~rN, or goretN counting from 1)");
+	bad("~r == 1", 1, "an unnamed result is ~rN");
 }
 
 Test(filter, error_literals)

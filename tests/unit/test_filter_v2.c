@@ -580,6 +580,9 @@ Test(filter, slices_as_fields_and_on_returns)
 	rev.entry = &entry;
 	rev.entry_probe = &probe_sl;
 	cr_expect(m("len(xs) == 3 && len(goarg2) == 3 && len(ys) == 7 && retval == 9"));
+	/* an unnamed result by the name output shows it under */
+	cr_expect(m("~r0 == 9 && (~r0>8) && ~r0 in (9)"));
+	cr_expect(!m("~r0 != 9") && !m("~r1 == 9"));
 	cr_expect(!m("contains(xs, \"\\x01\")"));
 	cr_expect(!m("goarg2 == 1"));
 }
