@@ -876,6 +876,16 @@ out:
 		kill(s.child, SIGTERM);   /* never started: it is ours to stop */
 		waitpid(s.child, &s.status, 0);
 		s.child = 0;
+		if (stop_signal) {
+			/* ended by the signal before it ran: 128+N, as if
+			 * it had ended the command */
+			const char *sig = sigabbrev_np(stop_signal);
+
+			fprintf(stderr, "gotrace-record: SIG%s arrived before %s "
+				"started: the command never ran\n",
+				sig ? sig : "?", o->cmd[0]);
+			s.status = W_EXITCODE(0, stop_signal);
+		}
 	}
 	bool gone = s.gone = reader_gone(&s);
 

@@ -120,6 +120,23 @@ def test_attach_to_running_pid_until_sigint(loop_bin, tmp_path, procs):
                zip([l for l in text if "main.add" in l], ys))
 
 
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_signal_before_the_command_started(loop_bin, toolchain, tmp_path, procs, sig):
+    """SIGTERM or SIGINT while the probes attach (the output file exists,
+    the command is held before its exec): exit 128+N, as the man page says,
+    and a message that the command never ran, where it was 127."""
+    trace = tmp_path / "e.gtr"
+    rec = procs([RECORD, "-o", str(trace), toolchain.fname("main.add"), "--", loop_bin],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # the file is created before the attach, which takes far longer
+    assert wait_for(trace.exists, step=0.002)
+    assert rec.stop(sig) == 128 + sig
+    err = rec.p.stderr.read()
+    assert "gotrace-record: %s arrived before %s started: the command never ran\n" \
+        % (sig.name, loop_bin) in err, err
+    assert rec.p.stdout.read() == ""   # the loop never printed "ready"
+
+
 def test_sigterm_ends_with_complete_file(loop_bin, tmp_path, procs):
     target = procs([loop_bin], stdout=subprocess.PIPE, text=True)
     target.p.stdout.readline()
