@@ -507,6 +507,35 @@ const volatile __u32 wakeup_every = 1024;
  * `watched`. */
 const volatile __u32 watch_exits = 0;
 
+/* The recorder's pid namespace (the device and inode of its
+ * /proc/self/ns/pid, the kernel's dev_t) when it is not the initial one;
+ * 0: the initial one, whose ids are the kernel's own. */
+const volatile __u64 pidns_dev = 0;
+const volatile __u64 pidns_ino = 0;
+
+/*
+ * The current thread's ids, tgid << 32 | thread id, as gotrace-record's
+ * pid namespace numbers them (its getpid(), its /proc), the ids every
+ * record and map carries; 0 for a thread outside that namespace (its
+ * parent's, or one nested in it), which the recording leaves alone.
+ */
+static __always_inline __u64 ns_ids(void)
+{
+	struct bpf_pidns_info ns = {};
+
+	if (!pidns_ino)
+		return bpf_get_current_pid_tgid();
+	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)))
+		return 0;
+	return (__u64)ns.tgid << 32 | ns.pid;
+}
+
+/* The process id of `task`, the current thread, as ns_ids() says. */
+static __always_inline __u32 ns_tgid(const struct task_struct *task)
+{
+	return pidns_ino ? ns_ids() >> 32 : task->tgid;
+}
+
 /* One probe hit: what its record carries besides the values, taken once. */
 struct hit {
 	struct pt_regs *regs;
@@ -557,8 +586,15 @@ static __always_inline void fill_header(struct gt_event *ev, const struct gt_pla
 	ev->type = GT_REC_EVENT;
 	ev->probe_id = plan->probe_id;
 	ev->ts_ns = ts;
-	ev->pid = task->tgid;
-	ev->tid = task->pid;
+	if (pidns_ino) {
+		__u64 ids = ns_ids();
+
+		ev->pid = ids >> 32;
+		ev->tid = (__u32)ids;
+	} else {
+		ev->pid = task->tgid;
+		ev->tid = task->pid;
+	}
 	ev->goid = goid;
 	*(__u64 *)&ev->comm[0] = *(__u64 *)&task->comm[0];
 	*(__u64 *)&ev->comm[8] = *(__u64 *)&task->comm[8];
@@ -702,8 +738,8 @@ static __noinline int probe_hit(struct pt_regs *regs, const struct gt_plan *plan
 	if (!h.st)
 		return 0;
 	h.task = bpf_get_current_task_btf();
-	if (watch_exits && h.st->watched_tgid != h.task->tgid)
-		watch(h.st, h.task->tgid);
+	if (watch_exits && h.st->watched_tgid != ns_tgid(h.task))
+		watch(h.st, ns_tgid(h.task));
 	h.ts = bpf_ktime_get_ns();
 	h.goid = read_goid(regs, h.plan, h.task);
 	if (!(h.plan->flags & GT_P_WORDS))
@@ -753,8 +789,8 @@ static __always_inline int fast_hit(struct pt_regs *regs, const struct gt_plan *
 		/* a process whose hits all meet a full buffer still has its
 		 * exit watched */
 		st = bpf_map_lookup_elem(&cpu_states, &zero);
-		if (st && watch_exits && st->watched_tgid != task->tgid)
-			watch(st, task->tgid);
+		if (st && watch_exits && st->watched_tgid != ns_tgid(task))
+			watch(st, ns_tgid(task));
 		return 0;
 	}
 	fill_header(ev, plan, ts, goid, task, cookie, regs);
@@ -801,6 +837,9 @@ int gotrace_probe(struct pt_regs *regs)
 	const struct gt_plan *plan = bpf_map_lookup_elem(&plans, &slot);
 
 	if (!plan)
+		return 0;
+	/* a process gotrace-record cannot see (nor tell from its own) */
+	if (pidns_ino && !ns_ids())
 		return 0;
 	if (plan->flags & GT_P_THEN) {
 		__u64 then = plan->then_cookie;

@@ -220,10 +220,9 @@ struct gt_exec {
 #define GT_MAX_BINS 64
 #define GT_NO_BIN 0xffffffffu
 
-/* A probed binary by its file: the kernel's dev_t of its filesystem
- * (major << 20 | minor, include/linux/kdev_t.h) and its inode number. */
+/* A probed binary by its inode number (the number only: see the `bins`
+ * map, bpf/process.bpf.h). */
 struct gt_bin_key {
-	__u64 dev;
 	__u64 ino;
 };
 

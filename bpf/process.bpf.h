@@ -26,14 +26,37 @@ struct {
 	__type(value, __u64);
 } tree SEC(".maps");
 
-/* The probed binaries by file (struct gt_bin_key) -> index < GT_MAX_BINS,
- * filled by gotrace-record. */
+/* The probed binaries by inode number (struct gt_bin_key) -> index <
+ * GT_MAX_BINS, filled by gotrace-record. The number alone: the device of
+ * a file as the kernel holds it (i_sb->s_dev) is not always the one
+ * stat() gives (btrfs subvolumes), so gotrace-record confirms that the
+ * process runs that very file (stat() of /proc/PID/exe) before it
+ * attaches. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, GT_MAX_BINS * 4);
 	__type(key, struct gt_bin_key);
 	__type(value, __u32);
 } bins SEC(".maps");
+
+/*
+ * The exec records (struct gt_exec), in a ring buffer of their own so
+ * that a buffer full of events never leaves a process that must be held
+ * running unprobed: 64 KiB, about 2,000 records, each read at once.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 << 10);
+} procs SEC(".maps");
+
+/* Entry 0, per CPU: exec records lost (`procs` full): processes that ran
+ * on without being held; gotrace-record reports their count. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} procs_lost SEC(".maps");
 
 /* Entry 0: mask of the probed binaries a process of the tree exec'd. */
 struct {
@@ -67,10 +90,12 @@ struct {
 static __always_inline int on_process_exit(void)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 ids = ns_ids();
+	__u32 tgid = ids >> 32, tid = (__u32)ids;
 	struct gt_exit x = {};
 
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	if (!ids)
+		return 0;
 
 	/* a thread the classic fork tracepoint put in `tree` (it cannot
 	 * tell a thread from a process) */
@@ -137,7 +162,6 @@ static __always_inline __u32 exec_bin(void)
 
 	if (!ino)
 		return GT_NO_BIN;
-	k.dev = BPF_CORE_READ(ino, i_sb, s_dev);
 	k.ino = BPF_CORE_READ(ino, i_ino);
 	bin = bpf_map_lookup_elem(&bins, &k);
 	if (!bin || *bin >= GT_MAX_BINS)
@@ -161,16 +185,26 @@ static __always_inline __u32 exec_bin(void)
  * The process is stopped (the signal is taken on the way back to user
  * space, before the new image's first instruction) and the record wakes
  * gotrace-record, which attaches the probes for the pid and lets it go
- * on (SIGCONT). Without room in the ring buffer for the record it is not
- * stopped: nobody would let it go on. Any other exec is left alone.
+ * on (SIGCONT). The record goes to `procs`, not the events' buffer;
+ * without room there it is not stopped (nobody would let it go on) and
+ * counted in `procs_lost`. Any other exec is left alone.
  */
 static __always_inline int on_process_exec(__u32 old_pid)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32, bin = GT_NO_BIN;
-	bool again = old_pid != tgid && bpf_map_lookup_elem(&execs, &tgid);
-	__u64 *mask = bpf_map_lookup_elem(&tree, &tgid);
+	__u32 tgid = ns_ids() >> 32, bin = GT_NO_BIN, zero = 0;
+	/* old_pid is the kernel's id (the initial namespace's) */
+	bool other = old_pid != bpf_get_current_pid_tgid() >> 32;
+	bool again = other && bpf_map_lookup_elem(&execs, &tgid);
+	__u64 *mask = bpf_map_lookup_elem(&tree, &tgid), *lost;
 	struct gt_exec *x;
 
+	if (!tgid)
+		return 0;
+	/* the exec'ing thread's old id, put in `tree` by the classic fork
+	 * program (only in the initial namespace): de_thread() gave it up,
+	 * another process may get it */
+	if (other && !pidns_ino)
+		bpf_map_delete_elem(&tree, &old_pid);
 	if (mask) {
 		bin = exec_bin();
 		if (bin != GT_NO_BIN && (*mask & (1ull << bin)))
@@ -178,13 +212,18 @@ static __always_inline int on_process_exec(__u32 old_pid)
 	}
 	if (!again && bin == GT_NO_BIN)
 		return 0;
-	x = bpf_ringbuf_reserve(&events, sizeof(*x), 0);
-	if (!x)
+	x = bpf_ringbuf_reserve(&procs, sizeof(*x), 0);
+	if (!x) {
+		lost = bpf_map_lookup_elem(&procs_lost, &zero);
+		if (lost)
+			*lost += 1;
 		return 0;
+	}
 	x->type = GT_REC_EXEC;
 	x->pid = tgid;
 	x->ts_ns = bpf_ktime_get_ns();
-	x->old_tid = old_pid;
+	/* in a nested namespace the old thread's id there is not known: 0 */
+	x->old_tid = !other ? tgid : pidns_ino ? 0 : old_pid;
 	x->bin = bin;
 	x->pad = 0;
 	x->stopped = bpf_send_signal(GT_SIGSTOP) == 0;
@@ -215,18 +254,48 @@ int gotrace_exec_tp(struct trace_event_raw_sched_process_exec *ctx)
 }
 
 /*
+ * The id of new process `child` (its first thread) in gotrace-record's
+ * pid namespace, the current thread's (its parent's, which ns_ids()
+ * numbered): struct pid numbers[level] (include/linux/pid.h), level the
+ * parent's; 0 when it has none there.
+ */
+static __always_inline __u32 ns_child_tgid(struct task_struct *child)
+{
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	unsigned int lvl = BPF_CORE_READ(cur, thread_pid, level);
+	struct pid *p = BPF_CORE_READ(child, thread_pid);
+	struct upid up = {};
+
+	if (!p || lvl > 32 || lvl > BPF_CORE_READ(p, level) ||
+	    bpf_probe_read_kernel(&up, sizeof(up), (char *)p +
+				  bpf_core_field_offset(struct pid, numbers) +
+				  lvl * sizeof(struct upid)) ||
+	    !up.ns || BPF_CORE_READ(up.ns, ns.inum) != pidns_ino)
+		return 0;
+	return (__u32)up.nr;
+}
+
+/*
  * A process (not a new thread: CLONE_THREAD children share the tgid)
  * started by one of the followed `tree` joins it, with no binary
  * attached. The tracepoint fires in kernel_clone() (kernel/fork.c)
  * before the child is first woken, so it joins before it can exec.
  */
-static __always_inline int on_process_fork(__u32 child_pid, __u32 child_tgid)
+static __always_inline int on_process_fork(__u32 child_pid, __u32 child_tgid,
+					   struct task_struct *child)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 tgid = ns_ids() >> 32;
 	__u64 none = 0;
 
-	if (child_pid != child_tgid || child_tgid == tgid ||
-	    !bpf_map_lookup_elem(&tree, &tgid))
+	if (child_pid != child_tgid || !tgid || !bpf_map_lookup_elem(&tree, &tgid))
+		return 0;
+	if (pidns_ino) {
+		/* the classic tracepoint gives no task to number */
+		child_tgid = child ? ns_child_tgid(child) : 0;
+		if (!child_tgid)
+			return 0;
+	}
+	if (child_tgid == tgid)
 		return 0;
 	/* a full tree (16384 processes) leaves the child unfollowed */
 	bpf_map_update_elem(&tree, &child_tgid, &none, BPF_ANY);
@@ -241,7 +310,7 @@ int gotrace_fork_btf(__u64 *ctx)
 {
 	struct task_struct *child = (struct task_struct *)ctx[1];
 
-	return on_process_fork(BPF_CORE_READ(child, pid), BPF_CORE_READ(child, tgid));
+	return on_process_fork(BPF_CORE_READ(child, pid), BPF_CORE_READ(child, tgid), child);
 }
 
 SEC("raw_tp/sched_process_fork")
@@ -249,7 +318,7 @@ int gotrace_fork_raw(__u64 *ctx)
 {
 	struct task_struct *child = (struct task_struct *)ctx[1];
 
-	return on_process_fork(BPF_CORE_READ(child, pid), BPF_CORE_READ(child, tgid));
+	return on_process_fork(BPF_CORE_READ(child, pid), BPF_CORE_READ(child, tgid), child);
 }
 
 /* Classic tracepoint: the record holds the child's thread id only, so a
@@ -260,7 +329,7 @@ int gotrace_fork_tp(struct trace_event_raw_sched_process_fork *ctx)
 {
 	__u32 child = (__u32)BPF_CORE_READ(ctx, child_pid);
 
-	return on_process_fork(child, child);
+	return on_process_fork(child, child, NULL);
 }
 
 #endif /* GOTRACE_PROCESS_BPF_H */

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -91,6 +92,28 @@ static uint32_t kernel_adds_entry_caller(void)
 	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
 		return 0;
 	return major > 6 || (major == 6 && minor >= 10) ? 1 : 2;
+}
+
+/* The initial pid namespace's inode number (PROC_PID_INIT_INO,
+ * include/linux/proc_ns.h, Linux 3.8+). */
+#define PID_NS_INIT_INO 0xEFFFFFFCu
+
+/*
+ * Tells the BPF program the pid namespace gotrace-record runs in when it
+ * is not the initial one (a container without the host's pids), so that
+ * the program numbers processes as the recorder does (ns_ids(),
+ * bpf/gotrace.bpf.c): the device (the kernel's dev_t, major << 20 |
+ * minor) and inode of /proc/self/ns/pid. Left 0 (the kernel's ids) when
+ * it cannot be read.
+ */
+static void set_pid_namespace(struct gotrace_bpf *skel)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) || st.st_ino == PID_NS_INIT_INO)
+		return;
+	skel->rodata->pidns_dev = (uint64_t)major(st.st_dev) << 20 | minor(st.st_dev);
+	skel->rodata->pidns_ino = st.st_ino;
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -199,6 +222,7 @@ again:
 		c->skel->rodata->wakeup_every = every;
 	}
 	c->skel->rodata->watch_exits = c->exit_level != EXIT_NONE;
+	set_pid_namespace(c->skel);
 	c->skel->bss->kernel_adds_entry_caller = kernel_adds_entry_caller();
 	e = gotrace_bpf__load(c->skel);
 	if (e && c->exit_level != EXIT_NONE) {
@@ -236,6 +260,11 @@ again:
 	c->fork_progs[2] = c->skel->progs.gotrace_fork_tp;
 	c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), on_record,
 				 c, NULL);
+	if (c->rb && ring_buffer__add(c->rb, bpf_map__fd(c->skel->maps.procs),
+				      on_record, c)) {
+		ring_buffer__free(c->rb);
+		c->rb = NULL;
+	}
 	if (!c->rb) {
 		snprintf(err, errlen, "cannot create the ring buffer: %s",
 			 strerror(errno));
@@ -785,6 +814,22 @@ void capture_close_links(const int *fds, uint32_t n)
 			closer_run(&w[k]);   /* no thread: here */
 }
 
+uint64_t capture_execs_lost(struct capture *c)
+{
+	uint64_t *v = calloc((size_t)c->ncpus, sizeof(*v)), n = 0;
+	uint32_t zero = 0;
+	int i;
+
+	if (!v || bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.procs_lost), &zero, v)) {
+		free(v);
+		return 0;
+	}
+	for (i = 0; i < c->ncpus; i++)
+		n += v[i];
+	free(v);
+	return n;
+}
+
 void capture_close(struct capture *c)
 {
 	uint32_t i;
@@ -796,6 +841,10 @@ void capture_close(struct capture *c)
 	bpf_link__destroy(c->fork_link);
 	/* a process the exec program stopped since the last read goes on */
 	bpf_link__destroy(c->exec_link);
+	if (c->skel && capture_execs_lost(c))
+		fprintf(stderr, "gotrace-record: warning: %llu processes ran unprobed: "
+			"they exec'd a probed binary while the exec records' ring "
+			"buffer was full\n", (unsigned long long)capture_execs_lost(c));
 	c->closing = true;
 	if (c->rb)
 		ring_buffer__consume(c->rb);

@@ -145,6 +145,12 @@ int capture_follow_binary(struct capture *c, uint32_t bin, const char *path);
  * (bit i: binary i) attached for it. 0 or -errno. */
 int capture_follow_root(struct capture *c, pid_t pid, uint64_t mask);
 
+/* The exec records the BPF program could not send (its `procs` ring
+ * buffer full), summed over the CPUs: processes that went on without
+ * being stopped for their probes (a followed child, or an exec from a
+ * thread other than the first), so ran unprobed. 0 when unknown. */
+uint64_t capture_execs_lost(struct capture *c);
+
 /* The mask of the probed binaries a process of the tree exec'd so far
  * (bit i: binary i). */
 uint64_t capture_binaries_run(struct capture *c);

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -72,8 +71,6 @@ int capture_follow_binary(struct capture *c, uint32_t bin, const char *path)
 		return -E2BIG;
 	if (stat(path, &st))
 		return -errno;
-	/* the kernel's dev_t (include/linux/kdev_t.h), not stat's encoding */
-	k.dev = (uint64_t)major(st.st_dev) << 20 | minor(st.st_dev);
 	k.ino = st.st_ino;
 	if (bpf_map_update_elem(c->bins_fd, &k, &bin, BPF_ANY))
 		return -errno;

@@ -36,16 +36,23 @@ def spawn_pair(gobuild, tmp_path):
     return exe, other
 
 
+def waiting_spawn(procs, exe, out_path, n):
+    """Starts `exe n` (the spawn fixture) waiting for a line on its input
+    (SPAWN_WAIT), its output to `out_path`; returns it once ready."""
+    with open(out_path, "w") as out:
+        p = procs([exe, str(n)], stdin=subprocess.PIPE, stdout=out, text=True,
+                  env=dict(os.environ, SPAWN_WAIT="1"))
+    assert wait_for(lambda: "ready" in out_path.read_text())
+    return p
+
+
 def test_shell_command_runs_a_probed_program_twice(gobuild, tmp_path, procs):
     """sh -c 'P 2; P 1': each run of P is its own process, recorded under
     its own pid; a process of P that the test starts at the same time
     (not in the command's tree) is not traced."""
     exe, _ = spawn_pair(gobuild, tmp_path)
     done = tmp_path / "unrelated.out"
-    with open(done, "w") as out:
-        unrelated = procs([exe, "3"], stdin=subprocess.PIPE, stdout=out, text=True,
-                          env=dict(os.environ, SPAWN_WAIT="1"))
-    assert wait_for(lambda: "ready" in done.read_text())
+    unrelated = waiting_spawn(procs, exe, done, 3)
     trace = str(tmp_path / "x.gtr")
     # the command lets the unrelated process run while it is recorded,
     # and ends once that one has called main.add
