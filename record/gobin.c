@@ -16,6 +16,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "edit.h"
 #include "gobin_int.h"
 #include "gofacts.h"
 #include "search.h"
@@ -640,46 +641,6 @@ static size_t short_name(const char *name, char *out, size_t outlen)
 			out[o++] = *p;
 	out[o] = '\0';
 	return o;
-}
-
-/*
- * Levenshtein distance of a[la] and b[lb], giving up (returning limit + 1)
- * beyond `limit`. The lengths are passed, not found again with strlen():
- * the bytes compared are then only those written.
- */
-static unsigned edit_distance(const char *a, size_t la, const char *b, size_t lb,
-			      unsigned limit)
-{
-	unsigned row[256];
-
-	if (la >= 255 || lb >= 255)
-		return la != lb || memcmp(a, b, la) ? limit + 1 : 0;
-	if ((la > lb ? la - lb : lb - la) > limit)
-		return limit + 1;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = (unsigned)j;
-	for (size_t i = 1; i <= la; i++) {
-		unsigned diag = row[0], best;
-
-		row[0] = (unsigned)i;
-		best = row[0];
-		for (size_t j = 1; j <= lb; j++) {
-			const unsigned up = row[j];
-			unsigned v = diag + (a[i - 1] != b[j - 1]);
-
-			if (up + 1 < v)
-				v = up + 1;
-			if (row[j - 1] + 1 < v)
-				v = row[j - 1] + 1;
-			row[j] = v;
-			diag = up;
-			if (v < best)
-				best = v;
-		}
-		if (best > limit)
-			return limit + 1;
-	}
-	return row[lb];
 }
 
 /* Names the compiler makes up (type..eq.T, type:.hash.T): never meant. */

@@ -598,6 +598,7 @@ static bool compute_func(struct diff *d, uint32_t f, struct diff_fres *r)
 	struct diff_func *fn = &d->funcs[f];
 
 	memset(r, 0, sizeof(*r));
+	r->runs_ns = -1;
 	r->func = f;
 	r->name = fn->name;
 	for (int s = 0; s < 2; s++) {
@@ -614,6 +615,8 @@ static bool compute_func(struct diff *d, uint32_t f, struct diff_fres *r)
 			qsort(fs->lat, fs->nkept, sizeof(*fs->lat), u64_cmp);
 		quantiles(r, s, fs);
 		r->spread[s] = spread(fs, r->q[s][0].v);
+		if (r->spread[s] >= 0 && r->spread[s] * (double)r->q[s][0].v > r->runs_ns)
+			r->runs_ns = r->spread[s] * (double)r->q[s][0].v;
 		if (fs->err_returns) {
 			r->has_err = true;
 			r->err_share[s] = (double)fs->err_nonnil / (double)fs->err_returns;
@@ -732,6 +735,11 @@ static int diff_pass(struct diff *d)
 		return ret;
 	check_comparable(d);
 	compute(d);
+	if (diff_rules_check(d, &b)) {   /* a rule that can never fail */
+		fprintf(stderr, PROG ": %s\n", buf_cstr(&b));
+		buf_free(&b);
+		return DIFF_EXIT_USAGE;
+	}
 	diff_rules_eval(d);
 	diff_write(d, &b);
 	if (b.len && fwrite(b.data, 1, b.len, stdout) != b.len)

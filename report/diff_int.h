@@ -85,6 +85,9 @@ struct diff_fres {
 	bool sampled;              /* a side kept a reservoir, not every latency */
 	struct diff_q q[2][DIFF_NQ];
 	double spread[2];          /* run-to-run: max |run p50 - p50| / p50; < 0 none */
+	double runs_ns;            /* run-to-run noise of p50, ns: the larger of
+				      spread[s] * p50 of the sides that have it;
+				      < 0 unknown (one recording a side) */
 	bool have_test;            /* both sides have DIFF_MIN_SAMPLES latencies */
 	struct diff_mwu mwu;
 	struct diff_hl hl;
@@ -176,6 +179,14 @@ int diff_rule_parse(const char *text, struct diff_rule *r, char *err, size_t err
 /* Frees what diff_rule_parse() allocated in `r`. */
 void diff_rule_free(struct diff_rule *r);
 
+/*
+ * Whether every rule with a function glob matches some function called on
+ * either side (d->res, computed). 0, or -1 with one line for the user in
+ * `msg` (no newline): the first rule that matches nothing, with the names
+ * nearest its glob ("did you mean") -- a mistyped rule would never fail.
+ */
+int diff_rules_check(const struct diff *d, struct buf *msg);
+
 /* Evaluates every rule of `d` against its results and edges, filling
  * d->finds (failures and "cannot tell"s). */
 void diff_rules_eval(struct diff *d);
@@ -192,5 +203,23 @@ void diff_write(const struct diff *d, struct buf *b);
 
 /* Appends "+12.3%" (or "-", "+inf%") for the change from a to b. */
 void diff_fmt_pct(struct buf *b, double a, double b2);
+
+/*
+ * Appends the Hodges-Lehmann shift of r as a share of base's p50, named
+ * and with its 95% interval: "shift +46.0% [+44.6%, +46.4%]" (no interval:
+ * "shift +46.0%"). The shift is the median of the differences new - base,
+ * not the difference of the p50s: the two differ, even in sign, when the
+ * latencies change shape (several modes) rather than move.
+ */
+void diff_fmt_shift(struct buf *b, const struct diff_fres *r);
+
+/* Whether the p50 change of r is significant: the Mann-Whitney test below
+ * DIFF_ALPHA and, when the run-to-run noise is known, the shift's whole
+ * interval beyond it. */
+bool diff_p50_significant(const struct diff_fres *r);
+
+/* What the verdict says when both sides are one recording. */
+#define DIFF_ONE_RUN_NOTE "one run per side: run-to-run variation unknown; give several " \
+	"runs per side (BASE1 BASE2 BASE3 -- NEW1 NEW2 NEW3)"
 
 #endif /* REPORT_DIFF_INT_H */

@@ -35,6 +35,56 @@ void diff_fmt_pct(struct buf *b, double a, double b2)
 		buf_printf(b, "%+.1f%%", (b2 - a) / a * 100);
 }
 
+void diff_fmt_shift(struct buf *b, const struct diff_fres *r)
+{
+	const double base = (double)r->q[0][0].v;
+
+	buf_puts(b, "shift ");
+	if (!base) {
+		buf_printf(b, "%+.0fns", r->hl.shift);
+		return;
+	}
+	buf_printf(b, "%+.1f%%", r->hl.shift / base * 100);
+	if (r->hl.have_ci)
+		buf_printf(b, " [%+.1f%%, %+.1f%%]", (double)r->hl.lo / base * 100,
+			   (double)r->hl.hi / base * 100);
+}
+
+bool diff_p50_significant(const struct diff_fres *r)
+{
+	if (!r->have_test || r->mwu.p >= DIFF_ALPHA)
+		return false;
+	if (r->runs_ns < 0)
+		return true;
+	return r->hl.have_ci && ((double)r->hl.lo > r->runs_ns || (double)r->hl.hi < -r->runs_ns);
+}
+
+/* Appends the p50 change of r as its row says it: "~" or the change of
+ * the p50s, then the shift, the test and the samples it rests on. */
+static void p50_change(struct buf *b, const struct diff_fres *r)
+{
+	const bool sig = diff_p50_significant(r);
+
+	if (!r->have_test) {
+		buf_printf(b, "? (n=%" PRIu64 "+%" PRIu64 ": too few to tell)", r->nlat[0],
+			   r->nlat[1]);
+		return;
+	}
+	if (sig)
+		diff_fmt_pct(b, (double)r->q[0][0].v, (double)r->q[1][0].v);
+	else
+		buf_putc(b, '~');
+	buf_puts(b, " (");
+	if (sig) {
+		diff_fmt_shift(b, r);
+		buf_puts(b, ", ");
+	}
+	buf_printf(b, "p=%.3f", r->mwu.p);
+	if (r->mwu.p < DIFF_ALPHA && !sig)
+		buf_puts(b, ", within the run-to-run spread;");
+	buf_printf(b, " n=%" PRIu64 "+%" PRIu64 ")", r->nlat[0], r->nlat[1]);
+}
+
 /* Appends `s` padded with spaces to `w` columns (on the right: `left`). */
 static void cell(struct buf *b, const char *s, int w, bool left)
 {
@@ -80,7 +130,7 @@ static bool q_significant(const struct diff_fres *r, int qi)
 	const struct diff_q *a = &r->q[0][qi], *b = &r->q[1][qi];
 
 	if (qi == 0)
-		return r->have_test && r->mwu.p < DIFF_ALPHA;
+		return diff_p50_significant(r);
 	return a->have_ci && b->have_ci && (a->hi < b->lo || b->hi < a->lo);
 }
 
@@ -93,6 +143,7 @@ struct tctx {
 	int fw;                    /* function column */
 	bool runs;                 /* a side has several recordings */
 	bool footnote;             /* some ± ∞ was shown */
+	bool shape;                /* a p50 change and its shift differ in sign */
 };
 
 static void text_header(struct tctx *c)
@@ -139,16 +190,16 @@ static void text_q_row(struct tctx *c, const struct diff_fres *r, int qi)
 		buf_puts(b, "-\n");
 		return;
 	}
-	if (!q_significant(r, qi))
+	if (qi == 0) {
+		p50_change(b, r);
+		/* the two estimators disagree: say why, once */
+		c->shape |= diff_p50_significant(r) &&
+			    (r->hl.shift > 0) != (r->q[1][0].v > r->q[0][0].v);
+	} else if (!q_significant(r, qi)) {
 		buf_puts(b, "~");
-	else
+	} else {
 		diff_fmt_pct(b, (double)r->q[0][qi].v, (double)r->q[1][qi].v);
-	if (qi == 0 && r->have_test)
-		buf_printf(b, " (p=%.3f n=%" PRIu64 "+%" PRIu64 ")", r->mwu.p, r->nlat[0],
-			   r->nlat[1]);
-	else if (qi == 0)
-		buf_printf(b, " (n=%" PRIu64 "+%" PRIu64 ": too few to tell)", r->nlat[0],
-			   r->nlat[1]);
+	}
 	buf_putc(b, '\n');
 }
 
@@ -198,7 +249,8 @@ static void text_shift(struct tctx *c)
 		if (!r->have_test)
 			continue;
 		if (!head) {
-			buf_puts(c->b, "\nshift new - base (Hodges-Lehmann, 95% CI)\n");
+			buf_puts(c->b, "\nshift new - base (Hodges-Lehmann: the median of the "
+				       "differences of a new and a base latency, 95% CI)\n");
 			head = true;
 		}
 		cell(c->b, name_text(&c->t, r->name), c->fw, true);
@@ -210,6 +262,11 @@ static void text_shift(struct tctx *c)
 				   rtime_fmt_duration(t2, (uint64_t)llabs(r->hl.lo)),
 				   r->hl.hi < 0 ? "-" : "+",
 				   rtime_fmt_duration(t3, (uint64_t)llabs(r->hl.hi)));
+		if (r->q[0][0].v) {
+			buf_puts(c->b, "  = ");
+			diff_fmt_shift(c->b, r);
+			buf_puts(c->b, " of base p50");
+		}
 		buf_puts(c->b, r->sampled ? "  (sampled)\n" : "\n");
 	}
 }
@@ -353,6 +410,8 @@ static void text_gate(struct tctx *c)
 		buf_printf(c->b, "%s%s: %s: %s\n", f->caller != UINT32_MAX ? " -> " : "",
 			   name_text(&c->t, find_name(d, f)), d->rules[f->rule].text, f->why);
 	}
+	if (d->opts->nfiles[0] < 2 && d->opts->nfiles[1] < 2)
+		buf_puts(c->b, "note: " DIFF_ONE_RUN_NOTE "\n");
 	if (d->incomparable && !d->accepted)
 		buf_puts(c->b, "gate: not comparable (exit 3)\n");
 	else if (fails)
@@ -379,6 +438,9 @@ static void write_text(const struct diff *d, struct buf *b)
 	text_quantiles(&c);
 	if (c.footnote)
 		buf_printf(b, "± ∞: too few latencies for a 95%% interval of that quantile\n");
+	if (c.shape)
+		buf_puts(b, "p50 change and shift differ in sign: the latencies changed shape (several "
+			    "modes, a longer tail), not only moved; see p90, p99\n");
 	text_shift(&c);
 	for (uint32_t i = 0; i < d->nres; i++)
 		if (d->res[i].sampled) {
@@ -504,6 +566,10 @@ static void j_func(struct jsonw *w, const struct diff_fres *r)
 		}
 		jsonw_end_object(w);
 	}
+	if (r->have_test)
+		jsonw_bool_field(w, "p50_changed", diff_p50_significant(r));
+	if (r->runs_ns >= 0)
+		j_double(w, "run_noise_ns", r->runs_ns);
 	if (r->have_err_test)
 		j_double(w, "error_p", r->err_p);
 	jsonw_end_object(w);
@@ -575,6 +641,7 @@ static void write_json(const struct diff *d, struct buf *b)
 		jsonw_string_field(&w, "differences", d->incomparable);
 	jsonw_bool_field(&w, "accepted", d->accepted);
 	j_double(&w, "alpha", DIFF_ALPHA);
+	jsonw_bool_field(&w, "run_to_run_known", d->opts->nfiles[0] > 1 || d->opts->nfiles[1] > 1);
 	jsonw_uint_field(&w, "exact_up_to", DIFF_SAMPLES);
 	jsonw_name(&w, "functions");
 	jsonw_start_array(&w);
@@ -646,13 +713,11 @@ static void write_markdown(const struct diff *d, struct buf *b)
 			   !r->in[1] ? " (vanished)" : "", r->calls[0], r->calls[1]);
 		buf_printf(b, "%s | ", q_text(&u, &r->q[0][0]));
 		buf_printf(b, "%s | ", q_text(&u, &r->q[1][0]));
-		if (!r->have_test)
+		if (!r->have_test) {
 			buf_puts(b, "? |\n");
-		else if (!q_significant(r, 0))
-			buf_printf(b, "~ (p=%.3f) |\n", r->mwu.p);
-		else {
-			diff_fmt_pct(b, (double)r->q[0][0].v, (double)r->q[1][0].v);
-			buf_printf(b, " (p=%.3f) |\n", r->mwu.p);
+		} else {
+			p50_change(b, r);
+			buf_puts(b, " |\n");
 		}
 	}
 	bool head = false;
@@ -669,6 +734,8 @@ static void write_markdown(const struct diff *d, struct buf *b)
 		md_name(b, &t, d->funcs[e->callee].name);
 		buf_printf(b, " (%" PRIu64 " → %" PRIu64 " calls)\n", e->count[0], e->count[1]);
 	}
+	if (d->opts->nfiles[0] < 2 && d->opts->nfiles[1] < 2)
+		buf_puts(b, "\nNote: " DIFF_ONE_RUN_NOTE ".\n");
 	buf_printf(b, "\n<sub>gotrace-report diff: %d+%d recording(s), α = %.2f, rules: ",
 		   d->opts->nfiles[0], d->opts->nfiles[1], DIFF_ALPHA);
 	for (uint32_t i = 0; i < d->nrules; i++)

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "diff_int.h"
+#include "edit.h"
 #include "filter.h"
 #include "timeparse.h"
 #include "xalloc.h"
@@ -289,17 +290,73 @@ static bool holds_all(enum diff_op op, double lo, double hi, double limit)
 	}
 }
 
+/* The interval [*lo, *hi] of the change of quantile qi of r, ns: the
+ * Hodges-Lehmann interval of the shift for p50, the quantiles' intervals
+ * (new - base) for p90/p99. false when there is none. */
+static bool change_ci(const struct diff_fres *r, int qi, double *lo, double *hi)
+{
+	const struct diff_q *a = &r->q[0][qi], *b = &r->q[1][qi];
+
+	if (qi == 0) {
+		*lo = (double)r->hl.lo;
+		*hi = (double)r->hl.hi;
+		return r->hl.have_ci;
+	}
+	*lo = (double)b->lo - (double)a->hi;
+	*hi = (double)b->hi - (double)a->lo;
+	return a->have_ci && b->have_ci;
+}
+
+/* ns in the rule's unit: percent of `base`, else ns. */
+static double in_unit(const struct diff_rule *rule, double ns, double base)
+{
+	if (rule->unit != DU_PCT)
+		return ns;
+	return base ? ns / base * 100 : ns > 0 ? INFINITY : ns < 0 ? -INFINITY : 0;
+}
+
+/* The figures of a failing latency rule, each named: the quantile's
+ * change, the estimate whose interval decided it, the test, the runs. */
+static char *latency_why(const struct diff_fres *r, int qi)
+{
+	const struct diff_q *a = &r->q[0][qi], *b = &r->q[1][qi];
+	struct buf t = BUF_INIT;
+	char t1[24], t2[24];
+
+	buf_printf(&t, "%s ", qi == 0 ? "p50" : qi == 1 ? "p90" : "p99");
+	diff_fmt_pct(&t, (double)a->v, (double)b->v);
+	buf_printf(&t, " (%s -> %s); ", rtime_fmt_duration(t1, a->v), rtime_fmt_duration(t2, b->v));
+	if (qi == 0) {
+		diff_fmt_shift(&t, r);
+		buf_printf(&t, " of base p50 (Hodges-Lehmann, 95%% CI), Mann-Whitney p=%.3g",
+			   r->mwu.p);
+	} else {
+		buf_puts(&t, "95% intervals apart");
+	}
+	if (r->runs_ns >= 0 && a->v)
+		buf_printf(&t, ", beyond the run-to-run spread of ±%.1f%%",
+			   r->runs_ns / (double)a->v * 100);
+	buf_printf(&t, ", n=%llu+%llu", (unsigned long long)r->nlat[0],
+		   (unsigned long long)r->nlat[1]);
+	char *s = fmt_why("%s", buf_cstr(&t));
+
+	buf_free(&t);
+	return s;
+}
+
 /* A latency rule on one function present on both sides. It fails when the
- * point change holds, and so does the whole 95% interval of the change:
- * the Hodges-Lehmann interval of the shift for p50 (with the Mann-Whitney
- * test significant), the quantiles' intervals (new - base) for p90/p99. */
+ * point change of the quantile holds, and so does the whole 95% interval
+ * of the change (change_ci(); for p50 with the Mann-Whitney test
+ * significant), and, when a side has several recordings, that interval
+ * lies beyond the run-to-run spread too (runs_ns): calls of one run are
+ * not independent of each other, runs are. */
 static void eval_latency(struct diff *d, uint32_t ri, const struct diff_fres *r)
 {
 	const struct diff_rule *rule = &d->rules[ri];
 	const int qi = diff_q_index(rule->metric);
 	const struct diff_q *a = &r->q[0][qi], *b = &r->q[1][qi];
 	const struct diff_rule pct = { .unit = DU_PCT };
-	char t1[24], t2[24];
+	double lo, hi;
 
 	if (r->nkept[0] < DIFF_MIN_SAMPLES || r->nkept[1] < DIFF_MIN_SAMPLES) {
 		add_find(d, ri, r->func, UINT32_MAX, DV_CANNOT_TELL,
@@ -309,33 +366,26 @@ static void eval_latency(struct diff *d, uint32_t ri, const struct diff_fres *r)
 	}
 	if (!holds(rule->op, change_of(rule, (double)a->v, (double)b->v), rule->value))
 		return;
-	const double rel = change_of(&pct, (double)a->v, (double)b->v);
-	const bool ci = qi == 0 ? r->hl.have_ci : a->have_ci && b->have_ci;
-	if (!ci) {
+	if (!change_ci(r, qi, &lo, &hi)) {
 		add_find(d, ri, r->func, UINT32_MAX, DV_CANNOT_TELL,
-			 fmt_why("%+.1f%%, but %u+%u latencies give no 95%% interval of the change",
-				 rel, r->nkept[0], r->nkept[1]));
+			 fmt_why("%s %+.1f%%, but %u+%u latencies give no 95%% interval of the "
+				 "change", diff_metric_name(rule->metric),
+				 change_of(&pct, (double)a->v, (double)b->v), r->nkept[0],
+				 r->nkept[1]));
 		return;
 	}
-	/* the interval of the change, ns, then in the rule's unit */
-	const double lo = qi == 0 ? (double)r->hl.lo : (double)b->lo - (double)a->hi;
-	const double hi = qi == 0 ? (double)r->hl.hi : (double)b->hi - (double)a->lo;
 	const double base = (double)a->v;
-	const double clo = rule->unit == DU_PCT ? (base ? lo / base * 100 : lo > 0 ? INFINITY : 0) : lo;
-	const double chi = rule->unit == DU_PCT ? (base ? hi / base * 100 : hi > 0 ? INFINITY : 0) : hi;
+	const double clo = in_unit(rule, lo, base), chi = in_unit(rule, hi, base);
 	if ((qi == 0 && r->mwu.p >= DIFF_ALPHA) || !holds_all(rule->op, clo, chi, rule->value))
 		return;   /* not significantly beyond the limit */
-	if (qi == 0)
-		add_find(d, ri, r->func, UINT32_MAX, DV_FAIL,
-			 fmt_why("%+.1f%% (%s -> %s, shift %+.1f%%..%+.1f%%, p=%.3g, n=%llu+%llu)",
-				 rel, rtime_fmt_duration(t1, a->v), rtime_fmt_duration(t2, b->v),
-				 base ? lo / base * 100 : 0, base ? hi / base * 100 : 0, r->mwu.p,
-				 (unsigned long long)r->nlat[0], (unsigned long long)r->nlat[1]));
-	else
-		add_find(d, ri, r->func, UINT32_MAX, DV_FAIL,
-			 fmt_why("%+.1f%% (%s -> %s, 95%% intervals apart, n=%llu+%llu)", rel,
-				 rtime_fmt_duration(t1, a->v), rtime_fmt_duration(t2, b->v),
-				 (unsigned long long)r->nlat[0], (unsigned long long)r->nlat[1]));
+	if (r->runs_ns >= 0) {
+		const double noise = in_unit(rule, r->runs_ns, base);
+		const bool up = clo > noise, down = chi < -noise;
+		if (!(rule->op == DOP_NE ? up || down
+		      : rule->op == DOP_LT || rule->op == DOP_LE ? down : up))
+			return;   /* no more than one side's runs differ among themselves */
+	}
+	add_find(d, ri, r->func, UINT32_MAX, DV_FAIL, latency_why(r, qi));
 }
 
 static void eval_errors(struct diff *d, uint32_t ri, const struct diff_fres *r)
@@ -441,6 +491,71 @@ static void eval_rule(struct diff *d, uint32_t ri)
 			break;
 		}
 	}
+}
+
+/* ------------------------------------------------------------ checking */
+
+/* Up to `max` names of d's functions closest to rule glob `g`: the part
+ * before its first wildcard against as many bytes of each name (all of
+ * the name when `g` has none), within a third of its letters (two from 4
+ * letters, one below: a swapped pair is two). Nearest first; returns how
+ * many. */
+static int near_names(const struct diff *d, const char *g, const char **out, int max)
+{
+	unsigned dist[8];
+	const size_t lit = strcspn(g, "*?[");
+	const bool whole = !g[lit];
+	const unsigned limit = lit / 3 > 2 ? (unsigned)(lit / 3) : lit >= 4 ? 2 : 1;
+	int n = 0;
+
+	if (!lit || max > 8)
+		return 0;
+	for (uint32_t i = 0; i < d->nres; i++) {
+		const char *name = d->res[i].name;
+		const size_t ln = strlen(name);
+		const unsigned dd = edit_distance(g, lit, name, whole || ln < lit ? ln : lit, limit);
+		if (dd > limit)
+			continue;
+		int pos = n;
+		while (pos > 0 && dist[pos - 1] > dd)
+			pos--;
+		if (pos >= max)
+			continue;
+		if (n < max)
+			n++;
+		memmove(&out[pos + 1], &out[pos], (size_t)(n - 1 - pos) * sizeof(*out));
+		memmove(&dist[pos + 1], &dist[pos], (size_t)(n - 1 - pos) * sizeof(*dist));
+		out[pos] = name;
+		dist[pos] = dd;
+	}
+	return n;
+}
+
+int diff_rules_check(const struct diff *d, struct buf *msg)
+{
+	for (uint32_t ri = 0; ri < d->nrules; ri++) {
+		const struct diff_rule *rule = &d->rules[ri];
+		uint32_t i = 0;
+		if (!rule->glob)
+			continue;
+		while (i < d->nres && !glob_ok(rule, d->res[i].name))
+			i++;
+		if (i < d->nres)
+			continue;
+		const char *near[3];
+		const int n = near_names(d, rule->glob, near, 3);
+		buf_printf(msg, "--fail-on '%s': '%s' matches no function of either side, so "
+			   "the rule could never fail", rule->text, rule->glob);
+		for (int k = 0; k < n; k++)
+			buf_printf(msg, "%s%s", k ? ", " : "; did you mean: ", near[k]);
+		if (!n && d->nres)
+			buf_puts(msg, "; no name is near it: 'gotrace-report stats FILE' lists "
+				      "the functions of a recording");
+		else if (!n)
+			buf_puts(msg, "; neither side has calls of a traced function");
+		return -1;
+	}
+	return 0;
 }
 
 void diff_rules_eval(struct diff *d)

@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diff_int.h"
@@ -103,6 +104,7 @@ static void one_func(struct diff *d, struct diff_opts *o, struct diff_func *f,
 	res->q[0][0] = (struct diff_q){ true, true, p50a, p50a - 1, p50a + 1 };
 	res->q[1][0] = (struct diff_q){ true, true, p50b, p50b - 1, p50b + 1 };
 	res->have_test = n >= DIFF_MIN_SAMPLES;
+	res->runs_ns = -1;   /* one recording a side */
 	res->mwu.p = p;
 	/* the shift's interval: +-2% of base around the change */
 	res->hl = (struct diff_hl){ (double)p50b - (double)p50a, true,
@@ -119,6 +121,8 @@ static void free_finds(struct diff *d)
 	for (uint32_t i = 0; i < d->nfinds; i++)
 		free(d->finds[i].why);
 	free(d->finds);
+	d->finds = NULL;
+	d->nfinds = 0;
 }
 
 Test(diff_rules, a_latency_rule_needs_size_and_significance)
@@ -180,4 +184,158 @@ Test(diff_rules, glob_selects_functions)
 	cr_expect_eq(d.nfinds, 1);
 	free_finds(&d);
 	diff_rule_free(&r);
+}
+
+/* Latencies: `na` of value a, then `nb` of value b (sorted when a < b). */
+static uint64_t *two_modes(uint64_t *v, size_t na, uint64_t a, size_t nb, uint64_t b)
+{
+	for (size_t i = 0; i < na + nb; i++)
+		v[i] = i < na ? a : b;
+	return v;
+}
+
+/* The comparison of one function as report/diff.c computes it from
+ * sorted latencies x (base) and y (new): p50s with their intervals, the
+ * Mann-Whitney test and the Hodges-Lehmann shift. */
+static void from_samples(struct diff *d, struct diff_opts *o, struct diff_func *f,
+			 struct diff_fres *res, const uint64_t *x, const uint64_t *y, uint32_t n)
+{
+	const uint64_t *v[2] = { x, y };
+
+	one_func(d, o, f, res, 1, 1, 1, n);
+	for (int s = 0; s < 2; s++) {
+		size_t lo, hi;
+		cr_assert(diff_quantile_ci(n, 0.5, DIFF_ALPHA, &lo, &hi));
+		res->q[s][0] = (struct diff_q){ true, true, v[s][diff_quantile_rank(n, 0.5) - 1],
+						v[s][lo - 1], v[s][hi - 1] };
+	}
+	cr_assert_eq(diff_mwu(x, n, y, n, &res->mwu), 0);
+	diff_hodges_lehmann(x, n, y, n, &res->hl);
+	res->runs_ns = -1;
+}
+
+/* A number in `s` right after `label`. */
+static double figure_after(const char *s, const char *label)
+{
+	const char *p = strstr(s, label);
+
+	cr_assert(p, "'%s' does not say '%s'", s, label);
+	return strtod(p + strlen(label), NULL);
+}
+
+Test(diff_rules, p50_change_and_shift_are_named_and_each_consistent)
+{
+	struct diff d;
+	struct diff_opts o;
+	struct diff_func f;
+	struct diff_fres res;
+	uint64_t x[100], y[100];
+
+	/* base: p50 200ns; new: p50 230ns (+15%), but most differences new -
+	 * base are +100ns: the shift, +50% of base's p50, interval
+	 * [D(4198), D(5803)] = [+100ns, +130ns] = [+50%, +65%] */
+	two_modes(x, 49, 100, 51, 200);
+	two_modes(y, 51, 230, 49, 300);
+	from_samples(&d, &o, &f, &res, x, y, 100);
+	cr_expect_eq(res.q[0][0].v, 200);
+	cr_expect_eq(res.q[1][0].v, 230);
+	cr_expect_eq(res.hl.shift, 100);
+	cr_expect_eq(res.hl.lo, 100);
+	cr_expect_eq(res.hl.hi, 130);
+	cr_expect_lt(res.mwu.p, DIFF_ALPHA);
+	parse_ok("p50 > +10%");
+	diff_rules_eval(&d);
+	cr_assert_eq(d.nfinds, 1);
+	cr_expect_eq(d.finds[0].verdict, DV_FAIL);
+	/* each figure says what it is; the shift lies in its own interval */
+	const char *why = d.finds[0].why;
+	cr_expect_eq(figure_after(why, "p50 "), 15.0, "%s", why);
+	const double shift = figure_after(why, "shift ");
+	const double lo = figure_after(why, "shift +50.0% ["), hi = figure_after(why, "%, ");
+	cr_expect_eq(shift, 50.0, "%s", why);
+	cr_expect(lo <= shift && shift <= hi, "%s", why);
+	cr_expect_eq(lo, 50.0, "%s", why);
+	cr_expect_eq(hi, 65.0, "%s", why);
+	cr_expect(strstr(why, "Hodges-Lehmann") && strstr(why, "Mann-Whitney p="), "%s", why);
+	free_finds(&d);
+
+	/* the same shift next to runs that differ by 60% of base's p50 among
+	 * themselves: its interval (from +50%) is within that, no failure */
+	res.runs_ns = 120;
+	diff_rules_eval(&d);
+	cr_expect_eq(d.nfinds, 0);
+	cr_expect(!diff_p50_significant(&res));
+	/* runs that differ by 20%: beyond them, and the finding says so */
+	res.runs_ns = 40;
+	diff_rules_eval(&d);
+	cr_assert_eq(d.nfinds, 1);
+	cr_expect(strstr(d.finds[0].why, "beyond the run-to-run spread of ±20.0%"), "%s",
+		  d.finds[0].why);
+	cr_expect(diff_p50_significant(&res));
+	free_finds(&d);
+	diff_rule_free(&r);
+}
+
+Test(diff_rules, p50_and_shift_of_opposite_signs_fail_no_rule)
+{
+	struct diff d;
+	struct diff_opts o;
+	struct diff_func f;
+	struct diff_fres res;
+	uint64_t x[100], y[100];
+	struct buf b = BUF_INIT;
+
+	/* base: p50 200ns; new: p50 190ns (-5%), while the median difference
+	 * is +90ns (+45%): the latencies changed shape, they did not move */
+	two_modes(x, 49, 100, 51, 200);
+	two_modes(y, 51, 190, 49, 300);
+	from_samples(&d, &o, &f, &res, x, y, 100);
+	cr_expect_eq(res.q[1][0].v, 190);
+	cr_expect_eq(res.hl.shift, 90);
+	diff_fmt_shift(&b, &res);
+	cr_expect_str_eq(buf_cstr(&b), "shift +45.0% [+45.0%, +50.0%]");
+	buf_free(&b);
+	parse_ok("p50 < -3%");     /* the p50 fell, the shift says it rose */
+	diff_rules_eval(&d);
+	cr_expect_eq(d.nfinds, 0);
+	diff_rule_free(&r);
+	parse_ok("p50 > +10%");    /* the shift rose, the p50 fell */
+	diff_rules_eval(&d);
+	cr_expect_eq(d.nfinds, 0);
+	diff_rule_free(&r);
+}
+
+Test(diff_rules, a_glob_that_matches_nothing_is_an_error)
+{
+	struct diff d;
+	struct diff_opts o;
+	struct diff_func f;
+	struct diff_fres res;
+	struct buf msg = BUF_INIT;
+
+	parse_ok("main.wrok: p50 > +10%");
+	one_func(&d, &o, &f, &res, 1000, 1300, 0.001, 100);
+	cr_expect_eq(diff_rules_check(&d, &msg), -1);
+	cr_expect(strstr(buf_cstr(&msg), "--fail-on 'main.wrok: p50 > +10%'") &&
+		  strstr(buf_cstr(&msg), "matches no function") &&
+		  strstr(buf_cstr(&msg), "did you mean: main.work"), "%s", buf_cstr(&msg));
+	diff_rule_free(&r);
+	buf_reset(&msg);
+	parse_ok("mian.*: calls != ");
+	cr_expect_eq(diff_rules_check(&d, &msg), -1);
+	cr_expect(strstr(buf_cstr(&msg), "did you mean: main.work"), "%s", buf_cstr(&msg));
+	diff_rule_free(&r);
+	buf_reset(&msg);
+	parse_ok("net/http.*: p99 > +1ms");
+	cr_expect_eq(diff_rules_check(&d, &msg), -1);
+	cr_expect(strstr(buf_cstr(&msg), "no name is near it"), "%s", buf_cstr(&msg));
+	diff_rule_free(&r);
+	buf_reset(&msg);
+	parse_ok("main.w*: p50 > +10%");
+	cr_expect_eq(diff_rules_check(&d, &msg), 0);
+	diff_rule_free(&r);
+	parse_ok("p50 > +10%");
+	cr_expect_eq(diff_rules_check(&d, &msg), 0);
+	diff_rule_free(&r);
+	buf_free(&msg);
 }
