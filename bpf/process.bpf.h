@@ -321,14 +321,29 @@ int gotrace_fork_raw(__u64 *ctx)
 	return on_process_fork(BPF_CORE_READ(child, pid), BPF_CORE_READ(child, tgid), child);
 }
 
-/* Classic tracepoint: the record holds the child's thread id only, so a
- * new thread joins too, by its id, which no exec looks up (an exec keeps
- * the tgid); its exit takes it out (on_process_exit()). */
+/*
+ * Classic tracepoint: the record holds the child's thread id only. A new
+ * thread is told from a process by the parent's thread list
+ * (signal->thread_head), at whose tail copy_process() (kernel/fork.c,
+ * Linux 3.14+) just put it. Should another thread of the parent start
+ * one at the same time, the new thread joins by its id, which no exec
+ * looks up (an exec keeps the tgid); an exec from it or its exit takes
+ * it out (on_process_exec(), on_process_exit()).
+ */
 SEC("tp/sched/sched_process_fork")
 int gotrace_fork_tp(struct trace_event_raw_sched_process_fork *ctx)
 {
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	struct list_head *tail = BPF_CORE_READ(cur, signal, thread_head.prev);
 	__u32 child = (__u32)BPF_CORE_READ(ctx, child_pid);
 
+	if (tail) {
+		struct task_struct *last = (void *)tail -
+			bpf_core_field_offset(struct task_struct, thread_node);
+
+		if ((__u32)BPF_CORE_READ(last, pid) == child)
+			return 0;   /* a thread of the parent */
+	}
 	return on_process_fork(child, child, NULL);
 }
 

@@ -176,3 +176,52 @@ def test_child_held_while_the_event_buffer_is_full(gobuild, tmp_path, procs):
     assert len(got.get(target.pid, [])) < 20000
     info = json.loads(report(["info", "--json", trace]).stdout)
     assert info["drops"] > 0, info
+
+
+def tree_keys():
+    """The keys (process ids) of each BPF map named `tree` loaded now, as
+    bpftool dumps them: a list of sets."""
+    shown = subprocess.run(["bpftool", "-j", "map", "show", "name", "tree"],
+                           capture_output=True, text=True, check=True)
+    maps = json.loads(shown.stdout or "[]")
+    out = []
+    for m in maps if isinstance(maps, list) else [maps]:   # one: an object
+        dump = subprocess.run(["bpftool", "-j", "map", "dump", "id", str(m["id"])],
+                              capture_output=True, text=True)
+        entries = json.loads(dump.stdout or "null") if dump.returncode == 0 else None
+        if isinstance(entries, list):   # not {"error": ...}: a map gone meanwhile
+            out.append({int.from_bytes(bytes(int(b, 16) for b in e["key"]), "little")
+                        for e in entries})
+    return out
+
+
+def child_of(pid):
+    """The pid of a child of process `pid`, else None."""
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            kids = f.read().split()
+    except OSError:
+        return None
+    return int(kids[0]) if kids else None
+
+
+def test_classic_fork_tracepoint_follows_processes_not_threads(gobuild, tmp_path, procs):
+    """With the fork program attached as a classic tracepoint (whose
+    record cannot say thread from process), the followed tree holds the
+    command's processes, not the threads of the Go program among them."""
+    if not shutil.which("bpftool"):
+        pytest.skip("bpftool is not installed")
+    exe = gobuild("tests/fixtures/spawn/main.go", "spawn")
+    trace = str(tmp_path / "t.gtr")
+    rec = procs([RECORD, "-o", trace, exe + ":main.add", "--", exe, "1", "sleep", "3"],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                env=dict(os.environ, GOTRACE_EXIT_VIA="tp"))
+    assert wait_for(lambda: child_of(rec.pid) and child_of(child_of(rec.pid)), timeout=30)
+    cmd = child_of(rec.pid)
+    sleeper = child_of(cmd)
+    threads = {int(t) for t in os.listdir("/proc/%d/task" % cmd)} - {cmd}
+    assert threads, "the Go program has threads"
+    mine = [k for k in tree_keys() if cmd in k]
+    assert len(mine) == 1, mine
+    assert sleeper in mine[0] and not mine[0] & threads, (mine[0], threads)
+    assert rec.p.wait(20) == 0
