@@ -1,25 +1,28 @@
 #!/bin/sh
 # The CI recipe of gotrace-report diff (README, "CI regression gate").
 #
-#   gate.sh PKGDIR BASELINE.gtr [DIFF OPTION...]
+#   gate.sh PKGDIR BASELINE [DIFF OPTION...]
 #
 # Builds the test binary of the Go package in PKGDIR (go test -c), records
-# one run of its tests with gotrace-record (every function of the package,
-# entry and return, with stacks for the call edges), then:
-#   - no BASELINE.gtr yet (the main branch's first run): keeps the
-#     recording as the baseline, for CI to store as an artifact; exit 0;
-#   - else: compares the recording with the baseline: the report on
+# RUNS runs of its tests with gotrace-record (every function of the
+# package, entry and return, with stacks for the call edges), one file a
+# run: with several runs a side, diff tells a change from the runs' own
+# spread (spec/DIFF.md); then:
+#   - no directory BASELINE yet (the main branch's first run): keeps the
+#     runs there as the baseline, for CI to store as an artifact; exit 0;
+#   - else: compares the runs with the baseline's: the report on
 #     standard output, Markdown for a pull-request comment in $MD, and the
 #     exit status of diff: 0 pass, 1 a rule fails, 2 usage or unreadable
 #     input, 3 not comparable (lost events; Go, arch, kernel or probes).
 #
 # Environment: GO (go command), GOTRACE_RECORD / GOTRACE_REPORT (the
-# tools, default from PATH), PROBES (default: "PKG.* r:PKG.*"), OUT (the
-# candidate's recording, default candidate.gtr), MD (default diff.md),
-# CPU (the CPU the tests run on, default 0: runs compare best pinned).
+# tools, default from PATH), PROBES (default: "PKG.* r:PKG.*"), RUNS
+# (default 3), OUT (the directory of the candidate's runs, default
+# candidate), MD (default diff.md), CPU (the CPU the tests run on, default
+# 0: runs compare best pinned).
 set -eu
 if [ $# -lt 2 ]; then
-	echo "usage: gate.sh PKGDIR BASELINE.gtr [DIFF OPTION...]" >&2
+	echo "usage: gate.sh PKGDIR BASELINE [DIFF OPTION...]" >&2
 	exit 2
 fi
 pkgdir=$1
@@ -28,7 +31,8 @@ shift 2
 go=${GO:-go}
 record=${GOTRACE_RECORD:-gotrace-record}
 report=${GOTRACE_REPORT:-gotrace-report}
-out=${OUT:-candidate.gtr}
+out=${OUT:-candidate}
+runs=${RUNS:-3}
 md=${MD:-diff.md}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -41,16 +45,22 @@ case $(cd "$pkgdir" && "$go" list -f '{{context.Compiler}}' .) in
 gccgo) pkg=$(printf '%s' "$pkg" | sed -e 's/_/__/g' -e 's/\./_0/g' -e 's|/|_1|g') ;;
 esac
 probes=${PROBES:-"$pkg.* r:$pkg.*"}
-# shellcheck disable=SC2086 # PROBES is a list
-taskset -c "${CPU:-0}" "$record" -q -U --force -o "$out" $probes -- \
-	"$tmp/pkg.test" -test.run . -test.count 1
+rm -rf "$out"
+mkdir -p "$out"
+i=1
+while [ "$i" -le "$runs" ]; do
+	# shellcheck disable=SC2086 # PROBES is a list
+	taskset -c "${CPU:-0}" "$record" -q -U --force -o "$out/run$i.gtr" $probes -- \
+		"$tmp/pkg.test" -test.run . -test.count 1
+	i=$((i + 1))
+done
 
-if [ ! -f "$baseline" ]; then
-	cp "$out" "$baseline"
+if [ ! -d "$baseline" ]; then
+	cp -r "$out" "$baseline"
 	echo "gate: no baseline yet: $out kept as $baseline"
 	exit 0
 fi
 status=0
-"$report" diff --format markdown "$@" "$baseline" "$out" > "$md" || status=$?
-"$report" diff "$@" "$baseline" "$out" || true
+"$report" diff --format markdown "$@" "$baseline"/*.gtr -- "$out"/*.gtr > "$md" || status=$?
+"$report" diff "$@" "$baseline"/*.gtr -- "$out"/*.gtr || true
 exit "$status"
