@@ -180,24 +180,22 @@ static void spawn_refused(uint64_t cookie, int err, void *ctx)
 }
 
 /* capture_spawn_fn: attaches binary `bin` for the new process `pid`,
- * through the file it runs. */
-static int on_spawn(uint32_t pid, uint32_t bin, void *ctx)
+ * through the file it runs (capture checked it is that binary's). */
+static int on_spawn(uint32_t pid, uint32_t bin, char *err, size_t errlen,
+		    void *ctx)
 {
 	struct attach *a = ctx;
 	const struct bin_sites *s;
-	char path[40], err[512];
-	int e;
+	char path[40], why[512];
 
 	if (bin >= (uint32_t)a->nbins)
 		return -1;
 	s = &a->bins[bin];
 	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
-	e = capture_attach_many(a->c, s->n, s->cookies, path, s->offs,
-				(pid_t)pid, spawn_refused, NULL, err, sizeof(err));
-	if (e) {
-		fprintf(stderr, "gotrace-record: warning: process %u runs %s, "
-			"whose probes could not be attached for it: %s\n", pid,
-			plan_binary(a->pl, (int)bin)->path, err);
+	if (capture_attach_many(a->c, s->n, s->cookies, path, s->offs,
+				(pid_t)pid, spawn_refused, NULL, why, sizeof(why))) {
+		snprintf(err, errlen, "%s, whose probes could not be attached "
+			 "for it: %s", plan_binary(a->pl, (int)bin)->path, why);
 		return -1;
 	}
 	return 0;

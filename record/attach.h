@@ -19,8 +19,8 @@
 struct attach;
 
 /* The sites of every probe of `pl`, per binary, to attach through `c`
- * for the processes of `tg` (all three must outlive it). NULL when out
- * of memory (said). */
+ * for the processes of `tg` (all three must outlive it). Out of memory
+ * ends the program (xalloc). */
 struct attach *attach_new(const struct plan *pl, const struct targets *tg,
 			  struct capture *c);
 

@@ -338,8 +338,9 @@ int capture_attach(struct capture *c, uint32_t slot, uint32_t site,
 	LIBBPF_OPTS(bpf_uprobe_opts, opts,
 		    .bpf_cookie = slot | (uint64_t)site << 32);
 	struct bpf_link *link;
+	const uint32_t at = slots_take(&c->free_links, c->nlinks);
 
-	if (c->nlinks == c->caplinks) {
+	if (at == c->nlinks && c->nlinks == c->caplinks) {
 		uint32_t n = c->caplinks ? c->caplinks * 2 : 16;
 		struct bpf_link **l = realloc(c->links, n * sizeof(*l));
 
@@ -353,6 +354,8 @@ int capture_attach(struct capture *c, uint32_t slot, uint32_t site,
 	if (!link) {
 		int e = -errno;
 
+		if (at < c->nlinks)
+			slots_put(&c->free_links, at);
 		snprintf(err, errlen, "cannot attach a uprobe to %s at offset "
 			 "0x%llx: %s", path, (unsigned long long)file_offset,
 			 strerror(-e));
@@ -361,9 +364,11 @@ int capture_attach(struct capture *c, uint32_t slot, uint32_t site,
 	if (pid > 0) {
 		const uint64_t cookie = opts.bpf_cookie, off = file_offset;
 
-		capture_relink_add(c, pid, false, c->nlinks, path, 1, &cookie, &off);
+		capture_relink_add(c, pid, false, at, path, 1, &cookie, &off);
 	}
-	c->links[c->nlinks++] = link;
+	c->links[at] = link;
+	if (at == c->nlinks)
+		c->nlinks++;
 	c->nuprobes++;
 	return 0;
 }
@@ -397,8 +402,9 @@ static int attach_split(struct capture *c, uint32_t n, const uint64_t *cookies,
 			capture_refused_fn refused, void *ctx)
 {
 	int fd, a, b;
+	const uint32_t at = slots_take(&c->free_multi, c->nmulti);
 
-	if (c->nmulti == c->capmulti) {
+	if (at == c->nmulti && c->nmulti == c->capmulti) {
 		uint32_t cap = c->capmulti ? c->capmulti * 2 : 8;
 		int *fds = realloc(c->multi_fds, cap * sizeof(*fds));
 
@@ -410,12 +416,16 @@ static int attach_split(struct capture *c, uint32_t n, const uint64_t *cookies,
 	fd = capture_multi_link(c, n, cookies, path, offsets, pid);
 	if (fd >= 0) {
 		if (pid > 0)
-			capture_relink_add(c, pid, true, c->nmulti, path, n,
+			capture_relink_add(c, pid, true, at, path, n,
 					   cookies, offsets);
-		c->multi_fds[c->nmulti++] = fd;
+		c->multi_fds[at] = fd;
+		if (at == c->nmulti)
+			c->nmulti++;
 		c->nuprobes += n;
 		return n;
 	}
+	if (at < c->nmulti)
+		slots_put(&c->free_multi, at);
 	if (fd == -ENOMEM || fd == -EPERM || fd == -EACCES || fd == -ESRCH ||
 	    fd == -ENOENT || fd == -EBADF)
 		return fd;      /* not about one site: give up */
@@ -743,6 +753,13 @@ int capture_consume(struct capture *c)
 	return ring_buffer__consume(c->rb);
 }
 
+int capture_unwatch_exit(struct capture *c, uint32_t pid)
+{
+	if (bpf_map__delete_elem(c->skel->maps.watched, &pid, sizeof(pid), 0))
+		return -errno;
+	return 0;
+}
+
 int capture_watch_exit(struct capture *c, uint32_t pid)
 {
 	const uint8_t one = 1;
@@ -814,6 +831,30 @@ void capture_close_links(const int *fds, uint32_t n)
 			closer_run(&w[k]);   /* no thread: here */
 }
 
+/*
+ * After the exec program's link is gone: reads the ring buffer until no
+ * exec record has come for 10 ms (at most 1 s), so that a process that
+ * an instance of the program still running on another CPU stopped as
+ * the link went is let go too.
+ */
+static void drain_execs(struct capture *c)
+{
+	const double start = now_s();
+	double last = start;
+	uint64_t seen = c->exec_records;
+
+	if (!c->rb)
+		return;
+	ring_buffer__consume(c->rb);
+	while (now_s() - last < 0.010 && now_s() - start < 1.0) {
+		ring_buffer__poll(c->rb, 2);
+		if (c->exec_records != seen) {
+			seen = c->exec_records;
+			last = now_s();
+		}
+	}
+}
+
 uint64_t capture_execs_lost(struct capture *c)
 {
 	uint64_t *v = calloc((size_t)c->ncpus, sizeof(*v)), n = 0;
@@ -846,8 +887,7 @@ void capture_close(struct capture *c)
 			"they exec'd a probed binary while the exec records' ring "
 			"buffer was full\n", (unsigned long long)capture_execs_lost(c));
 	c->closing = true;
-	if (c->rb)
-		ring_buffer__consume(c->rb);
+	drain_execs(c);
 	for (i = 0; i < c->nlinks; i++)
 		bpf_link__destroy(c->links[i]);
 	free(c->links);

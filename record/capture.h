@@ -121,18 +121,21 @@ int capture_watch_exit(struct capture *c, uint32_t pid);
 
 /*
  * Following the processes a recording's targets start (spec/PROBES.md).
- * fn(pid, bin, ctx) is called from capture_poll() when a process of the
- * followed tree execs the probed binary given index `bin` by
- * capture_follow_binary() and not yet attached for it: the process is
+ * fn(pid, bin, err, errlen, ctx) is called from capture_poll() when a
+ * process of the followed tree execs the probed binary given index `bin`
+ * by capture_follow_binary() and not yet attached for it: the process is
  * stopped before its first instruction, fn attaches that binary's
- * uprobes for `pid` (returning 0, or -1 after printing why) and the
- * process then goes on. With `inherit`, the processes the tree's members
+ * uprobes for `pid` (returning 0, or -1 with why in err[errlen], which
+ * capture says unless the process exited meanwhile) and the process
+ * then goes on. A process whose /proc/PID/exe is not one of the files
+ * given for `bin` (same st_dev and st_ino) goes on unattached. With `inherit`, the processes the tree's members
  * start (fork, clone without CLONE_THREAD) join it (the
  * sched_process_fork tracepoint, attached as the exit one is); without,
  * the tree is the roots only. Needs capture_on_exit()'s exec program:
  * 0, or -errno (a warning printed) when following cannot be.
  */
-typedef int (*capture_spawn_fn)(uint32_t pid, uint32_t bin, void *ctx);
+typedef int (*capture_spawn_fn)(uint32_t pid, uint32_t bin, char *err,
+				size_t errlen, void *ctx);
 int capture_follow(struct capture *c, int inherit, capture_spawn_fn fn,
 		   void *ctx);
 

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +31,20 @@
 #include "capture_int.h"
 #include "xalloc.h"
 
+uint32_t slots_take(struct slots *s, uint32_t n)
+{
+	return s->n ? s->v[--s->n] : n;
+}
+
+void slots_put(struct slots *s, uint32_t at)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 8;
+		s->v = xrealloc(s->v, s->cap * sizeof(*s->v), "links");
+	}
+	s->v[s->n++] = at;
+}
+
 void capture_relink_add(struct capture *c, pid_t pid, bool multi, uint32_t at,
 			const char *path, uint32_t n, const uint64_t *cookies,
 			const uint64_t *offsets)
@@ -38,14 +53,28 @@ void capture_relink_add(struct capture *c, pid_t pid, bool multi, uint32_t at,
 	const uint8_t one = 1;
 	struct relink *r;
 	struct stat st;
+	uint32_t i;
 
-	if (stat(path, &st))
-		return;   /* its file cannot be told again: not made again */
-	if (c->nrelinks == c->caprelinks) {
-		c->caprelinks = c->caprelinks ? c->caprelinks * 2 : 8;
-		c->relinks = xrealloc(c->relinks, c->caprelinks * sizeof(*r), "links");
+	if (stat(path, &st)) {
+		if (errno == ENOENT && !strncmp(path, "/proc/", 6))
+			return;   /* the process exited: nothing to make again */
+		fprintf(stderr, "gotrace-record: warning: cannot stat %s (%s): "
+			"if process %d execs from a thread other than its first, "
+			"its new image runs untraced\n", path, strerror(errno), (int)pid);
+		return;
 	}
-	r = &c->relinks[c->nrelinks++];
+	i = slots_take(&c->free_relinks, c->nrelinks);
+	if (i == c->nrelinks) {
+		if (c->nrelinks == c->caprelinks) {
+			c->caprelinks = c->caprelinks ? c->caprelinks * 2 : 8;
+			c->relinks = xrealloc(c->relinks, c->caprelinks * sizeof(*r),
+					      "links");
+		}
+		c->nrelinks++;
+	}
+	if (u64map_add(&c->relink_of, key, i, UINT32_MAX))
+		xalloc_die("links");
+	r = &c->relinks[i];
 	*r = (struct relink){ .pid = pid, .multi = multi, .at = at,
 			      .dev = st.st_dev, .ino = st.st_ino, .n = n };
 	r->path = strcpy(xcalloc(strlen(path) + 1, 1, "links"), path);
@@ -55,6 +84,38 @@ void capture_relink_add(struct capture *c, pid_t pid, bool multi, uint32_t at,
 			    n * sizeof(*offsets));
 	/* a full table (16384 processes) leaves this one unwatched */
 	bpf_map_update_elem(c->execs_fd, &key, &one, BPF_ANY);
+}
+
+/* The relinks[] indices of process `pid`, in a new array of *n. */
+static uint32_t *relinks_of(const struct capture *c, pid_t pid, uint32_t *n)
+{
+	uint32_t pos = 0, cap = 0, *v = NULL;
+	const uint32_t *at;
+
+	*n = 0;
+	while ((at = u64map_find(&c->relink_of, (uint32_t)pid, &pos))) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 4;
+			v = xrealloc(v, cap * sizeof(*v), "links");
+		}
+		v[(*n)++] = *at;
+	}
+	return v;
+}
+
+/* Frees relink i (its link already closed or handed on) and gives its
+ * slots back. */
+static void relink_release(struct capture *c, uint32_t i)
+{
+	struct relink *r = &c->relinks[i];
+
+	slots_put(r->multi ? &c->free_multi : &c->free_links, r->at);
+	u64map_del(&c->relink_of, (uint32_t)r->pid, i);
+	free(r->path);
+	free(r->cookies);
+	free(r->offsets);
+	*r = (struct relink){ 0 };
+	slots_put(&c->free_relinks, i);
 }
 
 /* Whether r->path still names the file r was attached to (not another
@@ -93,10 +154,12 @@ static int relink(struct capture *c, const struct relink *r, int *old,
 	return fd;
 }
 
-/* Closes link r for good: its process runs another file now. */
-static void relink_drop(struct capture *c, struct relink *r, int *old,
+/* Closes link i for good: its process runs another file now. */
+static void relink_drop(struct capture *c, uint32_t i, int *old,
 			uint32_t *nold)
 {
+	struct relink *r = &c->relinks[i];
+
 	if (r->multi) {
 		old[(*nold)++] = c->multi_fds[r->at];
 		c->multi_fds[r->at] = -1;
@@ -104,11 +167,10 @@ static void relink_drop(struct capture *c, struct relink *r, int *old,
 		bpf_link__destroy(c->links[r->at]);
 		c->links[r->at] = NULL;
 	}
-	free(r->path);
-	r->path = NULL;
+	relink_release(c, i);
 }
 
-static uint64_t monotonic_ns(void)
+uint64_t capture_now_ns(void)
 {
 	struct timespec ts;
 
@@ -123,18 +185,17 @@ static uint64_t monotonic_ns(void)
  */
 static void relink_process(struct capture *c, const struct gt_exec *x)
 {
-	int *old = xcalloc(c->nrelinks, sizeof(*old), "links");
-	uint32_t nold = 0, again = 0, gone = 0, failed = 0;
+	uint32_t nold = 0, again = 0, gone = 0, failed = 0, nat;
+	uint32_t *at = relinks_of(c, (pid_t)x->pid, &nat);
+	int *old = xcalloc(nat + 1, sizeof(*old), "links");
 	int e = 0;
 
-	for (uint32_t i = 0; i < c->nrelinks && !c->closing; i++) {
-		struct relink *r = &c->relinks[i];
+	for (uint32_t j = 0; j < nat && !c->closing; j++) {
+		struct relink *r = &c->relinks[at[j]];
 		int k;
 
-		if (r->pid != (pid_t)x->pid || !r->path)
-			continue;
 		if (!same_file(r)) {
-			relink_drop(c, r, old, &nold);
+			relink_drop(c, at[j], old, &nold);
 			gone++;
 			continue;
 		}
@@ -148,6 +209,7 @@ static void relink_process(struct capture *c, const struct gt_exec *x)
 	}
 	capture_close_links(old, nold);
 	free(old);
+	free(at);
 	if (failed)
 		fprintf(stderr, "gotrace-record: warning: process %u exec'd from "
 			"a thread other than its first and %u of its uprobe links "
@@ -160,26 +222,46 @@ static void relink_process(struct capture *c, const struct gt_exec *x)
 			again, again == 1 ? "" : "s", gone,
 			x->stopped ? "stopped for" : "not stopped (events may be "
 			"lost), after",
-			(double)(monotonic_ns() - x->ts_ns) / 1e6);
+			(double)(capture_now_ns() - x->ts_ns) / 1e6);
+}
+
+/* Lets the stopped process x->pid go on: through `pidfd` (the process
+ * the record was about), by pid only where pidfds are not (before Linux
+ * 5.3). */
+static void let_go(const struct gt_exec *x, int pidfd)
+{
+	int k = pidfd >= 0 ? (int)syscall(SYS_pidfd_send_signal, pidfd, SIGCONT,
+					  NULL, 0)
+			   : kill((pid_t)x->pid, SIGCONT);
+
+	if (k && errno != ESRCH)
+		fprintf(stderr, "gotrace-record: cannot let process %u go on "
+			"(%s): run kill -CONT %u\n", x->pid, strerror(errno), x->pid);
 }
 
 void capture_on_exec_record(struct capture *c, const struct gt_exec *x)
 {
+	/* the process of this record, whatever comes to its pid after */
+	const int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)x->pid, 0);
 	int spawned = 0;
 
-	if (x->old_tid != x->pid)
+	c->exec_records++;
+	if (pidfd < 0 && errno == ESRCH)
+		return;   /* gone (its exit closes its links) */
+	if (x->old_tid != x->pid && !capture_pidfd_exited(pidfd))
 		relink_process(c, x);
 	if (x->bin != GT_NO_BIN)
-		spawned = capture_on_spawn(c, x);
-	if (x->stopped && kill((pid_t)x->pid, SIGCONT) && errno != ESRCH)
-		fprintf(stderr, "gotrace-record: cannot let process %u go on "
-			"(%s): run kill -CONT %u\n", x->pid, strerror(errno), x->pid);
+		spawned = capture_on_spawn(c, x, pidfd);
+	if (x->stopped)
+		let_go(x, pidfd);
+	if (pidfd >= 0)
+		close(pidfd);
 	if (spawned > 0 && c->verbose)
 		fprintf(stderr, "gotrace-record: process %u of the traced tree "
 			"exec'd a probed binary: its uprobes attached; %s %.1f ms\n",
 			x->pid, x->stopped ? "stopped for" : "not stopped "
 			"(events may be lost), after",
-			(double)(monotonic_ns() - x->ts_ns) / 1e6);
+			(double)(capture_now_ns() - x->ts_ns) / 1e6);
 }
 
 /* Links of exited processes, closed on a detached thread. */
@@ -206,27 +288,29 @@ static void *dead_close(void *arg)
 void capture_relinks_exited(struct capture *c, pid_t pid)
 {
 	struct dead_links *d = xcalloc(1, sizeof(*d), "links");
+	const uint32_t key = (uint32_t)pid;
 	pthread_attr_t attr;
+	uint32_t nat;
+	uint32_t *at = relinks_of(c, pid, &nat);
 	pthread_t t;
 
-	for (uint32_t i = 0; i < c->nrelinks; i++) {
-		struct relink *r = &c->relinks[i];
+	d->fds = xcalloc(nat + 1, sizeof(*d->fds), "links");
+	d->links = xcalloc(nat + 1, sizeof(*d->links), "links");
+	for (uint32_t j = 0; j < nat; j++) {
+		struct relink *r = &c->relinks[at[j]];
 
-		if (r->pid != pid || !r->path)
-			continue;
 		if (r->multi && c->multi_fds[r->at] >= 0) {
-			d->fds = xrealloc(d->fds, (d->nfds + 1) * sizeof(*d->fds), "links");
 			d->fds[d->nfds++] = c->multi_fds[r->at];
 			c->multi_fds[r->at] = -1;
 		} else if (!r->multi && c->links[r->at]) {
-			d->links = xrealloc(d->links, (d->nlinks + 1) * sizeof(*d->links),
-					    "links");
 			d->links[d->nlinks++] = c->links[r->at];
 			c->links[r->at] = NULL;
 		}
-		free(r->path);
-		r->path = NULL;
+		relink_release(c, at[j]);
 	}
+	free(at);
+	if (nat)   /* its pid may be another process's next */
+		bpf_map_delete_elem(c->execs_fd, &key);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	if (!d->nfds && !d->nlinks)
@@ -246,4 +330,9 @@ void capture_relinks_free(struct capture *c)
 	free(c->relinks);
 	c->relinks = NULL;
 	c->nrelinks = c->caprelinks = 0;
+	u64map_free(&c->relink_of);
+	free(c->free_relinks.v);
+	free(c->free_links.v);
+	free(c->free_multi.v);
+	free(c->files);
 }

@@ -9,6 +9,7 @@
  * on once capture_on_spawn() is done.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,6 +19,7 @@
 
 #include "capture.h"
 #include "capture_int.h"
+#include "xalloc.h"
 
 int capture_follow(struct capture *c, int inherit, capture_spawn_fn fn,
 		   void *ctx)
@@ -74,6 +76,8 @@ int capture_follow_binary(struct capture *c, uint32_t bin, const char *path)
 	k.ino = st.st_ino;
 	if (bpf_map_update_elem(c->bins_fd, &k, &bin, BPF_ANY))
 		return -errno;
+	c->files = xrealloc(c->files, (c->nfiles + 1) * sizeof(*c->files), "files");
+	c->files[c->nfiles++] = (struct follow_file){ st.st_dev, st.st_ino, bin };
 	return 0;
 }
 
@@ -96,17 +100,102 @@ uint64_t capture_binaries_run(struct capture *c)
 	return mask;
 }
 
-int capture_on_spawn(struct capture *c, const struct gt_exec *x)
+bool capture_pidfd_exited(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return pidfd >= 0 && poll(&p, 1, 0) > 0;
+}
+
+/* Whether /proc/PID/exe of x->pid is a file given for x->bin: the
+ * process of the record runs the probed binary, not another program
+ * (a reused pid, a file the BPF program matched by inode alone). */
+static bool runs_binary(const struct capture *c, const struct gt_exec *x)
+{
+	char path[40];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u/exe", x->pid);
+	if (stat(path, &st))
+		return false;
+	for (uint32_t i = 0; i < c->nfiles; i++)
+		if (c->files[i].bin == x->bin && c->files[i].dev == st.st_dev &&
+		    c->files[i].ino == st.st_ino)
+			return true;
+	return false;
+}
+
+/* Process x->pid exited while held: its exit is recorded (from the exit
+ * program, or here when it ended before it was watched) and said. */
+static void held_exited(struct capture *c, const struct gt_exec *x)
+{
+	char path[40], buf[1024], comm[17] = "";
+	unsigned long code = 0;
+	FILE *f;
+
+	fprintf(stderr, "gotrace-record: process %u of the traced tree "
+		"exited before its uprobes were attached\n", x->pid);
+	if (capture_unwatch_exit(c, x->pid) || !c->exit_fn)
+		return;   /* the exit program sent its record */
+	/* a zombie: /proc/PID/stat still has its name and exit code
+	 * (field 52, fs/proc/array.c) */
+	snprintf(path, sizeof(path), "/proc/%u/stat", x->pid);
+	f = fopen(path, "r");
+	if (f && fgets(buf, sizeof(buf), f)) {
+		char *open = strchr(buf, '('), *close = strrchr(buf, ')');
+		char *p = close;
+		int field = 2;
+
+		if (open && close && close > open) {
+			snprintf(comm, sizeof(comm), "%.*s", (int)(close - open - 1), open + 1);
+			while (p && field < 52 && (p = strchr(p + 1, ' ')))
+				field++;
+			if (p)
+				code = strtoul(p + 1, NULL, 10);
+		}
+	}
+	if (f)
+		fclose(f);
+	c->exit_fn(x->pid, capture_now_ns(), (uint32_t)code, comm, c->ctx);
+}
+
+int capture_on_spawn(struct capture *c, const struct gt_exec *x, int pidfd)
 {
 	const uint32_t key = x->pid;
 	uint64_t mask = 0;
+	char err[640];
 
 	if (x->bin >= GT_MAX_BINS || !c->spawn_fn || c->closing)
 		return 0;
-	if (c->spawn_fn(x->pid, x->bin, c->spawn_ctx))
-		return -1;
-	/* its exit closes its links (capture_relinks_exited()) */
+	/* before attaching: a kill during the attach sends its exit, and
+	 * that exit closes its links (capture_relinks_exited()) */
 	capture_watch_exit(c, x->pid);
+	if (capture_pidfd_exited(pidfd)) {
+		held_exited(c, x);
+		return 0;
+	}
+	if (!runs_binary(c, x)) {
+		if (c->verbose)
+			fprintf(stderr, "gotrace-record: process %u of the traced "
+				"tree does not run a probed binary's file (its pid "
+				"was reused, or the file was replaced): not attached\n",
+				x->pid);
+		return 0;
+	}
+	if (c->spawn_fn(x->pid, x->bin, err, sizeof(err), c->spawn_ctx)) {
+		if (capture_pidfd_exited(pidfd))
+			held_exited(c, x);
+		else
+			fprintf(stderr, "gotrace-record: warning: process %u runs "
+				"%s\n", x->pid, err);
+		return capture_pidfd_exited(pidfd) ? 0 : -1;
+	}
+	if (capture_pidfd_exited(pidfd)) {
+		/* killed during the attach: its links are a dead pid's */
+		capture_relinks_exited(c, (pid_t)x->pid);
+		held_exited(c, x);
+		return 0;
+	}
 	/* gone meanwhile: its exit took it out, and it stays out */
 	if (!bpf_map_lookup_elem(c->tree_fd, &key, &mask)) {
 		mask |= 1ull << x->bin;

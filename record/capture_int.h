@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The inside of capture (capture.c, capture_exec.c): the state of one
- * loaded BPF program and what its files share. Nothing else includes it.
+ * The inside of capture (capture.c, capture_exec.c, capture_follow.c):
+ * the state of one loaded BPF program and what its files share. Nothing
+ * else includes it.
  */
 #ifndef GOTRACE_CAPTURE_INT_H
 #define GOTRACE_CAPTURE_INT_H
@@ -12,6 +13,7 @@
 #include <sys/types.h>
 
 #include "capture.h"
+#include "map.h"
 
 struct gotrace_bpf;
 struct bpf_program;
@@ -29,6 +31,27 @@ struct counters {
 	int batch;             /* 1: batch lookups work, 0: not tried, -1: they fail */
 };
 
+/* Indices of free slots of an array (given back, to be taken again). */
+struct slots {
+	uint32_t *v;
+	uint32_t n, cap;
+};
+
+/* A slot of an array of n entries: one slots_put() gave back, else n
+ * (the caller grows the array to hold it). */
+uint32_t slots_take(struct slots *s, uint32_t n);
+
+/* Gives slot `at` back. */
+void slots_put(struct slots *s, uint32_t at);
+
+/* A probed binary's file as stat() saw it when capture_follow_binary()
+ * was given it: a followed process's /proc/PID/exe must be this file. */
+struct follow_file {
+	dev_t dev;
+	ino_t ino;
+	uint32_t bin;
+};
+
 /*
  * A link attached for one process by its pid, kept so that it can be
  * made again when the process execs from a thread other than its first
@@ -39,7 +62,7 @@ struct relink {
 	pid_t pid;
 	bool multi;
 	uint32_t at;
-	char *path;            /* as given to the kernel; NULL: given up */
+	char *path;            /* as given to the kernel; NULL: a free slot */
 	dev_t dev;             /* the file it named then */
 	ino_t ino;
 	uint32_t n;
@@ -58,12 +81,19 @@ struct capture {
 	struct ring_buffer *rb;
 	struct bpf_link **links;
 	uint32_t nlinks, caplinks;
+	struct slots free_links;   /* links[] slots of exited processes */
 	int multi;             /* program loaded for uprobe-multi links */
 	int *multi_fds;        /* their link fds */
 	uint32_t nmulti, capmulti;
+	struct slots free_multi;   /* multi_fds[] slots of exited processes */
 	uint32_t nuprobes;     /* uprobes attached, single or in links */
 	struct relink *relinks;    /* the links attached by pid */
 	uint32_t nrelinks, caprelinks;
+	struct slots free_relinks; /* relinks[] slots of exited processes */
+	struct u64map relink_of;   /* pid -> its relinks[] (several) */
+	struct follow_file *files; /* capture_follow_binary()'s files */
+	uint32_t nfiles;
+	uint64_t exec_records;     /* GT_REC_EXEC records read */
 	uint32_t nplans;
 	char *plans_mm;        /* the plans map, mapped (NULL: not mappable) */
 	size_t plans_len;
@@ -103,7 +133,9 @@ void capture_close_links(const int *fds, uint32_t n);
  * Keeps link `at` (c->multi_fds[at] when `multi`, else c->links[at]) of
  * sites (cookies[i], offsets[i]), i < n, of `path`, attached for process
  * `pid` > 0, to be made again after an exec, and puts `pid` in the
- * `execs` map. Out of memory: the link is not kept (a warning).
+ * `execs` map. A `path` that cannot be stat'ed: the link is not kept (a
+ * warning: that process is untraced after an exec from another thread);
+ * out of memory aborts (xalloc).
  */
 void capture_relink_add(struct capture *c, pid_t pid, bool multi, uint32_t at,
 			const char *path, uint32_t n, const uint64_t *cookies,
@@ -111,20 +143,35 @@ void capture_relink_add(struct capture *c, pid_t pid, bool multi, uint32_t at,
 
 /* Handles a GT_REC_EXEC record: attaches again the links of its pid
  * whose file is still the one it runs, then lets it go on (only that
- * once c->closing). */
+ * once c->closing) through a pidfd opened as the record arrives (not by
+ * its bare pid, which may be another process's once it exited). */
 void capture_on_exec_record(struct capture *c, const struct gt_exec *x);
 
 /* The part of a GT_REC_EXEC record about a followed process that exec'd
- * probed binary x->bin (capture_follow.c): attaches it for x->pid
- * through the capture_follow() callback (not once c->closing) and marks
- * it attached in the `tree` map. 1 when attached, 0 when not, -1 when
- * the callback failed. */
-int capture_on_spawn(struct capture *c, const struct gt_exec *x);
+ * probed binary x->bin (capture_follow.c): watches its exit, confirms
+ * through `pidfd` (the process of the record, -1: none) that it is alive
+ * and that /proc/PID/exe is a file of x->bin (same st_dev and st_ino),
+ * attaches it for x->pid through the capture_follow() callback (not once
+ * c->closing) and marks it attached in the `tree` map. 1 when attached,
+ * 0 when not (exited, another file: said with -v), -1 when the callback
+ * failed (a warning). */
+int capture_on_spawn(struct capture *c, const struct gt_exec *x, int pidfd);
+
+/* CLOCK_MONOTONIC in ns, the clock of the BPF program's ts_ns. */
+uint64_t capture_now_ns(void);
+
+/* Whether the process of `pidfd` exited (-1: cannot tell, false). */
+bool capture_pidfd_exited(int pidfd);
+
+/* Stops watching the exit of `pid`: 0 when it was watched (no exit
+ * record was sent for it), -errno when it was not. */
+int capture_unwatch_exit(struct capture *c, uint32_t pid);
 
 /* Process `pid` exited: closes the links attached for it by its pid
  * (capture_relink_add()) on a thread of their own (the kernel waits for
- * a grace period as it closes each), so that a command that starts many
- * probed programs holds the links of the live ones only. */
+ * a grace period as it closes each) and frees their slots for the next
+ * processes, so that a command that starts many probed programs holds
+ * the links and memory of the live ones only. */
 void capture_relinks_exited(struct capture *c, pid_t pid);
 
 /* Frees what capture_relink_add() kept (the links are closed elsewhere). */

@@ -49,6 +49,8 @@ struct session {
 	pid_t cmd_pid;           /* the command, once it exited */
 	int go_fd;               /* a byte here lets the command run */
 	int released;            /* the command was let run */
+	int passed;              /* a signal passed on to the command */
+	int forced;              /* a second signal: ends now, re-raised */
 	int status;              /* the command's wait() status */
 	const char *why;         /* which limit stopped the recording */
 	/* Startup progress, on a terminal, once a second has passed. */
@@ -597,11 +599,16 @@ static int session_should_stop(struct session *s, uint64_t now,
 	if (stop_signal) {
 		if (!s->child)
 			return 1;
-		/* Pass the signal on and wait for CMD to exit. */
+		/* A second one ends the recording now: capture_close()
+		 * lets the processes held for an attach go on. */
+		if (s->passed) {
+			s->forced = stop_signal;
+			return 1;
+		}
+		/* Pass the first on and wait for CMD to exit. */
 		kill(s->child, stop_signal);
+		s->passed = stop_signal;
 		stop_signal = 0;
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
 	}
 	if (reader_gone(s))
 		s->why = "the reader of the trace went away";
@@ -742,6 +749,10 @@ static void session_wait_command(struct session *s)
 {
 	if (s->child <= 0)
 		return;
+	if (s->passed && stop_signal && !s->forced)
+		s->forced = stop_signal;   /* the second came after the loop */
+	if (s->forced)
+		return;   /* not waited for: the recorder ends by the signal */
 	if (!s->o->quiet)
 		fprintf(stderr, "gotrace-record: probes detached; waiting "
 			"for %s to exit\n", s->o->cmd[0]);
@@ -916,6 +927,12 @@ out:
 	if (!o->quiet && (ret == 0 || (s.enc && encoder_unwritten(s.enc))))
 		session_summary(&s);
 	session_wait_command(&s);
+	if (s.forced) {
+		/* as an uncaught signal would have ended it, now that the
+		 * held processes went on and the file is whole */
+		signal(s.forced, SIG_DFL);
+		raise(s.forced);
+	}
 	if (ret == 0 && o->cmd) {
 		if (WIFEXITED(s.status))
 			ret = WEXITSTATUS(s.status);

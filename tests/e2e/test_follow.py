@@ -7,9 +7,12 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
+import time
 
 from conftest import RECORD, record, report, wait_for
+from gtr_reader import GtrReader
 
 
 def calls(trace):
@@ -150,3 +153,100 @@ def test_pid_target_that_starts_a_probed_program(gobuild, tmp_path, procs):
     assert calls(trace) == {pid: [(n, i) for i in range(1, n + 1)]
                             for pid, n in runs.items()}
     assert sorted(runs.values()) == [1, 2]
+
+
+def state(pid):
+    """The state letter of process `pid` (R, S, T, Z, ...), None when gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+
+
+def children_of(ppid):
+    """The pids whose parent is `ppid`."""
+    out = []
+    for d in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                if int(f.read().rsplit(")", 1)[1].split()[1]) == ppid:
+                    out.append(int(d))
+        except (ValueError, OSError):
+            pass
+    return out
+
+
+def test_second_signal_lets_held_children_go(gobuild, tmp_path, procs):
+    """A command that ignores SIGTERM and starts a probed program again
+    and again: the first SIGTERM is passed on to it, a second ends the
+    recorder (by that signal) after it let go the child it held, with a
+    whole file. No child the command started is left stopped."""
+    exe, _ = spawn_pair(gobuild, tmp_path)
+    pids, storm_pid = tmp_path / "pids", tmp_path / "storm.pid"
+    storm = tmp_path / "storm.sh"
+    storm.write_text("trap '' TERM\necho $$ > %s\nwhile :; do %s 1 >/dev/null & "
+                     "echo $! >> %s; wait $!; done\n" % (storm_pid, exe, pids))
+    trace, log = str(tmp_path / "s.gtr"), tmp_path / "rec.err"
+    # a file, not a pipe: the command keeps the recorder's stderr open
+    with open(log, "w") as f:
+        rec = procs([RECORD, "-o", trace, exe + ":main.add", "--", "sh", str(storm)],
+                    stdout=subprocess.DEVNULL, stderr=f)
+    assert wait_for(lambda: pids.exists() and len(pids.read_text().split()) >= 20)
+    sh = int(storm_pid.read_text())
+    try:
+        rec.p.send_signal(signal.SIGTERM)
+        time.sleep(0.3)
+        rec.p.send_signal(signal.SIGTERM)
+        code = rec.p.wait(20)
+        started = set(children_of(sh))
+    finally:
+        os.kill(sh, signal.SIGKILL)   # the command, which ignores SIGTERM
+    err = log.read_text()
+    assert code == -signal.SIGTERM, err
+    started |= {int(p) for p in pids.read_text().split()}
+    held = [p for p in started if state(p) == "T"]
+    for p in held:
+        os.kill(p, signal.SIGKILL)
+    assert not held, err
+    assert len(started) >= 20
+    assert calls(trace), err    # whole: the report reads its events
+    assert "cannot let process" not in err
+
+
+def test_child_killed_while_held_is_reported_as_exited(gobuild, tmp_path):
+    """A child killed (SIGKILL) while it is stopped for its uprobes (held
+    long: 180-odd probes attached one uprobe at a time): the recorder
+    says it exited, and its exit is recorded with its signal."""
+    exe, _ = spawn_pair(gobuild, tmp_path)
+    script = ("%s 1 & p=$!; until s=$(cut -d')' -f2 /proc/$p/stat | cut -c2); "
+              "[ \"$s\" = T ] || [ \"$s\" = Z ]; do :; done; kill -9 $p; "
+              "wait $p; echo \"pid $p state $s\"" % exe)
+    trace = str(tmp_path / "k.gtr")
+    p = record(["-o", trace, exe + ":time.*", "--", "sh", "-c", script],
+               env={"GOTRACE_NO_MULTI": "1"})
+    m = re.search(r"^pid (\d+) state (\w)$", p.stdout, re.M)
+    assert m and m.group(2) == "T", p.stdout
+    pid = int(m.group(1))
+    assert "process %d of the traced tree exited before its uprobes were attached" \
+        % pid in p.stderr
+    assert "could not be attached" not in p.stderr and "warning" not in p.stderr
+    r = GtrReader(trace)
+    list(r.items())
+    assert [(q["exited"], q["exit_code"]) for q in r.processes if q["pid"] == pid] \
+        == [(True, -9)], r.processes
+
+
+def test_memory_stays_flat_over_many_children(gobuild, tmp_path):
+    """300 children of the command run a binary of 400-odd probes, one
+    after the other: the recorder frees what it kept for each when it
+    exits, so its resident memory after the 300th is within 1 MiB of
+    what it was after the 50th (it grew by about 7 KiB a child)."""
+    exe, _ = spawn_pair(gobuild, tmp_path)
+    script = ("i=0; while [ $i -lt 300 ]; do %s 1 >/dev/null; i=$((i+1)); "
+              "case $i in 50|300) grep VmRSS /proc/$PPID/status;; esac; done" % exe)
+    p = record(["-o", str(tmp_path / "m.gtr"), exe + ":time.*", exe + ":reflect.*",
+                "--", "sh", "-c", script])
+    kb = [int(v) for v in re.findall(r"^VmRSS:\s+(\d+) kB$", p.stdout, re.M)]
+    assert len(kb) == 2, p.stdout
+    assert kb[1] - kb[0] < 1024, (kb, p.stderr)
