@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #include "output.h"
 #include "pair.h"
+#include "rotation.h"
 #include "run_int.h"
 
 #define FLUSH_AT (64 * 1024)     /* bytes of formatted output per write */
@@ -932,16 +934,37 @@ static int run_pass(struct run *run)
 	return filter_notes(run);
 }
 
+/* rotation_next()'s stop: Ctrl-C or SIGTERM ends the wait for a file. */
+static int stop_following(void *ctx)
+{
+	(void)ctx;
+	return interrupted;
+}
+
 int report_run(const struct report_opts *o)
 {
 	if (o->write_path && !o->sink)
 		return report_write(o);   /* comes back with its sink */
 
-	struct run run = {
-		.opts = o, .sink = o->sink ? o->sink : sink_select(o), .since = INT64_MIN, .until = INT64_MAX,
-	};
-	const int ret = run_pass(&run);
+	/* --follow goes on to the next file of a rotation, one pass each */
+	struct report_opts cur = *o;
+	char names[2][PATH_MAX];
+	int ret;
 
-	run_free(&run);
-	return ret;
+	for (int k = 0;; k ^= 1) {
+		struct run run = {
+			.opts = &cur, .sink = o->sink ? o->sink : sink_select(o),
+			.since = INT64_MIN, .until = INT64_MAX,
+		};
+		ret = run_pass(&run);
+		const bool closed = !ret && run.at_end && !interrupted &&
+				    gtr_reader_summary(run.r)->present;
+
+		run_free(&run);
+		if (!o->follow || !closed || !strcmp(o->path, "-") ||
+		    !rotation_next(o->path, cur.path, names[k], sizeof(names[k]),
+				   stop_following, NULL))
+			return ret;
+		cur.path = cur.name = names[k];
+	}
 }

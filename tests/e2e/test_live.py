@@ -261,6 +261,35 @@ def test_follow_reads_a_file_being_written(loop_bin, procs, tmp_path):
     assert len(whole) > 0 and [first.decode().rstrip("\n")] + rest == whole
 
 
+def test_follow_goes_on_through_a_rotation(loop_bin, procs, tmp_path):
+    """--follow of a recording rotated by -C: like tail -F, the report goes
+    on to FILE1, FILE2... as the recorder closes each file and opens the
+    next, and ends once the recorder ends, with the events of every file
+    in order."""
+    target = start_loop(procs, loop_bin)
+    trace = str(tmp_path / "r.gtr")
+    rec = procs([RECORD, "-o", trace, "-C", "1K", "--flush-interval", "0.2", "-d", "3",
+                 "-p", str(target.pid), "main.add"], stderr=subprocess.PIPE)
+    assert "-C: every file starts with" in attached(rec.p.stderr)
+    assert "attached" in attached(rec.p.stderr)
+    rep = procs([REPORT, "--follow", "--format", "jsonl", trace], stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE)
+    assert rec.p.wait(30) == 0
+    out = rep.p.stdout.read().decode().splitlines()
+    assert rep.p.wait(10) == 0
+    assert rep.p.stderr.read().decode() == ""
+    files = [trace] + ["%s%d" % (trace, k) for k in range(1, 1000)
+                       if os.path.exists("%s%d" % (trace, k))]
+    assert len(files) >= 3 and os.path.exists(files[-1])
+    whole = [line for f in files
+             for line in report(["--format", "jsonl", f]).stdout.splitlines()]
+    assert out == whole
+    # from a later file of the rotation, once it is over: that file on
+    later = report(["--follow", "--format", "jsonl", files[2]]).stdout.splitlines()
+    assert later == [line for f in files[2:]
+                     for line in report(["--format", "jsonl", f]).stdout.splitlines()]
+
+
 def test_follow_ends_cleanly_on_ctrl_c(loop_bin, procs, tmp_path):
     """Ctrl-C on a following report: exit 0, the summary of what was read,
     no warning about an unclosed file."""
