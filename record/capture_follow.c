@@ -107,6 +107,15 @@ bool capture_pidfd_exited(int pidfd)
 	return pidfd >= 0 && poll(&p, 1, 0) > 0;
 }
 
+/* Whether the process of `pidfd` exits within `ms` milliseconds: one
+ * killed as its attach failed may not have finished exiting yet. */
+static bool pidfd_exits_within(int pidfd, int ms)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return pidfd >= 0 && poll(&p, 1, ms) > 0;
+}
+
 /* Whether /proc/PID/exe of x->pid is a file given for x->bin: the
  * process of the record runs the probed binary, not another program
  * (a reused pid, a file the BPF program matched by inode alone). */
@@ -183,12 +192,14 @@ int capture_on_spawn(struct capture *c, const struct gt_exec *x, int pidfd)
 		return 0;
 	}
 	if (c->spawn_fn(x->pid, x->bin, err, sizeof(err), c->spawn_ctx)) {
-		if (capture_pidfd_exited(pidfd))
+		if (pidfd_exits_within(pidfd, 100)) {
+			capture_relinks_exited(c, (pid_t)x->pid);
 			held_exited(c, x);
-		else
-			fprintf(stderr, "gotrace-record: warning: process %u runs "
-				"%s\n", x->pid, err);
-		return capture_pidfd_exited(pidfd) ? 0 : -1;
+			return 0;
+		}
+		fprintf(stderr, "gotrace-record: warning: process %u runs %s\n",
+			x->pid, err);
+		return -1;
 	}
 	if (capture_pidfd_exited(pidfd)) {
 		/* killed during the attach: its links are a dead pid's */

@@ -11,6 +11,8 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 from conftest import RECORD, record, report, wait_for
 from gtr_reader import GtrReader
 
@@ -214,34 +216,46 @@ def test_second_signal_lets_held_children_go(gobuild, tmp_path, procs):
     assert "cannot let process" not in err
 
 
-def test_child_killed_while_held_is_reported_as_exited(gobuild, tmp_path):
+def test_child_killed_while_held_is_reported_as_exited(gobuild, toolchain, tmp_path):
     """A child killed (SIGKILL) while it is stopped for its uprobes (held
-    long: 180-odd probes attached one uprobe at a time): the recorder
-    says it exited, and its exit is recorded with its signal."""
+    long: 130-190 probes attached one uprobe at a time): the recorder
+    says it exited, no warning, and its exit is recorded with its
+    signal."""
+    if toolchain.gccgo:
+        pytest.skip("a gccgo binary's standard library is libgo's: too few "
+                    "functions of its own to hold a child long")
     exe, _ = spawn_pair(gobuild, tmp_path)
-    script = ("%s 1 & p=$!; until s=$(cut -d')' -f2 /proc/$p/stat | cut -c2); "
-              "[ \"$s\" = T ] || [ \"$s\" = Z ]; do :; done; kill -9 $p; "
-              "wait $p; echo \"pid $p state $s\"" % exe)
+    # the stop is watched with shell builtins only: no fork between looks
+    script = ("%s 1 & p=$!; while read -r l < /proc/$p/stat; do "
+              "case \"$l\" in *') T '*|*') Z '*) break;; esac; done; "
+              "s=${l##*) }; s=${s%%%% *}; kill -9 $p; wait $p; "
+              "echo \"pid $p state $s\"" % exe)
     trace = str(tmp_path / "k.gtr")
     p = record(["-o", trace, exe + ":time.*", "--", "sh", "-c", script],
                env={"GOTRACE_NO_MULTI": "1"})
     m = re.search(r"^pid (\d+) state (\w)$", p.stdout, re.M)
     assert m and m.group(2) == "T", p.stdout
     pid = int(m.group(1))
-    assert "process %d of the traced tree exited before its uprobes were attached" \
-        % pid in p.stderr
-    assert "could not be attached" not in p.stderr and "warning" not in p.stderr
+    # a kill before the attach ended is said; one between its end and
+    # the SIGCONT leaves the exit record alone to say it
+    lines = [ln for ln in p.stderr.splitlines() if str(pid) in ln]
+    assert lines in ([], ["gotrace-record: process %d of the traced tree exited "
+                          "before its uprobes were attached" % pid]), p.stderr
+    assert "warning" not in p.stderr and "No such" not in p.stderr, p.stderr
     r = GtrReader(trace)
     list(r.items())
     assert [(q["exited"], q["exit_code"]) for q in r.processes if q["pid"] == pid] \
         == [(True, -9)], r.processes
 
 
-def test_memory_stays_flat_over_many_children(gobuild, tmp_path):
+def test_memory_stays_flat_over_many_children(gobuild, toolchain, tmp_path):
     """300 children of the command run a binary of 400-odd probes, one
     after the other: the recorder frees what it kept for each when it
     exits, so its resident memory after the 300th is within 1 MiB of
     what it was after the 50th (it grew by about 7 KiB a child)."""
+    if toolchain.gccgo:
+        pytest.skip("a gccgo binary's standard library is libgo's: too few "
+                    "functions of its own to make the growth show")
     exe, _ = spawn_pair(gobuild, tmp_path)
     script = ("i=0; while [ $i -lt 300 ]; do %s 1 >/dev/null; i=$((i+1)); "
               "case $i in 50|300) grep VmRSS /proc/$PPID/status;; esac; done" % exe)
