@@ -58,6 +58,19 @@ struct {
 	__type(value, __u64);
 } procs_lost SEC(".maps");
 
+/*
+ * The processes held now: pid (in gotrace-record's namespace) -> 1, put
+ * here as one is stopped and taken out by gotrace-record as it lets it go
+ * (capture_exec.c). The guardian (record/guardian.c) lets go those still
+ * here should gotrace-record die without doing so (SIGKILL).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} held SEC(".maps");
+
 /* Entry 0: mask of the probed binaries a process of the tree exec'd. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -192,6 +205,7 @@ static __always_inline __u32 exec_bin(void)
 static __always_inline int on_process_exec(__u32 old_pid)
 {
 	__u32 tgid = ns_ids() >> 32, bin = GT_NO_BIN, zero = 0;
+	__u8 one = 1;
 	/* old_pid is the kernel's id (the initial namespace's) */
 	bool other = old_pid != bpf_get_current_pid_tgid() >> 32;
 	bool again = other && bpf_map_lookup_elem(&execs, &tgid);
@@ -226,7 +240,12 @@ static __always_inline int on_process_exec(__u32 old_pid)
 	x->old_tid = !other ? tgid : pidns_ino ? 0 : old_pid;
 	x->bin = bin;
 	x->pad = 0;
-	x->stopped = bpf_send_signal(GT_SIGSTOP) == 0;
+	/* in `held` before the stop, so that the guardian finds every
+	 * process stopped; a process `held` has no room for is not stopped */
+	x->stopped = bpf_map_update_elem(&held, &tgid, &one, BPF_ANY) == 0 &&
+		     bpf_send_signal(GT_SIGSTOP) == 0;
+	if (!x->stopped)
+		bpf_map_delete_elem(&held, &tgid);
 	bpf_ringbuf_submit(x, BPF_RB_FORCE_WAKEUP);
 	return 0;
 }

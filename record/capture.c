@@ -23,6 +23,7 @@
 
 #include "capture.h"
 #include "capture_int.h"
+#include "guardian.h"
 #include "gotrace.skel.h"
 
 static int verbose_libbpf;
@@ -252,6 +253,13 @@ again:
 	map_plans(c);
 	c->prog = c->skel->progs.gotrace_probe;
 	c->execs_fd = bpf_map__fd(c->skel->maps.execs);
+	c->held_fd = bpf_map__fd(c->skel->maps.held);
+	/* before any process can be held, and before any thread */
+	c->guardian = guardian_start(c->held_fd);
+	if (!c->guardian)
+		fprintf(stderr, "gotrace-record: warning: cannot start the guardian "
+			"process (%s): a process held when gotrace-record is killed "
+			"(SIGKILL) stays stopped until kill -CONT\n", strerror(errno));
 	c->tree_fd = bpf_map__fd(c->skel->maps.tree);
 	c->bins_fd = bpf_map__fd(c->skel->maps.bins);
 	c->bins_run_fd = bpf_map__fd(c->skel->maps.bins_run);
@@ -893,6 +901,8 @@ void capture_close(struct capture *c)
 	free(c->links);
 	capture_close_links(c->multi_fds, c->nmulti);
 	capture_relinks_free(c);
+	/* every held process is let go: the guardian ends */
+	guardian_stop(c->guardian);
 	free(c->multi_fds);
 	ring_buffer__free(c->rb);
 	if (c->plans_mm)

@@ -228,7 +228,7 @@ static void relink_process(struct capture *c, const struct gt_exec *x)
 /* Lets the stopped process x->pid go on: through `pidfd` (the process
  * the record was about), by pid only where pidfds are not (before Linux
  * 5.3). */
-static void let_go(const struct gt_exec *x, int pidfd)
+static void let_go(const struct capture *c, const struct gt_exec *x, int pidfd)
 {
 	int k = pidfd >= 0 ? (int)syscall(SYS_pidfd_send_signal, pidfd, SIGCONT,
 					  NULL, 0)
@@ -237,6 +237,9 @@ static void let_go(const struct gt_exec *x, int pidfd)
 	if (k && errno != ESRCH)
 		fprintf(stderr, "gotrace-record: cannot let process %u go on "
 			"(%s): run kill -CONT %u\n", x->pid, strerror(errno), x->pid);
+	/* after the signal: the guardian (guardian.c) lets go what is left
+	 * here should this process die in between */
+	bpf_map_delete_elem(c->held_fd, &x->pid);
 }
 
 void capture_on_exec_record(struct capture *c, const struct gt_exec *x)
@@ -253,7 +256,7 @@ void capture_on_exec_record(struct capture *c, const struct gt_exec *x)
 	if (x->bin != GT_NO_BIN)
 		spawned = capture_on_spawn(c, x, pidfd);
 	if (x->stopped)
-		let_go(x, pidfd);
+		let_go(c, x, pidfd);
 	if (pidfd >= 0)
 		close(pidfd);
 	if (spawned > 0 && c->verbose)

@@ -73,6 +73,8 @@ struct capture {
 	struct gotrace_bpf *skel;
 	struct bpf_program *prog;  /* the uprobes' program */
 	int execs_fd;              /* the BPF program's `execs` map */
+	int held_fd;               /* its `held` map: the processes stopped now */
+	struct guardian *guardian; /* lets them go should this process die */
 	int tree_fd;               /* its `tree` map: the followed processes */
 	int bins_fd, bins_run_fd;  /* its `bins` and `bins_run` maps */
 	struct bpf_program *fork_progs[3]; /* sched_process_fork: tp_btf, raw_tp, tp */

@@ -216,32 +216,47 @@ def test_second_signal_lets_held_children_go(gobuild, tmp_path, procs):
     assert "cannot let process" not in err
 
 
-def test_child_killed_while_held_is_reported_as_exited(gobuild, toolchain, tmp_path):
+def test_child_killed_while_held_is_reported_as_exited(gobuild, tmp_path, procs):
     """A child killed (SIGKILL) while it is stopped for its uprobes (held
-    long: 130-190 probes attached one uprobe at a time): the recorder
-    says it exited, no warning, and its exit is recorded with its
-    signal."""
-    if toolchain.gccgo:
-        pytest.skip("a gccgo binary's standard library is libgo's: too few "
-                    "functions of its own to hold a child long")
+    for certain: the recorder itself is stopped meanwhile; the child is
+    not reaped before the recorder has read of it): the recorder says it
+    exited, no warning, and its exit is recorded with its signal."""
     exe, _ = spawn_pair(gobuild, tmp_path)
-    # the stop is watched with shell builtins only: no fork between looks
-    script = ("%s 1 & p=$!; while read -r l < /proc/$p/stat; do "
+    # the child's parent is a subshell that becomes a sleep, which never
+    # reaps it (a shell may reap a background job at any time); the stop
+    # is watched with shell builtins only: no fork between looks
+    pidfile = tmp_path / "child.pid"
+    script = ("read go; (%s 1 & echo $! > %s; exec sleep 60) & sub=$!; "
+              "until [ -s %s ]; do :; done; read -r p < %s; "
+              "while read -r l < /proc/$p/stat; do "
               "case \"$l\" in *') T '*|*') Z '*) break;; esac; done; "
-              "s=${l##*) }; s=${s%%%% *}; kill -9 $p; wait $p; "
-              "echo \"pid $p state $s\"" % exe)
-    trace = str(tmp_path / "k.gtr")
-    p = record(["-o", trace, exe + ":time.*", "--", "sh", "-c", script],
-               env={"GOTRACE_NO_MULTI": "1"})
-    m = re.search(r"^pid (\d+) state (\w)$", p.stdout, re.M)
-    assert m and m.group(2) == "T", p.stdout
+              "s=${l##*) }; s=${s%%%% *}; kill -9 $p; "
+              "echo \"pid $p state $s\"; read done; kill $sub" % (exe, pidfile, pidfile, pidfile))
+    trace, out, log = str(tmp_path / "k.gtr"), tmp_path / "cmd.out", tmp_path / "rec.err"
+    with open(out, "w") as o, open(log, "w") as e:
+        rec = procs([RECORD, "-o", trace, exe + ":main.add", "--", "sh", "-c", script],
+                    stdin=subprocess.PIPE, stdout=o, stderr=e, text=True)
+    # the command waits to read once the probes are attached
+    sh = wait_for(lambda: [k for k in children_of(rec.pid)
+                           if os.readlink("/proc/%d/exe" % k) != os.path.realpath(RECORD)
+                           and state(k) == "S"])
+    assert sh, "the recorder's command never waited to read"
+    os.kill(rec.pid, signal.SIGSTOP)
+    rec.p.stdin.write("go\n")
+    rec.p.stdin.flush()
+    m = wait_for(lambda: re.search(r"^pid (\d+) state (\w)$", out.read_text(), re.M))
+    os.kill(rec.pid, signal.SIGCONT)
+    assert m and m.group(2) == "T", out.read_text()
     pid = int(m.group(1))
-    # a kill before the attach ended is said; one between its end and
-    # the SIGCONT leaves the exit record alone to say it
-    lines = [ln for ln in p.stderr.splitlines() if str(pid) in ln]
-    assert lines in ([], ["gotrace-record: process %d of the traced tree exited "
-                          "before its uprobes were attached" % pid]), p.stderr
-    assert "warning" not in p.stderr and "No such" not in p.stderr, p.stderr
+    said = "gotrace-record: process %d of the traced tree exited before its uprobes " \
+        "were attached" % pid
+    assert wait_for(lambda: said in log.read_text()), log.read_text()
+    rec.p.stdin.write("done\n")
+    rec.p.stdin.close()
+    assert rec.p.wait(60) == 0
+    err = log.read_text()
+    assert [ln for ln in err.splitlines() if str(pid) in ln] == [said], err
+    assert "warning" not in err and "No such" not in err, err
     r = GtrReader(trace)
     list(r.items())
     assert [(q["exited"], q["exit_code"]) for q in r.processes if q["pid"] == pid] \
@@ -249,18 +264,21 @@ def test_child_killed_while_held_is_reported_as_exited(gobuild, toolchain, tmp_p
 
 
 def test_memory_stays_flat_over_many_children(gobuild, toolchain, tmp_path):
-    """300 children of the command run a binary of 400-odd probes, one
-    after the other: the recorder frees what it kept for each when it
+    """300 children of the command run a binary of 400-odd probes (gc;
+    gccgo's has its own functions only, its standard library being
+    libgo's), one after the other: each is followed (its call recorded
+    under its pid), and the recorder frees what it kept for each when it
     exits, so its resident memory after the 300th is within 1 MiB of
     what it was after the 50th (it grew by about 7 KiB a child)."""
-    if toolchain.gccgo:
-        pytest.skip("a gccgo binary's standard library is libgo's: too few "
-                    "functions of its own to make the growth show")
     exe, _ = spawn_pair(gobuild, tmp_path)
     script = ("i=0; while [ $i -lt 300 ]; do %s 1 >/dev/null; i=$((i+1)); "
               "case $i in 50|300) grep VmRSS /proc/$PPID/status;; esac; done" % exe)
-    p = record(["-o", str(tmp_path / "m.gtr"), exe + ":time.*", exe + ":reflect.*",
-                "--", "sh", "-c", script])
+    probes = [exe + ":main.*"] if toolchain.gccgo else \
+        [exe + ":main.add", exe + ":time.*", exe + ":reflect.*"]
+    trace = str(tmp_path / "m.gtr")
+    p = record(["-o", trace, *probes, "--", "sh", "-c", script])
     kb = [int(v) for v in re.findall(r"^VmRSS:\s+(\d+) kB$", p.stdout, re.M)]
     assert len(kb) == 2, p.stdout
     assert kb[1] - kb[0] < 1024, (kb, p.stderr)
+    adds = report(["--format", "jsonl", "-f", 'func == "main.add"', trace]).stdout
+    assert len({json.loads(ln)["pid"] for ln in adds.splitlines()}) == 300, p.stderr

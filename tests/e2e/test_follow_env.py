@@ -2,7 +2,8 @@
 kernel's view and the recorder's differ: a recorder in a pid namespace of
 its own (a container without the host's pids), a probed binary on btrfs
 (whose stat() device is not the kernel's superblock device), and an event
-ring buffer that is full when a child execs a probed binary."""
+ring buffer that is full when a child execs a probed binary; and a
+recorder killed (SIGKILL) while a process is held."""
 import json
 import os
 import re
@@ -13,7 +14,7 @@ import subprocess
 import pytest
 
 from conftest import RECORD, report, require_bpf, wait_for
-from test_follow import calls, printed, waiting_spawn
+from test_follow import calls, printed, spawn_pair, state, waiting_spawn
 
 
 def run(argv, timeout=120):
@@ -196,13 +197,21 @@ def tree_keys():
 
 
 def child_of(pid):
-    """The pid of a child of process `pid`, else None."""
+    """The pid of a child of process `pid` other than a recorder's
+    guardian (named gotrace-guard), else None."""
     try:
         with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
             kids = f.read().split()
     except OSError:
         return None
-    return int(kids[0]) if kids else None
+    for kid in kids:
+        try:
+            with open("/proc/%s/comm" % kid) as f:
+                if f.read().strip() != "gotrace-guard":
+                    return int(kid)
+        except OSError:
+            pass
+    return None
 
 
 def test_classic_fork_tracepoint_follows_processes_not_threads(gobuild, tmp_path, procs):
@@ -225,3 +234,42 @@ def test_classic_fork_tracepoint_follows_processes_not_threads(gobuild, tmp_path
     assert len(mine) == 1, mine
     assert sleeper in mine[0] and not mine[0] & threads, (mine[0], threads)
     assert rec.p.wait(20) == 0
+
+
+def test_recorder_killed_while_a_process_is_held(gobuild, tmp_path, procs):
+    """gotrace-record killed (SIGKILL) while the BPF program holds a
+    process of the tree that exec'd a probed binary: its guardian lets
+    the process go (SIGCONT), which runs to its end, unprobed, where it
+    stayed stopped for good, its parent waiting. The recorder is stopped
+    first, so that the hold is certain to outlast it."""
+    exe, _ = spawn_pair(gobuild, tmp_path)
+    out = tmp_path / "cmd.out"
+    with open(out, "w") as o:
+        rec = procs([RECORD, "-o", str(tmp_path / "x.gtr"), exe + ":main.add", "--",
+                     "sh", "-c", "read line; %s 2" % exe],
+                    stdin=subprocess.PIPE, stdout=o, stderr=subprocess.PIPE, text=True)
+    # the command runs once the probes are attached; then it reads
+    sh = wait_for(lambda: child_of(rec.pid))
+    assert sh, "the recorder started no command"
+    child = None
+    try:
+        assert wait_for(lambda: os.path.basename(os.readlink("/proc/%d/exe" % sh)) != "gotrace-record"
+                        and state(sh) == "S")
+        os.kill(rec.pid, signal.SIGSTOP)
+        rec.p.stdin.write("go\n")
+        rec.p.stdin.flush()
+        # the shell's child execs the probed binary: held before its first
+        # instruction, by the BPF program alone
+        child = wait_for(lambda: child_of(sh))
+        assert child and wait_for(lambda: state(child) == "T"
+                                  and os.readlink("/proc/%d/exe" % child) == exe), \
+            state(child or 0)
+        os.kill(rec.pid, signal.SIGKILL)
+        rec.p.wait(20)
+        assert wait_for(lambda: printed(out.read_text()) == {child: 2}), \
+            (state(child), out.read_text())
+        assert "was let go (SIGCONT), unprobed" in rec.p.stderr.read()
+    finally:
+        for pid in (child, sh):
+            if pid and state(pid):
+                os.kill(pid, signal.SIGKILL)
