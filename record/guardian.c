@@ -7,10 +7,12 @@
  * guardian is a child forked before any process can be held; it holds
  * the read end of a pipe whose write end only gotrace-record has (close
  * on exec, so no traced command keeps it), and the BPF map of held
- * processes. The pipe's end of file is gotrace-record's end, whichever
- * way it came: the guardian then lets go every process of the map that
- * is still stopped (none after a clean end: gotrace-record lets each go
- * and takes it out of the map) and exits.
+ * processes. A byte on the pipe is gotrace-record's clean end; the
+ * pipe's end of file, or SIGUSR1 from the kernel as gotrace-record dies
+ * (PR_SET_PDEATHSIG: the pipe may stay open in a command forked but not
+ * yet exec'd), is its death. Either way the guardian then lets go every
+ * process of the map that is still stopped (none after a clean end:
+ * gotrace-record lets each go and takes it out of the map) and exits.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +38,13 @@ struct guardian {
 
 #define GUARD_PIPE 3    /* the guardian's descriptors, after the */
 #define GUARD_HELD 4    /* three standard ones */
+#define GUARD_END 'q'   /* the byte of gotrace-record's clean end */
+
+/* SIGUSR1, gotrace-record's death (PR_SET_PDEATHSIG): interrupts read(). */
+static void on_parent_death(int sig)
+{
+	(void)sig;
+}
 
 /* The state letter of process `pid` (/proc/PID/stat, proc(5)), or 0 when
  * it is gone. */
@@ -83,17 +92,22 @@ static void sweep(int held_fd)
 	}
 }
 
-/* The guardian's body: never returns. */
-static void guard(int rd, int held_fd)
+/* The guardian's body, gotrace-record being `parent`: never returns. */
+static void guard(int rd, int held_fd, pid_t parent)
 {
 	static const int ignored[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP,
-				       SIGTTIN, SIGTTOU, SIGPIPE, SIGUSR1, SIGUSR2 };
+				       SIGTTIN, SIGTTOU, SIGPIPE, SIGUSR2 };
+	struct sigaction sa;
 	int devnull = open("/dev/null", O_RDWR);
 	char c;
 	ssize_t n;
 
 	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
 		signal(ignored[i], SIG_IGN);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_parent_death;   /* no SA_RESTART: read() ends */
+	sigaction(SIGUSR1, &sa, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGUSR1, 0, 0, 0);
 	prctl(PR_SET_NAME, "gotrace-guard", 0, 0, 0);
 	/* only the pipe and the map, at known numbers; stderr kept for the
 	 * message, stdin and stdout (perhaps the trace) let go */
@@ -109,10 +123,13 @@ static void guard(int rd, int held_fd)
 	if (syscall(SYS_close_range, GUARD_HELD + 1, ~0U, 0) != 0)
 		for (int fd = GUARD_HELD + 1; fd < 65536; fd++)
 			close(fd);
-	/* nothing is ever written: the end of file is gotrace-record's end */
-	do
+	/* a byte, the end of file, or gotrace-record gone (its SIGUSR1 may
+	 * have come before the prctl: then getppid() is another already) */
+	while (getppid() == parent) {
 		n = read(GUARD_PIPE, &c, 1);
-	while (n < 0 && errno == EINTR);
+		if (n >= 0 || errno != EINTR)
+			break;
+	}
 	sweep(GUARD_HELD);
 	_exit(0);
 }
@@ -120,6 +137,7 @@ static void guard(int rd, int held_fd)
 struct guardian *guardian_start(int held_fd)
 {
 	struct guardian *g;
+	const pid_t parent = getpid();
 	int p[2];
 	pid_t pid;
 
@@ -137,7 +155,7 @@ struct guardian *guardian_start(int held_fd)
 	}
 	if (pid == 0) {
 		close(p[1]);
-		guard(p[0], held_fd);
+		guard(p[0], held_fd, parent);
 	}
 	close(p[0]);
 	g = xcalloc(1, sizeof(*g), "guardian");
@@ -148,8 +166,15 @@ struct guardian *guardian_start(int held_fd)
 
 void guardian_stop(struct guardian *g)
 {
+	const char c = GUARD_END;
+
 	if (!g)
 		return;
+	/* a byte, not the end of file: a command forked but not exec'd may
+	 * hold the pipe open still */
+	if (write(g->wr, &c, 1) != 1) {
+		/* the guardian is gone already */
+	}
 	close(g->wr);
 	while (waitpid(g->pid, NULL, 0) < 0 && errno == EINTR)
 		;

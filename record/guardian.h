@@ -18,9 +18,10 @@ struct guardian;
  * capture_exec.c). The guardian keeps no other descriptor of
  * gotrace-record's (no output file, so no lock: spec/FORMAT.md), ignores
  * the terminal's signals, and waits for gotrace-record to end, however
- * it ends (its end of a pipe closes, by guardian_stop() or by its death):
- * then it sends SIGCONT to each process of the map that is still
- * stopped, and exits. Returns NULL (errno set) when it cannot be started.
+ * it ends (guardian_stop(), or its death: the pipe's end of file or the
+ * kernel's PR_SET_PDEATHSIG signal): then it sends SIGCONT to each
+ * process of the map that is still stopped, and exits. Returns NULL
+ * (errno set) when it cannot be started.
  */
 struct guardian *guardian_start(int held_fd);
 
