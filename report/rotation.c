@@ -15,7 +15,8 @@
 
 #include "rotation.h"
 
-#define ROTATION_WAIT_TICKS 20   /* 2 s in 100 ms ticks */
+#define ROTATION_WAIT_TICKS 100  /* 10 s in 100 ms ticks: a loaded machine may take
+                                  * seconds to write the next file's metadata */
 
 /* Whether a's modification time is at or after b's. */
 static bool not_older(const struct stat *a, const struct stat *b)

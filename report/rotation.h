@@ -11,7 +11,7 @@
 
 /*
  * After `cur`, a file of the rotation that `given` (the file --follow
- * was given) is part of, was read to its summary: waits up to 2 s, in
+ * was given) is part of, was read to its summary: waits up to 10 s, in
  * 100 ms ticks, for the next file to exist as a regular file written
  * since cur was closed (not older than cur: a file of an earlier
  * recording at that name is). The rotation of FILE is FILE, FILE1,

@@ -276,7 +276,8 @@ def test_follow_goes_on_through_a_rotation(loop_bin, procs, tmp_path):
                 stderr=subprocess.PIPE)
     assert rec.p.wait(30) == 0
     out = rep.p.stdout.read().decode().splitlines()
-    assert rep.p.wait(10) == 0
+    # it waits up to 10 s for a next file after the last
+    assert rep.p.wait(30) == 0
     assert rep.p.stderr.read().decode() == ""
     files = [trace] + ["%s%d" % (trace, k) for k in range(1, 1000)
                        if os.path.exists("%s%d" % (trace, k))]
