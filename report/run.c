@@ -941,6 +941,27 @@ static int stop_following(void *ctx)
 	return interrupted;
 }
 
+/*
+ * Waits (up to 10 s, in 100 ms ticks; Ctrl-C ends it) until the next file
+ * of a rotation opens: the recorder may not have written its header whole
+ * yet when it is found.
+ */
+static void wait_openable(const char *path)
+{
+	const struct timespec tick = { 0, 100 * 1000 * 1000 };
+	char err[512];
+
+	for (int t = 0; t < 100 && !interrupted; t++) {
+		struct gtr_reader *r = gtr_reader_open(path, err, sizeof(err));
+
+		if (r) {
+			gtr_reader_close(r);
+			return;
+		}
+		nanosleep(&tick, NULL);
+	}
+}
+
 int report_run(const struct report_opts *o)
 {
 	if (o->write_path && !o->sink)
@@ -966,5 +987,6 @@ int report_run(const struct report_opts *o)
 				   stop_following, NULL))
 			return ret;
 		cur.path = cur.name = names[k];
+		wait_openable(cur.path);
 	}
 }
