@@ -541,6 +541,16 @@ static int session_go(struct session *s)
 	return 0;
 }
 
+/* Writes the drop records of the counts read now, after the events the
+ * ring buffer holds: the events kept before a count was read (the one
+ * that filled a rate-limit window among them) come before its record in
+ * the file, as a reader reckoning the windows in file order expects. */
+static void session_drops(struct session *s)
+{
+	capture_poll(s->cap, 0);
+	encoder_drops(s->enc);
+}
+
 /* Closes the current file and opens the next of the rotation. A full disk
  * (the flush, the next file) leaves the encoder counting what it cannot
  * write, as without rotation. Returns 0. */
@@ -549,7 +559,7 @@ static int session_rotate(struct session *s)
 	struct gtr_writer *w = encoder_writer(s->enc), *next;
 	char err[1024];
 
-	encoder_drops(s->enc);
+	session_drops(s);
 	if (gtr_writer_flush(w)) {
 		/* a full disk: stay on this file, counting what is not
 		 * written, as without rotation */
@@ -660,7 +670,7 @@ static int session_loop(struct session *s)
 			struct gtr_writer *w = encoder_writer(s->enc);
 
 			if (!encoder_failed(s->enc)) {
-				encoder_drops(s->enc);
+				session_drops(s);
 				encoder_processes_check(s->enc, now, 0, 0);
 				encoder_write_clock(w);
 				if (gtr_writer_flush(w))

@@ -537,6 +537,8 @@ static bool ripe_ts(const struct pairer *p, uint64_t ts)
 {
 	if (p->force || p->finished || p->lim.lossless)
 		return true;
+	if (p->npend)
+		return false;     /* a drop record waits (rate_settle()) */
 	uint64_t hold_ns = p->longest < HOLD_MAX / 2 ? 2 * p->longest : HOLD_MAX;
 	if (hold_ns < p->lim.hold_ns)
 		hold_ns = p->lim.hold_ns;
@@ -653,6 +655,7 @@ bool pair_push(struct pairer *p, struct report_event *e)
 	if (ev->ts_ns > p->max_seen)
 		p->max_seen = ev->ts_ns;
 	rate_kept(p, pe, ev, key);
+	rate_settle(p, false);
 	if (!pe || !pe->used || !probe_has_ret(p, pe)) {
 		const struct gor *g = gor_get(p, ev->pid, key, false);
 		return pass(p, e, pe && pe->used ? pe->fid : NO_FID, g ? g->depth : 0, false,
@@ -771,6 +774,7 @@ bool pair_next(struct pairer *p, struct report_event *out)
 		if (p->held_bytes <= p->lim.hold_bytes)
 			return false;
 		p->cnt.early = gtr_add_sat(p->cnt.early, 1);
+		rate_settle(p, true);
 	}
 	settle(p);
 	p->popped = true;
@@ -839,6 +843,7 @@ void pair_finish(struct pairer *p)
 {
 	if (p->finished)
 		return;
+	rate_settle(p, true);
 	p->finished = true;
 	for (uint32_t i = 0; i < p->ngors; i++) {
 		const struct gor *g = &p->gors[i];

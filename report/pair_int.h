@@ -122,6 +122,10 @@ struct probe_ent {
 	struct span full[RATE_FULL]; /* the last spans where suppression was
 				     possible (windows that kept `rate`) */
 	uint32_t nfull;
+	struct span pend;         /* suppressed in these, by drop records its
+				     windows do not explain yet (pair_loss.c,
+				     rate_settle()); valid when `pending` */
+	bool pending;
 };
 
 struct pairer {
@@ -176,6 +180,8 @@ struct pairer {
 	uint64_t *prev;
 	uint32_t nprev;
 	bool any_rate;            /* some paired function has a rate limit */
+	uint32_t npend;           /* probes with a pending span (probe_ent.pend) */
+	uint64_t pend_due;        /* the earliest pend.hi of them */
 	uint64_t max_seen;        /* latest ts_ns fed */
 	uint64_t longest;         /* longest drop span with a known since_ns */
 };
@@ -221,5 +227,11 @@ void rate_kept(struct pairer *p, struct probe_ent *e, const struct gtr_event *ev
  * in a later file of a rotation, from the window current when the file
  * began. */
 void rate_begin(struct pairer *p, struct probe_ent *e, const struct gtr_probe *pr);
+
+/* pair_loss.c: decides the drop records of suppressed events that waited
+ * for the events before them (probe_ent.pend): those events read
+ * RATE_SLACK past them, or every one when `all` (the end, or a release
+ * forced by hold_bytes). A record no window explains becomes a loss span. */
+void rate_settle(struct pairer *p, bool all);
 
 #endif /* REPORT_PAIR_INT_H */

@@ -180,6 +180,54 @@ static bool rate_explains(const struct probe_ent *e, uint64_t lo, uint64_t hi)
 	return false;
 }
 
+/*
+ * A drop record of suppressed events is written when the recorder reads
+ * the counts, and the events kept before it may follow it in the file:
+ * they were still in the ring buffer (spec/FORMAT.md: a drop is "noticed
+ * at this time"). The event that filled the window that explains it can
+ * be among them, so a record the windows do not explain yet waits (its
+ * probe's pend) until events RATE_SLACK past its time have been read;
+ * held returns wait for it too (pair.c, ripe_ts()).
+ */
+static void rate_pend(struct pairer *p, struct probe_ent *e, uint64_t lo, uint64_t hi)
+{
+	if (!e->pending) {
+		e->pending = true;
+		e->pend = (struct span){ lo, hi };
+		if (!p->npend++ || hi < p->pend_due)
+			p->pend_due = hi;
+		return;
+	}
+	if (lo < e->pend.lo)
+		e->pend.lo = lo;
+	if (hi > e->pend.hi)
+		e->pend.hi = hi;
+}
+
+void rate_settle(struct pairer *p, bool all)
+{
+	if (!p->npend || (!all && (p->max_seen < RATE_SLACK ||
+				   p->max_seen - RATE_SLACK < p->pend_due)))
+		return;
+	uint64_t due = UINT64_MAX;
+	for (uint32_t i = 0; i < p->npents && p->npend; i++) {
+		struct probe_ent *e = &p->pents[i];
+
+		if (!e->pending)
+			continue;
+		if (!all && (p->max_seen < RATE_SLACK || p->max_seen - RATE_SLACK < e->pend.hi)) {
+			if (e->pend.hi < due)
+				due = e->pend.hi;
+			continue;
+		}
+		e->pending = false;
+		p->npend--;
+		if (!rate_explains(e, e->pend.lo, e->pend.hi))
+			loss_add(p, e->fid, e->pend.lo, e->pend.hi);
+	}
+	p->pend_due = due;
+}
+
 /* The time of the last drop record of (probe, cpu), NULL when none was
  * kept; made when `add` and fewer than NPREV are kept. */
 static uint64_t *prev_slot(struct pairer *p, uint32_t probe, uint32_t cpu, bool add)
@@ -220,12 +268,18 @@ void pair_drop(struct pairer *p, const struct gtr_drop *d)
 		*pv = hi;
 	if (!d->count)
 		return;
-	const struct probe_ent *pe = d->probe_id == UINT32_MAX ? NULL : pmap_slot(p, d->probe_id);
+	struct probe_ent *pe = d->probe_id == UINT32_MAX ? NULL : pmap_slot(p, d->probe_id);
 	const bool rated = pe && pe->used ? pe->rw.rate && !p->lim.lossless : p->any_rate;
 	if (pe && pe->used && !probe_has_ret(p, pe))
 		return;                   /* not paired: nothing to decide */
 	if (d->reason == GTR_DROP_RATE && rated && pe && rate_explains(pe, lo, hi))
 		return;                   /* its windows hold these: rate_kept() */
+	if (d->reason == GTR_DROP_RATE && rated && pe && pe->used && !pe->rw.off &&
+	    !p->force) {
+		rate_pend(p, pe, lo, hi); /* the window's filling event may follow */
+		rate_settle(p, false);
+		return;
+	}
 	/* events lost from the ring buffer counted in their window all the
 	 * same: the rest of it may have been suppressed, unseen */
 	if (d->reason != GTR_DROP_RATE && rated)

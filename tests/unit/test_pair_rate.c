@@ -92,6 +92,30 @@ Test(pair_rate, without_the_limit_in_the_file_drop_records_decide)
 	cr_expect_str_eq(out, "LLLLP", "the drop record's span covers both windows");
 }
 
+Test(pair_rate, a_drop_record_written_before_the_events_it_follows_waits_for_them)
+{
+	/* the recorder read the count at S + 9000 while the second
+	 * window's calls were still in the ring buffer: the record comes
+	 * before them in the file, and the third call, which filled the
+	 * window, explains it; only that call can have been split */
+	static const struct call c[] = {
+		{ 'C', 1000, 1010, 1 }, { 'D', S / 2, S + 9000, 0 },
+		{ 'C', S + 5000, S + 5010, 1 }, { 'C', S + 6000, S + 6010, 1 },
+		{ 'C', 3 * S, 3 * S + 10, 1 },
+	};
+	char out[16];
+
+	run(c, 5, out);
+	cr_expect_str_eq(out, "PPLP");
+	/* the same record with no window filling at all: its span stands */
+	static const struct call d[] = {
+		{ 'C', 1000, 1010, 1 }, { 'D', S / 2, S + 9000, 0 },
+		{ 'C', S + 5000, S + 5010, 1 }, { 'C', 3 * S, 3 * S + 10, 1 },
+	};
+	run(d, 4, out);
+	cr_expect_str_eq(out, "PLP");
+}
+
 Test(pair_rate, a_suppression_no_window_explains_keeps_its_span)
 {
 	/* one call a second: no window ever fills, yet a record says the
