@@ -19,6 +19,7 @@
 
 #include "capture.h"
 #include "capture_int.h"
+#include "procstat.h"
 #include "xalloc.h"
 
 int capture_follow(struct capture *c, int inherit, capture_spawn_fn fn,
@@ -138,34 +139,16 @@ static bool runs_binary(const struct capture *c, const struct gt_exec *x)
  * program, or here when it ended before it was watched) and said. */
 static void held_exited(struct capture *c, const struct gt_exec *x)
 {
-	char path[40], buf[1024], comm[17] = "";
-	unsigned long code = 0;
-	FILE *f;
+	struct proc_stat st;
 
 	fprintf(stderr, "gotrace-record: process %u of the traced tree "
 		"exited before its uprobes were attached\n", x->pid);
 	if (capture_unwatch_exit(c, x->pid) || !c->exit_fn)
 		return;   /* the exit program sent its record */
 	/* a zombie: /proc/PID/stat still has its name and exit code
-	 * (field 52, fs/proc/array.c) */
-	snprintf(path, sizeof(path), "/proc/%u/stat", x->pid);
-	f = fopen(path, "r");
-	if (f && fgets(buf, sizeof(buf), f)) {
-		char *open = strchr(buf, '('), *close = strrchr(buf, ')');
-		char *p = close;
-		int field = 2;
-
-		if (open && close && close > open) {
-			snprintf(comm, sizeof(comm), "%.*s", (int)(close - open - 1), open + 1);
-			while (p && field < 52 && (p = strchr(p + 1, ' ')))
-				field++;
-			if (p)
-				code = strtoul(p + 1, NULL, 10);
-		}
-	}
-	if (f)
-		fclose(f);
-	c->exit_fn(x->pid, capture_now_ns(), (uint32_t)code, comm, c->ctx);
+	 * (0 and "" when it is reaped already) */
+	proc_stat_read((pid_t)x->pid, &st);
+	c->exit_fn(x->pid, capture_now_ns(), st.exit_code, st.comm, c->ctx);
 }
 
 int capture_on_spawn(struct capture *c, const struct gt_exec *x, int pidfd)

@@ -29,6 +29,7 @@
 #include <bpf/bpf.h>
 
 #include "guardian.h"
+#include "procstat.h"
 #include "xalloc.h"
 
 struct guardian {
@@ -46,26 +47,12 @@ static void on_parent_death(int sig)
 	(void)sig;
 }
 
-/* The state letter of process `pid` (/proc/PID/stat, proc(5)), or 0 when
- * it is gone. */
+/* The state letter of process `pid` (/proc/PID/stat), or 0 when it is gone. */
 static char proc_state(pid_t pid)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
+	struct proc_stat st;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	/* "pid (comm) S ...": comm may hold ')' itself */
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
+	return proc_stat_read(pid, &st) ? 0 : st.state;
 }
 
 /* Lets go every process of the held map that is still stopped. */
