@@ -292,22 +292,20 @@ static int gccgo_assign(const struct gobin *b, const struct gobin_param *p,
 		return k;
 	}
 	if (results) {
-		/* RAX/RDX or XMM0/XMM1; a memory-class return is not readable */
+		/* RAX/RDX or XMM0/XMM1; a memory-class return where RAX
+		 * points at its return (in_memory) */
 		int nres = 0, r = 0;
 		uint8_t regs[2] = { ai->c_freg0, ai->c_freg0 };
 		int ni2 = 0, nf2 = 0;
+		const bool mem = cret && c_classify(cret, lv, &nlv, cls) == C_MEM;
 
 		for (int i = 0; i < np; i++)
 			nres += p[i].result;
-		if (cret && c_classify(cret, lv, &nlv, cls) != C_MEM) {
-			for (int e = 0; e < 2; e++) {
-				if (cls[e] == C_INT)
-					regs[e] = ai->c_ret[ni2++];
-				else if (cls[e] == C_SSE)
-					regs[e] = (uint8_t)(ai->c_freg0 + nf2++);
-			}
-		} else {
-			cret = NULL;
+		for (int e = 0; e < 2 && cret && !mem; e++) {
+			if (cls[e] == C_INT)
+				regs[e] = ai->c_ret[ni2++];
+			else if (cls[e] == C_SSE)
+				regs[e] = (uint8_t)(ai->c_freg0 + nf2++);
 		}
 		for (int i = 0; i < np && k < max; i++) {
 			const uint32_t base = nres == 1 ? 0 :
@@ -318,8 +316,17 @@ static int gccgo_assign(const struct gobin *b, const struct gobin_param *p,
 				continue;
 			r++;
 			memset(&out[k], 0, sizeof(out[k]));
-			if (cret && base != UINT32_MAX)
+			if (mem && base != UINT32_MAX) {
+				out[k].pieces[0] = (struct gobin_piece){
+					.kind = GOBIN_LOC_REG, .mreg = ai->c_ret[0],
+					.size = 8,
+				};
+				out[k].npieces = 1;
+				out[k].in_memory = true;
+				out[k].mem_off = (int32_t)base;
+			} else if (cret && base != UINT32_MAX) {
 				c_reg_pieces(base, p[i].type->size, regs, &out[k]);
+			}
 			k++;
 		}
 		return k;

@@ -42,6 +42,11 @@ char *gobin_arg_locations(const struct gobin_arg *a, char *out, size_t outlen)
 	char one[32];
 
 	out[0] = '\0';
+	if (a->in_memory && a->npieces == 1) {   /* "[RAX+8]" */
+		snprintf(out, outlen, "[%s+%d]", gobin_piece_str(&a->pieces[0], one, sizeof(one)),
+			 a->mem_off);
+		return out;
+	}
 	for (uint32_t i = 0; i < a->npieces && o < outlen; i++)
 		o += (size_t)snprintf(out + o, outlen - o, "%s%s", i ? "," : "",
 				      gobin_piece_str(&a->pieces[i], one, sizeof(one)));

@@ -73,7 +73,8 @@ struct gobin_arg;
 
 /*
  * Writes where each piece of `a` lives into out[outlen], comma-separated
- * ("RBX,RCX", "SP+8"; "?" when none is known), and returns out.
+ * ("RBX,RCX", "SP+8"; "?" when none is known; "[RAX+8]" for a value in
+ * memory at a register's address, gobin_arg.in_memory), and returns out.
  */
 char *gobin_arg_locations(const struct gobin_arg *a, char *out, size_t outlen);
 
@@ -107,6 +108,12 @@ struct gobin_arg {
 				 the constant `folded_value` (gccgo -O2,
 				 .constprop.N); its pieces are nowhere */
 	int64_t folded_value;
+	bool in_memory;       /* the value lies in memory at the address its
+				 one piece (a register) holds, + mem_off: a
+				 gccgo result returned in memory (System V
+				 x86-64 psABI 3.2.3: the caller's hidden
+				 pointer, which %rax holds at the return) */
+	int32_t mem_off;      /* in_memory: bytes from that address */
 };
 
 /*

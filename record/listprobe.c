@@ -111,7 +111,11 @@ static void one(const struct probe *p, FILE *out)
 				 p->plan.fetch[k].op != GT_OP_NONE;
 		where(p, (int)i, loc, sizeof(loc));
 		note[0] = '\0';
-		if (!(p->path & 1u << i))
+		if (!cap && !whole && p->args[i].in_memory)
+			snprintf(note, sizeof(note), " (returned in memory, where "
+				 "integers, bools, pointers, strings and interfaces "
+				 "are read)");
+		else if (!(p->path & 1u << i))
 			missing(&p->args[i], p->at_site, note, sizeof(note));
 		else if (!cap)   /* a field path at an inlined copy */
 			snprintf(note, sizeof(note), " (DWARF places %.*s nowhere "

@@ -110,6 +110,52 @@ static uint8_t word_of(const struct probe *p)
 	return gobin_arch_info(p->bin->gb)->ptrsize == 4 ? 4 : 8;
 }
 
+/* The fetch of value `a` that lies in memory at the address its register
+ * holds (gobin_arg.in_memory): a number, bool or pointer of up to a word,
+ * a string or []byte (its pointer and length words there), or a gccgo
+ * interface's dynamic type descriptor (plan_fetch()); other types stay
+ * unavailable (f->op GT_OP_NONE). */
+static void mem_fetch(struct gt_fetch *f, const struct gobin_arg *a, uint8_t word)
+{
+	f->flags = GT_F_INDIRECT;
+	f->mem_off = a->mem_off;
+	if (a->iface == GOBIN_GCCGO_METHODS || a->iface == 2) {
+		f->op = GT_OP_WORD;
+		f->flags |= GT_F_NIL_ZERO;
+		f->size = word;
+		if (a->iface == GOBIN_GCCGO_METHODS) {
+			/* the methods table's address there, its first word */
+			f->nderef = 1;
+			f->deref[0] = a->mem_off;
+			f->mem_off = 0;
+		}
+		return;
+	}
+	switch (a->type) {
+	case GTR_TYPE_INT:
+		f->flags |= GT_F_SIGNED;
+		/* fall through */
+	case GTR_TYPE_UINT:
+	case GTR_TYPE_BOOL:
+	case GTR_TYPE_PTR:
+	case GTR_TYPE_WORD:
+		if (a->size && a->size <= word) {
+			f->op = GT_OP_WORD;
+			f->size = (uint8_t)a->size;
+		}
+		break;
+	case GTR_TYPE_STRING:
+	case GTR_TYPE_BYTES:
+		if (a->size >= 2u * word) {
+			f->op = GT_OP_STRING;
+			f->size = word;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
 /* Turns one argument's location into a fetch of the plan, a program of
  * `word`-byte words. */
 static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a,
@@ -119,6 +165,10 @@ static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a,
 	if (!a->npieces || !readable(&a->pieces[0]))
 		return;
 	src_of(&a->pieces[0], &f->src);
+	if (a->in_memory) {
+		mem_fetch(f, a, word);
+		return;
+	}
 	if (a->iface) {
 		/* The dynamic type's descriptor: word 0 of an empty interface,
 		 * the itab's type (its second word) otherwise (struct itab
@@ -192,7 +242,9 @@ static void add_word_value(struct probe *p, const struct gobin_arg *s, uint32_t 
 	a->size = 8;
 	a->iface = iface;
 	a->npieces = 1;
-	a->pieces[0] = s->pieces[pc];
+	a->pieces[0] = s->pieces[s->in_memory ? 0 : pc];
+	a->in_memory = s->in_memory;     /* word pc of it, in memory */
+	a->mem_off = s->in_memory ? s->mem_off + (int32_t)(8 * pc) : 0;
 	p->meta.args[k].name = a->name;
 	p->meta.args[k].type_name = a->type_name;
 	p->meta.args[k].type = a->type;
@@ -214,9 +266,13 @@ static uint32_t add_gccgo_iface_values(struct probe *p)
 	for (int i = 0; i < p->nargs && i < (int)p->meta.nargs; i++) {
 		const struct gobin_arg *s = &p->args[i];
 
-		if (!s->gccgo_iface || s->npieces != 2 || s->pieces[0].size != 8 ||
-		    s->pieces[1].size != 8 || !readable(&s->pieces[0]) ||
-		    !readable(&s->pieces[1]) || !s->name[0] ||
+		const bool regs = s->npieces == 2 && s->pieces[0].size == 8 &&
+				  s->pieces[1].size == 8 && readable(&s->pieces[0]) &&
+				  readable(&s->pieces[1]);
+		const bool mem = s->in_memory && s->npieces == 1 && s->size == 16 &&
+				 readable(&s->pieces[0]);
+
+		if (!s->gccgo_iface || !(regs || mem) || !s->name[0] ||
 		    p->meta.nargs + 3 > GT_MAX_FETCH)
 			continue;
 		done |= 1u << i;
@@ -800,11 +856,14 @@ static uint64_t arg_normalize(struct gobin_arg *a)
 	t.elem_size = a->elem_size;
 	t.folded = a->folded;
 	t.folded_value = a->folded ? a->folded_value : 0;
+	t.in_memory = a->in_memory;
+	t.mem_off = a->in_memory ? a->mem_off : 0;
 	memcpy(a, &t, sizeof(t));
 	h = u64map_hash_str(t.name, t.type);
 	h = u64map_hash_str(t.type_name, h ^ t.size);
 	h = u64map_hash_mem(t.pieces, t.npieces * sizeof(t.pieces[0]), h ^ t.npieces);
 	h = u64map_hash2(h, t.folded ? (uint64_t)t.folded_value ^ 1ull << 63 : 0);
+	h = u64map_hash2(h, t.in_memory ? (uint64_t)(uint32_t)t.mem_off ^ 1ull << 62 : 0);
 	return u64map_hash2(h, (uint64_t)t.iface << 32 | t.elem_size);
 }
 

@@ -32,7 +32,8 @@ CAPABILITIES = [
                  "test_struct_passed_by_value_is_captured_whole",
                  "test_struct_fields_in_a_format_and_a_predicate"]),
     ("results", ["test_return_values_and_retval", "test_calls_stats_chrome_on_real_returns",
-                 "test_typed_results_from_a_signature_on_a_stripped_pie"]),
+                 "test_typed_results_from_a_signature_on_a_stripped_pie",
+                 "test_results_of_more_than_two_words"]),
     ("goroutine ids", ["test_goid_offset_sources_agree",
                        "test_goid_offset_from_the_table_and_from_the_runtimes_code",
                        "test_bundling_traced_by_goroutine"]),
@@ -83,8 +84,9 @@ GCCGO_NO = {
 }
 GCCGO_PART = {
     "results": "results of more than two words (int, error) come back in memory, "
-               "which gotrace does not read: shown unavailable (a lone error, two "
-               "words in RAX,RDX, is captured as its words and type(NAME))",
+               "read through RAX at the return: integers, bools, pointers, strings "
+               "and interfaces (as their words and type(NAME)); other types there "
+               "are shown unavailable",
     "field paths": "the standard library is libgo.so's: the probe names it as its "
                    "binary, as gotrace-record says",
     "stacks": "a stack is the function and its caller (gccgo's -O2 keeps no "

@@ -84,11 +84,9 @@ def test_target_is_not_disturbed(gobuild, toolchain, tmp_path, fixture, cgo):
         assert entries["main.mayPanic"] == 20 and returns["main.mayPanic"] == 17
         assert entries["main.quitter"] == 1 and returns["main.quitter"] == 0
         divs = [e for e in evs if e["func"] == "main.divide" and e["kind"] == "return"]
-        if toolchain.gccgo:
-            # (int, error): three words, which the C ABI returns in memory
-            assert [d["goargs"] for d in divs] == [[None, None]] * 2
-        else:
-            assert [d["args"]["~r0"] for d in divs] == [0, 3]
+        # (int, error): gccgo returns its three words in memory, read
+        # through RAX at the return
+        assert [d["goargs"][0] for d in divs] == [0, 3]
     else:
         works = [e for e in evs if e["func"] == "main.work"]
         assert [e["args"]["i"] for e in works if e["kind"] == "entry"] == list(range(100))
@@ -262,6 +260,33 @@ def test_interface_parameters_and_error_results(gobuild, toolchain, tmp_path):
             for a in got["main.show"]] == \
         [("int", ["__object", "__type_descriptor"], True),
          ("<nil>", ["__object", "__type_descriptor"], False)]
+
+
+def test_results_of_more_than_two_words(gobuild, toolchain, tmp_path):
+    """(int, error) and (int, int, string) results. gc returns them in
+    registers; gccgo returns them in memory through the caller's hidden
+    pointer, which RAX holds at the return (System V psABI): --list says
+    [RAX+N], and each is read there, the error as its two words and
+    type(NAME)."""
+    exe = gobuild("tests/fixtures/ifaces", "ifaces")
+    trace = str(tmp_path / "t.gtr")
+    record(["-q", "-o", trace, "r:main.parse", "r:main.split", "--", exe])
+    got = collections.defaultdict(list)
+    for e in jsonl(trace):
+        got[e["func"]].append(e)
+    assert [e["goargs"] for e in got["main.split"]] == [[4, 2, "split"]]
+    parse = got["main.parse"]
+    assert [e["goargs"][0] for e in parse] == [3, -1]
+    if not toolchain.gccgo:
+        assert [e["goargs"][1] for e in parse] == ["<nil>", "*main.badInput"]
+        return
+    err = list(parse[0]["args"])[1]    # $retN: gccgo's DWARF names no result
+    assert [e["args"]["type(%s)" % err] for e in parse] == ["<nil>", "*main.badInput"]
+    assert [bool(e["args"][err]["__object"]) for e in parse] == [False, True]
+    listed = record(["--list", exe, "r:main.split"]).stdout
+    rows = [l.split() for l in listed.splitlines() if l.startswith("    ")]
+    assert [(r[2], r[3]) for r in rows] == \
+        [("[RAX+0]", "captured"), ("[RAX+8]", "captured"), ("[RAX+16]", "captured")], listed
 
 
 @pytest.mark.parametrize("pie", [False, True], ids=["exe", "pie"])
