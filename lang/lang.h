@@ -34,6 +34,7 @@ enum src {
 	SRC_PID, SRC_TID, SRC_GOID, SRC_COMM, SRC_FUNC, SRC_KIND, SRC_TS,
 	SRC_LATENCY, SRC_CPU, SRC_BINARY,
 	SRC_ARG,                           /* goargN, goretN or a parameter name */
+	SRC_LIT_FLOAT,                     /* 2.25, 1e-3: a number, compared as a double */
 };
 
 enum cmp { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE };
@@ -48,6 +49,7 @@ struct operand {
 	uint32_t slot;        /* SRC_ARG: index in t->slots */
 	i128 ival;            /* SRC_LIT_INT (a duration in ns, true 1, false
 			       * 0); SRC_LIT_TIME once resolved */
+	double dval;          /* SRC_LIT_FLOAT */
 	struct rtime tlit;    /* SRC_LIT_TIME as written */
 	uint32_t soff, slen;  /* SRC_LIT_STR: bytes in t->pool */
 	uint32_t pos, len;    /* where it was written, for messages */

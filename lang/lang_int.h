@@ -29,7 +29,7 @@
 uint32_t pool_add(struct lang_tree *t, const void *p, size_t n, bool nul);
 
 enum tok {
-	T_EOF, T_IDENT, T_INT, T_TIME, T_STR, T_TRUE, T_FALSE,
+	T_EOF, T_IDENT, T_INT, T_FLOAT, T_TIME, T_STR, T_TRUE, T_FALSE,
 	T_LPAREN, T_RPAREN, T_COMMA, T_NOT, T_AND, T_OR,
 	T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_MATCH, T_NMATCH,
 };
@@ -38,6 +38,7 @@ struct token {
 	enum tok t;
 	uint32_t pos, len;    /* source bytes */
 	i128 ival;            /* T_INT (durations too, in ns) */
+	double dval;          /* T_FLOAT */
 	struct rtime tval;    /* T_TIME */
 	uint32_t soff, slen;  /* T_STR: decoded bytes in the pool */
 };

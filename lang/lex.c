@@ -90,7 +90,44 @@ const char *tok_desc(const struct parser *p, const struct token *t,
 	return out;
 }
 
-/* Integers, durations (10ms, -1.5s) and times (12:00:03, 2024-05-01T...). */
+/*
+ * The length of a float literal at s[0, n) (spec/FILTER.md: digits with a
+ * fraction or an exponent, 2.25, .5, 1e-3, 6.02e23, not followed by a
+ * unit), or 0 when there is none there.
+ */
+static uint32_t float_len(const char *s, uint32_t n)
+{
+	uint32_t i = 0, d = 0;
+	bool frac = false, exp = false;
+
+	for (; i < n && isdigit((unsigned char)s[i]); i++)
+		d++;
+	if (i < n && s[i] == '.') {
+		frac = true;
+		for (i++; i < n && isdigit((unsigned char)s[i]); i++)
+			d++;
+	}
+	if (!d)
+		return 0;
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		uint32_t j = i + 1, e = 0;
+
+		if (j < n && (s[j] == '+' || s[j] == '-'))
+			j++;
+		for (; j < n && isdigit((unsigned char)s[j]); j++)
+			e++;
+		if (e) {
+			exp = true;
+			i = j;
+		}
+	}
+	if (!frac && !exp)
+		return 0;
+	return i < n && is_ident_char((unsigned char)s[i]) ? 0 : i;   /* 1.5s: a duration */
+}
+
+/* Integers, floats (2.25), durations (10ms, -1.5s) and times (12:00:03,
+ * 2024-05-01T...). */
 static void lex_number(struct parser *p, struct token *t)
 {
 	uint32_t i = p->pos;
@@ -123,6 +160,26 @@ static void lex_number(struct parser *p, struct token *t)
 			p->pos = i;
 			return;
 		}
+	}
+	const uint32_t fl = float_len(p->s + i, p->n - i);
+	if (fl) {
+		char buf[64];
+
+		if (fl >= sizeof(buf)) {
+			fail_at(p, p->pos, "float literal too long (at most %zu characters)",
+				sizeof(buf) - 1);
+			return;
+		}
+		memcpy(buf, p->s + i, fl);
+		buf[fl] = '\0';
+		t->t = T_FLOAT;
+		t->dval = strtod(buf, NULL);   /* "C" locale: the tools never set one */
+		if (neg)
+			t->dval = -t->dval;
+		i += fl;
+		t->len = i - p->pos;
+		p->pos = i;
+		return;
 	}
 	int64_t dur;
 	k = rtime_duration(p->s + i, p->n - i, &dur, msg, sizeof(msg));

@@ -179,6 +179,9 @@ static bool parse_operand(struct parser *p, struct operand *o, const char *what)
 	case T_INT:
 		o->src = SRC_LIT_INT; o->ty = TY_INT; o->ival = t->ival;
 		break;
+	case T_FLOAT:   /* a number: compares with integers and floats */
+		o->src = SRC_LIT_FLOAT; o->ty = TY_INT; o->dval = t->dval;
+		break;
 	case T_TRUE:
 	case T_FALSE:
 		o->src = SRC_LIT_INT; o->ty = TY_INT; o->ival = t->t == T_TRUE;
@@ -273,6 +276,7 @@ static const char *operand_desc(const struct parser *p, const struct operand *o,
 
 	switch (o->src) {
 	case SRC_LIT_INT: return "an integer";
+	case SRC_LIT_FLOAT: return "a number";
 	case SRC_LIT_STR: return "a string";
 	case SRC_LIT_TIME: return "a time";
 	default:
@@ -284,7 +288,8 @@ static const char *operand_desc(const struct parser *p, const struct operand *o,
 
 static bool is_literal(const struct operand *o)
 {
-	return o->src == SRC_LIT_INT || o->src == SRC_LIT_STR || o->src == SRC_LIT_TIME;
+	return o->src == SRC_LIT_INT || o->src == SRC_LIT_FLOAT || o->src == SRC_LIT_STR ||
+	       o->src == SRC_LIT_TIME;
 }
 
 /* Static checks of `l OP r`; marks ts operands compared with times. */
@@ -382,8 +387,8 @@ static uint32_t parse_in(struct parser *p, struct operand *l, uint32_t oppos)
 	for (;;) {
 		struct operand o;
 		const enum tok t = p->tok.t;
-		if (t != T_INT && t != T_STR && t != T_TRUE && t != T_FALSE) {
-			fail_expected(p, "an integer or string literal");
+		if (t != T_INT && t != T_FLOAT && t != T_STR && t != T_TRUE && t != T_FALSE) {
+			fail_expected(p, "a number or string literal");
 			return 0;
 		}
 		if (!parse_operand(p, &o, "a literal"))

@@ -272,7 +272,9 @@ static bool arg_capture(const char *listed_only, int fields, int index,
 		       "a struct or array passed by value: capture its fields with NAME.FIELD";
 		return false;
 	case GTR_TYPE_FLOAT:
-		*why = "floats are not captured yet";
+		if (a->npieces == 1 && a->pieces[0].size == a->size)
+			break;    /* its bits, from a stack slot or memory */
+		*why = "a float in pieces";
 		return false;
 	default:
 		*why = "aggregates are not captured yet";

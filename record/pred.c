@@ -92,7 +92,7 @@ static int gt_op(uint8_t cmp)
 static bool is_field(const struct operand *o)
 {
 	return o->src != SRC_LIT_INT && o->src != SRC_LIT_STR &&
-	       o->src != SRC_LIT_TIME && o->src != SRC_ARG;
+	       o->src != SRC_LIT_TIME && o->src != SRC_ARG && o->src != SRC_LIT_FLOAT;
 }
 
 /*
@@ -115,6 +115,8 @@ static int refuse_operands(const struct lower *lw, const struct node *n)
 			return refuse(lw, o->pos, "strings are compared at report time");
 		if (o->src == SRC_LIT_TIME)
 			return refuse(lw, o->pos, "times are compared at report time");
+		if (o->src == SRC_LIT_FLOAT)
+			return refuse(lw, o->pos, "floats are compared at report time");
 	}
 	if (l->src == SRC_ARG)   /* and r too */
 		return refuse(lw, r->pos, "expected an integer constant, "

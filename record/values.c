@@ -112,7 +112,7 @@ static uint8_t word_of(const struct probe *p)
 
 /* The fetch of value `a` that lies in memory at the address its register
  * holds (gobin_arg.in_memory): a number, bool or pointer of up to a word,
- * a string or []byte (its pointer and length words there), or a gccgo
+ * a float's bits, a string or []byte (its pointer and length words there), or a gccgo
  * interface's dynamic type descriptor (plan_fetch()); other types stay
  * unavailable (f->op GT_OP_NONE). */
 static void mem_fetch(struct gt_fetch *f, const struct gobin_arg *a, uint8_t word)
@@ -140,6 +140,12 @@ static void mem_fetch(struct gt_fetch *f, const struct gobin_arg *a, uint8_t wor
 	case GTR_TYPE_PTR:
 	case GTR_TYPE_WORD:
 		if (a->size && a->size <= word) {
+			f->op = GT_OP_WORD;
+			f->size = (uint8_t)a->size;
+		}
+		break;
+	case GTR_TYPE_FLOAT:   /* its bits */
+		if (a->size == 4 || a->size == 8) {
 			f->op = GT_OP_WORD;
 			f->size = (uint8_t)a->size;
 		}
@@ -197,6 +203,14 @@ static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a,
 	case GTR_TYPE_WORD:
 		f->op = GT_OP_WORD;
 		break;
+	case GTR_TYPE_FLOAT:
+		/* its bits, where a uprobe reads them: a stack slot (ABI0,
+		 * i386) or memory; float registers are not in pt_regs, and
+		 * readable() refused those above */
+		if (a->npieces == 1 && a->pieces[0].size == a->size &&
+		    (a->size == 4 || a->size == 8))
+			f->op = GT_OP_WORD;
+		break;
 	case GTR_TYPE_BYTES:
 		if (a->npieces == 1) {
 			/* $ptr(E, SIZE): a->size bytes where E points. */
@@ -219,7 +233,7 @@ static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a,
 		src_of(&a->pieces[1], &f->src2);
 		break;
 	default:
-		break;   /* floats in XMM, other aggregates: unavailable */
+		break;   /* other aggregates: unavailable */
 	}
 }
 
@@ -506,7 +520,7 @@ static int path_value(struct probe *p, const char *x, char *why, size_t whylen)
 			 "follow it", gp.root, x);
 		return -EINVAL;
 	}
-	if (gp.type == GTR_TYPE_OTHER || gp.type == GTR_TYPE_FLOAT) {
+	if (gp.type == GTR_TYPE_OTHER) {
 		snprintf(why, whylen, "'%s' is a %s, which gotrace does not "
 			 "capture; name one of its fields, or use $ptr(EXPR, "
 			 "SIZE)", x, gp.type_name[0] ? gp.type_name :

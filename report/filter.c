@@ -203,6 +203,7 @@ static void load(const struct filter *f, const struct ctx *c,
 
 	switch (o->src) {
 	case SRC_LIT_INT: v->t = V_INT; v->i = o->ival; return;
+	case SRC_LIT_FLOAT: v->t = V_DBL; v->d = o->dval; return;
 	case SRC_LIT_STR:
 		v->t = V_STR;
 		v->s = (const uint8_t *)f->t.pool + o->soff;

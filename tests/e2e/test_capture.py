@@ -179,6 +179,36 @@ def test_slices_length_capacity_and_first_elements(gobuild, tmp_path):
         assert xs_text in report([trace]).stdout
 
 
+@pytest.mark.parametrize("goarch", ["amd64", "386"])
+def test_floats_where_a_uprobe_can_read_them(gobuild, toolchain, tmp_path, goarch):
+    """A float is captured as its bits wherever a uprobe reads it: on the
+    stack (every argument of a 386 build) and in memory (a field through a
+    pointer: float64 and float32). In a float register (amd64: gc's X0,
+    gccgo's XMM0) it is unavailable, as --list says: uprobe pt_regs holds
+    no float state. gccgo: amd64 only (no 386 libgo in the matrix)."""
+    if toolchain.gccgo and goarch == "386":
+        build_fails(toolchain, "tests/fixtures/values/main.go", goarch="386")
+        return
+    exe = gobuild("tests/fixtures/values/main.go", "values-" + goarch, goarch=goarch)
+    trace = str(tmp_path / "t.gtr")
+    record(["-q", "-o", trace, 'main.price "%v %v %v %v", it.Price, it.Ratio, x, n',
+            "--", exe])
+    [e] = jsonl(trace)
+    on_stack = goarch == "386"
+    got = {k: v for k, v in e["args"].items() if k != "it"}
+    assert got == {"it.Price": 2.25, "it.Ratio": 0.5, "x": 1.5 if on_stack else None,
+                   "n": 3}, e
+    text = report([trace]).stdout.splitlines()[1:]
+    assert text[0].split(None, 4)[4] == ("2.25 0.5 1.5 3" if on_stack else
+                                         "2.25 0.5 <unavailable> 3")
+    assert report(["--count", "-f", "it.Price > 2.2 && it.Ratio == 0.5", trace]).stdout.strip() == "1"
+    listed = record(["--list", exe, "main.price"]).stdout
+    row = [l.split() for l in listed.splitlines() if l.split()[1:3] == ["x", "float64"]]
+    assert len(row) == 1, listed
+    assert " ".join(row[0][4:]) == ("" if on_stack else
+                                    "not captured: float register: not in uprobe pt_regs"), listed
+
+
 def test_interfaces_show_their_dynamic_type(gobuild, toolchain, tmp_path):
     """any and error values are recorded as their dynamic type's name
     (from DWARF's runtime type table, or from the runtime type

@@ -236,6 +236,24 @@ Test(filter, floats)
 	cr_expect(m("f != 0"), "NaN is unequal to everything");
 }
 
+Test(filter, float_literals)
+{
+	ev_str("", 7, 0, false, 0, 2.25, 0);
+	cr_expect(m("f == 2.25"));
+	cr_expect(m("f > 2.2 && f < 2.3"));
+	cr_expect(m("f >= 225e-2 && f <= .0225E2"), "exponents, a leading point");
+	cr_expect(m("f in (1.5, 2.25)"));
+	cr_expect(m("f > -1.5"));
+	cr_expect(!m("f == 2"));
+	ev_add(7, 0, "x");
+	cr_expect(m("a == 7.0"), "an integer against a float: compared as numbers");
+	cr_expect(m("a > 6.5") && !m("a > 7.5"));
+	cr_expect(m("a in (7.0, 8)"));
+	cr_expect(m("a < 1.5s") && !m("a < 1.5ns"), "1.5s is still a duration");
+	ev_str("", 0, 0, false, 0, __builtin_nan(""), 0);
+	cr_expect(!m("f == 2.5") && !m("f < 2.5") && m("f != 2.5"));
+}
+
 Test(filter, cache_follows_many_probes)
 {
 	/* more probe ids than the cache's first size, alternating */
@@ -393,6 +411,10 @@ Test(filter, error_literals)
 	bad("goarg1 == 0xg", 13, "hex digits");
 	bad("goarg1 == 12ab", 13, "in integer literal");
 	bad("goarg1 == 012", 11, "leading zero");
+	bad("goarg1 == 2.5x", 11, "a unit");
+	bad("goarg1 == 2.2.2", 14, "'.2'");
+	bad("goarg1 == 1.5 == 2", 15, "'=='");
+	bad("comm == 2.5", 6, "with a number");
 	bad("comm == \"abc", 9, "unterminated string");
 	bad("comm == \"abc\\", 9, "unterminated string");
 	bad("comm == \"a\\qb\"", 11, "unknown escape '\\q'");

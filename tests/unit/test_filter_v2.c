@@ -304,12 +304,12 @@ Test(filter, error_messages_v2)
 	bad("ts == 2024-13-01T00:00:00Z", 7, "malformed time");
 	bad("ts == 2024-05-01T00:00:00", 7, "RFC 3339");
 	bad("pid == 12:00:00", 8, "a time compares only with 'ts'");
-	bad("goarg1 == 1.5", 11, "expected a unit");
+	bad("goarg1 == 1.5z", 11, "expected a unit");
 	bad("goarg1 == 10mss", 15, "in duration");
 	bad("goarg1 == 1h30", 11, "expected a unit");
 	bad("goarg1 == 99999999999h", 11, "duration out of range");
 	bad("goarg1 in 1", 11, "expected '(' after 'in'");
-	bad("goarg1 in ()", 12, "expected an integer or string literal");
+	bad("goarg1 in ()", 12, "expected a number or string literal");
 	bad("goarg1 in (1, \"a\")", 15, "mixes integers and strings");
 	bad("goarg1 in (1 2)", 14, "expected ',' or ')'");
 	bad("pid in (\"a\")", 9, "cannot compare 'pid' (an integer) with a string");

@@ -351,6 +351,8 @@ Test(pred, what_bpf_cannot_do_is_refused_with_a_hint)
 	refused("contains(s, \"x\")", 1, "strings are compared at report time");
 	refused("s == \"x\"", 6, "strings are compared at report time");
 	refused("\"x\" != s", 1, "strings are compared at report time");
+	refused("n > 2.5", 5, "floats are compared at report time");
+	refused("1e3 <= goarg1", 1, "floats are compared at report time");
 	/* a string compared with an integer: neither BPF nor the report's
 	 * filter compares that; its length, or its text */
 	refused_as("b < 1", "record-time predicate 'b < 1': 'b' is a string, compared "
