@@ -67,6 +67,11 @@ static bool uprobe_ok64(const uint8_t *code, size_t len)
 	return go_insn_uprobe_ok(code, len, 64);
 }
 
+static int ret_offsets32(const uint8_t *code, size_t len, uint32_t *offs, int max)
+{
+	return go_ret_offsets_mode(code, len, 32, offs, max);
+}
+
 static bool uprobe_ok32(const uint8_t *code, size_t len)
 {
 	return go_insn_uprobe_ok(code, len, 32);
@@ -114,7 +119,7 @@ static const struct gt_arch arches[] = {
 		.id = GOBIN_386, .elf_machine = EM_386, .name = "i386",
 		.goarch = "386", .fact = GOFACT_386, .ptrsize = 4, .ra_size = 4,
 		.prologue_skip = skip32, .uprobe_ok = uprobe_ok32,
-		.tls_unsafe = tls_unsafe32,
+		.ret_offsets = ret_offsets32, .tls_unsafe = tls_unsafe32,
 		.capture = true,
 	},
 	[GOBIN_ARCH_OTHER] = {

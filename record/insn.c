@@ -75,24 +75,26 @@ uint32_t go_prologue_skip_mode(const uint8_t *code, size_t len, int regabi,
 	return 0;
 }
 
-/* Called per instruction by sweep64(): at byte `off`, decoded into *in
+/* Called per instruction by sweep(): at byte `off`, decoded into *in
  * and ops[] (in NULL: a padding byte, INT3 or 0x00, that does not
  * decode). Non-zero stops the sweep. */
 typedef int sweep_fn(size_t off, const ZydisDecodedInstruction *in,
 		     const ZydisDecodedOperand *ops, void *ctx);
 
-/* Decodes code[len] (64-bit) from its start, an instruction at a time,
- * into fn. Returns 0, fn's non-zero value, or -EINVAL when something
- * other than padding does not decode. */
-static int sweep64(const uint8_t *code, size_t len, sweep_fn *fn, void *ctx)
+/* Decodes code[len] (`bits`: 64 or 32) from its start, an instruction
+ * at a time, into fn. Returns 0, fn's non-zero value, or -EINVAL when
+ * something other than padding does not decode. */
+static int sweep(const uint8_t *code, size_t len, int bits, sweep_fn *fn, void *ctx)
 {
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction in;
 	ZydisDecoder dec;
 	int rc;
 
-	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
-					   ZYDIS_STACK_WIDTH_64)))
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec,
+			bits == 32 ? ZYDIS_MACHINE_MODE_LEGACY_32
+				   : ZYDIS_MACHINE_MODE_LONG_64,
+			bits == 32 ? ZYDIS_STACK_WIDTH_32 : ZYDIS_STACK_WIDTH_64)))
 		return -EINVAL;
 	for (size_t off = 0; off < len; off += in.length) {
 		const bool ok = ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code + off,
@@ -129,12 +131,18 @@ static int ret_one(size_t off, const ZydisDecodedInstruction *in,
 	return 0;
 }
 
-int go_ret_offsets(const uint8_t *code, size_t len, uint32_t *offs, int max)
+int go_ret_offsets_mode(const uint8_t *code, size_t len, int bits, uint32_t *offs,
+			int max)
 {
 	struct sweep_out o = { .v = offs, .max = max };
-	const int rc = sweep64(code, len, ret_one, &o);
+	const int rc = sweep(code, len, bits, ret_one, &o);
 
 	return rc ? rc : o.n;
+}
+
+int go_ret_offsets(const uint8_t *code, size_t len, uint32_t *offs, int max)
+{
+	return go_ret_offsets_mode(code, len, 64, offs, max);
 }
 
 static int flow_one(size_t off, const ZydisDecodedInstruction *in,
@@ -169,7 +177,7 @@ static int flow_one(size_t off, const ZydisDecodedInstruction *in,
 int go_insn_flow(const uint8_t *code, size_t len, struct go_flow *out, int max)
 {
 	struct sweep_out o = { .v = out, .max = max };
-	const int rc = sweep64(code, len, flow_one, &o);
+	const int rc = sweep(code, len, 64, flow_one, &o);
 
 	return rc ? rc : o.n;
 }

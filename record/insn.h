@@ -48,6 +48,10 @@ bool go_insn_segment_prefixed(const uint8_t *code, size_t len, int bits);
  */
 int go_ret_offsets(const uint8_t *code, size_t len, uint32_t *offs, int max);
 
+/* go_ret_offsets() for code of `bits` 64 (x86-64) or 32 (i386). */
+int go_ret_offsets_mode(const uint8_t *code, size_t len, int bits, uint32_t *offs,
+			int max);
+
 /* One instruction of a function as go_insn_flow() sweeps it. */
 struct go_flow {
 	uint32_t off;        /* bytes from the entry */

@@ -351,24 +351,63 @@ def test_stripped_binary_with_a_signature(gobuild, toolchain, tmp_path, pie):
 
 
 def test_i386_stack_abi(gobuild, toolchain, tmp_path):
-    """GOARCH=386: every argument on the stack (ABI0), read at SP+4...; the
-    program runs unharmed (no probe on its gs-relative first instruction).
-    gccgo: no 386 libgo in the matrix, its go tool cannot build one."""
+    """GOARCH=386: every argument on the stack (ABI0), read at SP+4...,
+    and every result too, read at each RET (where SP is back at the
+    entry's); the program runs unharmed (no probe on its gs-relative first
+    instruction). gccgo: no 386 libgo in the matrix, its go tool cannot
+    build one."""
     if toolchain.gccgo:
         assert "import file" in build_fails(toolchain, "examples/functions/main.go", "386")
         return
     exe = gobuild("examples/functions/main.go", "functions-386", goarch="386")
     plain = subprocess.run([exe, "2"], capture_output=True, text=True)
     trace = str(tmp_path / "t.gtr")
-    p = record(["-q", "-o", trace, "main.add", "main.greet", "main.(*T).M",
-                "--", exe, "2"])
+    p = record(["-q", "-o", trace, "main.add", "main.greet", "main.(*T).M", "r:main.add",
+                "r:main.greet", "r:main.(*T).M", "r:main.T.Value", "--", exe, "2"])
     assert p.stdout == plain.stdout
-    evs = jsonl(trace)
+    evs = [e for e in jsonl(trace) if e["kind"] == "entry"]
     assert [e["args"] for e in evs if e["func"] == "main.add"] == [{"x": 42, "y": 13}] * 2
     assert [e["args"] for e in evs if e["func"] == "main.greet"] == \
         [{"s": "hello", "n": 0}, {"s": "hello", "n": 1}]
     ms = [e["args"] for e in evs if e["func"] == "main.(*T).M"]
     assert [(m["k"], m["ok"]) for m in ms] == [(-3, True)] * 2
+    rets = collections.defaultdict(list)
+    for c in json_calls(trace):
+        rets[c["func"]].append((c["status"], c["goret"]))
+    assert rets["main.add"] == [("returned", [55])] * 2
+    assert rets["main.greet"] == [("returned", [5]), ("returned", [6])]
+    assert rets["main.(*T).M"] == [("returned", [4])] * 2
+    assert len(rets["main.T.Value"]) == 2 and \
+        all(s == "no_entry" and len(r) == 1 for s, r in rets["main.T.Value"])
+
+
+def json_calls(path):
+    out = report(["--calls", "--format", "jsonl", path]).stdout
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def test_i386_return_probes_leave_the_program_unharmed(gobuild, toolchain, tmp_path):
+    """Return probes on every main.* function of a 386 build (uprobes on
+    each RET, never a return address rewritten): 3000 goroutines growing
+    their stacks, panics and Goexit run as untraced, with the same output
+    and exit status; the returns a panic skipped are not recorded. gccgo:
+    no 386 libgo in the matrix."""
+    if toolchain.gccgo:
+        assert "import file" in build_fails(toolchain, "tests/fixtures/disturb/main.go", "386")
+        return
+    exe = gobuild("tests/fixtures/disturb/main.go", "disturb-386", goarch="386")
+    plain = subprocess.run([exe], capture_output=True, text=True, timeout=60)
+    trace = str(tmp_path / "t.gtr")
+    traced = record(["-q", "-o", trace, "main.*", "r:main.*", "--", exe], check=False)
+    assert (traced.returncode, traced.stdout) == (plain.returncode, plain.stdout), traced.stderr
+    evs = jsonl(trace)
+    entries = collections.Counter(e["func"] for e in evs if e["kind"] == "entry")
+    returns = collections.Counter(e["func"] for e in evs if e["kind"] == "return")
+    assert entries["main.grow"] == returns["main.grow"] > 3000
+    assert entries["main.mayPanic"] == 20 and returns["main.mayPanic"] == 17
+    assert entries["main.quitter"] == 1 and returns["main.quitter"] == 0
+    divs = [e["goargs"][0] for e in evs if e["func"] == "main.divide" and e["kind"] == "return"]
+    assert divs == [0, 3]
 
 
 def test_gccgo_c_abi(tmp_path, needs_bpf):
