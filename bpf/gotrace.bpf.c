@@ -178,8 +178,33 @@ static __always_inline int read_src(struct pt_regs *regs,
 }
 
 /*
- * The goroutine id of the hit: g from R14 (ABIInternal) or from the word
- * below the thread's fsbase (ABI0, cgo), then the goid at g + goid_off
+ * i386's g: the 4-byte word at -4(GS) (Go's src/runtime/sys_linux_386.s,
+ * setldt(): the TLS descriptor's base is 4 past g's slot, since go1.0 and
+ * in go1.27). GS selects a TLS entry of the thread's GDT, entry * 8 + 3,
+ * whose descriptor the kernel keeps in thread.tls_array[entry -
+ * GDT_ENTRY_TLS_MIN] (12 on x86-64 kernels, arch/x86/include/asm/
+ * segment.h) and its selector in thread.gsindex (saved at each switch
+ * away from the thread; a thread inherits its creator's). 0 when unknown.
+ */
+static __always_inline __u64 read_g32(struct task_struct *task)
+{
+	const __u32 idx = (__u32)(task->thread.gsindex >> 3) - 12;
+	__u8 d[8];
+	__u32 g = 0, base;
+
+	if (idx >= 3 || bpf_probe_read_kernel(d, sizeof(d), &task->thread.tls_array[idx]))
+		return 0;
+	/* struct desc_struct: base0 in bytes 2-3, base1 in 4, base2 in 7 */
+	base = d[2] | d[3] << 8 | d[4] << 16 | (__u32)d[7] << 24;
+	if (!base || bpf_probe_read_user(&g, sizeof(g), (void *)(unsigned long)(base - 4)))
+		return 0;
+	return g;
+}
+
+/*
+ * The goroutine id of the hit: g from R14 (ABIInternal), from the word
+ * below the thread's fsbase (ABI0, cgo) or at -4(GS) (i386, read_g32()),
+ * then the goid at g + goid_off
  * (runtime.g.goid, record/gofacts.c). The one user memory read every hit
  * pays: a per-CPU (g -> goid) cache would be wrong, since a g freed by an
  * exited goroutine is handed to a new one with a new goid
@@ -199,6 +224,8 @@ static __always_inline __u64 read_goid(struct pt_regs *regs,
 
 		if (bpf_probe_read_user(&g, sizeof(g), (void *)(fsbase - 8)))
 			return 0;
+	} else if (plan->goid_mode == GT_GOID_GS32) {
+		g = read_g32(task);
 	} else {
 		return 0;
 	}

@@ -90,6 +90,7 @@ enum gt_goid {
 	GT_GOID_NONE = 0,
 	GT_GOID_R14 = 1,   /* g in R14 (amd64 register ABI) */
 	GT_GOID_TLS = 2,   /* g at fsbase - 8 (amd64 ABI0, cgo) */
+	GT_GOID_GS32 = 3,  /* g at gs base - 4, 4 bytes (i386) */
 };
 
 /* A record-time predicate: slot OP value, all joined by &&. */

@@ -120,7 +120,7 @@ static const struct gt_arch arches[] = {
 		.goarch = "386", .fact = GOFACT_386, .ptrsize = 4, .ra_size = 4,
 		.prologue_skip = skip32, .uprobe_ok = uprobe_ok32,
 		.ret_offsets = ret_offsets32, .tls_unsafe = tls_unsafe32,
-		.capture = true,
+		.capture = true, .goid = true,
 	},
 	[GOBIN_ARCH_OTHER] = {
 		.id = GOBIN_ARCH_OTHER, .name = "unknown", .goarch = "unknown",

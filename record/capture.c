@@ -325,7 +325,8 @@ int capture_set_plan(struct capture *c, uint32_t slot,
 		q.flags |= GT_P_WORDS;
 		if (q.nfetch <= GT_FAST_WORDS && !q.npred && !q.rate &&
 		    !(q.flags & GT_P_THEN) &&
-		    q.goid_mode != GT_GOID_TLS && plan_in_registers(&q))
+		    (q.goid_mode == GT_GOID_R14 || q.goid_mode == GT_GOID_NONE) &&
+		    plan_in_registers(&q))
 			q.flags |= GT_P_FAST;
 	}
 	if (c->plans_mm) {

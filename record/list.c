@@ -120,7 +120,7 @@ static void facts_text(const struct gobin *b, FILE *out)
 			fprintf(out, "goid         offset unknown: %s\n",
 				gobin_arch_info(b)->goid
 				? "events carry the goroutine's g address instead"
-				: "goroutine ids are read on x86-64 only");
+				: "goroutine ids are read on x86-64 and i386 only");
 	} else {
 		fprintf(out, "goid         not read: libgo keeps g behind thread-local "
 			"storage of libgo.so; events get goid 0, calls pair by thread\n");

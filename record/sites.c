@@ -333,7 +333,7 @@ void plan_goid(struct probe *p)
 		p->bin->goid_said = true;
 		if (!ai->goid)
 			fprintf(stderr, "gotrace-record: %s: goroutine ids are "
-				"read on x86-64 only; events get goid 0 and "
+				"read on x86-64 and i386 only; events get goid 0 and "
 				"calls are paired by thread\n", p->bin->path);
 		else
 			fprintf(stderr, "gotrace-record: %s: the offset of goid "
@@ -356,9 +356,13 @@ void plan_goid(struct probe *p)
 	if (gobin_compiler(gb) != GOBIN_GC || !ai->goid)
 		return;
 	/* g is in its register (R14) only in ABIInternal code; ABI0
-	 * (assembly, old Go) finds it in thread-local storage (fs:-8). */
-	p->plan.goid_mode = gobin_func_abi(gb, &p->fn) == GOBIN_ABI_INTERNAL &&
-			    ai->g_reg == GOBIN_MREG_R14 ? GT_GOID_R14 : GT_GOID_TLS;
+	 * (assembly, old Go) finds it in thread-local storage (fs:-8), and
+	 * i386 code at -4(GS) */
+	if (ai->ptrsize == 4)
+		p->plan.goid_mode = GT_GOID_GS32;
+	else
+		p->plan.goid_mode = gobin_func_abi(gb, &p->fn) == GOBIN_ABI_INTERNAL &&
+				    ai->g_reg == GOBIN_MREG_R14 ? GT_GOID_R14 : GT_GOID_TLS;
 }
 
 int plan_chain_returns(struct plan *pl)

@@ -379,6 +379,15 @@ def test_i386_stack_abi(gobuild, toolchain, tmp_path):
     assert rets["main.(*T).M"] == [("returned", [4])] * 2
     assert len(rets["main.T.Value"]) == 2 and \
         all(s == "no_entry" and len(r) == 1 for s, r in rets["main.T.Value"])
+    # goroutine ids: g's goid offset from DWARF, and from the table of Go
+    # versions in a stripped build, agree
+    stripped = gobuild("examples/functions/main.go", "functions-386-s", "-ldflags=-s -w",
+                       goarch="386")
+    offs = [re.search(r"^goid +at runtime\.g\+(\d+) \(from (\w+)\)$",
+                      record(["--list", x, "main.add"]).stdout, re.M).groups()
+            for x in (exe, stripped)]
+    assert offs[0][0] == offs[1][0] and [s for _, s in offs] == ["DWARF", "table"], offs
+    assert {e["goid"] for e in evs} == {1}, "main's goroutine"
 
 
 def json_calls(path):
@@ -390,8 +399,9 @@ def test_i386_return_probes_leave_the_program_unharmed(gobuild, toolchain, tmp_p
     """Return probes on every main.* function of a 386 build (uprobes on
     each RET, never a return address rewritten): 3000 goroutines growing
     their stacks, panics and Goexit run as untraced, with the same output
-    and exit status; the returns a panic skipped are not recorded. gccgo:
-    no 386 libgo in the matrix."""
+    and exit status; the returns a panic skipped are not recorded. Each
+    event has its goroutine's id (g at -4(GS)), so every return pairs with
+    its entry. gccgo: no 386 libgo in the matrix."""
     if toolchain.gccgo:
         assert "import file" in build_fails(toolchain, "tests/fixtures/disturb/main.go", "386")
         return
@@ -408,6 +418,12 @@ def test_i386_return_probes_leave_the_program_unharmed(gobuild, toolchain, tmp_p
     assert entries["main.quitter"] == 1 and returns["main.quitter"] == 0
     divs = [e["goargs"][0] for e in evs if e["func"] == "main.divide" and e["kind"] == "return"]
     assert divs == [0, 3]
+    assert all(e["goid"] > 0 for e in evs), [e for e in evs if not e["goid"]][:3]
+    assert {e["goid"] for e in evs if e["func"] == "main.safe"} == {1}   # the main goroutine
+    assert len({e["goid"] for e in evs if e["func"] == "main.grow"}) == 3000
+    out = report(["--calls", "--format", "jsonl", trace])
+    assert "\n0 return(s) without entry" in out.stderr or " 0 return(s) without entry" in out.stderr, \
+        out.stderr
 
 
 def test_gccgo_c_abi(tmp_path, needs_bpf):
