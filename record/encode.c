@@ -34,6 +34,16 @@ struct iface_name {
 	const char *name;     /* owned by the gobin; "" when DWARF has none */
 };
 
+/* A type name read from a traced process's memory (lib_type_name()). */
+struct lib_name {
+	uint32_t pid;
+	uint64_t addr;        /* runtime address of the type descriptor */
+	bool set;
+	char name[128];       /* "" when it could not be read */
+};
+
+#define LIB_NAMES 64
+
 struct task {
 	uint32_t pid, tid;
 	char comm[16];
@@ -46,6 +56,7 @@ struct encoder {
 	uint64_t max_events;  /* 0: no limit */
 	int rate;             /* a rate limit is set: count suppressed */
 	struct iface_name names[IFACE_CACHE];
+	struct lib_name lib_names[LIB_NAMES];
 	char hex[GTR_MAX_ARGS][24]; /* unnamed types of the current event */
 	struct gtr_writer *w;
 	struct capture *cap;
@@ -344,6 +355,41 @@ void encoder_write_clock(struct gtr_writer *w)
  * Names come from a small cache by (binary, address): DWARF's index is
  * asked once per type, not once per event.
  */
+static size_t late_bytes(uint32_t pid, uint64_t addr, size_t want, uint8_t *out);
+
+/*
+ * The name of the gccgo type whose descriptor, at runtime address taddr
+ * of process pid, lies outside the program: in libgo.so (what errors.New
+ * returns, *errors.errorString). Read from the process's read-only
+ * mappings (late_bytes()): the descriptor's _string
+ * (gobin_gccgo_type_string_off()) points to a Go string, its reflection
+ * string. "" when the process is gone or the bytes are not in read-only
+ * file memory.
+ */
+static const char *lib_type_name(struct encoder *r, const struct probe *p, uint32_t pid,
+				 uint64_t taddr)
+{
+	struct lib_name *c = &r->lib_names[(taddr * 2654435761u ^ pid) % LIB_NAMES];
+	const int ps = gobin_arch_info(p->bin->gb)->ptrsize;
+	uint8_t w[16], raw[sizeof(c->name)];
+	uint64_t str = 0, data = 0, len = 0;
+
+	if (c->set && c->pid == pid && c->addr == taddr)
+		return c->name;
+	*c = (struct lib_name){ .pid = pid, .addr = taddr, .set = true };
+	if (ps != 8 || late_bytes(pid, taddr + gobin_gccgo_type_string_off(ps), 8, w) != 8)
+		return c->name;
+	memcpy(&str, w, 8);
+	if (late_bytes(pid, str, 16, w) != 16)
+		return c->name;
+	memcpy(&data, w, 8);
+	memcpy(&len, w + 8, 8);
+	if (!len || len >= sizeof(raw) || late_bytes(pid, data, len, raw) != len ||
+	    !gobin_gccgo_reflect_name(raw, len, c->name, sizeof(c->name)))
+		c->name[0] = '\0';
+	return c->name;
+}
+
 static void iface_value(struct encoder *r, const struct probe *p,
 			struct gtr_value *v, uint64_t taddr, uint32_t i)
 {
@@ -365,6 +411,8 @@ static void iface_value(struct encoder *r, const struct probe *p,
 				c->name = "";
 		}
 		name = c->name;
+		if (!*name && gobin_compiler(p->bin->gb) == GOBIN_GCCGO)
+			name = lib_type_name(r, p, r->last_pid, taddr);
 		if (!*name) {
 			snprintf(hex[i], sizeof(*hex), "0x%llx",
 				 (unsigned long long)taddr);

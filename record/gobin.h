@@ -556,6 +556,22 @@ int gobin_struct_fields_td(const struct gobin *b, const char *type_name,
  */
 const char *gobin_type_name_at(const struct gobin *b, uint64_t addr);
 
+/*
+ * gccgo's type descriptors (GCC 12's libgo/go/runtime/type.go, _type):
+ * the offset of `_string *string`, after size, ptrdata (words), hash (4
+ * bytes), tflag, align, fieldAlign, kind (a byte each), equal and gcdata
+ * (words): 40 on x86-64.
+ */
+uint32_t gobin_gccgo_type_string_off(int ptrsize);
+
+/*
+ * A gccgo reflection string c[n] as its type's name into full[len]: the
+ * package paths gccgo quotes between tabs ("\tmain\tmain.Rect") dropped,
+ * as libgo's reflect.rtype.String drops them. False when it holds control
+ * characters, an unclosed quote or nothing, or does not fit.
+ */
+bool gobin_gccgo_reflect_name(const uint8_t *c, size_t n, char *full, size_t len);
+
 /* ------------------------------------------------ inlined copies, lines */
 
 /*

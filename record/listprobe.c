@@ -123,8 +123,9 @@ static void one(const struct probe *p, FILE *out)
 		if (cap && i >= (uint32_t)p->nargs && p->args[i].iface)
 			/* type(NAME) of gccgo's interface (values.c) */
 			snprintf(note, sizeof(note), " (the dynamic type's name from "
-				 "this binary's type descriptors; a type of "
-				 "libgo.so's shows as its descriptor's address)");
+				 "its type descriptor; one of libgo.so's is read from "
+				 "the running process, its address once the process "
+				 "has exited)");
 		fprintf(out, "    %-20s %-24s %-18s %s%s\n", name[0] ? name : "-",
 			p->meta.args[i].type_name[0] ? p->meta.args[i].type_name :
 			gtr_type_name(p->meta.args[i].type), loc,

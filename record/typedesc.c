@@ -376,18 +376,33 @@ static struct gobin_typedesc *td_gccgo(struct gobin *b)
  */
 static bool gccgo_type_name(struct gobin *b, uint64_t a, char *full, size_t len)
 {
-	const uint64_t ps = (uint64_t)b->ptrsize, str = gobin_dyn_word(b, a + 4 * ps + 8, b->ptrsize);
+	const uint64_t ps = (uint64_t)b->ptrsize;
+	const uint64_t str = gobin_dyn_word(b, a + gobin_gccgo_type_string_off(b->ptrsize),
+					    b->ptrsize);
 	uint64_t kind, data, n;
 	const uint8_t *c;
-	size_t o = 0;
-	bool quoted = false;
 
 	if (!rd(b, a + 2 * ps + 7, 1, &kind) || !(kind & KIND_MASK) ||
 	    (kind & KIND_MASK) > 26 || !str || !rd(b, str + ps, b->ptrsize, &n) ||
 	    !n || n >= len || !(data = gobin_dyn_word(b, str, b->ptrsize)) ||
 	    !(c = gobin_at_vaddr(b, data, n)))
 		return false;
-	for (uint64_t i = 0; i < n; i++) {
+	return gobin_gccgo_reflect_name(c, n, full, len);
+}
+
+uint32_t gobin_gccgo_type_string_off(int ptrsize)
+{
+	return 4u * (uint32_t)ptrsize + 8;
+}
+
+bool gobin_gccgo_reflect_name(const uint8_t *c, size_t n, char *full, size_t len)
+{
+	size_t o = 0;
+	bool quoted = false;
+
+	if (!n || n >= len)
+		return false;
+	for (size_t i = 0; i < n; i++) {
 		if (c[i] == '\t')
 			quoted = !quoted;
 		else if (c[i] < 0x20 || c[i] == 0x7f)

@@ -92,8 +92,8 @@ GCCGO_PART = {
     "stacks": "a stack is the function and its caller (gccgo's -O2 keeps no "
               "frame pointers to walk further), and an interface value its two "
               "words (type descriptor or method table, object) and type(NAME), its "
-              "dynamic type's name, but for a type of libgo.so's (errors.New's), "
-              "whose descriptor gotrace does not read: its address",
+              "dynamic type's name; a type of libgo.so's (errors.New's) is named "
+              "from the running process, its address once the process has exited",
 }
 
 
