@@ -74,7 +74,7 @@ static enum gtr_type gtr_type_of(const struct gobin_type *t)
  * trace can show; 0 for other elements (aggregates, interfaces) and
  * other types.
  */
-static uint32_t elem_size(const struct gobin_type *t)
+uint32_t gobin_slice_elem_size(const struct gobin_type *t)
 {
 	if (t->kind != TK_SLICE)
 		return 0;
@@ -175,7 +175,7 @@ int gobin_params_to_args(const struct gobin *b, const struct gobin_func *f,
 			 p[i].type->name);
 		args[k].type = gtr_type_of(p[i].type);
 		args[k].size = p[i].type->size;
-		args[k].elem_size = elem_size(p[i].type);
+		args[k].elem_size = gobin_slice_elem_size(p[i].type);
 		args[k].iface = p[i].type->kind != TK_IFACE ? 0 :
 				!strcmp(p[i].type->name, "interface {}") ||
 				!strcmp(p[i].type->name, "any") ? 2 : 1;

@@ -302,11 +302,11 @@ static int path_type(struct tsrc *s, const struct tnode *n, struct gobin_path *o
 	case TK_STRING: out->type = GTR_TYPE_STRING; break;
 	case TK_FLOAT: out->type = GTR_TYPE_FLOAT; break;
 	case TK_SLICE:
-		if (!strcmp(gt->name, "[]uint8") || !strcmp(gt->name, "[]byte")) {
-			out->type = GTR_TYPE_BYTES;
-			break;
-		}
-		/* fall through */
+		/* (ptr, len, cap): []byte's bytes, another's elements */
+		out->type = !strcmp(gt->name, "[]uint8") || !strcmp(gt->name, "[]byte")
+			    ? GTR_TYPE_BYTES : GTR_TYPE_SLICE;
+		out->elem_size = gobin_slice_elem_size(gt);
+		break;
 	default:
 		out->type = GTR_TYPE_OTHER;
 		break;

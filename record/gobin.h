@@ -490,6 +490,7 @@ struct gobin_path {
 	int32_t offset;
 	enum gtr_type type;      /* GTR_TYPE_OTHER: not capturable */
 	uint32_t size;           /* bytes of the final value */
+	uint32_t elem_size;      /* GTR_TYPE_SLICE: gobin_arg.elem_size's */
 	char type_name[256];
 };
 

@@ -230,6 +230,11 @@ const char *gobin_type_args_end(const char *name, const char **open);
  * for register-ABI gc binaries, ABI0 for other gc ones, C for gccgo). */
 enum gobin_abi gobin_binary_abi(const struct gobin *b);
 
+/* args.c: bytes of one element of slice type t when its elements are
+ * single values (numbers, bools, pointers, strings), whose bytes the
+ * report shows; 0 for other slices (their length only) and non-slices. */
+uint32_t gobin_slice_elem_size(const struct gobin_type *t);
+
 /* args.c: whether f is a generic instance ("main.Map[...]"). */
 bool gobin_func_generic(const struct gobin_func *f);
 

@@ -481,8 +481,10 @@ static void path_fetch(struct gt_fetch *f, const struct gobin_path *gp,
 		       const struct gobin_piece *w0, const struct gobin_piece *w1)
 {
 	src_of(w0, &f->src);
-	f->op = gp->type == GTR_TYPE_STRING || gp->type == GTR_TYPE_BYTES
-			? GT_OP_STRING : GT_OP_WORD;
+	f->op = gp->type == GTR_TYPE_STRING || gp->type == GTR_TYPE_BYTES ||
+		gp->type == GTR_TYPE_SLICE ? GT_OP_STRING : GT_OP_WORD;
+	if (gp->type == GTR_TYPE_SLICE)   /* its elements, or its length only */
+		f->mem_size = gp->elem_size ? gp->elem_size : UINT32_MAX;
 	f->flags = gp->type == GTR_TYPE_INT ? GT_F_SIGNED : 0;
 	if (gp->direct) {
 		/* The field itself is in a register or stack slot. */
@@ -547,6 +549,7 @@ static int path_value(struct probe *p, const char *x, char *why, size_t whylen)
 		snprintf(a->type_name, sizeof(a->type_name), "%s", gp.type_name);
 		a->type = gp.type;
 		a->size = gp.size;
+		a->elem_size = gp.elem_size;
 		a->npieces = 1;
 		a->pieces[0] = w0;
 
@@ -560,7 +563,7 @@ static int path_value(struct probe *p, const char *x, char *why, size_t whylen)
 	p->meta.args[k].name = a->name;
 	p->meta.args[k].type_name = a->type_name;
 	p->meta.args[k].type = a->type;
-	p->meta.args[k].size = a->size;
+	p->meta.args[k].size = a->type == GTR_TYPE_SLICE ? a->elem_size : a->size;
 	return k;
 }
 

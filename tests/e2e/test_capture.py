@@ -202,6 +202,15 @@ def test_floats_where_a_uprobe_can_read_them(gobuild, toolchain, tmp_path, goarc
     assert text[0].split(None, 4)[4] == ("2.25 0.5 1.5 3" if on_stack else
                                          "2.25 0.5 <unavailable> 3")
     assert report(["--count", "-f", "it.Price > 2.2 && it.Ratio == 0.5", trace]).stdout.strip() == "1"
+    # slices through the pointer: elements of numbers, the length of others
+    record(["-q", "-f", "-o", trace, 'main.price "%v %v %v", it.Sizes, it.Tags, it.Parts',
+            "--", exe])
+    [e] = jsonl(trace)
+    assert [e["args"]["it." + f] for f in ("Sizes", "Tags", "Parts")] == \
+        [[-1, 300], {"elems": [], "len": 3, "truncated": True},
+         {"elems": [], "len": 4, "truncated": True}], e
+    assert report(["--count", "-f", "len(it.Parts) == 4 && len(it.Tags) == 3", trace]).stdout \
+        .strip() == "1"
     listed = record(["--list", exe, "main.price"]).stdout
     row = [l.split() for l in listed.splitlines() if l.split()[1:3] == ["x", "float64"]]
     assert len(row) == 1, listed
