@@ -121,6 +121,15 @@ int lang_parse(struct lang_tree *t, const char *expr, bool field_only,
 	       lang_regex_fn regex, void *regex_ctx, unsigned *column,
 	       char *msg, size_t msglen);
 
+/*
+ * Describes operand `o` of expression `expr` for a type error: a literal
+ * by its kind ("an integer", "a number" for a float, "a string", "a
+ * time"), any other operand by its text, shortened, and static type
+ * ("'pid' (an integer)"). Returns a constant string or out[outlen].
+ */
+const char *lang_operand_desc(const char *expr, const struct operand *o,
+			      char *out, size_t outlen);
+
 /* Frees what *t holds and empties it (an empty tree is fine). */
 void lang_tree_free(struct lang_tree *t);
 

@@ -269,9 +269,10 @@ static bool parse_operand(struct parser *p, struct operand *o, const char *what)
 	return !p->failed;
 }
 
-static const char *operand_desc(const struct parser *p, const struct operand *o,
-				char *out, size_t outlen)
+const char *lang_operand_desc(const char *expr, const struct operand *o,
+			      char *out, size_t outlen)
 {
+	const struct parser q = { .s = expr };
 	char tmp[40];
 
 	switch (o->src) {
@@ -280,7 +281,7 @@ static const char *operand_desc(const struct parser *p, const struct operand *o,
 	case SRC_LIT_STR: return "a string";
 	case SRC_LIT_TIME: return "a time";
 	default:
-		snprintf(out, outlen, "'%s' (%s)", show(p, o->pos, o->len, tmp, sizeof(tmp)),
+		snprintf(out, outlen, "'%s' (%s)", show(&q, o->pos, o->len, tmp, sizeof(tmp)),
 			 o->ty == TY_STR ? "a string" : "an integer");
 		return out;
 	}
@@ -321,7 +322,8 @@ static bool check_pair(struct parser *p, struct operand *l, struct operand *r,
 	}
 	if (l->ty != TY_ANY && r->ty != TY_ANY && l->ty != r->ty) {
 		fail_at(p, oppos, "cannot compare %s with %s",
-			operand_desc(p, l, a, sizeof(a)), operand_desc(p, r, b, sizeof(b)));
+			lang_operand_desc(p->s, l, a, sizeof(a)),
+			lang_operand_desc(p->s, r, b, sizeof(b)));
 		return false;
 	}
 	return true;
@@ -354,7 +356,7 @@ static uint32_t parse_call(struct parser *p)
 	}
 	if (l.ty == TY_INT) {
 		fail_at(p, fpos, "%s() takes a string field, not %s", fname,
-			operand_desc(p, &l, (char[80]){ 0 }, 80));
+			lang_operand_desc(p->s, &l, (char[80]){ 0 }, 80));
 		return 0;
 	}
 	if (!expect(p, T_COMMA, "','"))

@@ -9,20 +9,31 @@
 
 /* ------------------------------------------------------------ type check */
 
-/* Static type of slot `s` in probe `pr`; -1 when the probe lacks it. */
-static int slot_type(const struct filter *f, uint32_t s, const struct gtr_probe *pr)
+/* The value slot `s` names in probe `pr`; NULL when the probe lacks it. */
+static const struct gtr_arg *slot_arg(const struct filter *f, uint32_t s,
+				      const struct gtr_probe *pr)
 {
 	const struct slot *sl = &f->t.slots[s];
 	int i;
 
 	if (sl->space == SP_ARG && pr->kind != GTR_KIND_ENTRY)
-		return -1;
+		return NULL;
 	if (sl->space == SP_RET && pr->kind != GTR_KIND_RETURN)
-		return -1;
+		return NULL;
 	i = sl->space == SP_NAME ? filter_arg_index(pr, f->t.pool + sl->name_off) : (int)sl->n - 1;
 	if (i < 0 || (uint32_t)i >= pr->nargs)
+		return NULL;
+	return &pr->args[i];
+}
+
+/* Static type of slot `s` in probe `pr`; -1 when the probe lacks it. */
+static int slot_type(const struct filter *f, uint32_t s, const struct gtr_probe *pr)
+{
+	const struct gtr_arg *arg = slot_arg(f, s, pr);
+
+	if (!arg)
 		return -1;
-	switch (pr->args[i].type) {
+	switch (arg->type) {
 	case GTR_TYPE_STRING:
 	case GTR_TYPE_IFACE:  /* the name of its dynamic type */
 	case GTR_TYPE_BYTES:
@@ -44,11 +55,19 @@ static const char *slot_name(const struct filter *f, uint32_t s, char *out, size
 	return out;
 }
 
+/*
+ * Fails when operand `a`, a captured value, has a type other than the
+ * static type of `other`, the operand it meets (NULL: a condition that
+ * takes a string, =~ or contains()), in every probe that has it. The
+ * message names both sides; its column is `pos`'s.
+ */
 static void check_operand(const struct filter *f, const struct operand *a,
-			  uint8_t want, uint32_t pos,
+			  const struct operand *other, uint32_t pos,
 			  const struct gtr_probe *const *probes, size_t nprobes,
 			  struct filter_error *err)
 {
+	const uint8_t want = other ? other->ty : TY_STR;
+
 	if (err->msg[0] || a->src != SRC_ARG || want == TY_ANY)
 		return;
 	size_t have = 0, ok = 0;
@@ -67,6 +86,7 @@ static void check_operand(const struct filter *f, const struct operand *a,
 		}
 	}
 	if (have && !ok) {
+		char desc[96];
 		err->column = pos + 1;
 		snprintf(err->msg, sizeof(err->msg),
 			 "cannot compare '%.*s' (%s in %s%s) with %s",
@@ -74,7 +94,8 @@ static void check_operand(const struct filter *f, const struct operand *a,
 			 found == TY_STR ? "a string" : "a number",
 			 example ? example : "?",
 			 have > 1 ? " and every other probe that has it" : "",
-			 want == TY_STR ? "a string" : "an integer");
+			 other ? lang_operand_desc(f->t.expr, other, desc, sizeof(desc))
+			       : "a string");
 	}
 }
 
@@ -89,21 +110,18 @@ static void check_not_slice(const struct filter *f, const struct operand *a,
 {
 	if (err->msg[0] || a->src != SRC_ARG || a->len_of)
 		return;
-	const struct slot *sl = &f->t.slots[a->slot];
 	const char *tname = NULL;
 	size_t have = 0, slices = 0;
 	for (size_t k = 0; k < nprobes; k++) {
-		const struct gtr_probe *pr = probes[k];
-		if (slot_type(f, a->slot, pr) < 0)
+		const struct gtr_arg *arg = slot_arg(f, a->slot, probes[k]);
+		if (!arg)
 			continue;
-		const int i = sl->space == SP_NAME ? filter_arg_index(pr, f->t.pool + sl->name_off)
-						   : (int)sl->n - 1;
 		have++;
-		if (pr->args[i].type != GTR_TYPE_SLICE)
+		if (arg->type != GTR_TYPE_SLICE)
 			continue;
 		slices++;
-		if (!tname && pr->args[i].type_name && pr->args[i].type_name[0])
-			tname = pr->args[i].type_name;
+		if (!tname && arg->type_name && arg->type_name[0])
+			tname = arg->type_name;
 	}
 	if (!have || slices < have)
 		return;
@@ -119,9 +137,10 @@ static void check_not_slice(const struct filter *f, const struct operand *a,
 }
 
 /*
- * len() of a field that is an integer in every probe that has it (its
- * type from the file's probes; spec/FILTER.md "Type errors"), as the
- * parser refuses len(pid). Fails with the column of the field.
+ * len() of a field that is a number (an integer or a float) in every
+ * probe that has it (its type from the file's probes; spec/FILTER.md
+ * "Type errors"), as the parser refuses len(pid). Fails with the column
+ * of the field.
  */
 static void check_len(const struct filter *f, const struct operand *a,
 		      const struct gtr_probe *const *probes, size_t nprobes,
@@ -130,6 +149,7 @@ static void check_len(const struct filter *f, const struct operand *a,
 	if (err->msg[0] || a->src != SRC_ARG || !a->len_of)
 		return;
 	const char *example = NULL;
+	bool floats = false;
 	size_t have = 0, ints = 0;
 	for (size_t k = 0; k < nprobes; k++) {
 		const int t = slot_type(f, a->slot, probes[k]);
@@ -138,6 +158,7 @@ static void check_len(const struct filter *f, const struct operand *a,
 		have++;
 		if (t == TY_INT) {
 			ints++;
+			floats |= slot_arg(f, a->slot, probes[k])->type == GTR_TYPE_FLOAT;
 			example = example ? example : probes[k]->func;
 		}
 	}
@@ -151,8 +172,9 @@ static void check_len(const struct filter *f, const struct operand *a,
 	size_t n = strcspn(e + at, " \t)");
 	err->column = at + 1;
 	snprintf(err->msg, sizeof(err->msg),
-		 "len() takes a string or slice field; '%.*s' is an integer (in %s%s)",
-		 (int)(n > 64 ? 64 : n), e + at, example ? example : "?",
+		 "len() takes a string or slice field; '%.*s' is %s (in %s%s)",
+		 (int)(n > 64 ? 64 : n), e + at, floats ? "a number" : "an integer",
+		 example ? example : "?",
 		 have > 1 ? " and every other probe that has it" : "");
 }
 
@@ -181,17 +203,17 @@ int filter_check(const struct filter *f,
 		switch (n->op) {
 		case N_CMP:
 			if (!n->l.len_of)
-				check_operand(f, &n->l, n->r.ty, n->pos, probes, nprobes, err);
+				check_operand(f, &n->l, &n->r, n->pos, probes, nprobes, err);
 			if (!n->r.len_of)
-				check_operand(f, &n->r, n->l.ty, n->pos, probes, nprobes, err);
+				check_operand(f, &n->r, &n->l, n->pos, probes, nprobes, err);
 			break;
 		case N_IN:
 			if (n->count && !n->l.len_of)
-				check_operand(f, &n->l, f->t.lits[n->first].ty, n->pos, probes, nprobes, err);
+				check_operand(f, &n->l, &f->t.lits[n->first], n->pos, probes, nprobes, err);
 			break;
 		case N_RE:
 		case N_STRFN:
-			check_operand(f, &n->l, TY_STR, n->pos, probes, nprobes, err);
+			check_operand(f, &n->l, NULL, n->pos, probes, nprobes, err);
 			break;
 		}
 	}

@@ -358,6 +358,36 @@ Test(filter, check_results_and_names_v2)
 	filter_free(f);
 }
 
+/* Filter `expr` checked against main.add and main.(*T).str fails with `msg`. */
+static void check_fails(const char *expr, const char *msg)
+{
+	const struct gtr_probe *ps[] = { &probe_add, &probe_str };
+	struct filter_error err;
+	struct filter *f = filter_compile(expr, &err);
+
+	cr_assert(f, "%s: %s", expr, err.msg);
+	cr_expect_eq(filter_check(f, ps, 2, NULL, &err), -1, "%s", expr);
+	cr_expect(strstr(err.msg, msg), "%s: %s", expr, err.msg);
+	filter_free(f);
+}
+
+/* a float literal is a number, not an integer; a field is named with its type */
+Test(filter, check_names_each_literal_kind)
+{
+	check_fails("name > 9.99", "cannot compare 'name' (a string in main.add) with a number");
+	check_fails("name > 1e-3", "with a number");
+	check_fails("name > 9", "cannot compare 'name' (a string in main.add) with an integer");
+	check_fails("name in (2.5, 3)", "with a number");
+	check_fails("name in (2, 3.5)", "with an integer");
+	check_fails("name == pid", "cannot compare 'name' (a string in main.add) with 'pid' (an integer)");
+	check_fails("9.99 < name", "cannot compare 'name' (a string in main.add) with a number");
+	check_fails("s == 1.5", "cannot compare 's' (a string in main.(*T).str) with a number");
+	check_fails("f == \"x\"", "cannot compare 'f' (a number in main.(*T).str) with a string");
+	check_fails("f =~ \"x\"", "cannot compare 'f' (a number in main.(*T).str) with a string");
+	check_fails("len(f) > 1", "len() takes a string or slice field; 'f' is a number (in main.(*T).str)");
+	check_fails("len(a) > 1", "len() takes a string or slice field; 'a' is an integer (in main.add)");
+}
+
 /* main.check(e error, v any): interfaces recorded as their dynamic type's name */
 Test(filter, interfaces_compare_as_strings)
 {
