@@ -159,8 +159,11 @@ static bool mangle(const char *name, char *out, size_t outlen)
 			out[o++] = *s == '/' ? '1' : '0';
 			continue;
 		}
-		if (s > dot && (*s == '(' || *s == '*' || *s == ')'))
-			continue;   /* "(*T).M" -> "T.M" */
+		/* "(*T).M" -> "T.M"; any other '*' is a glob's, kept, so
+		 * that "main.big*" is no spelling of main.big */
+		if (s > dot && (*s == '(' || *s == ')' ||
+				(*s == '*' && s[-1] == '(')))
+			continue;
 		if (*s == '_')
 			out[o++] = '_';
 		else if (s > dot && !strncmp(s, ".func", 5) &&

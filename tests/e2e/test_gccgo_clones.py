@@ -150,3 +150,29 @@ def test_predicate_on_a_folded_constant_is_decided_when_planned(clones, tmp_path
     assert p.returncode != 0 and not os.path.exists(bad)
     assert ("probe 'main.greet.constprop.0 (n == 4)': the predicate cannot hold: n is "
             "the constant 3 in main.greet.constprop.0, a GCC clone") in p.stderr
+
+
+def test_glob_whose_prefix_names_a_function(clones, tmp_path):
+    """A glob whose part before the '*' is itself a function's name
+    (main.big*, beside main.big2) matches every function fnmatch matches,
+    in --list and in a recording, as on gc builds: gccgo's spelling of a
+    Go name drops the '*' of a pointer receiver "(*T)" only, never a
+    glob's, so main.big* is no exact name of main.big."""
+    for probe in ("p:main.big*", "r:main.big*"):
+        text = record(["--list", clones, probe]).stdout
+        assert "probe '%s': 2 functions of %s" % (probe, clones) in text
+        sites = [l.split(" at ")[0].split(" of ")[1] for l in text.splitlines()
+                 if " site" in l and " of main." in l]
+        assert sorted(sites) == ["main.big", "main.big2"]
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-o", trace, "main.big*", "r:main.big*", "--", clones, "x"])
+    assert "big ss bb 3 t b2 4\n" in p.stdout
+    evs = jsonl(trace)
+    assert sorted((e["func"], e["kind"]) for e in evs) == [
+        ("main.big", "entry"), ("main.big", "return"),
+        ("main.big2", "entry"), ("main.big2", "return")]
+    rets = {e["func"]: e["goargs"][:3] for e in evs if e["kind"] == "return"}
+    assert rets == {"main.big": ["ss", "bb", 3], "main.big2": ["t", "b2", 4]}
+    # main.big's results by their names, as its own probe would read them
+    [big] = [e["args"] for e in evs if e["func"] == "main.big" and e["kind"] == "return"]
+    assert (big["s"], big["b"], big["n"]) == ("ss", "bb", 3)

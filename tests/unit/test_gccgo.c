@@ -106,6 +106,9 @@ Test(gccgo, methods_closures_and_why_not)
 	cr_assert_str_eq(found(b, "main.(*T).M"), "main.T.M");
 	cr_assert_str_eq(found(b, "main.T.Value"), "main.T.Value");
 	cr_assert_str_eq(found(b, "main.add"), "main.add");
+	/* a glob's '*' is not a pointer receiver's: no spelling of main.add */
+	cr_assert_null(found(b, "main.add*"));
+	cr_assert_null(found(b, "main.(*T).M*"));
 	/* the standard library is libgo's: said with libgo's path */
 	cr_assert_null(found(b, "fmt.Println"));
 	cr_assert_gt(gobin_func_missing_why(b, "fmt.Println", why, sizeof(why)), 0);
