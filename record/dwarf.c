@@ -598,6 +598,74 @@ static bool result_named(const struct gobin_param *v, int n, const char *name)
 
 /* ------------------------------------------------------------ params */
 
+/* Whether function DIE `fn` has a DW_TAG_variable named `name`. */
+static bool has_variable(Dwarf_Die *fn, const char *name)
+{
+	Dwarf_Die c;
+	Dwarf_Attribute a;
+
+	if (!name || dwarf_child(fn, &c) != 0)
+		return false;
+	do {
+		const char *n = dwarf_formstring(dwarf_attr_integrate(&c, DW_AT_name, &a));
+
+		if (dwarf_tag(&c) == DW_TAG_variable && n && !strcmp(n, name))
+			return true;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/*
+ * gccgo's named results, which have no $ret variables: the C return type
+ * `td` of function `fn` is then an unnamed struct whose members are the
+ * results ((n int, err error): members n and err, each also a variable of
+ * the function). Appends one result per member to *v (n values) and
+ * returns the new count; n unchanged when td is not such a struct (a
+ * single result: the caller adds it whole), -ENOMEM.
+ */
+static int named_results(struct tbuild *tb, Dwarf_Die *fn, Dwarf_Die *td,
+			 struct gobin_param **v, int n)
+{
+	Dwarf_Die m, mt;
+	Dwarf_Attribute a;
+	int k = 0, members = 0;
+
+	if (dwarf_tag(td) != DW_TAG_structure_type || dwarf_attr(td, DW_AT_name, &a) ||
+	    dwarf_child(td, &m) != 0)
+		return n;
+	do {   /* every member is a result: named as a variable of fn */
+		if (dwarf_tag(&m) != DW_TAG_member)
+			continue;
+		if (!has_variable(fn, dwarf_formstring(dwarf_attr_integrate(&m, DW_AT_name, &a))))
+			return n;
+		members++;
+	} while (dwarf_siblingof(&m, &m) == 0);
+	if (members < 2)
+		return n;
+	struct gobin_param *nv = realloc(*v, (size_t)(n + members) * sizeof(**v));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	dwarf_child(td, &m);
+	do {
+		if (dwarf_tag(&m) != DW_TAG_member)
+			continue;
+		struct gobin_param *r = &nv[n + k];
+
+		memset(r, 0, sizeof(*r));
+		snprintf(r->name, sizeof(r->name), "%s",
+			 dwarf_formstring(dwarf_attr_integrate(&m, DW_AT_name, &a)));
+		r->result = true;
+		r->type = gobin_die_type(&m, &mt) ? gobin_dwarf_type(tb, &mt, 0)
+						  : gobin_type_new(TK_OTHER, 0, "");
+		if (!r->type)
+			return -ENOMEM;   /* the k before are freed with *v */
+		k++;
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return n + k;
+}
+
 void gobin_params_free(struct gobin_param *p, int n, struct gobin_type *ret)
 {
 	for (int i = 0; p && i < n; i++)
@@ -661,9 +729,18 @@ int gobin_dwarf_params(struct gobin *b, const char *name, uint64_t entry,
 		n++;
 	} while (dwarf_siblingof(&child, &child) == 0);
 	if (*ret && !results_in(v, n) && gobin_die_type(&fn, &td)) {
-		/* gccgo: a named result that a closure shares (a deferred
-		 * recover() sets it) has no $ret variable; the C return
-		 * value is that one result */
+		/* gccgo: named results have no $ret variables; several are
+		 * the members of the C return struct */
+		const int k = named_results(&tb, &fn, &td, &v, n);
+
+		if (k < 0)
+			goto oom;
+		if (k > n) {
+			*out = v;
+			return k;
+		}
+		/* a single one (a closure may share it: a deferred
+		 * recover() sets it) is the C return value */
 		nv = realloc(v, (size_t)(n + 1) * sizeof(*v));
 		if (!nv)
 			goto oom;

@@ -113,8 +113,8 @@ static void one(const struct probe *p, FILE *out)
 		note[0] = '\0';
 		if (!cap && !whole && p->args[i].in_memory)
 			snprintf(note, sizeof(note), " (returned in memory, where "
-				 "numbers, bools, pointers, strings and interfaces "
-				 "are read)");
+				 "numbers, bools, pointers, strings, slices and "
+				 "interfaces are read)");
 		else if (!(p->path & 1u << i))
 			missing(&p->args[i], p->at_site, note, sizeof(note));
 		else if (!cap)   /* a field path at an inlined copy */

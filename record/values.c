@@ -112,7 +112,8 @@ static uint8_t word_of(const struct probe *p)
 
 /* The fetch of value `a` that lies in memory at the address its register
  * holds (gobin_arg.in_memory): a number, bool or pointer of up to a word,
- * a float's bits, a string or []byte (its pointer and length words there), or a gccgo
+ * a float's bits, a string, []byte or slice (its pointer and length words
+ * there), or a gccgo
  * interface's dynamic type descriptor (plan_fetch()); other types stay
  * unavailable (f->op GT_OP_NONE). */
 static void mem_fetch(struct gt_fetch *f, const struct gobin_arg *a, uint8_t word)
@@ -152,9 +153,12 @@ static void mem_fetch(struct gt_fetch *f, const struct gobin_arg *a, uint8_t wor
 		break;
 	case GTR_TYPE_STRING:
 	case GTR_TYPE_BYTES:
+	case GTR_TYPE_SLICE:
 		if (a->size >= 2u * word) {
 			f->op = GT_OP_STRING;
 			f->size = word;
+			if (a->type == GTR_TYPE_SLICE)   /* elements, or length only */
+				f->mem_size = a->elem_size ? a->elem_size : UINT32_MAX;
 		}
 		break;
 	default:
@@ -315,10 +319,12 @@ static void add_cap_values(struct probe *p)
 		struct gobin_arg *a;
 		uint32_t k;
 
+		const bool mem = s->in_memory && readable(&s->pieces[0]);
+
 		if ((s->type != GTR_TYPE_SLICE && s->type != GTR_TYPE_BYTES) ||
-		    s->npieces != 3 || !(readable(&s->pieces[2]) ||
-		    (s->pieces[2].kind == GOBIN_LOC_NONE && readable(&s->pieces[0]) &&
-		     readable(&s->pieces[1]))))
+		    (!mem && (s->npieces != 3 || !(readable(&s->pieces[2]) ||
+		     (s->pieces[2].kind == GOBIN_LOC_NONE && readable(&s->pieces[0]) &&
+		      readable(&s->pieces[1]))))))
 			continue;
 		k = p->meta.nargs++;
 		a = &p->args[k];
@@ -329,7 +335,9 @@ static void add_cap_values(struct probe *p)
 		a->type = GTR_TYPE_INT;
 		a->size = word_of(p);   /* Go's int: a word */
 		a->npieces = 1;
-		a->pieces[0] = s->pieces[2];
+		a->pieces[0] = s->pieces[mem ? 0 : 2];
+		a->in_memory = mem;   /* the slice's third word, in memory */
+		a->mem_off = mem ? s->mem_off + 2 * (int32_t)word_of(p) : 0;
 		p->meta.args[k].name = a->name;
 		p->meta.args[k].type_name = a->type_name;
 		p->meta.args[k].type = a->type;
@@ -680,12 +688,13 @@ void plan_values(struct probe *p, int n)
 			ga->type = GTR_TYPE_IFACE;
 			(void)gobin_type_name_at(p->bin->gb, 0);
 		}
-		/* DWARF names []byte "[]uint8": captured as bytes. */
-		if (ga->type == GTR_TYPE_OTHER && ga->npieces >= 2 &&
+		/* DWARF names []byte "[]uint8": captured as bytes (its
+		 * pieces, or in memory: in_memory) */
+		if (ga->type == GTR_TYPE_OTHER && (ga->npieces >= 2 || ga->in_memory) &&
 		    (!strcmp(ga->type_name, "[]uint8") ||
 		     !strcmp(ga->type_name, "[]byte")))
 			ga->type = GTR_TYPE_BYTES;
-		else if (ga->type == GTR_TYPE_OTHER && ga->npieces == 3 &&
+		else if (ga->type == GTR_TYPE_OTHER && (ga->npieces == 3 || ga->in_memory) &&
 			 !strncmp(ga->type_name, "[]", 2))
 			ga->type = GTR_TYPE_SLICE;
 		p->meta.args[i].name = p->args[i].name;

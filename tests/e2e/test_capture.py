@@ -326,11 +326,14 @@ def test_results_of_more_than_two_words(gobuild, toolchain, tmp_path):
     type(NAME)."""
     exe = gobuild("tests/fixtures/ifaces", "ifaces")
     trace = str(tmp_path / "t.gtr")
-    record(["-q", "-o", trace, "r:main.parse", "r:main.split", "--", exe])
+    record(["-q", "-o", trace, "r:main.parse", "r:main.split", "r:main.pack", "--", exe])
     got = collections.defaultdict(list)
     for e in jsonl(trace):
         got[e["func"]].append(e)
     assert [e["goargs"] for e in got["main.split"]] == [[4, 2, "split"]]
+    # named results keep their names; a []byte is read in memory too
+    assert [e["args"] for e in got["main.pack"]] == \
+        [{"name": "pack", "data": "abC", "count": 134, "cap(data)": 3}]
     parse = got["main.parse"]
     assert [e["goargs"][0] for e in parse] == [3, -1]
     if not toolchain.gccgo:
