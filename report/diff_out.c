@@ -52,11 +52,21 @@ void diff_fmt_shift(struct buf *b, const struct diff_fres *r)
 
 bool diff_p50_significant(const struct diff_fres *r)
 {
-	if (!r->have_test || r->mwu.p >= DIFF_ALPHA)
+	if (!r->have_test || !(r->mwu.p < DIFF_ALPHA))
 		return false;
-	if (r->runs_ns < 0)
-		return true;
+	if (r->runs_ns < 0)   /* one run a side: the interval must not hold 0 */
+		return !r->hl.have_ci || r->hl.lo > 0 || r->hl.hi < 0;
 	return r->hl.have_ci && ((double)r->hl.lo > r->runs_ns || (double)r->hl.hi < -r->runs_ns);
+}
+
+/* Appends "p=0.032", with a fourth digit when three would round to
+ * DIFF_ALPHA's 0.050 (p=0.0496 below it, p=0.0504 above). */
+static void fmt_p(struct buf *b, double p)
+{
+	if (fabs(p - DIFF_ALPHA) < 0.0005)
+		buf_printf(b, "p=%.4f", p);
+	else
+		buf_printf(b, "p=%.3f", p);
 }
 
 /* Appends the p50 change of r as its row says it: "~" or the change of
@@ -79,9 +89,10 @@ static void p50_change(struct buf *b, const struct diff_fres *r)
 		diff_fmt_shift(b, r);
 		buf_puts(b, ", ");
 	}
-	buf_printf(b, "p=%.3f", r->mwu.p);
+	fmt_p(b, r->mwu.p);
 	if (r->mwu.p < DIFF_ALPHA && !sig)
-		buf_puts(b, ", within the run-to-run spread;");
+		buf_puts(b, r->runs_ns >= 0 ? ", within the run-to-run spread;"
+					    : ", but the shift's 95% interval holds 0;");
 	buf_printf(b, " n=%" PRIu64 "+%" PRIu64 ")", r->nlat[0], r->nlat[1]);
 }
 
@@ -328,11 +339,15 @@ static void text_errors(struct tctx *c)
 		buf_printf(c->b, "  %8.1f%%  %8.1f%%  ", r->err_share[0] * 100, r->err_share[1] * 100);
 		if (!r->have_err_test)
 			buf_puts(c->b, "(too few to tell)\n");
-		else if (r->err_p >= DIFF_ALPHA)
-			buf_printf(c->b, "~ (p=%.3f)\n", r->err_p);
-		else
-			buf_printf(c->b, "%+.1f points (p=%.3f)\n",
-				   (r->err_share[1] - r->err_share[0]) * 100, r->err_p);
+		else {
+			if (r->err_p >= DIFF_ALPHA)
+				buf_puts(c->b, "~ (");
+			else
+				buf_printf(c->b, "%+.1f points (",
+					   (r->err_share[1] - r->err_share[0]) * 100);
+			fmt_p(c->b, r->err_p);
+			buf_puts(c->b, ")\n");
+		}
 	}
 }
 

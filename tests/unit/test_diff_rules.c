@@ -339,3 +339,70 @@ Test(diff_rules, a_glob_that_matches_nothing_is_an_error)
 	diff_rule_free(&r);
 	buf_free(&msg);
 }
+
+/* The line of d's text output that holds the p50 row of its function. */
+static const char *p50_row(struct diff *d)
+{
+	static struct buf b = BUF_INIT;
+	static char line[512];
+
+	for (int s = 0; s < 2; s++)
+		d->meta[s] = (struct diff_meta){ .go_version = "go1.26", .arch = "x86_64",
+					   .kernel = "6.1" };
+	buf_reset(&b);
+	diff_write(d, &b);
+	const char *row = strstr(buf_cstr(&b), "main.work");
+	cr_assert(row, "%s", buf_cstr(&b));
+	snprintf(line, sizeof(line), "%.*s", (int)strcspn(row, "\n"), row);
+	return line;
+}
+
+/* The p50 row's verdict (diff_p50_significant()): the Mann-Whitney p
+ * strictly below DIFF_ALPHA, as benchstat has it, and, with one run a
+ * side, the shift's 95% interval clear of 0, so that a row never shows a
+ * change beside an interval that holds none. */
+Test(diff_rules, p50_significance_needs_p_below_alpha_and_an_interval_clear_of_0)
+{
+	struct diff d;
+	struct diff_opts o;
+	struct diff_func f;
+	struct diff_fres res;
+	/* 8+8 latencies with ties (normal approximation): p = 0.042, but the
+	 * shift's interval is [0ns, +50ns] */
+	const uint64_t x[8] = { 100, 100, 110, 120, 130, 140, 150, 150 };
+	const uint64_t y[8] = { 120, 140, 140, 150, 150, 150, 160, 190 };
+
+	from_samples(&d, &o, &f, &res, x, y, 8);
+	cr_assert_lt(res.mwu.p, DIFF_ALPHA);
+	cr_expect_gt(res.mwu.p, 0.04);
+	cr_assert(res.hl.have_ci);
+	cr_expect_eq(res.hl.lo, 0);
+	cr_expect_eq(res.hl.hi, 50);
+	cr_expect(!diff_p50_significant(&res), "an interval holding 0 is no change");
+	/* and the p50 row says so: "~", why, and no change */
+	const char *text = p50_row(&d);
+	cr_expect(strstr(text, "main.work") && strstr(text, "~ (p=0.042, but the shift's 95% "
+							  "interval holds 0; n=8+8)"), "%s", text);
+	res.hl.lo = 1;   /* clear of 0: a change */
+	cr_expect(diff_p50_significant(&res));
+	res.hl.lo = -50, res.hl.hi = -1;
+	cr_expect(diff_p50_significant(&res));
+	res.hl.hi = 0;
+	cr_expect(!diff_p50_significant(&res));
+
+	/* p == alpha is not below it: not significant, whatever the interval */
+	one_func(&d, &o, &f, &res, 100, 150, DIFF_ALPHA, 8);
+	cr_assert_gt(res.hl.lo, 0);
+	cr_expect(!diff_p50_significant(&res));
+	text = p50_row(&d);
+	cr_expect(strstr(text, "~ (p=0.0500 n=8+8)"), "%s", text);
+	res.mwu.p = nextafter(DIFF_ALPHA, 0);
+	cr_expect(diff_p50_significant(&res));
+	res.mwu.p = 0.0498;   /* a fourth digit where three would say 0.050 */
+	text = p50_row(&d);
+	cr_expect(strstr(text, "+50.0% (shift +50.0% [+48.0%, +52.0%], p=0.0498 n=8+8)"), "%s", text);
+	res.hl.have_ci = false;   /* too few for an interval: the test alone */
+	cr_expect(diff_p50_significant(&res));
+	res.have_test = false;
+	cr_expect(!diff_p50_significant(&res));
+}
