@@ -317,11 +317,13 @@ static void check_end(struct report_opts *env, struct argp_state *state)
 	if (env->follow && !strcmp(env->path, "-"))
 		argp_error(state, "--follow reads a file that is being written; standard input is read live already");
 	check_write(env, state);
+	/* every binary format, whatever the inputs (one, several, standard
+	 * input, --follow); --count prints a number, not the format */
 	if ((env->format->flags & OUTPUT_F_BINARY) && !env->write_path && !env->stats &&
-	    isatty(STDOUT_FILENO))
+	    !env->count && isatty(STDOUT_FILENO))
 		argp_error(state, "--format %s writes binary data and standard output is a "
-			   "terminal; redirect it to a file or into a pipe",
-			   env->format->name);
+			   "terminal; redirect it to a file (> trace.%s) or into a pipe",
+			   env->format->name, env->format->suffix);
 	/* the entry of a kept return is written from pairing's copy: whole */
 	if (env->write_path && !env->lim.keep_str)
 		env->lim.keep_str = GTR_MAX_STRING;

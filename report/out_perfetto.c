@@ -598,6 +598,7 @@ static void perfetto_end(struct output *o, struct buf *b)
 
 const struct output_format out_perfetto = {
 	.name = "perfetto",
+	.suffix = "pftrace",
 	.flags = OUTPUT_F_UNORDERED | OUTPUT_F_BINARY,
 	.state_size = sizeof(struct perfetto),
 	.put = perfetto_put,

@@ -32,6 +32,8 @@ struct output;
  */
 struct output_format {
 	const char *name;      /* as --format takes it */
+	const char *suffix;    /* OUTPUT_F_BINARY: the usual file name suffix
+				* ("pftrace"), for the hint of a refusal */
 	unsigned flags;        /* OUTPUT_F_* */
 	size_t state_size;     /* bytes of the printer's state (output_state()), zeroed */
 	void (*begin)(struct output *o, struct buf *b);
@@ -51,7 +53,7 @@ enum {
 				       * pairing need not hold those */
 	OUTPUT_F_SUMMARY = 1u << 3,   /* summarises every matching event (refuses
 				       * --limit), written by a sink of its own */
-	OUTPUT_F_BINARY = 1u << 4,    /* binary data: refused onto a terminal */
+	OUTPUT_F_BINARY = 1u << 4,    /* binary data: refused onto a terminal (has a suffix) */
 };
 
 /* The rows of the output table (report/out_*.c, report/folded.c). */

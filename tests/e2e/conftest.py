@@ -17,6 +17,7 @@ Environment:
                     gives the sanitizers its objects were built with)
 """
 import os
+import pty
 import shutil
 import signal
 import subprocess
@@ -332,6 +333,18 @@ def report(args, check=True):
         raise AssertionError("gotrace-report %s failed (%d):\n%s\n%s"
                              % (args, p.returncode, p.stdout, p.stderr))
     return p
+
+
+def on_terminal(argv, stdin=None):
+    """Runs argv with its standard output on a pseudo-terminal (stderr
+    captured as text, stdin as given); returns the CompletedProcess."""
+    master, slave = pty.openpty()
+    try:
+        return subprocess.run(argv, stdin=stdin, stdout=slave, stderr=subprocess.PIPE,
+                              text=True, timeout=60)
+    finally:
+        os.close(slave)
+        os.close(master)
 
 
 class Proc:

@@ -4,14 +4,13 @@ that is still being written), and Ctrl-C on either side ending both
 cleanly. Each test runs once per Go toolchain (loop_bin)."""
 import json
 import os
-import pty
 import re
 import select
 import signal
 import subprocess
 import time
 
-from conftest import RECORD, REPORT, attached, report
+from conftest import RECORD, REPORT, attached, on_terminal, report
 
 
 def start_loop(procs, loop_bin):
@@ -170,17 +169,6 @@ def test_standard_output_refusals(loop_bin, procs):
                                "a file with -o FILE\n"), p.stderr
 
 
-def on_terminal(argv):
-    """Runs argv with its standard output on a pseudo-terminal."""
-    master, slave = pty.openpty()
-    try:
-        return subprocess.run(argv, stdout=slave, stderr=subprocess.PIPE, text=True,
-                              timeout=60)
-    finally:
-        os.close(slave)
-        os.close(master)
-
-
 def short_trace(procs, loop_bin, tmp_path):
     """A trace of half a second of the loop's main.add calls: its path."""
     target = start_loop(procs, loop_bin)
@@ -213,8 +201,8 @@ def test_binary_format_is_refused_on_a_terminal(loop_bin, procs, tmp_path):
     p = on_terminal([REPORT, "--format", "perfetto", trace])
     assert p.returncode == 2, p.stderr
     assert p.stderr.startswith("gotrace-report: --format perfetto writes binary data and "
-                               "standard output is a terminal; redirect it to a file or "
-                               "into a pipe\n"), p.stderr
+                               "standard output is a terminal; redirect it to a file "
+                               "(> trace.pftrace) or into a pipe\n"), p.stderr
     out = subprocess.run([REPORT, "--format", "perfetto", trace], capture_output=True,
                          timeout=60)
     assert out.returncode == 0 and len(out.stdout) > 100 and out.stdout[0] == 0x0a, out

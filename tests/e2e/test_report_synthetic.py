@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from conftest import REPORT, build_with_libgtr, report
+from conftest import REPORT, build_with_libgtr, on_terminal, report
 
 T0 = 1000000000000        # monotonic ns of the first event
 ITER = 30                 # iterations of the "calls" scenario
@@ -174,6 +174,35 @@ def test_chrome_nesting_per_goroutine(calls):
     openc = [e for e in xs if e["args"].get("status") == "open"]
     assert len(openc) == 1 and openc[0]["tid"] == 8
     assert [e for e in xs if "status" in e["args"]] == openc   # paired calls have none
+
+
+# ------------------------------------------------------------ Perfetto
+
+PERFETTO_ON_TERMINAL = ("gotrace-report: --format perfetto writes binary data and standard "
+                        "output is a terminal; redirect it to a file (> trace.pftrace) or "
+                        "into a pipe\n")
+
+
+def test_perfetto_is_refused_on_a_terminal_whatever_the_inputs(calls):
+    """Protobuf never reaches a terminal: one file, options after it,
+    print, several files (merged), --follow, a filter, --calls, standard
+    input; exit 2 before anything is read, naming what to do."""
+    for argv in (["--format", "perfetto", calls], [calls, "--format=perfetto"],
+                 ["print", "--format", "perfetto", calls],
+                 ["--format", "perfetto", calls, calls],
+                 ["--format", "perfetto", "--follow", calls],
+                 ["--format", "perfetto", "-f", "pid > 0", "--calls", calls]):
+        p = on_terminal([REPORT, *argv])
+        assert (p.returncode, p.stderr.split("Try")[0]) == (2, PERFETTO_ON_TERMINAL), argv
+    with open(calls, "rb") as f:
+        p = on_terminal([REPORT, "--format", "perfetto", "-"], stdin=f)
+    assert (p.returncode, p.stderr.split("Try")[0]) == (2, PERFETTO_ON_TERMINAL)
+    # --count prints a number; into a pipe or a file the trace is written
+    p = on_terminal([REPORT, "--format", "perfetto", "--count", calls])
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    out = subprocess.run([REPORT, "--format", "perfetto", calls], capture_output=True,
+                         timeout=60)
+    assert out.returncode == 0 and len(out.stdout) > 100 and out.stdout[0] == 0x0a, out.stderr
 
 
 # ------------------------------------------------------------ folded
