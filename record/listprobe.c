@@ -62,6 +62,27 @@ static void missing(const struct gobin_arg *a, bool at_site, char *out, size_t l
 }
 
 /*
+ * Prints the return sites of p, a return probe on a function: how many
+ * and their addresses (the RETs its uprobes go on, in the function's
+ * virtual addresses), the first LIST_SITES of them, then "and N more".
+ */
+static void return_sites(const struct probe *p, FILE *out)
+{
+	enum { LIST_SITES = 8 };
+	int i;
+
+	fprintf(out, "\nreturn sites of %s: %d", p->fn.name, p->nsites);
+	if (!p->nsites)
+		fputs(" (it never returns)", out);
+	for (i = 0; i < p->nsites && i < LIST_SITES; i++)
+		fprintf(out, "%s%#llx", i ? ", " : ", at ", (unsigned long long)
+			(p->fn.entry + (p->sites[i] - p->fn.file_offset)));
+	if (p->nsites > LIST_SITES)
+		fprintf(out, " and %d more", p->nsites - LIST_SITES);
+	fprintf(out, "; values from %s\n", p->args_source);
+}
+
+/*
  * Prints where probe p's uprobes go: a function's entry or returns, or
  * the address of its site, a line's or an inlined copy's, whose values
  * are those DWARF places at that address.
@@ -70,10 +91,12 @@ static void heading(const struct probe *p, FILE *out)
 {
 	const struct gobin_site *s = &p->site;
 
+	if (!p->at_site && p->spec.kind == GTR_KIND_RETURN) {
+		return_sites(p, out);
+		return;
+	}
 	if (!p->at_site) {
-		fprintf(out, "\n%s %s of %s at %#llx, values from %s\n",
-			p->spec.kind == GTR_KIND_RETURN ? "return" : "entry",
-			p->nsites == 1 ? "site" : "sites", p->fn.name,
+		fprintf(out, "\nentry site of %s at %#llx, values from %s\n", p->fn.name,
 			(unsigned long long)p->fn.entry, p->args_source);
 		return;
 	}
