@@ -181,6 +181,11 @@ int gobin_params_to_args(const struct gobin *b, const struct gobin_func *f,
 				!strcmp(p[i].type->name, "any") ? 2 : 1;
 		args[k].gccgo_iface = p[i].type->kind == TK_STRUCT ?
 				      p[i].type->iface : 0;
+		if (args[k].iface == 1 && b->compiler == GOBIN_GCCGO)
+			/* a signature's interface with methods: gccgo's first
+			 * word is a methods table, whose first word is the
+			 * type descriptor (no itab) */
+			args[k].iface = GOBIN_GCCGO_METHODS;
 		k++;
 	}
 	free(moved);
@@ -242,6 +247,9 @@ static int func_params(const struct gobin *b, const struct gobin_func *f,
 	np = gobin_dwarf_params(mb, f->name, f->entry, &p, &cret);
 	if (np < 0)
 		return np;
+	if (!np && !cret && b->compiler == GOBIN_GCCGO &&
+	    !gobin_dwarf_func_typed(mb, f->name, f->entry))
+		return -ENODATA;   /* names and ranges only (no -g): values unknown */
 	n = add_dict(b, f, &p, np);
 	if (n < 0) {
 		gobin_params_free(p, np, cret);

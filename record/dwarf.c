@@ -598,6 +598,25 @@ static bool result_named(const struct gobin_param *v, int n, const char *name)
 
 /* ------------------------------------------------------------ params */
 
+bool gobin_dwarf_func_typed(struct gobin *b, const char *name, uint64_t entry)
+{
+	Dwarf_Die fn, cu, c;
+
+	if (!gobin_dwarf_open(b) || !gobin_dwarf_subprogram(b, name, entry, &fn) ||
+	    !dwarf_diecu(&fn, &cu, NULL, NULL) || dwarf_child(&cu, &c) != 0)
+		return false;
+	do {
+		switch (dwarf_tag(&c)) {
+		case DW_TAG_base_type: case DW_TAG_structure_type:
+		case DW_TAG_pointer_type: case DW_TAG_typedef:
+			return true;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
 /* Whether function DIE `fn` has a DW_TAG_variable named `name`. */
 static bool has_variable(Dwarf_Die *fn, const char *name)
 {

@@ -393,14 +393,18 @@ int gobin_build_setting(const struct gobin *b, size_t i, const char **key,
  * (main.T.M), whose type is one. A pointer receiver (main.(*T).M) comes
  * first, as a pointer named "recv". Locations follow the calling
  * convention of `f` (gobin_func_abi) exactly as gobin_func_args does.
+ * `results` (NULL: not written) are the function's results as
+ * gobin_sig_results takes them: not captured here, but they place the
+ * parameters of a gccgo function returning more than two words, whose
+ * hidden result pointer comes first (System V psABI 3.2.3).
  * Returns the count written to args[max], or -EINVAL with a message in
  * err[errlen] that quotes the signature and says what to write instead
  * (or that `f` is a GCC clone, gobin_func_gcc_clone, which no signature
  * describes).
  */
 int gobin_sig_args(const struct gobin *b, const struct gobin_func *f,
-		   const char *params, struct gobin_arg *args, int max,
-		   char *err, size_t errlen);
+		   const char *params, const char *results, struct gobin_arg *args,
+		   int max, char *err, size_t errlen);
 
 /*
  * Whether a signature (`params`, `results` as gobin_sig_results takes

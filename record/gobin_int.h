@@ -316,6 +316,11 @@ struct gobin_param {
 	bool result;
 };
 
+/* dwarf.c: whether the compile unit of function `name` at `entry`
+ * describes types, as one built with -g does (gccgo without -g writes
+ * only its functions' names and ranges: no parameters to read). */
+bool gobin_dwarf_func_typed(struct gobin *b, const char *name, uint64_t entry);
+
 /*
  * dwarf.c: the parameters (and results) of the function at `entry` named
  * `name`, in declaration order. *out is malloc'd; free with

@@ -154,7 +154,7 @@ static int locate_sig_results(struct probe *p)
 			fprintf(stderr, "gotrace-record: %s\n", err);
 		return n < 0 ? -1 : n;
 	}
-	n = gobin_sig_args(gb, &p->fn, p->spec.sig, params, GTR_MAX_ARGS,
+	n = gobin_sig_args(gb, &p->fn, p->spec.sig, NULL, params, GTR_MAX_ARGS,
 			   err, sizeof(err));
 	if (n < 0) {
 		fprintf(stderr, "gotrace-record: %s\n", err);
@@ -211,16 +211,13 @@ int plan_locate(struct probe *p)
 
 	if (p->spec.sig && ret)
 		return locate_sig_results(p);
-	if (p->spec.results) {
-		fprintf(stderr, "gotrace-record: probe '%s': results are "
-			"captured by return probes; write 'r:%s' to capture "
-			"them\n", p->spec.text, p->spec.func);
-		return -1;
-	}
 	if (p->spec.sig) {
 		char err[512];
 
-		n = gobin_sig_args(gb, &p->fn, p->spec.sig, p->args,
+		/* results written on an entry probe describe the function
+		 * (they place gccgo's parameters); its return probe
+		 * captures them */
+		n = gobin_sig_args(gb, &p->fn, p->spec.sig, p->spec.results, p->args,
 				   GTR_MAX_ARGS, err, sizeof(err));
 		if (n < 0) {
 			fprintf(stderr, "gotrace-record: %s\n", err);
@@ -251,6 +248,20 @@ int plan_locate(struct probe *p)
 	}
 	if (n < 0 && !ret && gobin_func_gcc_clone(gb, &p->fn))
 		return clone_without_dwarf(p);
+	if (n < 0 && gobin_compiler(gb) == GOBIN_GCCGO) {
+		/* no pclntab argument sizes to fall back on: nothing */
+		if (!p->bin->nodwarf_said)
+			fprintf(stderr, "gotrace-record: probe '%s': %s has no "
+				"DWARF for %s (built without -g): its values (and "
+				"those of other such functions) are not captured; "
+				"write its signature with its own types, as "
+				"'%s%s(n int, s string) (int, error)', or build "
+				"with -g\n", p->spec.text, p->bin->path, p->fn.name,
+				ret ? "r:" : "", p->spec.func);
+		p->bin->nodwarf_said = true;
+		p->args_source = "";
+		return 0;
+	}
 	if (n < 0)
 		p->args_source = "raw";
 	return n < 0 ? locate_raw(p) : n;

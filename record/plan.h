@@ -49,6 +49,8 @@ struct binary {
 	bool inline_gap_said; /* told that its inlined copies are unknown */
 	bool clone_said;     /* told that its GCC clones without DWARF
 				capture no arguments */
+	bool nodwarf_said;   /* told that gccgo functions without DWARF
+				capture nothing without a signature */
 };
 
 /*

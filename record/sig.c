@@ -901,6 +901,47 @@ static int hidden_params(struct sp *p, const struct gobin *b,
 	return np;
 }
 
+/*
+ * The C return type of a gccgo function whose results are v[0..np) (the
+ * entries with `result` set), as gccgo's C ABI returns them: the one
+ * result's type, or a struct of them laid out in order (Go's and C's
+ * rules agree for these), built in *shell over fields[max] with the
+ * results' own types (not owned: *shell is never freed). NULL when there
+ * are no results, or more than `max`.
+ */
+static const struct gobin_type *c_results(const struct gobin_param *v, int np,
+					  struct gobin_type *shell,
+					  struct gobin_field *fields, int max)
+{
+	const struct gobin_type *one = NULL;
+	uint32_t off = 0, align = 1;
+	int n = 0;
+
+	memset(shell, 0, sizeof(*shell));
+	for (int i = 0; i < np; i++) {
+		const struct gobin_type *t = v[i].type;
+		const uint32_t a = t->align ? t->align : 1;
+
+		if (!v[i].result)
+			continue;
+		if (n >= max)
+			return NULL;
+		one = t;
+		off = (off + a - 1) / a * a;
+		fields[n++] = (struct gobin_field){ off, (struct gobin_type *)t, NULL };
+		off += t->size;
+		align = a > align ? a : align;
+	}
+	if (n <= 1)
+		return one;
+	shell->kind = TK_STRUCT;
+	shell->size = (off + align - 1) / align * align;
+	shell->align = align;
+	shell->fields = fields;
+	shell->nfields = (uint32_t)n;
+	return shell;
+}
+
 /* gobin_sig_args and gobin_sig_results: the values of a signature. */
 static int sig_values(const struct gobin *b, const struct gobin_func *f,
 		      const char *params, const char *results, bool want_results,
@@ -940,8 +981,17 @@ static int sig_values(const struct gobin *b, const struct gobin_func *f,
 		goto out;
 	if (results)
 		np = parse_list(&p, results, v, np, true);
-	if (np >= 0)
-		n = gobin_params_to_args(b, f, v, np, NULL, want_results, args, max);
+	if (np >= 0) {
+		/* gccgo returns more than two words through a hidden
+		 * pointer, its first argument: the results place the
+		 * parameters too */
+		struct gobin_field fields[SIG_MAX_PARAMS];
+		struct gobin_type shell;
+		const struct gobin_type *cret = c_results(v, np, &shell, fields,
+							  SIG_MAX_PARAMS);
+
+		n = gobin_params_to_args(b, f, v, np, cret, want_results, args, max);
+	}
 out:
 	for (int i = 0; i < cap; i++)
 		gobin_type_free(v[i].type);
@@ -950,10 +1000,10 @@ out:
 }
 
 int gobin_sig_args(const struct gobin *b, const struct gobin_func *f,
-		   const char *params, struct gobin_arg *args, int max,
-		   char *err, size_t errlen)
+		   const char *params, const char *results, struct gobin_arg *args,
+		   int max, char *err, size_t errlen)
 {
-	return sig_values(b, f, params, NULL, false, args, max, err, errlen);
+	return sig_values(b, f, params, results, false, args, max, err, errlen);
 }
 
 int gobin_sig_results(const struct gobin *b, const struct gobin_func *f,

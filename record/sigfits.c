@@ -67,7 +67,7 @@ int gobin_sig_fits(const struct gobin *b, const struct gobin_func *f,
 
 	if (!gobin_func_generic(f))
 		return -1;
-	n = gobin_sig_args(b, f, params ? params : "", sg, 16, NULL, 0);
+	n = gobin_sig_args(b, f, params ? params : "", results, sg, 16, NULL, 0);
 	if (n < 0)
 		return -2;
 	if (m <= 0)

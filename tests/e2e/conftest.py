@@ -126,12 +126,15 @@ class Toolchain:
 
     def gccgo_flags(self, flags):
         """gc's build flags as gccgo's go tool takes them: GCCGO_FLAGS,
-        -ldflags=-s -w as gccgo's -s (strip), -gcflags=-l as -fno-inline;
-        -buildmode=pie as it is (gccgo links PIE anyway)."""
+        -ldflags=-s -w as gccgo's -s (strip), -ldflags=-w (no DWARF) as
+        -g0, -gcflags=-l as -fno-inline; -buildmode=pie as it is (gccgo
+        links PIE anyway)."""
         extra, out = [], []
         for f in flags:
             if f == "-ldflags=-s -w":
                 extra.append("-s")
+            elif f == "-ldflags=-w":
+                extra.append("-g0")
             elif f == "-gcflags=-l":
                 extra.append("-fno-inline")
             elif f.startswith(("-gcflags", "-ldflags")):

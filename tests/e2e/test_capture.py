@@ -304,6 +304,34 @@ def test_interface_parameters_and_error_results(gobuild, toolchain, tmp_path):
          ("<nil>", ["__object", "__type_descriptor"], False)]
 
 
+def test_signatures_without_dwarf_place_every_value(gobuild, toolchain, tmp_path):
+    """A build without DWARF (-ldflags=-w; gccgo's -g0, which keeps only
+    functions' names and ranges) probed with signatures: gccgo passes a
+    hidden result pointer first when the results take more than two
+    words, so the signature's results (also on an entry probe) place the
+    parameters after it, and the results are read through RAX; an error
+    shows its dynamic type. Without a signature gccgo's values are not
+    captured, as gotrace-record says."""
+    exe = gobuild("tests/fixtures/ifaces", "ifaces-nodwarf", "-ldflags=-w")
+    trace = str(tmp_path / "t.gtr")
+    record(["-q", "-o", trace, "main.parse(s string) (int, error)",
+            "r:main.parse(s string) (int, error)", "r:main.split(n int) (int, int, string)",
+            "main.handle(err error)", "--", exe])
+    got = collections.defaultdict(list)
+    for e in jsonl(trace):
+        got[(e["func"], e["kind"])].append(e["goargs"])
+    assert got[("main.parse", "entry")] == [["abc"], [""]]
+    assert got[("main.parse", "return")] == [[3, "<nil>"], [-1, "*main.badInput"]]
+    assert got[("main.split", "return")] == [[4, 2, "split"]]
+    assert [a[0] for a in got[("main.handle", "entry")]][:2] == ["<nil>", "*main.badInput"]
+    if toolchain.gccgo:
+        p = record(["-q", "-o", str(tmp_path / "n.gtr"), "main.parse", "r:main.split",
+                    "--", exe])
+        assert p.stderr.count("has no DWARF for") == 1, p.stderr
+        assert ("probe 'main.parse': %s has no DWARF for main.parse (built without -g)"
+                % exe) in p.stderr
+
+
 def test_a_running_process_names_its_library_types(gobuild, toolchain, tmp_path, procs):
     """A running program passing errors.New's error: gc names its type
     from the binary; gccgo's descriptor of it is in libgo.so, read from the

@@ -70,7 +70,7 @@ static int sig_cb(const struct gobin_func *f, void *ctx)
 	cr_assert_eq(gobin_func_at(sc->st, f->entry, &sf), 0, "%s", f->name);
 	cr_assert_str_eq(sf.name, f->name);
 	cr_assert_eq(gobin_has_dwarf(sc->st), false);
-	ng = gobin_sig_args(sc->st, &sf, text, got, 32, err, sizeof(err));
+	ng = gobin_sig_args(sc->st, &sf, text, NULL, got, 32, err, sizeof(err));
 	cr_assert_eq(ng, nw, "%s %s(%s): %d params from the signature, DWARF "
 		     "%d: %s", sc->fixture, f->name, text, ng, nw, err);
 	for (int i = 0; i < nw; i++) {
@@ -117,7 +117,7 @@ static int sig(struct gobin *b, const char *func, const char *params,
 	struct gobin_func f;
 
 	cr_assert_eq(gobin_func_find(b, func, &f), 0, "%s", func);
-	return gobin_sig_args(b, &f, params, a, 16, err, errlen);
+	return gobin_sig_args(b, &f, params, NULL, a, 16, err, errlen);
 }
 
 Test(gobin, sig_syntax)
