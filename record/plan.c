@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -92,11 +93,18 @@ static struct binary *binary_get(struct plan *pl, const char *path,
 				 const char *attach_path, const char *func)
 {
 	struct binary *b;
+	struct stat st, o;
 	char err[512];
 	int i;
 
 	for (i = 0; i < pl->nbinaries; i++)
 		if (!strcmp(pl->binaries[i].path, path))
+			return &pl->binaries[i];
+	/* the same file named another way (./prog, prog, /abs/prog): one
+	 * binary, its notes said once, its processes matched once */
+	for (i = 0; !stat(attach_path, &st) && i < pl->nbinaries; i++)
+		if (!stat(pl->binaries[i].attach_path, &o) && o.st_dev == st.st_dev &&
+		    o.st_ino == st.st_ino)
 			return &pl->binaries[i];
 	if (pl->nbinaries >= PLAN_MAX_BINARIES) {
 		fprintf(stderr, "gotrace-record: too many binaries (at most %d)\n",
