@@ -413,9 +413,8 @@ static bool leaf_kind(const struct gobin_type *t)
 {
 	switch (t->kind) {
 	case TK_INT: case TK_UINT: case TK_BOOL: case TK_PTR: case TK_STRING:
+	case TK_FLOAT: case TK_SLICE:
 		return true;
-	case TK_SLICE:
-		return !strcmp(t->name, "[]uint8") || !strcmp(t->name, "[]byte");
 	default:
 		return false;
 	}

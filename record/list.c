@@ -236,7 +236,11 @@ static bool arg_capture(const char *listed_only, int fields, int index,
 			       "constant, passed in pieces or dropped)";
 			return false;
 		}
-		if (!gobin_piece_readable(&a->pieces[i])) {
+		/* a struct captured whole has its fields read one by one,
+		 * those in float registers unavailable */
+		if (!gobin_piece_readable(&a->pieces[i]) &&
+		    !(a->type == GTR_TYPE_OTHER && fields > 0 &&
+		      fields <= GOBIN_STRUCT_FIELDS && !listed_only)) {
 			*why = "float register: not in uprobe pt_regs";
 			return false;
 		}

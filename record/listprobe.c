@@ -140,6 +140,11 @@ static void one(const struct probe *p, FILE *out)
 				 "interfaces are read)");
 		else if (!(p->path & 1u << i))
 			missing(&p->args[i], p->at_site, note, sizeof(note));
+		else if (!cap && p->args[i].npieces &&
+			 p->args[i].pieces[0].kind == GOBIN_LOC_REG &&
+			 !gobin_piece_readable(&p->args[i].pieces[0]))
+			snprintf(note, sizeof(note), " (a float register: not in "
+				 "uprobe pt_regs)");
 		else if (!cap)   /* a field path at an inlined copy */
 			snprintf(note, sizeof(note), " (DWARF places %.*s nowhere "
 				 "here)", (int)strcspn(name, "."), name);

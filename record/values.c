@@ -510,21 +510,41 @@ static void path_fetch(struct gt_fetch *f, const struct gobin_path *gp,
  * Adds the value of a field path such as "r.URL.Path" (DWARF types; the
  * root is a pointer parameter or a struct passed by value); at an
  * inlined copy that keeps its root nowhere, the value is unavailable
- * there. Returns its index, or -EINVAL with why in why[whylen].
+ * there, as is, with `whole` (a struct captured whole), a field in a
+ * float register (else refused). Returns its index, or -EINVAL with why
+ * in why[whylen].
  */
-static int path_value(struct probe *p, const char *x, char *why, size_t whylen)
+static int path_value(struct probe *p, const char *x, bool whole, char *why,
+		      size_t whylen)
 {
 	struct gobin_path gp;
 	struct gt_fetch *f;
 	struct gobin_arg *a;
-	bool nowhere;
+	bool nowhere, fpreg = false;
 	int root, k;
 
 	if (field_path(p, x, &gp, why, whylen))
 		return -EINVAL;
 	root = resolve_expr(p, gp.root);
-	nowhere = root < 0 || !p->args[root].npieces ||
-		  !readable(&p->args[root].pieces[0]);
+	nowhere = root < 0 || !p->args[root].npieces;
+	if (!nowhere && gp.value_root && gp.slot >= 0 &&
+	    (uint32_t)gp.slot < p->args[root].npieces &&
+	    p->args[root].pieces[gp.slot].kind == GOBIN_LOC_REG) {
+		/* a field of a struct in registers: its own register */
+		const struct gobin_piece *pc = &p->args[root].pieces[gp.slot];
+
+		fpreg = !readable(pc);
+		if (fpreg && !whole) {
+			char reg[32];
+
+			snprintf(why, whylen, "'%s' is in a float register (%s), "
+				 "which a uprobe does not see (pt_regs holds no "
+				 "float state)", x, gobin_piece_str(pc, reg, sizeof(reg)));
+			return -EINVAL;
+		}
+	} else if (!nowhere) {
+		nowhere = !readable(&p->args[root].pieces[0]);
+	}
 	if (nowhere && (root < 0 || !p->at_site || !p->site.inlined)) {
 		snprintf(why, whylen, "'%s' is not readable, so '%s' cannot "
 			 "follow it", gp.root, x);
@@ -544,7 +564,7 @@ static int path_value(struct probe *p, const char *x, char *why, size_t whylen)
 	{
 		struct gobin_piece w0 = { .kind = GOBIN_LOC_NONE }, w1 = w0;
 
-		if (!nowhere && path_root(p, &p->args[root], &gp, &w0, &w1)) {
+		if (!nowhere && !fpreg && path_root(p, &p->args[root], &gp, &w0, &w1)) {
 			snprintf(why, whylen, "the fields of '%s' are spread "
 				 "over registers gotrace cannot place; use a "
 				 "pointer parameter or $ptr()", gp.root);
@@ -559,11 +579,11 @@ static int path_value(struct probe *p, const char *x, char *why, size_t whylen)
 		a->size = gp.size;
 		a->elem_size = gp.elem_size;
 		a->npieces = 1;
-		a->pieces[0] = w0;
+		a->pieces[0] = fpreg ? p->args[root].pieces[gp.slot] : w0;
 
 		f = &p->plan.fetch[k];   /* kept by plan_fetches() */
 		memset(f, 0, sizeof(*f));   /* GT_OP_NONE: unavailable */
-		if (!nowhere)
+		if (!nowhere && !fpreg)
 			path_fetch(f, &gp, &w0, &w1);
 		p->path |= 1u << k;
 	}
@@ -579,7 +599,7 @@ static int path_value(struct probe *p, const char *x, char *why, size_t whylen)
 static int add_path_value(struct probe *p, const char *x)
 {
 	char why[512];
-	const int k = path_value(p, x, why, sizeof(why));
+	const int k = path_value(p, x, false, why, sizeof(why));
 
 	if (k < 0)
 		fprintf(stderr, "gotrace-record: probe '%s': %s\n", p->spec.text, why);
@@ -590,8 +610,9 @@ static int add_path_value(struct probe *p, const char *x)
  * Adds, after the other values, the fields of each struct parameter
  * passed by value (gobin_struct_fields: at most GOBIN_STRUCT_FIELDS of
  * them, as values named NAME.FIELD), so that the struct is captured
- * whole; a struct whose fields do not all fit, or cannot all be placed,
- * stays unavailable; those of `done` (a bit per value) are already.
+ * whole; a field in a float register is there, unavailable; a struct
+ * whose fields do not all fit, or cannot all be placed, stays
+ * unavailable; those of `done` (a bit per value) are already.
  */
 static void add_struct_values(struct probe *p, uint32_t done)
 {
@@ -600,11 +621,13 @@ static void add_struct_values(struct probe *p, uint32_t done)
 
 	for (int i = 0; i < p->nargs && i < (int)p->meta.nargs; i++) {
 		const uint32_t first = p->meta.nargs;
+		bool some = false;   /* a piece is read: not nowhere */
 		int n, k;
 
+		for (uint32_t j = 0; j < p->args[i].npieces; j++)
+			some |= readable(&p->args[i].pieces[j]);
 		if (p->args[i].type != GTR_TYPE_OTHER || !p->args[i].name[0] ||
-		    p->args[i].iface || !p->args[i].npieces ||
-		    !readable(&p->args[i].pieces[0]) || (done & 1u << i))
+		    p->args[i].iface || !some || (done & 1u << i))
 			continue;
 		n = gobin_struct_fields(p->bin->gb, &fn, p->args[i].name,
 					paths, GOBIN_STRUCT_FIELDS);
@@ -617,7 +640,7 @@ static void add_struct_values(struct probe *p, uint32_t done)
 		if (n <= 0 || n > GOBIN_STRUCT_FIELDS ||
 		    first + (uint32_t)n > GT_MAX_FETCH)
 			continue;
-		for (k = 0; k < n && path_value(p, paths[k], why, sizeof(why)) >= 0; k++)
+		for (k = 0; k < n && path_value(p, paths[k], true, why, sizeof(why)) >= 0; k++)
 			;
 		if (k < n) {
 			/* all or nothing: take back the fields added */

@@ -91,7 +91,10 @@ static int csv_put(struct output *o, struct buf *b, const struct report_event *e
 		if (i >= ev->nvals || i >= GTR_MAX_ARGS)
 			continue;
 		buf_reset(&c->cell);
-		out_bare_value(&c->cell, &ev->vals[i], arg_at(p, i), -1);
+		/* a struct captured whole: its fields, as text shows them
+		 * (they have columns of their own too) */
+		if (!p || !output_struct_value(&c->cell, p, ev, i, false))
+			out_bare_value(&c->cell, &ev->vals[i], arg_at(p, i), -1);
 		put_cell(b, c);
 	}
 	if (ev->nvals > o->o.csv_values)
