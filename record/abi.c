@@ -370,6 +370,39 @@ static int gccgo_assign(const struct gobin *b, const struct gobin_param *p,
 	return k;
 }
 
+const struct gobin_type *gobin_abi_c_results(const struct gobin_param *v, int np,
+					     struct gobin_type *shell,
+					     struct gobin_field *fields, int max)
+{
+	const struct gobin_type *one = NULL;
+	uint32_t off = 0, align = 1;
+	int n = 0;
+
+	memset(shell, 0, sizeof(*shell));
+	for (int i = 0; i < np; i++) {
+		const struct gobin_type *t = v[i].type;
+		const uint32_t a = t->align ? t->align : 1;
+
+		if (!v[i].result)
+			continue;
+		if (n >= max)
+			return NULL;
+		one = t;
+		off = (off + a - 1) / a * a;
+		fields[n++] = (struct gobin_field){ off, (struct gobin_type *)t, NULL };
+		off += t->size;
+		align = a > align ? a : align;
+	}
+	if (n <= 1)
+		return one;
+	shell->kind = TK_STRUCT;
+	shell->size = (off + align - 1) / align * align;
+	shell->align = align;
+	shell->fields = fields;
+	shell->nfields = (uint32_t)n;
+	return shell;
+}
+
 int gobin_abi_assign(const struct gobin *b, enum gobin_abi abi,
 		     const struct gobin_param *p, int np,
 		     const struct gobin_type *cret, bool results,

@@ -368,6 +368,18 @@ int gobin_abi_assign(const struct gobin *b, enum gobin_abi abi,
 int gobin_abi_int_slots(const struct gobin_type *t);
 
 /*
+ * abi.c: the C return type of a gccgo function whose results are v[0..np) (the
+ * entries with `result` set), as gccgo's C ABI returns them: the one
+ * result's type, or a struct of them laid out in order (Go's and C's
+ * rules agree for these), built in *shell over fields[max] with the
+ * results' own types (not owned: *shell is never freed). NULL when there
+ * are no results, or more than `max`.
+ */
+const struct gobin_type *gobin_abi_c_results(const struct gobin_param *v, int np,
+					     struct gobin_type *shell,
+					     struct gobin_field *fields, int max);
+
+/*
  * abi.c: the pieces of a value of type t held whole in memory at SP +
  * `off` (a stack argument, or a variable DWARF places at the CFA), one
  * per scalar part at its offset in the value (`ps`: pointer size), into

@@ -901,47 +901,6 @@ static int hidden_params(struct sp *p, const struct gobin *b,
 	return np;
 }
 
-/*
- * The C return type of a gccgo function whose results are v[0..np) (the
- * entries with `result` set), as gccgo's C ABI returns them: the one
- * result's type, or a struct of them laid out in order (Go's and C's
- * rules agree for these), built in *shell over fields[max] with the
- * results' own types (not owned: *shell is never freed). NULL when there
- * are no results, or more than `max`.
- */
-static const struct gobin_type *c_results(const struct gobin_param *v, int np,
-					  struct gobin_type *shell,
-					  struct gobin_field *fields, int max)
-{
-	const struct gobin_type *one = NULL;
-	uint32_t off = 0, align = 1;
-	int n = 0;
-
-	memset(shell, 0, sizeof(*shell));
-	for (int i = 0; i < np; i++) {
-		const struct gobin_type *t = v[i].type;
-		const uint32_t a = t->align ? t->align : 1;
-
-		if (!v[i].result)
-			continue;
-		if (n >= max)
-			return NULL;
-		one = t;
-		off = (off + a - 1) / a * a;
-		fields[n++] = (struct gobin_field){ off, (struct gobin_type *)t, NULL };
-		off += t->size;
-		align = a > align ? a : align;
-	}
-	if (n <= 1)
-		return one;
-	shell->kind = TK_STRUCT;
-	shell->size = (off + align - 1) / align * align;
-	shell->align = align;
-	shell->fields = fields;
-	shell->nfields = (uint32_t)n;
-	return shell;
-}
-
 /* gobin_sig_args and gobin_sig_results: the values of a signature. */
 static int sig_values(const struct gobin *b, const struct gobin_func *f,
 		      const char *params, const char *results, bool want_results,
@@ -987,8 +946,8 @@ static int sig_values(const struct gobin *b, const struct gobin_func *f,
 		 * parameters too */
 		struct gobin_field fields[SIG_MAX_PARAMS];
 		struct gobin_type shell;
-		const struct gobin_type *cret = c_results(v, np, &shell, fields,
-							  SIG_MAX_PARAMS);
+		const struct gobin_type *cret = gobin_abi_c_results(v, np, &shell, fields,
+								    SIG_MAX_PARAMS);
 
 		n = gobin_params_to_args(b, f, v, np, cret, want_results, args, max);
 	}
