@@ -558,13 +558,24 @@ int gobin_func_at(const struct gobin *b, uint64_t addr, struct gobin_func *out)
 	return 0;
 }
 
+const char *gobin_glob_gccgo(const struct gobin *b, const char *pattern, char *out,
+			     size_t outlen)
+{
+	return b->compiler == GOBIN_GCCGO && strchr(pattern, '(') &&
+	       gobin_gccgo_name(b, pattern, out, outlen) ? out : NULL;
+}
+
 int gobin_func_each(const struct gobin *b, const char *pattern,
 		    int (*fn)(const struct gobin_func *f, void *ctx), void *ctx)
 {
+	char m[512];
+	const char *alt = pattern ? gobin_glob_gccgo(b, pattern, m, sizeof(m)) : NULL;
+
 	for (size_t i = 0; i < b->nfuncs; i++) {
 		int r;
 
-		if (pattern && fnmatch(pattern, b->funcs[i].name, 0) != 0)
+		if (pattern && fnmatch(pattern, b->funcs[i].name, 0) != 0 &&
+		    (!alt || fnmatch(alt, b->funcs[i].name, 0) != 0))
 			continue;
 		r = fn(&b->funcs[i], ctx);
 		if (r)

@@ -203,9 +203,19 @@ int gobin_func_find_cgo_export(const struct gobin *b, const char *name,
 
 /*
  * Calls fn for every function whose name matches the shell glob `pattern`
- * (fnmatch(3) without FNM_PATHNAME; NULL matches all), in address order.
- * Stops early when fn returns non-zero and returns that value; else 0.
+ * (fnmatch(3) without FNM_PATHNAME; NULL matches all; in a gccgo program
+ * also its gobin_glob_gccgo() spelling), in address order. Stops early
+ * when fn returns non-zero and returns that value; else 0.
  */
+/*
+ * A glob written with a pointer receiver, "main.(*T).*", as gccgo spells
+ * its names ("main.T.*", gobin_gccgo_name: gccgo's names do not tell a
+ * pointer receiver from a value one), into out[outlen]; NULL when `b` is
+ * no gccgo program or the glob names no receiver.
+ */
+const char *gobin_glob_gccgo(const struct gobin *b, const char *pattern, char *out,
+			     size_t outlen);
+
 int gobin_func_each(const struct gobin *b, const char *pattern,
 		    int (*fn)(const struct gobin_func *f, void *ctx), void *ctx);
 

@@ -337,6 +337,8 @@ static void signature(const char *name, const struct gobin_arg *p, int np,
 struct list_ctx {
 	const struct gobin *b;
 	const char *glob;
+	const char *glob_gccgo;  /* gobin_glob_gccgo() of glob, or NULL */
+	char glob_buf[512];
 	bool json;
 	FILE *out;
 	struct buf jb;           /* JSON not yet written to out */
@@ -644,6 +646,7 @@ static int list_one(const struct gobin_func *f, void *vctx)
 	char sig[1024];
 
 	if (c->glob && fnmatch(c->glob, f->name, 0) != 0 &&
+	    (!c->glob_gccgo || fnmatch(c->glob_gccgo, f->name, 0) != 0) &&
 	    strcmp(c->glob, f->name) != 0 && !is_named(c, f))
 		return 0;
 	c->matched++;
@@ -726,6 +729,8 @@ int gotrace_list(const char *binary, const char *debuginfo, const char *glob,
 		c->listed_only = c->listed_buf;
 	}
 	c->glob = glob && *glob ? glob : NULL;
+	c->glob_gccgo = c->glob ? gobin_glob_gccgo(b, c->glob, c->glob_buf,
+						   sizeof(c->glob_buf)) : NULL;
 	c->nnamed = c->glob ? gobin_func_find_all(b, c->glob, NULL, 0) : 0;
 	if (c->nnamed > 0) {
 		c->named = calloc((size_t)c->nnamed, sizeof(*c->named));

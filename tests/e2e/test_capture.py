@@ -348,6 +348,18 @@ def test_signatures_without_dwarf_place_every_value(gobuild, toolchain, tmp_path
                 % exe) in p.stderr
 
 
+def test_a_glob_with_a_pointer_receiver(functions, toolchain, tmp_path):
+    """main.(*T).* names T's methods as gc spells them; gccgo spells both
+    receivers main.T.M (its names do not tell them apart), so there the
+    glob matches every method of T, in --list and in a recording."""
+    want = ["main.T.M", "main.T.Value"] if toolchain.gccgo else ["main.(*T).M"]
+    listed = record(["--list", functions, "main.(*T).*"]).stdout
+    assert "%d of " % len(want) in listed and "match 'main.(*T).*'" in listed, listed
+    trace = str(tmp_path / "t.gtr")
+    record(["-q", "-o", trace, "main.(*T).*", "--", functions, "2"])
+    assert sorted({e["func"] for e in jsonl(trace)}) == want
+
+
 def test_a_running_process_names_its_library_types(gobuild, toolchain, tmp_path, procs):
     """A running program passing errors.New's error: gc names its type
     from the binary; gccgo's descriptor of it is in libgo.so, read from the
