@@ -184,15 +184,21 @@ static __always_inline int read_src(struct pt_regs *regs,
  * whose descriptor the kernel keeps in thread.tls_array[entry -
  * GDT_ENTRY_TLS_MIN] (12 on x86-64 kernels, arch/x86/include/asm/
  * segment.h) and its selector in thread.gsindex (saved at each switch
- * away from the thread; a thread inherits its creator's). 0 when unknown.
+ * away from the thread; a thread inherits its creator's). A thread that
+ * loaded GS itself and has not been switched away since (the main
+ * thread, early) has none saved yet: its entry is then the first TLS
+ * one, which Go's set_thread_area(-1) gets (and glibc's, under cgo).
+ * 0 when unknown.
  */
 static __always_inline __u64 read_g32(struct task_struct *task)
 {
-	const __u32 idx = (__u32)(task->thread.gsindex >> 3) - 12;
+	__u32 idx = (__u32)(task->thread.gsindex >> 3) - 12;
 	__u8 d[8];
 	__u32 g = 0, base;
 
-	if (idx >= 3 || bpf_probe_read_kernel(d, sizeof(d), &task->thread.tls_array[idx]))
+	if (idx >= 3)
+		idx = 0;
+	if (bpf_probe_read_kernel(d, sizeof(d), &task->thread.tls_array[idx]))
 		return 0;
 	/* struct desc_struct: base0 in bytes 2-3, base1 in 4, base2 in 7 */
 	base = d[2] | d[3] << 8 | d[4] << 16 | (__u32)d[7] << 24;

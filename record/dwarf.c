@@ -609,6 +609,7 @@ bool gobin_dwarf_func_typed(struct gobin *b, const char *name, uint64_t entry)
 		switch (dwarf_tag(&c)) {
 		case DW_TAG_base_type: case DW_TAG_structure_type:
 		case DW_TAG_pointer_type: case DW_TAG_typedef:
+		case DW_TAG_imported_unit:   /* dwz: types in a partial unit */
 			return true;
 		default:
 			break;
@@ -678,8 +679,11 @@ static int named_results(struct tbuild *tb, Dwarf_Die *fn, Dwarf_Die *td,
 		r->result = true;
 		r->type = gobin_die_type(&m, &mt) ? gobin_dwarf_type(tb, &mt, 0)
 						  : gobin_type_new(TK_OTHER, 0, "");
-		if (!r->type)
-			return -ENOMEM;   /* the k before are freed with *v */
+		if (!r->type) {
+			while (k--)
+				gobin_type_free(nv[n + k].type);
+			return -ENOMEM;
+		}
 		k++;
 	} while (dwarf_siblingof(&m, &m) == 0);
 	return n + k;

@@ -130,6 +130,10 @@ static int process_seen(struct encoder *r, uint32_t pid, uint64_t ts,
 	r->procs[i].pid = pid;
 	r->procs[i].mapped = 0;
 	r->procs[i].bias = 0;
+	/* a new process, or an exec: names read from its memory go */
+	for (int k = 0; k < LIB_NAMES; k++)
+		if (r->lib_names[k].pid == pid)
+			r->lib_names[k].set = false;
 	memcpy(r->procs[i].comm, comm, 16);
 	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
 	proc.binary_id = binary_of(r->plan, path);

@@ -262,7 +262,7 @@ static void add_word_value(struct probe *p, const struct gobin_arg *s, uint32_t 
 	a->npieces = 1;
 	a->pieces[0] = s->pieces[s->in_memory ? 0 : pc];
 	a->in_memory = s->in_memory;     /* word pc of it, in memory */
-	a->mem_off = s->in_memory ? s->mem_off + (int32_t)(8 * pc) : 0;
+	a->mem_off = s->in_memory ? s->mem_off + (int32_t)(word_of(p) * pc) : 0;
 	p->meta.args[k].name = a->name;
 	p->meta.args[k].type_name = a->type_name;
 	p->meta.args[k].type = a->type;
@@ -526,6 +526,12 @@ static int path_value(struct probe *p, const char *x, bool whole, char *why,
 	if (field_path(p, x, &gp, why, whylen))
 		return -EINVAL;
 	root = resolve_expr(p, gp.root);
+	if (root >= 0 && p->args[root].in_memory) {
+		snprintf(why, whylen, "'%s' is returned in memory (gccgo), where "
+			 "gotrace does not follow a field path yet; capture '%s' "
+			 "whole", gp.root, gp.root);
+		return -EINVAL;
+	}
 	nowhere = root < 0 || !p->args[root].npieces;
 	if (!nowhere && gp.value_root && gp.slot >= 0 &&
 	    (uint32_t)gp.slot < p->args[root].npieces &&
