@@ -494,21 +494,24 @@ def recording(binary, out):
 
 def test_real_program_in_two_builds(diffapp, toolchain, tmp_path):
     """The new build's work is 30% slower. A virtual machine's CPU can be
-    taken from it for a while (steal time), which can hide that in one
-    pair of runs: a pair that shows no change is recorded again once, as
+    taken from it for a while (steal time), which can hide that change in
+    one pair of runs, or slow parse's unchanged p50 by 10% in one run (a
+    gccgo pair in CI: parse p50 > +10% beside the real findings): a pair
+    whose findings are not the expected ones is recorded again once, as
     test_real_reruns_of_one_build_no_false_alarms does for alarms."""
     base, new = diffapp
+    # gccgo's error results are captured too (its two words in RAX, RDX)
+    want = [("main.parse", "errors > +5%"), ("main.work", "p50 > +10%")]
     for again in ("", "-again"):
         b = recording(base, tmp_path / ("base%s.gtr" % again))
         n = recording(new, tmp_path / ("new%s.gtr" % again))
         rc, doc = diff_json(b, n)
-        if rc == 1:
+        if rc == 1 and fails(doc) == want:
             break
+        print("pair %r: rc=%d, findings %s" % (again, rc, doc["findings"]))
     assert rc == 1, doc["findings"]
     assert doc["comparable"], doc.get("differences")
     fs = funcs(doc)
-    # gccgo's error results are captured too (its two words in RAX, RDX)
-    want = [("main.parse", "errors > +5%"), ("main.work", "p50 > +10%")]
     assert fs["main.parse"]["base"]["error_share"] == pytest.approx(0.02)
     assert fs["main.parse"]["new"]["error_share"] == pytest.approx(0.20)
     assert fails(doc) == want
