@@ -207,6 +207,23 @@ static __always_inline __u64 read_g32(struct task_struct *task)
 	return g;
 }
 
+/* The hit's g as plan->goid_mode says where it is (read_goid()); 0 when
+ * unknown. */
+static __always_inline __u64 read_g(struct pt_regs *regs, const struct gt_plan *plan,
+				    struct task_struct *task)
+{
+	__u64 g = 0;
+
+	if (plan->goid_mode == GT_GOID_R14)
+		return GO_G_REG(regs);
+	if (plan->goid_mode == GT_GOID_GS32)
+		return read_g32(task);
+	if (plan->goid_mode != GT_GOID_TLS ||
+	    bpf_probe_read_user(&g, sizeof(g), (void *)(task->thread.fsbase - 8)))
+		return 0;
+	return g;
+}
+
 /*
  * The goroutine id of the hit: g from R14 (ABIInternal), from the word
  * below the thread's fsbase (ABI0, cgo) or at -4(GS) (i386, read_g32()),
@@ -221,20 +238,8 @@ static __always_inline __u64 read_goid(struct pt_regs *regs,
 				       const struct gt_plan *plan,
 				       struct task_struct *task)
 {
-	__u64 g = 0, goid = 0;
+	__u64 g = read_g(regs, plan, task), goid = 0;
 
-	if (plan->goid_mode == GT_GOID_R14) {
-		g = GO_G_REG(regs);
-	} else if (plan->goid_mode == GT_GOID_TLS) {
-		__u64 fsbase = task->thread.fsbase;
-
-		if (bpf_probe_read_user(&g, sizeof(g), (void *)(fsbase - 8)))
-			return 0;
-	} else if (plan->goid_mode == GT_GOID_GS32) {
-		g = read_g32(task);
-	} else {
-		return 0;
-	}
 	/* goid's offset unknown: the g address stands for the goroutine
 	 * (unique among live goroutines; stacks move, g does not) */
 	if (plan->goid_off < 0)
@@ -506,6 +511,16 @@ static __always_inline int preds_hold(const struct gt_plan *plan,
 	return 1;
 }
 
+/* Counts an event of plan slot `slot` left out by its rate limit (or, a
+ * return, with its call: calls.bpf.h). */
+static __always_inline void count_suppressed(__u32 slot)
+{
+	__u64 *sup = bpf_map_lookup_elem(&suppressed, &slot);
+
+	if (sup)
+		*sup += 1;
+}
+
 /*
  * Per-probe rate limit: at most plan->rate events in each one-second
  * window; the rest are counted in `suppressed`. Windows are shared by all
@@ -515,7 +530,6 @@ static __always_inline int rate_allows(const struct gt_plan *plan, __u32 slot,
 				       __u64 now)
 {
 	struct rate_state *st;
-	__u64 *sup;
 
 	if (!plan->rate)
 		return 1;
@@ -528,9 +542,7 @@ static __always_inline int rate_allows(const struct gt_plan *plan, __u32 slot,
 	}
 	if (__sync_fetch_and_add(&st->count, 1) < plan->rate)
 		return 1;
-	sup = bpf_map_lookup_elem(&suppressed, &slot);
-	if (sup)
-		*sup += 1;
+	count_suppressed(slot);
 	return 0;
 }
 
@@ -581,6 +593,33 @@ struct hit {
 	__u32 nslots;              /* slots read */
 	__u32 unavail;             /* bit i: slot i could not be read */
 };
+
+#include "calls.bpf.h"
+
+/*
+ * Whether hit `h`, its predicates held, is kept: a return of whole calls
+ * when its call was marked, anything else when its rate limit lets it go
+ * and, an entry of whole calls, its call could be marked.
+ */
+static __always_inline int hit_kept(const struct hit *h)
+{
+	const __u32 slot = (__u32)h->cookie;
+
+	if (h->plan->flags & GT_P_CALL_FOLLOW) {
+		if (call_followed(h))
+			return 1;
+		/* left out with its entry: by the rate limit, if any */
+		if (h->plan->rate)
+			count_suppressed(slot);
+		return 0;
+	}
+	if (!rate_allows(h->plan, slot, h->ts))
+		return 0;
+	if (!(h->plan->flags & GT_P_CALL_MARK) || call_mark(h))
+		return 1;
+	count_suppressed(slot);
+	return 0;
+}
 
 /*
  * Wakes the recorder once every wakeup_every records of this CPU: a
@@ -729,7 +768,7 @@ static __always_inline int send_bytes(struct hit *h)
 	ev->data_len = dlen;
 	if (plan->npred && !preds_hold(plan, ev->slots, ev->unavail))
 		return 0;
-	if (!rate_allows(plan, (__u32)h->cookie, h->ts))
+	if (!hit_kept(h))
 		return 0;
 	/* Without bytes, only the slots in use leave the kernel. */
 	size = dlen ? GT_EVENT_HDR_SIZE + sizeof(ev->slots) + dlen
@@ -760,7 +799,7 @@ static __noinline int probe_hit(struct pt_regs *regs, const struct gt_plan *plan
 {
 	__u64 slots[GT_MAX_FETCH] = {};
 	struct hit h = {};
-	__u32 zero = 0, slot = (__u32)cookie;
+	__u32 zero = 0;
 
 	if (!regs || !plan)
 		return 0;
@@ -783,7 +822,7 @@ static __noinline int probe_hit(struct pt_regs *regs, const struct gt_plan *plan
 	read_words(&h, slots);
 	if (h.plan->npred && !preds_hold(h.plan, slots, h.unavail))
 		return 0;
-	if (!rate_allows(h.plan, slot, h.ts))
+	if (!hit_kept(&h))
 		return 0;
 	if (h.nslots == 0)
 		send_words(&h, slots, 0);

@@ -179,6 +179,15 @@ struct gt_plan {
 			      uprobes there would run in an order the kernel
 			      does not keep */
 
+#define GT_P_CALL_MARK 256    /* an entry probe of whole calls (bpf/calls.bpf.h):
+				 marks each call it keeps */
+#define GT_P_CALL_FOLLOW 512  /* a return probe of whole calls: keeps the
+				 returns of marked calls only, its own rate
+				 limit aside */
+#define GT_P_G_STACK 1024     /* gc code whose g is known (goid_mode):
+				 runtime.g starts with its stack bounds, so
+				 a call's depth is stack.hi - SP */
+
 /* Ring buffer record types. */
 enum gt_rec { GT_REC_EVENT = 1, GT_REC_EXIT = 2, GT_REC_EXEC = 3 };
 

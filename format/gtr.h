@@ -148,6 +148,11 @@ struct gtr_probe {
 	uint64_t rate_window_ns;      /* its start, CLOCK_MONOTONIC ns */
 	uint64_t rate_window_kept;    /* events it kept before this file */
 	uint64_t rate_window_last_ns; /* the last of them */
+	bool whole_calls;         /* a return probe that kept the returns of
+				     the calls its function's entry probe kept
+				     and no others (spec/FORMAT.md, PROBE):
+				     the rate limit and the predicate of that
+				     entry probe left out whole calls */
 };
 
 /* Identity of a traced executable. */

@@ -112,6 +112,9 @@ static const struct gtr_field probe_fields[] = {
 		    GTR_F_OPTIONAL, 0),
 	GTR_FIELD_X("rate_window_last_ns", GTR_F_U64, struct gtr_probe,
 		    rate_window_last_ns, GTR_F_OPTIONAL, 0),
+	/* a return probe that followed its entry probe (whole calls) */
+	GTR_FIELD_X("whole_calls", GTR_F_BOOL, struct gtr_probe, whole_calls,
+		    GTR_F_OPTIONAL, 0),
 };
 const struct gtr_schema gtr_probe_schema = GTR_SCHEMA(probe_fields);
 

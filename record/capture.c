@@ -324,7 +324,7 @@ int capture_set_plan(struct capture *c, uint32_t slot,
 	if (plan_words_only(&q)) {
 		q.flags |= GT_P_WORDS;
 		if (q.nfetch <= GT_FAST_WORDS && !q.npred && !q.rate &&
-		    !(q.flags & GT_P_THEN) &&
+		    !(q.flags & (GT_P_THEN | GT_P_CALL_MARK | GT_P_CALL_FOLLOW)) &&
 		    (q.goid_mode == GT_GOID_R14 || q.goid_mode == GT_GOID_NONE) &&
 		    plan_in_registers(&q))
 			q.flags |= GT_P_FAST;

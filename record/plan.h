@@ -116,6 +116,17 @@ int plan_add(struct plan *pl, const char *text, const char *dflt_path,
 void plan_warnings(const struct plan *pl);
 
 /*
+ * Makes whole calls (bpf/calls.bpf.h) of each function probed at its
+ * entry, by one probe that can leave calls out (a rate limit, a
+ * predicate), and at its returns, by a probe without a predicate: the
+ * entry probe's plan takes GT_P_CALL_MARK, the return probe's
+ * GT_P_CALL_FOLLOW and its metadata whole_calls. Call after the last
+ * plan_add(), before plan_warnings() and before the plans are stored.
+ * 0, or -1 when out of memory.
+ */
+int plan_whole_calls(struct plan *pl);
+
+/*
  * Chains each return probe's site at the address of an entry probe's
  * (a function whose body is one RET, or starts with it) to that entry
  * probe: its plan takes GT_P_THEN and the site's cookie, the site is

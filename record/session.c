@@ -442,11 +442,11 @@ static int session_plan(struct session *s)
 	for (i = 0; i < o->nspecs; i++)
 		if (targets_plan(s->tg, s->plan, o->specs[i], o->quiet, po.root_pid))
 			return -1;
-	plan_warnings(s->plan);
-	if (plan_chain_returns(s->plan)) {
+	if (plan_whole_calls(s->plan) || plan_chain_returns(s->plan)) {
 		fprintf(stderr, "gotrace-record: out of memory for the probes\n");
 		return -1;
 	}
+	plan_warnings(s->plan);
 	return targets_map_binaries(s);
 }
 

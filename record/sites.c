@@ -268,7 +268,8 @@ static bool same_func(const struct probe *a, const struct probe *b)
  * Says, once per function, that a record-time predicate on its entry or
  * return probe, with a probe of the other kind, leaves its calls unpaired
  * in the report (spec/PROBES.md): the kernel drops one half of the calls
- * it does not hold for, and not the other.
+ * it does not hold for, and not the other. An entry probe's predicate
+ * whose return probe follows it (whole calls, plan_whole_calls()) is not.
  */
 static void pred_warnings(const struct plan *pl)
 {
@@ -276,7 +277,7 @@ static void pred_warnings(const struct plan *pl)
 		const struct probe *p = pl->probes[i];
 		int j, k;
 
-		if (!p->spec.predicate)
+		if (!p->spec.predicate || (p->plan.flags & GT_P_CALL_MARK))
 			continue;
 		/* a probe of the other kind; said at the function's first
 		 * probe with a predicate */
@@ -297,6 +298,50 @@ static void pred_warnings(const struct plan *pl)
 			p->spec.kind == GTR_KIND_RETURN ? "entries" : "returns",
 			p->fn.name, p->spec.predicate);
 	}
+}
+
+int plan_whole_calls(struct plan *pl)
+{
+	const uint32_t twice = UINT32_MAX;
+	struct u64map entries = { 0 };
+	int i, rc = 0;
+
+	/* (binary, function) of each entry probe -> its index, or `twice` */
+	for (i = 0; i < pl->nprobes && !rc; i++) {
+		const struct probe *e = pl->probes[i];
+		const uint64_t key = u64map_hash2(e->bin->id, e->fn.entry);
+		uint32_t *v;
+
+		if (e->spec.kind != GTR_KIND_ENTRY || e->at_site)
+			continue;
+		v = u64map_get(&entries, key);
+		if (v)
+			*v = twice;
+		else
+			rc = u64map_put(&entries, key, (uint32_t)i, UINT32_MAX);
+	}
+	for (i = 0; i < pl->nprobes && !rc; i++) {
+		struct probe *r = pl->probes[i], *e;
+		const uint32_t *v;
+
+		if (r->spec.kind != GTR_KIND_RETURN || r->at_site || r->spec.predicate)
+			continue;
+		v = u64map_get(&entries, u64map_hash2(r->bin->id, r->fn.entry));
+		if (!v || *v == twice)
+			continue;
+		e = pl->probes[*v];
+		if (!same_func(e, r) || (!e->spec.predicate && !e->plan.rate))
+			continue;
+		e->plan.flags |= GT_P_CALL_MARK;
+		r->plan.flags |= GT_P_CALL_FOLLOW;
+		r->meta.whole_calls = true;
+		/* its events follow no windows of their own (spec/FORMAT.md,
+		 * PROBE): readers that know no whole calls see its
+		 * suppressions as a probe without a limit's */
+		r->meta.rate_limit = 0;
+	}
+	u64map_free(&entries);
+	return rc ? -1 : 0;
 }
 
 void plan_warnings(const struct plan *pl)
@@ -363,6 +408,9 @@ void plan_goid(struct probe *p)
 	else
 		p->plan.goid_mode = gobin_func_abi(gb, &p->fn) == GOBIN_ABI_INTERNAL &&
 				    ai->g_reg == GOBIN_MREG_R14 ? GT_GOID_R14 : GT_GOID_TLS;
+	/* runtime.g starts with `stack stack` {lo, hi} (runtime/runtime2.go,
+	 * go1.16 to go1.27): the depth of a call of whole calls */
+	p->plan.flags |= GT_P_G_STACK;
 }
 
 int plan_chain_returns(struct plan *pl)

@@ -312,6 +312,8 @@ static void json_probe(struct jsonw *w, const struct gtr_probe *p)
 		jsonw_uint_field(w, "rate_window_kept", p->rate_window_kept);
 		jsonw_uint_field(w, "rate_window_last_ns", p->rate_window_last_ns);
 	}
+	if (p->whole_calls)
+		jsonw_bool_field(w, "whole_calls", true);
 	jsonw_name(w, "args");
 	jsonw_start_array(w);
 	for (uint32_t a = 0; a < p->nargs; a++) {
@@ -696,7 +698,10 @@ static void text_probes(FILE *f, struct gtr_reader *r, const struct stats *st)
 		if (p->predicate[0])
 			fprintf(f, "      record-time predicate (%s): events it did not hold "
 				"for were never written\n", tx(p->predicate));
-		if (gtr_probe_rate_limit(p) && p->rate_window_kept)
+		if (p->whole_calls)
+			fprintf(f, "      whole calls: kept the returns of the calls the entry "
+				"probe of %s kept, and no others\n", tx(p->func));
+		else if (gtr_probe_rate_limit(p) && p->rate_window_kept)
 			fprintf(f, "      rate limit %" PRIu64 " events per second (windows "
 				"known: an earlier file of the rotation kept %" PRIu64
 				" in the window current when this one began)\n",

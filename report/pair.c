@@ -83,6 +83,7 @@ void pair_free(struct pairer *p)
 	free(p->fentry);
 	free(p->fpred);
 	free(p->fnoted);
+	free(p->fwhole);
 	u64map_free(&p->pidx);
 	u64map_free(&p->fidx);
 	free(p);
@@ -106,9 +107,10 @@ static uint32_t func_id(struct pairer *p, const char *key)
 	p->fentry = xrealloc(p->fentry, p->nfuncs * sizeof(*p->fentry), "pairing");
 	p->fpred = xrealloc(p->fpred, p->nfuncs * sizeof(*p->fpred), "pairing");
 	p->fnoted = xrealloc(p->fnoted, p->nfuncs * sizeof(*p->fnoted), "pairing");
+	p->fwhole = xrealloc(p->fwhole, p->nfuncs * sizeof(*p->fwhole), "pairing");
 	p->funcs[fid] = xrealloc(NULL, strlen(key) + 1, "pairing");
 	strcpy(p->funcs[fid], key);
-	p->fret[fid] = p->fentry[fid] = p->fnoted[fid] = false;
+	p->fret[fid] = p->fentry[fid] = p->fnoted[fid] = p->fwhole[fid] = false;
 	p->fpred[fid] = NULL;
 	if (u64map_add(&p->fidx, h, fid, UINT32_MAX))
 		xalloc_die("pairing: function index");
@@ -165,8 +167,8 @@ void pair_probes(struct pairer *p, const struct gtr_probe *const *probes, size_t
 		const uint32_t fid = func_id(p, key);
 
 		p->pents = xrealloc(p->pents, (p->npents + 1) * sizeof(*p->pents), "pairing");
-		p->pents[p->npents] = (struct probe_ent){ .id = pr->id, .fid = fid, .used = true };
-		rate_begin(p, &p->pents[p->npents], pr);
+		p->pents[p->npents] = (struct probe_ent){ .id = pr->id, .fid = fid, .used = true,
+							  .meta = pr };
 		if (u64map_put(&p->pidx, pr->id, p->npents, UINT32_MAX))
 			xalloc_die("pairing: probe index");
 		p->npents++;
@@ -176,6 +178,18 @@ void pair_probes(struct pairer *p, const struct gtr_probe *const *probes, size_t
 			p->fentry[fid] = true;
 		if (pr->predicate && pr->predicate[0])
 			p->fpred[fid] = pr;
+		if (pr->kind == GTR_KIND_RETURN && pr->whole_calls)
+			p->fwhole[fid] = true;
+	}
+	/* whole calls: their function's windows explain nothing, as no
+	 * suppressed event can part a call from its other half */
+	for (uint32_t i = 0; i < p->npents; i++) {
+		struct probe_ent *e = &p->pents[i];
+
+		if (p->fwhole[e->fid])
+			e->rw.rate = 0;
+		else if (i >= first)
+			rate_begin(p, e, e->meta);
 	}
 	for (uint32_t i = first; i < p->npents; i++)
 		if (fid_unpaired(p, p->pents[i].fid))

@@ -116,6 +116,7 @@ struct probe_ent {
 	uint32_t id;
 	uint32_t fid;
 	bool used;
+	const struct gtr_probe *meta; /* as pair_probes() was told of it */
 	/* a rate-limited probe (gtr_probe_rate_limit()): its windows as its
 	 * kept events show them (pair_loss.c, rate_kept()); rw.rate 0: none */
 	struct gtr_rate_windows rw;
@@ -142,6 +143,10 @@ struct pairer {
 	const struct gtr_probe **fpred; /* fid -> a probe of it with a
 				     record-time predicate, NULL: none */
 	bool *fnoted;             /* fid -> its note was printed */
+	bool *fwhole;             /* fid -> its return probe kept whole calls
+				     (gtr_probe.whole_calls): its entry
+				     probe's rate limit and predicate left
+				     out no half of a call */
 	uint32_t nfuncs;
 
 	struct gor *gors;
@@ -195,10 +200,12 @@ static inline struct probe_ent *pmap_slot(const struct pairer *p, uint32_t id)
 }
 
 /* Whether function `fid` has entry and return probes, one of which had a
- * record-time predicate: its calls are not paired (pair.h). */
+ * record-time predicate that left out one half of some calls (not whole
+ * calls): its calls are not paired (pair.h). */
 static inline bool fid_unpaired(const struct pairer *p, uint32_t fid)
 {
-	return fid < p->nfuncs && p->fret[fid] && p->fentry[fid] && p->fpred[fid];
+	return fid < p->nfuncs && p->fret[fid] && p->fentry[fid] && p->fpred[fid] &&
+	       !p->fwhole[fid];
 }
 
 /* Whether the calls of the function of probe `e` are paired: it has a

@@ -272,6 +272,8 @@ void pair_drop(struct pairer *p, const struct gtr_drop *d)
 	const bool rated = pe && pe->used ? pe->rw.rate && !p->lim.lossless : p->any_rate;
 	if (pe && pe->used && !probe_has_ret(p, pe))
 		return;                   /* not paired: nothing to decide */
+	if (d->reason == GTR_DROP_RATE && pe && pe->used && p->fwhole[pe->fid])
+		return;                   /* whole calls left out, no half */
 	if (d->reason == GTR_DROP_RATE && rated && pe && rate_explains(pe, lo, hi))
 		return;                   /* its windows hold these: rate_kept() */
 	if (d->reason == GTR_DROP_RATE && rated && pe && pe->used && !pe->rw.off &&

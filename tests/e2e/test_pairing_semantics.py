@@ -1,6 +1,6 @@
 """What pairing may claim when the recorder kept only part of a function's
-events: a record-time predicate on its entry or return probe (spec/PROBES.md),
-on every toolchain of the matrix."""
+events: a record-time predicate on its entry or return probe, a rate limit
+(spec/PROBES.md, "Whole calls"), on every toolchain of the matrix."""
 import collections
 import glob
 import json
@@ -13,44 +13,41 @@ def calls(path, *args):
     return [json.loads(l) for l in r.stdout.splitlines() if l.strip()], r.stderr
 
 
-def test_an_entry_predicate_with_a_return_probe_pairs_nothing(gobuild, toolchain, tmp_path):
-    """rec(1000) recursing to 0 on four goroutines; the predicate keeps the
-    entries of depth 996..1000 and the kernel keeps every return: pairing
-    them would give depth 996 the result of depth 0. None is paired."""
+def test_an_entry_predicate_with_a_return_probe_keeps_whole_calls(gobuild, toolchain, tmp_path):
+    """rec(1000) recursing to 0 on four goroutines, whose stacks grow (and
+    move) while the outer calls run; the predicate keeps the entries of
+    depth 996..1000 and the return probe the returns of those calls only:
+    each is paired with its own return, the result the same recording
+    without the predicate gives it (a return of depth 0 would be 0)."""
     exe = gobuild("tests/fixtures/recurse/main.go", "recurse")
     trace = str(tmp_path / "p.gtr")
     p = record(["-o", trace, "main.rec (depth > 995)", "r:main.rec", "--", exe])
-    assert ("gotrace-record: note: probe 'main.rec (depth > 995)': its predicate keeps the "
-            "entries of the calls it holds for, not their returns, so gotrace-report shows "
-            "the entries and returns of main.rec alone, not paired into calls; to time the "
-            "calls it selects, leave the predicate out and filter the report: "
-            "gotrace-report -f 'depth > 995'\n") in p.stderr
+    assert "note: probe" not in p.stderr
     got, err = calls(trace)
-    assert collections.Counter(c["status"] for c in got) == {"unpaired": 4 * 5 + 4004}
-    assert all(c["latency_ns"] is None for c in got)
-    entries = [c["args"]["depth"] for c in got if c["args"]]
-    assert sorted(entries) == sorted(list(range(996, 1001)) * 4)
-    assert len([c for c in got if c["rets"]]) == 4004
-    assert err.count("gotrace-report: note: calls of main.rec are not paired: probe "
-                     "'main.rec (depth > 995)' had the record-time predicate 'depth > 995'") == 1
-    text = report(["--calls", trace]).stdout.splitlines()[1:]
-    assert len(text) == 4024 and all(l.split()[4] == "unpaired" for l in text)
-    assert '"predicate":"depth > 995"' in report(["info", "--json", trace]).stdout
-
-    # The way the notes point to: both probes without the predicate, the
-    # filter at report time; each call is paired with its own return.
-    trace = str(tmp_path / "all.gtr")
-    record(["-q", "-o", trace, "main.rec", "r:main.rec", "--", exe])
-    got, err = calls(trace, "-f", "depth > 995")
     assert collections.Counter(c["status"] for c in got) == {"returned": 20}
-    assert sorted(c["args"]["depth"] for c in got) == sorted(list(range(996, 1001)) * 4)
-    # gccgo: no goroutine ids, calls are paired by thread
+    assert "not paired" not in err
+    info = json.loads(report(["info", "--json", trace]).stdout)
+    assert [(p["kind"], p.get("predicate"), p.get("whole_calls")) for p in info["probes"]] == \
+        [("entry", "depth > 995", None), ("return", None, True)]
+    assert info["suppressed"] == 0
+
+    # The same calls from both probes without the predicate, filtered at
+    # report time: each depth returns what it returned above.
+    whole = str(tmp_path / "all.gtr")
+    record(["-q", "-o", whole, "main.rec", "r:main.rec", "--", exe])
+    every, err = calls(whole, "-f", "depth > 995")
+    assert collections.Counter(c["status"] for c in every) == {"returned": 20}
+    assert "not paired" not in err
+    results = [sorted((c["args"]["depth"], c["goret"][0]) for c in g) for g in (got, every)]
+    assert results[0] == results[1]
+    assert sorted(d for d, _ in results[0]) == sorted(list(range(996, 1001)) * 4)
+    assert all(r != 0 for _, r in results[0])
+    # gccgo: no goroutine ids, calls are marked and paired by thread
     for g in ({c["goid"] for c in got} if not toolchain.gccgo else ()):
         mine = sorted((c["args"]["depth"], c["latency_ns"]) for c in got if c["goid"] == g)
         assert [d for d, _ in mine] == list(range(996, 1001))
         lat = [l for _, l in mine]
         assert lat == sorted(lat), "an outer call lasts longer than the calls it makes"
-    assert "not paired" not in err
 
 
 def test_a_return_predicate_with_an_entry_probe_pairs_nothing(gobuild, toolchain, tmp_path):
@@ -75,21 +72,30 @@ def test_a_return_predicate_with_an_entry_probe_pairs_nothing(gobuild, toolchain
     assert "not paired" not in err
 
 
-def test_rate_limited_calls_pair_where_no_suppression_can_lie(gobuild, toolchain, tmp_path):
-    """add(42, i) as fast as it goes, 50 entries and 50 returns kept per
-    second: the calls kept whole before either probe's window filled are
-    paired (each returns 42 + i: a wrong pair would show), the rest are
-    'lost'; before, the second-long suppression spans made every one lost."""
+def test_rate_limited_calls_are_kept_whole(gobuild, toolchain, tmp_path):
+    """add(42, i) as fast as it goes, 50 entries kept per second and the
+    returns of those calls only: every call kept is paired (each returns
+    42 + i: a wrong pair would show), none 'lost' at a window's edge;
+    before, the entry and return probes' windows drifted apart and calls
+    at each edge kept one half only."""
     exe = gobuild("tests/fixtures/hot/main.go", "hot")
     trace = str(tmp_path / "r.gtr")
     record(["-q", "-o", trace, "-r", "50", "main.add", "r:main.add", "--", exe, "2s"])
     got, err = calls(trace)
     status = collections.Counter(c["status"] for c in got)
-    assert status["returned"] >= 40, status
-    assert set(status) <= {"returned", "lost"}, status
+    assert set(status) == {"returned"}, status
+    assert 50 <= status["returned"] <= 150, status
     for c in got:
-        if c["status"] == "returned":
-            assert c["goret"][0] == 42 + c["goargs"][1], c
+        assert c["goret"][0] == 42 + c["goargs"][1], c
+    info = json.loads(report(["info", "--json", trace]).stdout)
+    assert [(p["kind"], p.get("rate_limit"), p.get("whole_calls")) for p in info["probes"]] == \
+        [("entry", 50, None), ("return", None, True)]
+    # the returns left out with their entries are counted as suppressed
+    per = {}
+    for l in info["losses"]:
+        assert l["reason"] == "rate-limit", l
+        per[l["probe"]] = per.get(l["probe"], 0) + l["count"]
+    assert per[0] > 1000 and abs(per[0] - per[1]) <= 1, per
     # a selection no longer shows every kept event: no windows from it
     sel = str(tmp_path / "sel.gtr")
     report(["-w", sel, "-f", "goarg2 < 1000000", trace])
@@ -101,26 +107,28 @@ def test_rate_limited_calls_pair_where_no_suppression_can_lie(gobuild, toolchain
 
 def test_rate_limit_windows_carry_into_rotated_files(gobuild, toolchain, tmp_path):
     """The later files of a rotation do not hold the events their first
-    windows began with: each carries, per probe, the window current when it
-    began (rate_window_*), so that its report, read alone, pairs the calls
-    kept whole before a window filled, as the first file's does, and
+    windows began with: each carries the entry probe's window current when
+    it began (rate_window_*), and says again that the return probe kept
+    whole calls, so that its report, read alone, pairs every call kept and
     counts the rest as suppressed, not as lost from the ring buffer (the
     drop records' second-long spans made every call of a later file
-    'lost'), nor every call after a drop record that the events before
-    it followed in the file. Rotates at 1000 bytes, so that go1.19 and
-    gccgo builds, whose hot loop writes less in a second, rotate too."""
+    'lost'), nor lost at a window's edge (in CI, 52 of 176 calls were,
+    when the return probe had windows of its own). Rotates at 1000 bytes,
+    so that go1.19 and gccgo builds, whose hot loop writes less in a
+    second, rotate too."""
     exe = gobuild("tests/fixtures/hot/main.go", "hot")
     rot = str(tmp_path / "rot.gtr")
     record(["-q", "-o", rot, "-C", "1000", "-r", "50", "main.add", "r:main.add", "--",
             exe, "3s"])
     first = json.loads(report(["info", "--json", rot]).stdout)
-    assert [p["rate_limit"] for p in first["probes"]] == [50, 50]
+    assert [(p.get("rate_limit"), p.get("whole_calls")) for p in first["probes"]] == \
+        [(50, None), (None, True)]
     assert all("rate_window_kept" not in p for p in first["probes"])
     info = json.loads(report(["info", "--json", rot + "1"]).stdout)
-    assert [p["rate_limit"] for p in info["probes"]] == [50, 50], info["probes"]
-    for p in info["probes"]:
-        assert 1 <= p["rate_window_kept"] <= 50, p
-        assert p["rate_window_ns"] <= p["rate_window_last_ns"], p
+    entry, ret = info["probes"]
+    assert entry["rate_limit"] == 50 and 1 <= entry["rate_window_kept"] <= 50, entry
+    assert entry["rate_window_ns"] <= entry["rate_window_last_ns"], entry
+    assert "rate_limit" not in ret and ret["whole_calls"], ret
     assert info["suppressed"] > 0, info
     assert {l["reason"] for l in info["losses"]} == {"rate-limit"}, info["losses"]
     # Each later file holds what one read of the ring buffer brought, so
@@ -132,7 +140,7 @@ def test_rate_limit_windows_carry_into_rotated_files(gobuild, toolchain, tmp_pat
         errs[path] = err
         status = collections.Counter(c["status"] for c in got)
         total.update(status)
-        assert set(status) <= {"returned", "lost", "open", "no_entry"}, (path, status)
+        assert set(status) <= {"returned", "open", "no_entry"}, (path, status)
         # A file may end between a call's entry and its return: that call,
         # its goroutine's last, is open, and the next file begins with its
         # return, shown without its entry.
@@ -148,9 +156,6 @@ def test_rate_limit_windows_carry_into_rotated_files(gobuild, toolchain, tmp_pat
                 assert c["ts_ns"] == first[(c["pid"], c["goid"])], (path, c)
             if c["status"] == "returned":
                 assert c["goret"][0] == 42 + c["goargs"][1], c
-        if len(got) >= 20:
-            assert status["returned"] > status["lost"], (path, status, err)
     assert total["returned"] >= 40, total
-    assert 3 * total["lost"] < total["returned"], total
     err = errs[rot + "1"]
     assert "event(s) were suppressed by the recorder's --rate-limit in " in err, err

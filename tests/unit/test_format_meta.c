@@ -618,3 +618,24 @@ Test(meta, rate_windows_off_carry_no_limit)
 	cr_assert_eq(p.rate_window_limit, 0);
 	cr_assert_eq(gtr_probe_rate_limit(&p), 0);
 }
+
+/* A return probe of whole calls says so (PROBE whole_calls); the key is
+ * left out of every other probe. */
+Test(meta, whole_calls_round_trip)
+{
+	struct gtr_writer *w = open_w();
+	struct gtr_probe ret = { .id = 6, .binary_id = 1, .kind = GTR_KIND_RETURN,
+				 .func = "main.g", .rate_limit = 50, .whole_calls = true };
+	struct gtr_probe other = { .id = 7, .binary_id = 1, .func = "main.h" };
+
+	cr_assert_eq(gtr_writer_probe(w, &ret), 0);
+	cr_assert_eq(gtr_writer_probe(w, &other), 0);
+	close_w(w);
+	cr_assert(file_has_key("whole_calls"));
+	struct gtr_reader *r = open_r();
+	cr_assert_eq(gtr_reader_preload(r), 0);
+	cr_assert(gtr_reader_probe(r, 6)->whole_calls);
+	cr_assert_not(gtr_reader_probe(r, 7)->whole_calls);
+	cr_assert_not(gtr_reader_probe(r, 3)->whole_calls);
+	gtr_reader_close(r);
+}

@@ -4,7 +4,9 @@
  * a file that says its probes' limit (gtr_probe.rate_limit) shows the
  * BPF program's one-second windows through the events they kept, so only
  * the calls that meet a window's span after its `rate`-th kept event are
- * `lost`; files that do not say it keep the drop records' spans.
+ * `lost`; files that do not say it keep the drop records' spans. A
+ * return probe that kept whole calls (gtr_probe.whole_calls) needs no
+ * windows: every call it kept pairs.
  */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -164,4 +166,36 @@ Test(pair_rate, events_lost_from_the_ring_buffer_reach_to_their_windows_end)
 	probes[0].rate_limit = probes[1].rate_limit = 3;   /* no window fills */
 	run(c, 4, out);
 	cr_expect_str_eq(out, "LLP");
+}
+
+Test(pair_rate, whole_calls_are_paired_across_every_window)
+{
+	/* the return probe kept the returns of the calls the entry probe
+	 * kept (gtr_probe.whole_calls): a suppressed event never parts a
+	 * call from its other half, so every window's calls pair, and the
+	 * drop records of suppressed events make no span */
+	char out[16];
+
+	probes[1].whole_calls = true;
+	run(two_windows, 6, out);
+	cr_expect_str_eq(out, "PPPPP");
+	/* events lost from the ring buffer still make one */
+	static const struct call c[] = {
+		{ 'C', 1000, 1010, 1 }, { 'B', 1, 2000, 0 }, { 'C', 3000, 3010, 1 },
+		{ 'C', S + 3000, S + 3010, 1 },
+	};
+	run(c, 4, out);
+	cr_expect_str_eq(out, "LPP");
+}
+
+Test(pair_rate, whole_calls_pair_under_an_entry_predicate)
+{
+	/* a record-time predicate on the entry probe, whose return probe
+	 * followed it: the calls it kept are whole, and paired */
+	char out[16];
+
+	probes[0].predicate = "x > 1";
+	probes[1].whole_calls = true;
+	run(two_windows, 6, out);
+	cr_expect_str_eq(out, "PPPPP");
 }
