@@ -15,9 +15,9 @@
 void xalloc_die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
 /* realloc(p, n) (n 0 counts as 1); `what` names the memory in the message. */
-void *xrealloc(void *p, size_t n, const char *what);
+void *xrealloc(void *p, size_t n, const char *what) __attribute__((returns_nonnull));
 
 /* calloc(n, size) (n 0 counts as 1); `what` names the memory in the message. */
-void *xcalloc(size_t n, size_t size, const char *what);
+void *xcalloc(size_t n, size_t size, const char *what) __attribute__((returns_nonnull));
 
 #endif /* LIB_XALLOC_H */

@@ -362,8 +362,15 @@ static void diff_end(struct run *run)
 	for (uint32_t i = 0; i < gtr_reader_nhosts(run->r); i++)   /* a merged file: each */
 		if ((h = gtr_reader_host_at(run->r, i)))
 			set_add(&kernel, h->kernel);
-	meta_merge(m, &m->go_version, go ? go : strdup("unknown"), "Go version");
-	meta_merge(m, &m->arch, arch ? arch : strdup("unknown"), "arch");
+	/* none known (no binary, no host): "unknown" */
+	if (!go)
+		set_add(&go, NULL);
+	if (!arch)
+		set_add(&arch, NULL);
+	if (!kernel)
+		set_add(&kernel, NULL);
+	meta_merge(m, &m->go_version, go, "Go version");
+	meta_merge(m, &m->arch, arch, "arch");
 	meta_merge(m, &m->kernel, kernel, "kernel");
 	record_exits(m, run->r);
 	record_probes(d, run);
