@@ -2,9 +2,9 @@
 /*
  * Whole calls (spec/PROBES.md, "Whole calls"): a function probed at its
  * entry and at its returns, whose entry probe can leave calls out (a rate
- * limit, a predicate), has its entry probe mark each call it keeps
- * (GT_P_CALL_MARK) and its return probe keep a return only when its call
- * was marked (GT_P_CALL_FOLLOW). The kernel then keeps or leaves out
+ * limit, a predicate), has its entry probe note what it did with each
+ * call (GT_P_CALL_MARK) and its return probe keep a return only when its
+ * call was kept (GT_P_CALL_FOLLOW). The kernel then keeps or leaves out
  * whole calls, and the report pairs every call it is given. Included by
  * gotrace.bpf.c after struct hit.
  */
@@ -28,12 +28,24 @@ struct gt_call_key {
 	__u64 depth;  /* stack.hi - SP (GT_P_G_STACK), else SP */
 };
 
-/* Calls an entry probe kept whose return is yet to come. Least recently
- * used first out: calls that never return (a panic unwinds them, the
- * process ends) leave no lasting entry. */
+/* What an entry probe of whole calls did with a call (the `calls` map's
+ * values). */
+enum gt_call_fate {
+	GT_CALL_NONE = 0,  /* no entry seen (before the recording began) */
+	GT_CALL_KEPT = 1,
+	GT_CALL_PRED = 2,  /* left out by the entry probe's predicate */
+	GT_CALL_RATE = 3,  /* left out by its rate limit */
+};
+
+/* The calls in flight of functions of whole calls, by key, and what their
+ * entry probe did with each: every entry notes its call, over what a
+ * call before it at the same goroutine and depth may have left (one that
+ * never returned: a panic unwound it, runtime.Goexit), and its return
+ * takes the note. Least recently used first out (the kernel's LRU is
+ * approximate): a process that ends leaves no lasting entry. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, 32768);
 	__type(key, struct gt_call_key);
 	__type(value, __u8);
 } calls SEC(".maps");
@@ -42,7 +54,7 @@ struct {
 static __always_inline void call_key(const struct hit *h, struct gt_call_key *k)
 {
 	const __u64 sp = PT_REGS_SP(h->regs);
-	__u64 g, hi = 0;
+	__u64 hi = 0;
 
 	k->pid = h->task->tgid;
 	k->pad = 0;
@@ -50,33 +62,35 @@ static __always_inline void call_key(const struct hit *h, struct gt_call_key *k)
 	k->depth = sp;
 	if (!(h->plan->flags & GT_P_G_STACK))
 		return;
-	g = read_g(h->regs, h->plan, h->task);
-	if (g && !read_user_word(g + h->plan->word_size, (__u8)h->plan->word_size, &hi) &&
+	if (h->g && !read_user_word(h->g + h->plan->word_size, (__u8)h->plan->word_size, &hi) &&
 	    hi > sp)
 		k->depth = hi - sp;
 }
 
-/* Marks the call of entry hit `h` as kept; 0 when it could not be. */
-static __always_inline int call_mark(const struct hit *h)
+/* Notes what the entry probe did with the call of hit `h` (`fate`);
+ * 0 when it could not. */
+static __always_inline int call_note(const struct hit *h, __u8 fate)
 {
 	struct gt_call_key k;
-	__u8 one = 1;
 
 	call_key(h, &k);
-	return bpf_map_update_elem(&calls, &k, &one, BPF_ANY) == 0;
+	return bpf_map_update_elem(&calls, &k, &fate, BPF_ANY) == 0;
 }
 
-/* Whether the call of return hit `h` was marked kept by its entry probe;
- * takes the mark. */
-static __always_inline int call_followed(const struct hit *h)
+/* What the entry probe did with the call of return hit `h` (enum
+ * gt_call_fate); takes the note. */
+static __always_inline __u8 call_fate(const struct hit *h)
 {
 	struct gt_call_key k;
+	__u8 *v, fate;
 
 	call_key(h, &k);
-	if (!bpf_map_lookup_elem(&calls, &k))
-		return 0;
+	v = bpf_map_lookup_elem(&calls, &k);
+	if (!v)
+		return GT_CALL_NONE;
+	fate = *v;
 	bpf_map_delete_elem(&calls, &k);
-	return 1;
+	return fate;
 }
 
 #endif

@@ -225,20 +225,18 @@ static __always_inline __u64 read_g(struct pt_regs *regs, const struct gt_plan *
 }
 
 /*
- * The goroutine id of the hit: g from R14 (ABIInternal), from the word
- * below the thread's fsbase (ABI0, cgo) or at -4(GS) (i386, read_g32()),
- * then the goid at g + goid_off
+ * The goroutine id of g (read_g(): from R14 in ABIInternal code, from
+ * the word below the thread's fsbase in ABI0 code and cgo, or at -4(GS)
+ * on i386), the goid at g + goid_off
  * (runtime.g.goid, record/gofacts.c). The one user memory read every hit
  * pays: a per-CPU (g -> goid) cache would be wrong, since a g freed by an
  * exited goroutine is handed to a new one with a new goid
  * (runtime/proc.go, newproc1() through gfget()), and nothing but reading
  * g tells that it happened.
  */
-static __always_inline __u64 read_goid(struct pt_regs *regs,
-				       const struct gt_plan *plan,
-				       struct task_struct *task)
+static __always_inline __u64 read_goid(__u64 g, const struct gt_plan *plan)
 {
-	__u64 g = read_g(regs, plan, task), goid = 0;
+	__u64 goid = 0;
 
 	/* goid's offset unknown: the g address stands for the goroutine
 	 * (unique among live goroutines; stacks move, g does not) */
@@ -589,6 +587,7 @@ struct hit {
 	struct cpu_state *st;
 	__u64 cookie;              /* plan slot, site << 32 */
 	__u64 ts;                  /* bpf_ktime_get_ns() */
+	__u64 g;                   /* read_g(), 0: none */
 	__u64 goid;
 	__u32 nslots;              /* slots read */
 	__u32 unavail;             /* bit i: slot i could not be read */
@@ -597,27 +596,33 @@ struct hit {
 #include "calls.bpf.h"
 
 /*
- * Whether hit `h`, its predicates held, is kept: a return of whole calls
- * when its call was marked, anything else when its rate limit lets it go
- * and, an entry of whole calls, its call could be marked.
+ * Whether hit `h` is kept, its predicates having held (`held`; a plan
+ * without any: 1): a return of whole calls as its call's entry was,
+ * anything else when its predicates held and its rate limit lets it go.
+ * An entry of whole calls notes what became of its call, kept or not.
  */
-static __always_inline int hit_kept(const struct hit *h)
+static __always_inline int hit_kept(const struct hit *h, int held)
 {
 	const __u32 slot = (__u32)h->cookie;
+	__u8 fate;
 
 	if (h->plan->flags & GT_P_CALL_FOLLOW) {
-		if (call_followed(h))
-			return 1;
-		/* left out with its entry: by the rate limit, if any */
-		if (h->plan->rate)
+		fate = call_fate(h);
+		/* left out with its entry: counted when by the rate limit */
+		if (fate == GT_CALL_RATE)
 			count_suppressed(slot);
-		return 0;
+		return fate == GT_CALL_KEPT;
 	}
-	if (!rate_allows(h->plan, slot, h->ts))
-		return 0;
-	if (!(h->plan->flags & GT_P_CALL_MARK) || call_mark(h))
-		return 1;
-	count_suppressed(slot);
+	if (!held)
+		fate = GT_CALL_PRED;
+	else if (!rate_allows(h->plan, slot, h->ts))
+		fate = GT_CALL_RATE;
+	else
+		fate = GT_CALL_KEPT;
+	if (!(h->plan->flags & GT_P_CALL_MARK) || call_note(h, fate))
+		return fate == GT_CALL_KEPT;
+	if (fate == GT_CALL_KEPT)   /* unmarked, its return would be lost */
+		count_suppressed(slot);
 	return 0;
 }
 
@@ -766,9 +771,7 @@ static __always_inline int send_bytes(struct hit *h)
 	}
 	ev->nslots = i;
 	ev->data_len = dlen;
-	if (plan->npred && !preds_hold(plan, ev->slots, ev->unavail))
-		return 0;
-	if (!hit_kept(h))
+	if (!hit_kept(h, !plan->npred || preds_hold(plan, ev->slots, ev->unavail)))
 		return 0;
 	/* Without bytes, only the slots in use leave the kernel. */
 	size = dlen ? GT_EVENT_HDR_SIZE + sizeof(ev->slots) + dlen
@@ -813,16 +816,15 @@ static __noinline int probe_hit(struct pt_regs *regs, const struct gt_plan *plan
 	if (watch_exits && h.st->watched_tgid != ns_tgid(h.task))
 		watch(h.st, ns_tgid(h.task));
 	h.ts = bpf_ktime_get_ns();
-	h.goid = read_goid(regs, h.plan, h.task);
+	h.g = read_g(regs, h.plan, h.task);
+	h.goid = read_goid(h.g, h.plan);
 	if (!(h.plan->flags & GT_P_WORDS))
 		return send_bytes(&h);
 
 	/* Words only: the size is known, the record is written in place,
 	 * after the predicates and the rate limit let it go. */
 	read_words(&h, slots);
-	if (h.plan->npred && !preds_hold(h.plan, slots, h.unavail))
-		return 0;
-	if (!hit_kept(&h))
+	if (!hit_kept(&h, !h.plan->npred || preds_hold(h.plan, slots, h.unavail)))
 		return 0;
 	if (h.nslots == 0)
 		send_words(&h, slots, 0);

@@ -180,7 +180,7 @@ struct gt_plan {
 			      does not keep */
 
 #define GT_P_CALL_MARK 256    /* an entry probe of whole calls (bpf/calls.bpf.h):
-				 marks each call it keeps */
+				 notes whether it kept each call */
 #define GT_P_CALL_FOLLOW 512  /* a return probe of whole calls: keeps the
 				 returns of marked calls only, its own rate
 				 limit aside */

@@ -118,9 +118,9 @@ void plan_warnings(const struct plan *pl);
 /*
  * Makes whole calls (bpf/calls.bpf.h) of each function probed at its
  * entry, by one probe that can leave calls out (a rate limit, a
- * predicate), and at its returns, by a probe without a predicate: the
- * entry probe's plan takes GT_P_CALL_MARK, the return probe's
- * GT_P_CALL_FOLLOW and its metadata whole_calls. Call after the last
+ * predicate), and at its returns (a RET at least), by one probe without
+ * a predicate: the entry probe's plan takes GT_P_CALL_MARK, the return
+ * probe's GT_P_CALL_FOLLOW and its metadata whole_calls. Call after the last
  * plan_add(), before plan_warnings() and before the plans are stored.
  * 0, or -1 when out of memory.
  */

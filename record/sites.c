@@ -300,36 +300,47 @@ static void pred_warnings(const struct plan *pl)
 	}
 }
 
+/* Puts probe `i` in `m` under its function, or `twice` over an index there. */
+static int one_per_func(struct u64map *m, const struct probe *p, int i, uint32_t twice)
+{
+	const uint64_t key = u64map_hash2(p->bin->id, p->fn.entry);
+	uint32_t *v = u64map_get(m, key);
+
+	if (!v)
+		return u64map_put(m, key, (uint32_t)i, UINT32_MAX);
+	*v = twice;
+	return 0;
+}
+
 int plan_whole_calls(struct plan *pl)
 {
 	const uint32_t twice = UINT32_MAX;
-	struct u64map entries = { 0 };
+	struct u64map entries = { 0 }, returns = { 0 };
 	int i, rc = 0;
 
-	/* (binary, function) of each entry probe -> its index, or `twice` */
+	/* (binary, function) -> its entry probe, its return probe, or
+	 * `twice` where it has several (or a return probe with a predicate,
+	 * which keeps returns whose entries stay) */
 	for (i = 0; i < pl->nprobes && !rc; i++) {
-		const struct probe *e = pl->probes[i];
-		const uint64_t key = u64map_hash2(e->bin->id, e->fn.entry);
-		uint32_t *v;
+		const struct probe *p = pl->probes[i];
 
-		if (e->spec.kind != GTR_KIND_ENTRY || e->at_site)
+		if (p->at_site)
 			continue;
-		v = u64map_get(&entries, key);
-		if (v)
-			*v = twice;
-		else
-			rc = u64map_put(&entries, key, (uint32_t)i, UINT32_MAX);
+		rc = one_per_func(p->spec.kind == GTR_KIND_ENTRY ? &entries : &returns, p, i,
+				  twice);
+		if (!rc && p->spec.kind == GTR_KIND_RETURN && p->spec.predicate)
+			rc = one_per_func(&returns, p, i, twice);
 	}
 	for (i = 0; i < pl->nprobes && !rc; i++) {
 		struct probe *r = pl->probes[i], *e;
-		const uint32_t *v;
+		const uint64_t key = u64map_hash2(r->bin->id, r->fn.entry);
+		const uint32_t *ri = u64map_get(&returns, key), *ei = u64map_get(&entries, key);
 
-		if (r->spec.kind != GTR_KIND_RETURN || r->at_site || r->spec.predicate)
+		/* a function without RET keeps no return: its notes would
+		 * only fill the map */
+		if (!ri || *ri != (uint32_t)i || !ei || *ei == twice || !r->nsites)
 			continue;
-		v = u64map_get(&entries, u64map_hash2(r->bin->id, r->fn.entry));
-		if (!v || *v == twice)
-			continue;
-		e = pl->probes[*v];
+		e = pl->probes[*ei];
 		if (!same_func(e, r) || (!e->spec.predicate && !e->plan.rate))
 			continue;
 		e->plan.flags |= GT_P_CALL_MARK;
@@ -341,6 +352,7 @@ int plan_whole_calls(struct plan *pl)
 		r->meta.rate_limit = 0;
 	}
 	u64map_free(&entries);
+	u64map_free(&returns);
 	return rc ? -1 : 0;
 }
 

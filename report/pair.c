@@ -172,24 +172,32 @@ void pair_probes(struct pairer *p, const struct gtr_probe *const *probes, size_t
 		if (u64map_put(&p->pidx, pr->id, p->npents, UINT32_MAX))
 			xalloc_die("pairing: probe index");
 		p->npents++;
-		if (pr->kind == GTR_KIND_RETURN)
+		const bool pred = pr->predicate && pr->predicate[0];
+		if (pr->kind == GTR_KIND_RETURN) {
+			/* whole calls while every return probe of it (merged
+			 * files: of each recording) kept them */
+			p->fwhole[fid] = (!p->fret[fid] || p->fwhole[fid]) && pr->whole_calls && !pred;
 			p->fret[fid] = true;
-		else
+		} else {
 			p->fentry[fid] = true;
-		if (pr->predicate && pr->predicate[0])
+		}
+		if (pred)
 			p->fpred[fid] = pr;
-		if (pr->kind == GTR_KIND_RETURN && pr->whole_calls)
-			p->fwhole[fid] = true;
 	}
 	/* whole calls: their function's windows explain nothing, as no
-	 * suppressed event can part a call from its other half */
+	 * suppressed event can part a call from its other half; windows set
+	 * aside while events went by are unsure when taken up again */
 	for (uint32_t i = 0; i < p->npents; i++) {
 		struct probe_ent *e = &p->pents[i];
 
-		if (p->fwhole[e->fid])
+		if (p->fwhole[e->fid]) {
 			e->rw.rate = 0;
-		else if (i >= first)
+			e->aside = true;
+		} else if (i >= first || e->aside) {
 			rate_begin(p, e, e->meta);
+			e->rw.off = e->aside;
+			e->aside = false;
+		}
 	}
 	for (uint32_t i = first; i < p->npents; i++)
 		if (fid_unpaired(p, p->pents[i].fid))

@@ -117,6 +117,7 @@ struct probe_ent {
 	uint32_t fid;
 	bool used;
 	const struct gtr_probe *meta; /* as pair_probes() was told of it */
+	bool aside;               /* its windows are set aside: whole calls */
 	/* a rate-limited probe (gtr_probe_rate_limit()): its windows as its
 	 * kept events show them (pair_loss.c, rate_kept()); rw.rate 0: none */
 	struct gtr_rate_windows rw;
@@ -143,10 +144,11 @@ struct pairer {
 	const struct gtr_probe **fpred; /* fid -> a probe of it with a
 				     record-time predicate, NULL: none */
 	bool *fnoted;             /* fid -> its note was printed */
-	bool *fwhole;             /* fid -> its return probe kept whole calls
-				     (gtr_probe.whole_calls): its entry
-				     probe's rate limit and predicate left
-				     out no half of a call */
+	bool *fwhole;             /* fid -> each of its return probes kept
+				     whole calls (gtr_probe.whole_calls) and
+				     has no predicate: its entry probe's rate
+				     limit and predicate left out no half of
+				     a call */
 	uint32_t nfuncs;
 
 	struct gor *gors;

@@ -50,6 +50,64 @@ def test_an_entry_predicate_with_a_return_probe_keeps_whole_calls(gobuild, toolc
         assert lat == sorted(lat), "an outer call lasts longer than the calls it makes"
 
 
+def test_whole_calls_after_a_recovered_panic(gobuild, toolchain, tmp_path):
+    """f(i) panics on even i and its caller recovers, so half the calls
+    never return. The note such a call left is the next call's to
+    overwrite: no return is kept for a call left out, nor paired with a
+    panicked call's entry (f(1000) showed f(1001)'s result)."""
+    exe = gobuild("tests/fixtures/recovered/main.go", "recovered")
+    trace = str(tmp_path / "p.gtr")
+    record(["-q", "-o", trace, "main.f (i < 1001)", "r:main.f", "--", exe, "3000"])
+    got, _ = calls(trace)
+    done = sorted(c["goargs"][0] for c in got if c["status"] == "returned")
+    assert done == list(range(1, 1001, 2))
+    assert all(c["goret"][0] == 10 * c["goargs"][0] for c in got if c["status"] == "returned")
+    assert all(c["goargs"][0] % 2 == 0 for c in got if c["status"] != "returned")
+    assert "no_entry" not in {c["status"] for c in got}
+    # a rate limit of 49 a second: the 49th of a window may be even
+    trace = str(tmp_path / "r.gtr")
+    record(["-q", "-o", trace, "-r", "49", "main.f", "r:main.f", "--", exe, "2s"])
+    got, _ = calls(trace)
+    kept = [c for c in got if c["status"] == "returned"]
+    assert len(kept) >= 40
+    for c in got:
+        if c["status"] == "returned":
+            assert c["goargs"][0] % 2 == 1 and c["goret"][0] == 10 * c["goargs"][0], c
+        else:
+            assert c["goargs"] and c["goargs"][0] % 2 == 0, c
+    info = json.loads(report(["info", "--json", trace]).stdout)
+    per = {}
+    for l in info["losses"]:
+        per[l["probe"]] = per.get(l["probe"], 0) + l["count"]
+    # each call left out by the limit counts its entry, and its return
+    # when it had one: the odd half
+    assert per[0] > 1000 and abs(per[0] - 2 * per[1]) <= 4, per
+
+
+def test_whole_calls_need_one_return_probe_without_a_predicate(gobuild, toolchain, tmp_path):
+    """Two return probes of one function (a glob matching it again, or a
+    second one with a predicate) would race for each call's note: the
+    function is not recorded as whole calls, and pairs as without."""
+    exe = gobuild("tests/fixtures/recurse/main.go", "recurse")
+    trace = str(tmp_path / "two.gtr")
+    p = record(["-o", trace, "main.rec (depth > 995)", "r:main.rec", "r:main.rec (retval >= 0)",
+                "--", exe])
+    assert "note: probe 'main.rec (depth > 995)': its predicate keeps the entries" in p.stderr
+    info = json.loads(report(["info", "--json", trace]).stdout)
+    assert not any(p.get("whole_calls") for p in info["probes"]), info["probes"]
+    got, err = calls(trace)
+    assert {c["status"] for c in got} == {"unpaired"}
+    assert "calls of main.rec are not paired" in err
+    # a limit on more calls than the program makes leaves nothing out
+    trace = str(tmp_path / "lim.gtr")
+    record(["-q", "-o", trace, "-r", "100000", "main.rec (depth > 995)", "r:main.rec", "--",
+            exe])
+    got, err = calls(trace)
+    assert collections.Counter(c["status"] for c in got) == {"returned": 20}
+    assert "suppressed" not in err
+    assert json.loads(report(["info", "--json", trace]).stdout)["suppressed"] == 0
+
+
 def test_a_return_predicate_with_an_entry_probe_pairs_nothing(gobuild, toolchain, tmp_path):
     """Every entry of add(42, i) is kept, the returns of results above 1037
     only: the other entries are not 'exited', and no return closes them."""

@@ -199,3 +199,38 @@ Test(pair_rate, whole_calls_pair_under_an_entry_predicate)
 	run(two_windows, 6, out);
 	cr_expect_str_eq(out, "PPPPP");
 }
+
+/* Whether an entry of probes[0] is shown unpaired when the function's
+ * probes are `tp` (n of them). */
+static bool entry_unpaired(const struct gtr_probe *const *tp, size_t n)
+{
+	struct pairer *p = pair_new(NULL);
+	struct report_event e;
+
+	pair_probes(p, tp, n);
+	e = fixture_event_int(&ev, &probes[0], 1000, 1, 1);
+	pair_push(p, &e);
+	const bool unpaired = e.unpaired;
+	pair_free(p);
+	return unpaired;
+}
+
+Test(pair_rate, whole_calls_need_every_return_probe_of_the_function)
+{
+	/* a merge of two recordings of one binary: one kept whole calls of
+	 * main.f under an entry predicate, the other had a return probe
+	 * that did not (or one with a predicate): the function is not
+	 * paired, as in the second recording alone */
+	struct gtr_probe other = probes[1];
+	const struct gtr_probe *tp[3] = { &probes[0], &probes[1], &other };
+
+	probes[0].predicate = "x > 1";
+	probes[1].whole_calls = true;
+	other.id = 3;
+	cr_expect_not(entry_unpaired(tp, 2));
+	cr_expect(entry_unpaired(tp, 3));
+	other.whole_calls = true;
+	cr_expect_not(entry_unpaired(tp, 3));
+	other.predicate = "retval > 3";   /* kept returns whose entries stay */
+	cr_expect(entry_unpaired(tp, 3));
+}
