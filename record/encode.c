@@ -352,14 +352,37 @@ void encoder_write_clock(struct gtr_writer *w)
 }
 
 /*
- * An interface's value: the name of its dynamic type, from the address of
- * its type descriptor (runtime, so less the process's load bias), "<nil>"
- * for a nil interface, the address in hex when neither DWARF nor the
- * descriptor names it.
- * Names come from a small cache by (binary, address): DWARF's index is
- * asked once per type, not once per event.
+ * The `want` bytes at `addr` of process `pid`, which the BPF program could
+ * not read (a page of the file not faulted in yet): read from
+ * /proc/PID/mem into out when they lie in one read-only mapping of a file
+ * (.rodata, text), whose bytes cannot have changed since the probe fired.
+ * Returns how many were read (0: none; writable memory is never read
+ * late, it may hold other bytes by now).
  */
-static size_t late_bytes(uint32_t pid, uint64_t addr, size_t want, uint8_t *out);
+static size_t late_bytes(uint32_t pid, uint64_t addr, size_t want, uint8_t *out)
+{
+	char path[64], line[512], perm[8];
+	unsigned long long lo, hi, ino;
+	bool ok = false;
+	ssize_t n = 0;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	if (!want || !(f = fopen(path, "re")))
+		return 0;
+	while (!ok && fgets(line, sizeof(line), f))
+		ok = sscanf(line, "%llx-%llx %7s %*s %*s %llu", &lo, &hi, perm, &ino) == 4 &&
+		     addr >= lo && addr + want <= hi && perm[0] == 'r' &&
+		     perm[1] != 'w' && ino != 0;
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%u/mem", pid);
+	if (!ok || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = pread(fd, out, want, (off_t)addr);
+	close(fd);
+	return n > 0 ? (size_t)n : 0;
+}
 
 /*
  * The name of the gccgo type whose descriptor, at runtime address taddr
@@ -394,6 +417,14 @@ static const char *lib_type_name(struct encoder *r, const struct probe *p, uint3
 	return c->name;
 }
 
+/*
+ * An interface's value: the name of its dynamic type, from the address of
+ * its type descriptor (runtime, so less the process's load bias), "<nil>"
+ * for a nil interface, the address in hex when neither DWARF nor the
+ * descriptor names it.
+ * Names come from a small cache by (binary, address): DWARF's index is
+ * asked once per type, not once per event.
+ */
 static void iface_value(struct encoder *r, const struct probe *p,
 			struct gtr_value *v, uint64_t taddr, uint32_t i)
 {
@@ -470,39 +501,6 @@ static void event_task(struct encoder *r, const struct gt_event *ev)
 		t->comm[15] = '\0';
 		gtr_writer_task(r->w, ev->pid, ev->tid, t->comm);
 	}
-}
-
-/*
- * The `want` bytes at `addr` of process `pid`, which the BPF program could
- * not read (a page of the file not faulted in yet): read from
- * /proc/PID/mem into out when they lie in one read-only mapping of a file
- * (.rodata, text), whose bytes cannot have changed since the probe fired.
- * Returns how many were read (0: none; writable memory is never read
- * late, it may hold other bytes by now).
- */
-static size_t late_bytes(uint32_t pid, uint64_t addr, size_t want, uint8_t *out)
-{
-	char path[64], line[512], perm[8];
-	unsigned long long lo, hi, ino;
-	bool ok = false;
-	ssize_t n = 0;
-	FILE *f;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
-	if (!want || !(f = fopen(path, "re")))
-		return 0;
-	while (!ok && fgets(line, sizeof(line), f))
-		ok = sscanf(line, "%llx-%llx %7s %*s %*s %llu", &lo, &hi, perm, &ino) == 4 &&
-		     addr >= lo && addr + want <= hi && perm[0] == 'r' &&
-		     perm[1] != 'w' && ino != 0;
-	fclose(f);
-	snprintf(path, sizeof(path), "/proc/%u/mem", pid);
-	if (!ok || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = pread(fd, out, want, (off_t)addr);
-	close(fd);
-	return n > 0 ? (size_t)n : 0;
 }
 
 /*

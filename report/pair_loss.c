@@ -276,8 +276,7 @@ void pair_drop(struct pairer *p, const struct gtr_drop *d)
 		return;                   /* whole calls left out, no half */
 	if (d->reason == GTR_DROP_RATE && rated && pe && rate_explains(pe, lo, hi))
 		return;                   /* its windows hold these: rate_kept() */
-	if (d->reason == GTR_DROP_RATE && rated && pe && pe->used && !pe->rw.off &&
-	    !p->force) {
+	if (d->reason == GTR_DROP_RATE && rated && pe && pe->used && !pe->rw.off) {
 		rate_pend(p, pe, lo, hi); /* the window's filling event may follow */
 		rate_settle(p, false);
 		return;
