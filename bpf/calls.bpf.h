@@ -2,9 +2,9 @@
 /*
  * Whole calls (spec/PROBES.md, "Whole calls"): a function probed at its
  * entry and at its returns, whose entry probe can leave calls out (a rate
- * limit, a predicate), has its entry probe note what it did with each
- * call (GT_P_CALL_MARK) and its return probe keep a return only when its
- * call was kept (GT_P_CALL_FOLLOW). The kernel then keeps or leaves out
+ * limit, a predicate), has its entry probe note each call it keeps
+ * (GT_P_CALL_MARK) and its return probe keep a return only when its call
+ * was kept (GT_P_CALL_FOLLOW). The kernel then keeps or leaves out
  * whole calls, and the report pairs every call it is given. Included by
  * gotrace.bpf.c after struct hit.
  */
@@ -28,24 +28,15 @@ struct gt_call_key {
 	__u64 depth;  /* stack.hi - SP (GT_P_G_STACK), else SP */
 };
 
-/* What an entry probe of whole calls did with a call (the `calls` map's
- * values). */
-enum gt_call_fate {
-	GT_CALL_NONE = 0,  /* no entry seen (before the recording began) */
-	GT_CALL_KEPT = 1,
-	GT_CALL_PRED = 2,  /* left out by the entry probe's predicate */
-	GT_CALL_RATE = 3,  /* left out by its rate limit */
-};
-
-/* The calls in flight of functions of whole calls, by key, and what their
- * entry probe did with each: every entry notes its call, over what a
- * call before it at the same goroutine and depth may have left (one that
- * never returned: a panic unwound it, runtime.Goexit), and its return
- * takes the note. Least recently used first out (the kernel's LRU is
- * approximate): a process that ends leaves no lasting entry. */
+/* The calls in flight that entry probes of whole calls kept, by key. An
+ * entry left out forgets the note a call before it at the same goroutine
+ * and depth may have left (one that never returned: a panic unwound it,
+ * runtime.Goexit), so the map holds kept calls only. Least recently used
+ * first out (the kernel's LRU is approximate): a process that ends leaves
+ * no lasting entry. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 32768);
+	__uint(max_entries, 16384);
 	__type(key, struct gt_call_key);
 	__type(value, __u8);
 } calls SEC(".maps");
@@ -67,30 +58,33 @@ static __always_inline void call_key(const struct hit *h, struct gt_call_key *k)
 		k->depth = hi - sp;
 }
 
-/* Notes what the entry probe did with the call of hit `h` (`fate`);
- * 0 when it could not. */
-static __always_inline int call_note(const struct hit *h, __u8 fate)
+/* Notes the call of entry hit `h` as kept; 0 when it could not. */
+static __always_inline int call_note(const struct hit *h)
 {
 	struct gt_call_key k;
+	__u8 one = 1;
 
 	call_key(h, &k);
-	return bpf_map_update_elem(&calls, &k, &fate, BPF_ANY) == 0;
+	return bpf_map_update_elem(&calls, &k, &one, BPF_ANY) == 0;
 }
 
-/* What the entry probe did with the call of return hit `h` (enum
- * gt_call_fate); takes the note. */
-static __always_inline __u8 call_fate(const struct hit *h)
+/* Forgets any note at the place of entry hit `h`'s call, which is left out. */
+static __always_inline void call_forget(const struct hit *h)
 {
 	struct gt_call_key k;
-	__u8 *v, fate;
 
 	call_key(h, &k);
-	v = bpf_map_lookup_elem(&calls, &k);
-	if (!v)
-		return GT_CALL_NONE;
-	fate = *v;
 	bpf_map_delete_elem(&calls, &k);
-	return fate;
+}
+
+/* Whether the call of return hit `h` was kept by its entry probe; takes
+ * the note. */
+static __always_inline int call_taken(const struct hit *h)
+{
+	struct gt_call_key k;
+
+	call_key(h, &k);
+	return bpf_map_delete_elem(&calls, &k) == 0;
 }
 
 #endif

@@ -597,32 +597,28 @@ struct hit {
 
 /*
  * Whether hit `h` is kept, its predicates having held (`held`; a plan
- * without any: 1): a return of whole calls as its call's entry was,
+ * without any: 1): a return of whole calls when its call's entry was,
  * anything else when its predicates held and its rate limit lets it go.
- * An entry of whole calls notes what became of its call, kept or not.
+ * An entry of whole calls notes a call it keeps, and forgets the note a
+ * call before it at the same place may have left.
  */
 static __always_inline int hit_kept(const struct hit *h, int held)
 {
 	const __u32 slot = (__u32)h->cookie;
-	__u8 fate;
+	int kept;
 
-	if (h->plan->flags & GT_P_CALL_FOLLOW) {
-		fate = call_fate(h);
-		/* left out with its entry: counted when by the rate limit */
-		if (fate == GT_CALL_RATE)
-			count_suppressed(slot);
-		return fate == GT_CALL_KEPT;
+	if (h->plan->flags & GT_P_CALL_FOLLOW)
+		return call_taken(h);
+	kept = held && rate_allows(h->plan, slot, h->ts);
+	if (!(h->plan->flags & GT_P_CALL_MARK))
+		return kept;
+	if (!kept) {
+		call_forget(h);
+		return 0;
 	}
-	if (!held)
-		fate = GT_CALL_PRED;
-	else if (!rate_allows(h->plan, slot, h->ts))
-		fate = GT_CALL_RATE;
-	else
-		fate = GT_CALL_KEPT;
-	if (!(h->plan->flags & GT_P_CALL_MARK) || call_note(h, fate))
-		return fate == GT_CALL_KEPT;
-	if (fate == GT_CALL_KEPT)   /* unmarked, its return would be lost */
-		count_suppressed(slot);
+	if (call_note(h))
+		return 1;
+	count_suppressed(slot);   /* unnoted, its return would be left out */
 	return 0;
 }
 

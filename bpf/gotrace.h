@@ -180,10 +180,11 @@ struct gt_plan {
 			      does not keep */
 
 #define GT_P_CALL_MARK 256    /* an entry probe of whole calls (bpf/calls.bpf.h):
-				 notes whether it kept each call */
+				 notes each call it keeps */
 #define GT_P_CALL_FOLLOW 512  /* a return probe of whole calls: keeps the
-				 returns of marked calls only, its own rate
-				 limit aside */
+				 returns of noted calls only, its own rate
+				 limit aside; those it leaves out are not
+				 counted (their entries are) */
 #define GT_P_G_STACK 1024     /* gc code whose g is known (goid_mode):
 				 runtime.g starts with its stack bounds, so
 				 a call's depth is stack.hi - SP */

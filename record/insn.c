@@ -29,6 +29,30 @@ uint32_t go_prologue_skip(const uint8_t *code, size_t len, int regabi)
 	return go_prologue_skip_mode(code, len, regabi, 64);
 }
 
+/* Whether instruction `in` (ops[]) reads memory at displacement `disp`
+ * from a register: g.stackguard0 at [g+disp]. */
+static bool reads_guard(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
+			int64_t disp)
+{
+	for (int i = 0; i < in->operand_count_visible; i++)
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY && ops[i].mem.disp.value == disp &&
+		    ops[i].mem.base != ZYDIS_REGISTER_NONE && (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_READ))
+			return true;
+	return false;
+}
+
+/*
+ * The stack checks of Go's prologue (cmd/internal/obj/x86/obj6.go,
+ * stacksplit(), go1.16 to go1.27) all branch to the one call of
+ * runtime.morestack: a small frame `CMP SP, [g+16]; JBE`; a larger one
+ * computes SP - frame first (`LEA -N(SP), R; CMP R, [g+16]; JBE`); a
+ * frame over StackBig (4 KiB) first checks that subtraction for
+ * wraparound (go1.17 on: `MOV SP, R; SUB $N, R; JB; CMP R, [g+16];
+ * JBE`; before: `MOV [g+16], SI; CMP SI, $StackPreempt; JEQ; LEA; SUB;
+ * CMP AX, $N; JLS`). Branches before the last go where it goes, or the
+ * prologue is not one of these. After morestack the function starts over
+ * from its entry, so a probe after the last branch fires once a call.
+ */
 uint32_t go_prologue_skip_mode(const uint8_t *code, size_t len, int regabi,
 			       int bits)
 {
@@ -37,40 +61,46 @@ uint32_t go_prologue_skip_mode(const uint8_t *code, size_t len, int regabi,
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction in;
 	ZydisDecoder dec;
+	ZyanU64 to, early = 0;
 	size_t off = 0;
-	int seen_cmp = 0, n;
+	bool guarded = false, cmp = false, branched = false;
 
 	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec,
 			bits == 32 ? ZYDIS_MACHINE_MODE_LEGACY_32
 				   : ZYDIS_MACHINE_MODE_LONG_64,
 			bits == 32 ? ZYDIS_STACK_WIDTH_32 : ZYDIS_STACK_WIDTH_64)))
 		return 0;
-	for (n = 0; n < 8 && off < len; n++) {
-		int i;
-
+	for (int n = 0; n < 10 && off < len; n++, off += in.length) {
 		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code + off,
 							 len - off, &in, ops)))
 			return 0;
-		if (seen_cmp && (in.mnemonic == ZYDIS_MNEMONIC_JBE ||
-				 in.mnemonic == ZYDIS_MNEMONIC_JB))
-			return off + in.length;
-		if (in.meta.category == ZYDIS_CATEGORY_COND_BR ||
-		    in.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
+		if (in.meta.category == ZYDIS_CATEGORY_COND_BR) {
+			if (!ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&in, &ops[0], off, &to)) ||
+			    (branched && to != early))
+				return 0;
+			/* the last check: a compare with the guard, or of
+			 * what was computed from it */
+			if (cmp && (in.mnemonic == ZYDIS_MNEMONIC_JBE ||
+				    in.mnemonic == ZYDIS_MNEMONIC_JB))
+				return (uint32_t)(off + in.length);
+			early = to;
+			branched = true;
+			cmp = false;
+			continue;
+		}
+		if (in.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
 		    in.meta.category == ZYDIS_CATEGORY_CALL ||
 		    in.meta.category == ZYDIS_CATEGORY_RET)
 			return 0;   /* control flow before any stack check */
-		/* CMP reg, [g+stackguard0] */
-		if (in.mnemonic == ZYDIS_MNEMONIC_CMP &&
-		    in.operand_count_visible == 2 &&
-		    ops[1].type == ZYDIS_OPERAND_TYPE_MEMORY &&
-		    ops[1].mem.disp.value == guard)
-			seen_cmp = 1;
-		for (i = 0; regabi && i < in.operand_count; i++)
+		if (reads_guard(&in, ops, guard))
+			guarded = true;
+		if (in.mnemonic == ZYDIS_MNEMONIC_CMP)
+			cmp = guarded;
+		for (int i = 0; regabi && i < in.operand_count; i++)
 			if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
 			    (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) &&
 			    is_arg_reg(ops[i].reg.value))
 				return 0;
-		off += in.length;
 	}
 	return 0;
 }

@@ -62,6 +62,27 @@ def test_recursion_with_stack_growth_counts_exactly(gobuild, toolchain, tmp_path
         assert depths == list(range(1000, -1, -1))
 
 
+def test_frames_over_4k_enter_once_per_call(gobuild, toolchain, tmp_path):
+    """main.big's 16 KiB frame is over StackBig: its prologue checks the
+    subtraction for wraparound (a first branch to morestack) before the
+    stack bound. The entry probe goes after both, so a call whose stack
+    grows, which starts over from the entry, enters once (it entered twice:
+    25 extra entries of 244); each returns 0 + 1 + ... + depth."""
+    exe = gobuild("tests/fixtures/bigframe/main.go", "bigframe")
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-o", trace, "main.big", "r:main.big", "--", exe])
+    assert p.stdout.split() == ["244"]
+    evs = jsonl(trace)
+    assert collections.Counter(e["kind"] for e in evs) == {"entry": 244, "return": 244}
+    depths = collections.Counter(e["args"]["depth"] for e in evs if e["kind"] == "entry")
+    assert depths == {d: 4 for d in range(61)}
+    r = report(["--calls", "--format", "jsonl", trace]).stdout.splitlines()
+    got = [json.loads(l) for l in r if l.strip()]
+    assert {c["status"] for c in got} == {"returned"}
+    for c in got:
+        d = c["args"]["depth"]
+        assert c["goret"][0] == d * (d + 1) // 2, c
+
 @pytest.mark.parametrize("fixture,cgo", [("disturb", False), ("cgo", True)])
 def test_target_is_not_disturbed(gobuild, toolchain, tmp_path, fixture, cgo):
     """Entry and return probes on every main.* function: same output and
