@@ -121,7 +121,10 @@ def test_startup_progress_on_a_terminal(tmp_path, caddy):
     shown = list(re.finditer(rb"\r\x1b\[Kgotrace-record: (preparing probes: \d+|loading the "
                              rb"capture program for \d+ probes)\r|\rgotrace-record: attaching "
                              rb"\d+ uprobes to [^:]+: \d+/\d+\x1b\[K", head))
-    if took > 1.5:
+    # `took` also counts what comes before the recorder's clock starts
+    # and the steps after the last progress point (in CI: 1.5 s and more
+    # with nothing to show past its first second)
+    if took > 3:
         assert shown, head
     elif took < 0.9:
         assert not shown, head
