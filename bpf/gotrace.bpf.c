@@ -509,8 +509,9 @@ static __always_inline int preds_hold(const struct gt_plan *plan,
 	return 1;
 }
 
-/* Counts an event of plan slot `slot` left out by its rate limit (or, a
- * return, with its call: calls.bpf.h). */
+/* Counts an event of plan slot `slot` left out by its rate limit (or, an
+ * entry of whole calls, because its call could not be noted:
+ * calls.bpf.h). */
 static __always_inline void count_suppressed(__u32 slot)
 {
 	__u64 *sup = bpf_map_lookup_elem(&suppressed, &slot);
