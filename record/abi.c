@@ -108,9 +108,20 @@ void gobin_abi_stack_pieces(const struct gobin_type *t, int32_t off, int ps,
 			    struct gobin_arg *a)
 {
 	struct leaf lv[MAX_LEAVES];
-	const int n = leaves(t, 0, false, ps, lv, 0);
+	int n;
 
 	a->npieces = 0;
+	if (t->kind == TK_ARRAY && t->count && t->nfields) {
+		/* one piece at its first byte: an array is read whole, as
+		 * bytes (plan_fetch(), record/values.c) */
+		a->pieces[0] = (struct gobin_piece){
+			.kind = GOBIN_LOC_STACK, .offset = off,
+			.size = (uint8_t)ps,
+		};
+		a->npieces = 1;
+		return;
+	}
+	n = leaves(t, 0, false, ps, lv, 0);
 	if (n < 0 || n > GOBIN_MAX_PIECES)
 		return;
 	for (int i = 0; i < n; i++)

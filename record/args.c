@@ -69,22 +69,38 @@ static enum gtr_type gtr_type_of(const struct gobin_type *t)
 }
 
 /*
- * Bytes of one element of slice type t when its elements are single
- * values (numbers, bools, pointers, strings), whose bytes a reader of the
- * trace can show; 0 for other elements (aggregates, interfaces) and
- * other types.
+ * Bytes of one element of slice or array type t when its elements are
+ * single values (numbers, bools, pointers, strings), whose bytes a
+ * reader of the trace can show; 0 for other elements (aggregates,
+ * interfaces) and other types.
  */
 uint32_t gobin_slice_elem_size(const struct gobin_type *t)
 {
-	if (t->kind != TK_SLICE)
+	enum gobin_tk k = t->elem_kind;
+	uint32_t size = t->elem_size;
+
+	if (t->kind == TK_ARRAY && t->nfields) {
+		k = t->fields[0].type->kind;
+		size = t->fields[0].type->size;
+	} else if (t->kind != TK_SLICE) {
 		return 0;
-	switch (t->elem_kind) {
+	}
+	switch (k) {
 	case TK_INT: case TK_UINT: case TK_BOOL: case TK_FLOAT: case TK_COMPLEX:
 	case TK_PTR: case TK_STRING:
-		return t->elem_size;
+		return size;
 	default:
 		return 0;
 	}
+}
+
+void gobin_type_literal_name(const struct gobin_type *t, char *out, size_t outlen)
+{
+	if (t->kind == TK_ARRAY && t->nfields && t->fields[0].type->name[0])
+		snprintf(out, outlen, "[%llu]%s", (unsigned long long)t->count,
+			 t->fields[0].type->name);
+	else
+		snprintf(out, outlen, "%s", t->name);
 }
 
 /*
@@ -171,8 +187,8 @@ int gobin_params_to_args(const struct gobin *b, const struct gobin_func *f,
 		if (p[i].result != results)
 			continue;
 		snprintf(args[k].name, sizeof(args[k].name), "%s", p[i].name);
-		snprintf(args[k].type_name, sizeof(args[k].type_name), "%s",
-			 p[i].type->name);
+		gobin_type_literal_name(p[i].type, args[k].type_name,
+					sizeof(args[k].type_name));
 		args[k].type = gtr_type_of(p[i].type);
 		args[k].size = p[i].type->size;
 		args[k].elem_size = gobin_slice_elem_size(p[i].type);
@@ -190,6 +206,27 @@ int gobin_params_to_args(const struct gobin *b, const struct gobin_func *f,
 	}
 	free(moved);
 	return n;
+}
+
+/*
+ * Arrays (gobin.h): on the stack, one the register ABI assigns there (any
+ * array of more than one element, Go src/cmd/compile/abi-internal.md,
+ * go1.17-go1.27), every one of ABI0 or 386 code, or one gccgo passes in
+ * memory (over 16 bytes, System V x86-64 psABI 3.2.3); in one integer
+ * register, gc's [1]T of a word or less and gccgo's of up to 8 bytes
+ * (one INTEGER eightbyte).
+ */
+enum gobin_array gobin_arg_array(const struct gobin_arg *a)
+{
+	if (a->type_name[0] != '[' || a->type_name[1] < '0' || a->type_name[1] > '9' ||
+	    !a->elem_size || a->in_memory || a->npieces != 1 || !a->size ||
+	    a->size % a->elem_size)
+		return GOBIN_ARRAY_NONE;
+	if (a->pieces[0].kind == GOBIN_LOC_STACK)
+		return GOBIN_ARRAY_STACK;
+	if (gobin_piece_readable(&a->pieces[0]) && a->size <= a->pieces[0].size)
+		return GOBIN_ARRAY_REG;
+	return GOBIN_ARRAY_NONE;
 }
 
 bool gobin_func_generic(const struct gobin_func *f)

@@ -591,6 +591,20 @@ static void event_value(struct encoder *r, const struct probe *p,
 		iface_value(r, p, v, s, i);
 		return;
 	}
+	if (p->meta.args[i].type == GTR_TYPE_SLICE && op == GT_OP_WORD) {
+		/* an array in a register (gobin_arg_array()): its first
+		 * size bytes, little-endian, are the array's */
+		uint8_t *out = r->late[i & (GT_MAX_FETCH - 1)];
+		const uint32_t n = p->args[i].size < 8 ? p->args[i].size : 8;
+
+		for (uint32_t k = 0; k < n; k++)
+			out[k] = (uint8_t)(s >> (8 * k));
+		v->kind = GTR_VAL_STR;
+		v->v.s.data = out;
+		v->v.s.len = n;
+		v->v.s.full_len = n;
+		return;
+	}
 	switch (p->meta.args[i].type) {
 	case GTR_TYPE_INT:
 		v->kind = GTR_VAL_INT;
@@ -616,9 +630,10 @@ static void event_value(struct encoder *r, const struct probe *p,
 		v->kind = GTR_VAL_STR;
 		value_bytes(r, p, ev, i, doff, n | flag, v);
 		v->v.s.full_len = s;
-		/* a slice's length is in elements; the value's in bytes */
+		/* a slice's length is in elements, the value's in bytes;
+		 * an array's (GT_OP_MEM) in bytes already */
 		if (p->meta.args[i].type == GTR_TYPE_SLICE &&
-		    p->meta.args[i].size)
+		    p->meta.args[i].size && op != GT_OP_MEM)
 			v->v.s.full_len = s * p->meta.args[i].size;
 		*doff += n;
 		break;

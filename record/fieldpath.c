@@ -292,7 +292,7 @@ static int path_type(struct tsrc *s, const struct tnode *n, struct gobin_path *o
 
 	if (!gt)
 		return -ENOMEM;
-	snprintf(out->type_name, sizeof(out->type_name), "%s", gt->name);
+	gobin_type_literal_name(gt, out->type_name, sizeof(out->type_name));
 	out->size = gt->size;
 	switch (gt->kind) {
 	case TK_INT: out->type = GTR_TYPE_INT; break;
@@ -306,6 +306,12 @@ static int path_type(struct tsrc *s, const struct tnode *n, struct gobin_path *o
 		out->type = !strcmp(gt->name, "[]uint8") || !strcmp(gt->name, "[]byte")
 			    ? GTR_TYPE_BYTES : GTR_TYPE_SLICE;
 		out->elem_size = gobin_slice_elem_size(gt);
+		break;
+	case TK_ARRAY:
+		/* its bytes, when its elements are single values */
+		out->elem_size = gobin_slice_elem_size(gt);
+		out->array = out->elem_size && gt->size;
+		out->type = out->array ? GTR_TYPE_SLICE : GTR_TYPE_OTHER;
 		break;
 	default:
 		out->type = GTR_TYPE_OTHER;

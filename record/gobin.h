@@ -101,9 +101,13 @@ struct gobin_arg {
 				 its DWARF: GOBIN_GCCGO_METHODS (methods
 				 table, object) or GOBIN_GCCGO_EMPTY (type
 				 descriptor, object); 0: not one */
-	uint32_t elem_size;   /* a slice of single values (numbers, bools,
-				 pointers, strings): bytes of one element,
-				 from its DWARF or signature type; else 0 */
+	uint32_t elem_size;   /* a slice or array of single values
+				 (numbers, bools, pointers, strings): bytes
+				 of one element, from its DWARF or signature
+				 type; else 0 */
+	bool array;           /* an array [N]T of such elements, read whole
+				 (size bytes) where its one piece is
+				 (gobin_arg_array(), record/values.c) */
 	bool folded;          /* a GCC clone's parameter its DWARF gives as
 				 the constant `folded_value` (gccgo -O2,
 				 .constprop.N); its pieces are nowhere */
@@ -115,6 +119,22 @@ struct gobin_arg {
 				 pointer, which %rax holds at the return) */
 	int32_t mem_off;      /* in_memory: bytes from that address */
 };
+
+/* Where an array a uprobe reads lies (gobin_arg_array()). */
+enum gobin_array {
+	GOBIN_ARRAY_NONE = 0,   /* not an array it reads */
+	GOBIN_ARRAY_STACK,      /* whole on the stack, from its one piece */
+	GOBIN_ARRAY_REG,        /* whole in its one piece, an integer register */
+};
+
+/*
+ * Whether `a` is an array [N]T of single values (elem_size) that a
+ * uprobe reads whole, and where: on the stack where its one piece
+ * starts, or in one integer register (the plan sets gobin_arg.array);
+ * GOBIN_ARRAY_NONE for arrays in two registers (gccgo's of 9-16 bytes)
+ * or float registers, and arrays of aggregates.
+ */
+enum gobin_array gobin_arg_array(const struct gobin_arg *a);
 
 /*
  * Opens `path` and reads its ELF headers, .go.buildinfo and .gopclntab
@@ -505,6 +525,8 @@ struct gobin_path {
 	enum gtr_type type;      /* GTR_TYPE_OTHER: not capturable */
 	uint32_t size;           /* bytes of the final value */
 	uint32_t elem_size;      /* GTR_TYPE_SLICE: gobin_arg.elem_size's */
+	bool array;              /* GTR_TYPE_SLICE: an array [N]T of such
+				    elements, read whole (size bytes) */
 	char type_name[256];
 };
 

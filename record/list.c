@@ -271,6 +271,13 @@ static bool arg_capture(const char *listed_only, int fields, int index,
 		}
 		if (fields > 0 && fields <= GOBIN_STRUCT_FIELDS)
 			break;    /* plan.c captures the struct whole */
+		if (gobin_arg_array(a))
+			break;    /* its bytes, from the stack or its register */
+		if (a->type_name[0] == '[') {
+			*why = a->elem_size ? "an array in two registers: not captured yet" :
+			       "an array of aggregates or interfaces: capture its bytes with $ptr()";
+			return false;
+		}
 		*why = fields > GOBIN_STRUCT_FIELDS ?
 		       "a struct of more fields than gotrace captures whole: capture its fields with NAME.FIELD" :
 		       "a struct or array passed by value: capture its fields with NAME.FIELD";

@@ -135,7 +135,8 @@ static const char *type_refusal(const struct operand *v, enum gtr_type t)
 			return NULL;
 		return t == GTR_TYPE_IFACE
 		       ? "an interface's type name is compared at report time"
-		       : "len() takes a string, []byte or slice";
+		       : "len() takes a string, []byte or slice (an array's "
+			 "length is in its type)";
 	}
 	switch (t) {
 	case GTR_TYPE_INT:

@@ -225,6 +225,26 @@ static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a,
 		/* []byte is (ptr, len, cap), read like a string */
 		__attribute__((fallthrough));
 	case GTR_TYPE_SLICE:
+		if (a->array && a->pieces[0].kind == GOBIN_LOC_REG) {
+			/* the register's word, whose first size bytes the
+			 * encoder writes as the array's */
+			f->op = GT_OP_WORD;
+			break;
+		}
+		if (a->array) {
+			/* its size bytes from its stack slot on: the
+			 * address SP + offset */
+			memset(&f->src, 0, sizeof(f->src));
+			f->src.loc = GT_LOC_REG;
+			f->src.reg = GT_REG_RSP;
+			f->src.size = word;
+			f->op = GT_OP_MEM;
+			f->flags = GT_F_INDIRECT;
+			f->mem_off = a->pieces[0].offset;
+			f->mem_size = a->size;
+			break;
+		}
+		__attribute__((fallthrough));
 	case GTR_TYPE_STRING:
 		if (a->npieces < 2 || !readable(&a->pieces[1]))
 			return;
@@ -489,6 +509,26 @@ static void path_fetch(struct gt_fetch *f, const struct gobin_path *gp,
 		       const struct gobin_piece *w0, const struct gobin_piece *w1)
 {
 	src_of(w0, &f->src);
+	if (gp->array) {
+		/* size bytes where the array starts: after the pointers, or
+		 * in the stack slot of a struct passed there */
+		f->op = GT_OP_MEM;
+		f->flags = GT_F_INDIRECT;
+		f->mem_size = gp->size;
+		if (!gp->direct) {
+			f->nderef = (uint8_t)gp->nderef;
+			memcpy(f->deref, gp->deref, sizeof(f->deref));
+			f->mem_off = gp->offset;
+		} else if (w0->kind == GOBIN_LOC_STACK) {
+			memset(&f->src, 0, sizeof(f->src));
+			f->src.loc = GT_LOC_REG;
+			f->src.reg = GT_REG_RSP;
+			f->mem_off = w0->offset;
+		} else {
+			f->op = GT_OP_NONE;   /* in registers: unavailable */
+		}
+		return;
+	}
 	f->op = gp->type == GTR_TYPE_STRING || gp->type == GTR_TYPE_BYTES ||
 		gp->type == GTR_TYPE_SLICE ? GT_OP_STRING : GT_OP_WORD;
 	if (gp->type == GTR_TYPE_SLICE)   /* its elements, or its length only */
@@ -584,6 +624,7 @@ static int path_value(struct probe *p, const char *x, bool whole, char *why,
 		a->type = gp.type;
 		a->size = gp.size;
 		a->elem_size = gp.elem_size;
+		a->array = gp.array;
 		a->npieces = 1;
 		a->pieces[0] = fpreg ? p->args[root].pieces[gp.slot] : w0;
 
@@ -726,6 +767,10 @@ void plan_values(struct probe *p, int n)
 		else if (ga->type == GTR_TYPE_OTHER && (ga->npieces == 3 || ga->in_memory) &&
 			 !strncmp(ga->type_name, "[]", 2))
 			ga->type = GTR_TYPE_SLICE;
+		else if (ga->type == GTR_TYPE_OTHER && gobin_arg_array(ga)) {
+			ga->type = GTR_TYPE_SLICE;   /* its elements' bytes */
+			ga->array = true;
+		}
 		p->meta.args[i].name = p->args[i].name;
 		p->meta.args[i].type_name = p->args[i].type_name;
 		p->meta.args[i].type = p->args[i].type;
@@ -859,8 +904,9 @@ int plan_fetches(struct probe *p, uint32_t id, const struct plan_opts *o)
 		char err[1024];
 		int n;
 
+		/* an array's slot is its bytes: nothing to compare in BPF */
 		for (i = 0; i < (int)p->meta.nargs; i++)
-			types[i] = p->args[i].type;
+			types[i] = p->args[i].array ? GTR_TYPE_OTHER : p->args[i].type;
 		n = pred_compile(p->spec.predicate, resolve_cb, p, types,
 				 p->meta.nargs, p->plan.pred, GT_MAX_PRED, err,
 				 sizeof(err));

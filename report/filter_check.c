@@ -130,7 +130,9 @@ static void check_not_slice(const struct filter *f, const struct operand *a,
 	err->column = a->pos + 1;
 	if (tname)
 		snprintf(err->msg, sizeof(err->msg),
-			 "%.*s is a slice (%.64s): only len(%.*s) applies", n, name, tname, n, name);
+			 "%.*s is %s (%.64s): only len(%.*s) applies", n, name,
+			 tname[0] == '[' && tname[1] != ']' ? "an array" : "a slice",
+			 tname, n, name);
 	else
 		snprintf(err->msg, sizeof(err->msg),
 			 "%.*s is a slice: only len(%.*s) applies", n, name, n, name);

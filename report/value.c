@@ -159,13 +159,32 @@ bool output_arg_is_iface(const struct gtr_arg *a)
 
 /* ------------------------------------------------------------ slices */
 
-/* How a slice's elements print, from its Go type "[]T". */
+/* How a slice's elements print, from its Go type "[]T" or, for an
+ * array (spec/FORMAT.md), "[N]T". */
 enum elem_kind { EK_NONE, EK_INT, EK_UINT, EK_BOOL, EK_FLOAT, EK_PTR };
+
+/* The element type T of slice or array type name "[]T" or "[N]T"; ""
+ * for other names. */
+static const char *elem_type(const char *name)
+{
+	size_t n;
+
+	if (!name || name[0] != '[')
+		return "";
+	n = strspn(name + 1, "0123456789");
+	return name[1 + n] == ']' ? name + 2 + n : "";
+}
+
+/* Whether slice value type `a` is an array "[N]T" (spec/FORMAT.md). */
+static bool is_array(const struct gtr_arg *a)
+{
+	return a && a->type_name && a->type_name[0] == '[' &&
+	       a->type_name[1] >= '0' && a->type_name[1] <= '9';
+}
 
 static enum elem_kind slice_elem_kind(const struct gtr_arg *a)
 {
-	const char *t = a && a->type_name && !strncmp(a->type_name, "[]", 2)
-				? a->type_name + 2 : "";
+	const char *t = elem_type(a ? a->type_name : NULL);
 
 	if (!a || !a->size || a->size > 8)
 		return EK_NONE;
@@ -247,7 +266,8 @@ static void slice_elem(struct buf *b, const struct gtr_arg *a,
 	}
 }
 
-/* [e1 e2 ...](len=N), or [...](len=N) when elements cannot be shown. */
+/* [e1 e2 ...](len=N), or [...](len=N) when elements cannot be shown;
+ * an array whole as Go's %v prints it, [e1 e2 e3]. */
 static void slice_text(struct buf *b, const struct gtr_arg *a,
 		       const struct gtr_value *v)
 {
@@ -263,6 +283,10 @@ static void slice_text(struct buf *b, const struct gtr_arg *a,
 	}
 	if (shown < n)
 		buf_puts(b, shown ? " ..." : "...");
+	if (shown == n && is_array(a)) {
+		buf_putc(b, ']');
+		return;
+	}
 	buf_puts(b, "](len=");
 	buf_u64(b, n);
 	buf_putc(b, ')');

@@ -220,7 +220,7 @@ def test_record_time_predicate_runs_in_bpf(gobuild, tmp_path):
 def test_predicates_bpf_cannot_run_are_refused_with_a_hint(functions, tmp_path):
     # filters the kernel cannot run point to report-time filtering
     for pred, why in [('s == "x"', "strings are compared at report time at column 6"),
-                      ("len(n) > 1", "len() takes a string, []byte or slice at column 1"),
+                      ("len(n) > 1", "len() takes a string, []byte or slice (an array's length is in its type) at column 1"),
                       ("n == 1 || n == 2", "'||' is evaluated at report time at column 8"),
                       ("pid == 1", "'pid' is not a captured value but the event's, "
                        "known at report time (a parameter of that name is goargN) at "

@@ -421,3 +421,84 @@ def test_struct_literal_signature_without_dwarf(gobuild, toolchain, tmp_path, go
             if l.startswith("    q ")]
     assert len(pair) == 1
     assert pair[0].endswith("not captured" if toolchain.gccgo else "captured whole, by its fields")
+
+
+ARRAYS = "tests/fixtures/arrays/main.go"
+
+
+@pytest.mark.parametrize("goarch", ["amd64", "386"])
+def test_arrays_by_value_returned_and_through_a_pointer(gobuild, toolchain, tmp_path, goarch):
+    """An array of numbers, bools or floats is recorded as its elements,
+    read whole from where it lies: the stack (gc passes every array of more
+    than one element there, ABI0 and 386 every argument; gccgo one over 16
+    bytes), one integer register (gc's [1]T; gccgo's of up to 8 bytes) or
+    memory (a field path). Text shows it as Go's %v does, JSON as an array;
+    a cut one says its length. gccgo passes [2]float64 in float registers,
+    which --list says are not captured. gccgo: amd64 only (no 386 libgo in
+    the matrix)."""
+    if toolchain.gccgo and goarch == "386":
+        assert "import file" in build_fails(toolchain, ARRAYS, "386")
+        return
+    exe = gobuild(ARRAYS, "arrays-" + goarch, goarch=goarch)
+    trace = str(tmp_path / "t.gtr")
+    p = record(["-q", "-o", trace, "main.ip4", "main.sum3", "main.digest", "main.pair",
+                "r:main.pair", "main.flags", "main.one", "main.serve(c.Addr, c.Peer, c.Port)",
+                "--", exe])
+    assert p.stdout.split() == ["25100" if goarch == "386" else "3298534908428"]  # int's bits
+    evs = jsonl(trace)
+    sse = toolchain.gccgo   # gccgo: [2]float64 in XMM0, XMM1
+    h = [i * 7 for i in range(32)]
+    by = {}
+    for e in evs:
+        by.setdefault((e["func"], e["kind"]), []).append(e["goargs"])
+    assert by[("main.ip4", "entry")] == [[[127, 0, 0, i + 1], 8000 + i] for i in range(3)]
+    assert by[("main.sum3", "entry")] == [[i, [-1, i, 1 << 40], "ab"] for i in range(3)]
+    assert by[("main.digest", "entry")] == [[h]] * 3
+    assert by[("main.pair", "entry")] == [[[i, -5]] for i in range(3)]
+    assert [r[0] for r in by[("main.pair", "return")]] == [[-5, i] for i in range(3)]
+    assert by[("main.flags", "entry")] == \
+        [[[True, i == 1, False], None if sse else [1.5, -2]] for i in range(3)]
+    assert by[("main.one", "entry")] == [[[-7]]]
+    assert [{k: v for k, v in e["args"].items() if k != "c"}
+            for e in evs if e["func"] == "main.serve"] == \
+        [{"c.Addr": [10, 0, 0, 2], "c.Peer": [0] * 15 + [9], "c.Port": 443}]
+    text = report([trace]).stdout
+    assert "h=[" + " ".join(map(str, h)) + "]" in text
+    assert "xs=[-1 2 1099511627776]" in text and "a=[127 0 0 3] port=8002" in text, text
+    assert report(["--count", "-f", "len(h) == 32 || len(xs) == 3", trace]).stdout.strip() == "6"
+    bad = report(["-f", "h == 3", trace], check=False)
+    assert bad.returncode != 0 and "h is an array ([32]uint8): only len(h) applies" in bad.stderr
+    # cut to its first bytes (-s 8): the elements kept and the length
+    record(["-q", "-f", "-s", "8", "-o", trace, "main.digest", "--", exe])
+    assert [e["goargs"] for e in jsonl(trace)] == \
+        [[{"elems": h[:8], "len": 32, "truncated": True}]] * 3
+    assert "h=[0 7 14 21 28 35 42 49 ...](len=32)" in report([trace]).stdout
+    # said by --list; refused by a record-time predicate (a constant length)
+    rows = {(f["name"], a["name"]): a for f in listing(exe, "main.*") for a in f["params"]}
+    assert rows[("main.digest", "h")]["capture"] and rows[("main.ip4", "a")]["capture"]
+    assert rows[("main.flags", "f")]["capture"] == (not sse)
+    if sse:
+        assert rows[("main.flags", "f")]["why"] == \
+            "float register: not in uprobe pt_regs"
+    p = record(["-o", trace, "-f", "main.sum3 (len(xs) > 1)", "--", exe], check=False)
+    assert p.returncode != 0 and "an array's length is in its type" in p.stderr
+
+
+def test_arrays_on_a_stripped_binary_from_a_signature(gobuild, toolchain, tmp_path):
+    """Without DWARF, an array type a signature writes ([32]byte) is read
+    the same way (gccgo: its debug sections stripped, as its strip keeps
+    no function table)."""
+    if toolchain.gccgo:
+        exe = str(tmp_path / "arrays-nodwarf")
+        subprocess.run(["objcopy", "--strip-debug", gobuild(ARRAYS, "arrays"), exe],
+                       check=True)
+    else:
+        exe = gobuild(ARRAYS, "arrays-s", "-ldflags=-s -w")
+    trace = str(tmp_path / "t.gtr")
+    record(["-q", "-o", trace, "main.digest(h [32]byte)",
+            "main.sum3(n int, xs [3]int64, tail string)", "--", exe])
+    evs = jsonl(trace)
+    assert [e["args"]["h"] for e in evs if e["func"] == "main.digest"] == \
+        [[i * 7 for i in range(32)]] * 3
+    assert [e["args"]["xs"] for e in evs if e["func"] == "main.sum3"] == \
+        [[-1, i, 1 << 40] for i in range(3)]

@@ -523,6 +523,7 @@ Test(gobin, regabi_explicit)
 	n = gobin_func_args(b, &f, a, 16);
 	cr_assert_eq(n, 5);
 	expect_piece(&a[0], 0, GOBIN_LOC_STACK, 8, 8);          /* [3]int */
+	cr_expect_eq(a[0].npieces, 1, "an array: one piece, at its start");
 	expect_piece(&a[1], 0, GOBIN_LOC_REG, GOBIN_MREG_RAX, 4);   /* [1]int32 */
 	cr_expect_eq(a[3].npieces, 3);                       /* []byte */
 	expect_piece(&a[3], 2, GOBIN_LOC_REG, GOBIN_MREG_RSI, 8);

@@ -206,7 +206,11 @@ Test(gobin, slice_elem_size_from_type)
 	cr_assert_eq(gobin_func_find(b, "main.arrays", &f), 0);
 	cr_assert_eq(gobin_func_args(b, &f, a, 16), 5);
 	cr_expect_eq(a[3].elem_size, 1, "[]byte");
-	cr_expect_eq(a[0].elem_size, 0, "[3]int is no slice");
+	cr_expect_eq(a[0].elem_size, 8, "[3]int: its elements");
+	cr_expect_eq(gobin_arg_array(&a[0]), GOBIN_ARRAY_STACK, "[3]int lies on the stack");
+	cr_expect_str_eq(a[0].type_name, "[3]int");
+	cr_expect_eq(gobin_arg_array(&a[1]), GOBIN_ARRAY_REG, "[1]int32 is in a register");
+	cr_expect_eq(gobin_arg_array(&a[3]), GOBIN_ARRAY_NONE, "[]byte is no array");
 	gobin_close(b);
 
 	b = open_fixture("args_s");

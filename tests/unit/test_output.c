@@ -928,6 +928,30 @@ Test(output, csv_values_are_rendered_as_in_text)
 	cr_expect_str_eq(buf_cstr(&b), "[1 -2 300](len=3)");
 }
 
+/* An array ([N]T, recorded as a slice value, spec/FORMAT.md) prints as
+ * Go's %v does when whole, and with its length when cut. */
+Test(output, arrays_print_as_go_prints_them)
+{
+	static const uint8_t two[2] = { 1, 0 };
+
+	slice_arg(0, "xs", "[3]int", 8);
+	vstr(0, (const char *)slice3, 24, 24);
+	slice_arg(1, "cut", "[10]int", 8);
+	vstr(1, (const char *)slice3, 16, 80);
+	slice_arg(2, "b", "[2]bool", 1);
+	vstr(2, (const char *)two, 2, 2);
+	slice_arg(3, "ss", "[2]string", 16);
+	vstr(3, "", 0, 32);                             /* elements not shown */
+	cr_expect_str_eq(text(), "4242    4243    app             main.add         "
+			 "xs=[1 -2 300] cut=[1 -2 ...](len=10) b=[true false] ss=[...](len=2)\n");
+	buf_reset(&b);
+	output_json_value(&b, &ev.vals[0], &probe.args[0]);
+	cr_expect_str_eq(buf_cstr(&b), "[1,-2,300]");
+	buf_reset(&b);
+	output_json_value(&b, &ev.vals[1], &probe.args[1]);
+	cr_expect_str_eq(buf_cstr(&b), "{\"elems\":[1,-2],\"len\":10,\"truncated\":true}");
+}
+
 /* ------------------------------------------------------------ call view context */
 
 /* A call's row shows its entry's time, pid, tid and goroutine (the return

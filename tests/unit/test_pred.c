@@ -379,8 +379,8 @@ Test(pred, what_bpf_cannot_do_is_refused_with_a_hint)
 	refused("1 == 2", 1, "expected a captured value, not two constants");
 	refused("n == m", 6, "expected an integer constant, not another captured value");
 	refused("n == truex", 6, "expected an integer constant, not another captured value");
-	refused("len(n) > 1", 1, "len() takes a string, []byte or slice");
-	refused("len(f) > 1", 1, "len() takes a string, []byte or slice");
+	refused("len(n) > 1", 1, "len() takes a string, []byte or slice (an array's length is in its type)");
+	refused("len(f) > 1", 1, "len() takes a string, []byte or slice (an array's length is in its type)");
 	refused("len(i) > 1", 1, "an interface's type name is compared at report time");
 	refused("i == 0", 1, "an interface's type name is compared at report time");
 	refused("sl == 1", 1, "a slice is compared by its length: write len() of it");
