@@ -106,6 +106,7 @@ static void root_add(struct attach *a, pid_t pid, int bi)
 struct refused {
 	const struct plan *plan;
 	int n, err;
+	int whole;     /* entry probes of whole calls among them */
 	const char *names[5];
 };
 
@@ -119,6 +120,10 @@ static void on_refused(uint64_t cookie, int err, void *ctx)
 		rf->names[rf->n] = plan_probe(rf->plan, slot)->meta.func;
 	rf->err = err;
 	rf->n++;
+	/* its return probe keeps the returns of the calls it notes: none */
+	if (slot < (uint32_t)plan_nprobes(rf->plan) &&
+	    (plan_probe(rf->plan, slot)->plan.flags & GT_P_CALL_MARK))
+		rf->whole++;
 	/* an entry's uprobe that also sends a return (GT_P_THEN): that
 	 * return site is left out with it */
 	if (slot < (uint32_t)plan_nprobes(rf->plan) &&
@@ -141,6 +146,13 @@ static int say_refused(const struct attach *a, const struct refused *rf,
 	for (int i = 0; i < rf->n && i < 5; i++)
 		fprintf(stderr, "%s%s", i ? ", " : "", rf->names[i]);
 	fprintf(stderr, "%s\n", rf->n > 5 ? " ..." : "");
+	if (rf->whole)
+		fprintf(stderr, "gotrace-record: warning: %d of them %s the entry "
+			"probe%s of whole calls (spec/PROBES.md), whose return "
+			"probe%s keep%s the returns of the calls %s entry probe "
+			"kept: none\n", rf->whole, rf->whole == 1 ? "is" : "are",
+			rf->whole == 1 ? "" : "s", rf->whole == 1 ? "" : "s",
+			rf->whole == 1 ? "s" : "", rf->whole == 1 ? "its" : "their");
 	if (!capture_nlinks(a->c)) {
 		snprintf(err, errlen, "no uprobe could be attached");
 		return -EINVAL;
