@@ -11,8 +11,10 @@ calling add(42, i) (tests/fixtures/hot), side by side:
   and each of the three alone, and the first two without a record, to
   show what part of a hit's cost is the kernel's), bpftrace's printf of two registers,
   gotrace-record capturing two ints (with goid and timestamp, as every
-  event), and gotrace-record capturing a 64-byte string and an int
-  (tests/bench/hotstr). gotrace-record prints its program's figures itself
+  event), gotrace-record capturing a 64-byte string and an int
+  (tests/bench/hotstr), and entry and return probes on main.add, without
+  and with whole calls (spec/PROBES.md: a rate limit above the loop's
+  rate, so that every call is kept and noted). gotrace-record prints its program's figures itself
   (GOTRACE_BPF_STATS); bpftrace's program is found among the programs
   loaded while it runs and read with bpftool;
 - the cost per call end to end, as the Go program times its own loop, less
@@ -145,6 +147,10 @@ def configs(exe, tmp, perf):
                               "--", hot, n], {}) for p in MINIMUM_PARTS},
         "gotrace": (gt('main.add "%d %d" goarg1, goarg2', "--", hot, n), stats),
         "string": (gt("main.name", "--", exe["hotstr"], n), stats),
+        # entry and return probes, then the same as whole calls (a rate
+        # limit far above the loop's rate: every call kept, each noted)
+        "calls": (gt("main.add", "r:main.add", "--", hot, n), stats),
+        "whole": (gt("-r", "100000000", "main.add", "r:main.add", "--", hot, n), stats),
     }
     if perf:
         c["perf"] = (["perf", "record", "-q", "-o", os.path.join(tmp, "perf.data"),
@@ -183,7 +189,9 @@ def report(r, why):
             ("minimum: ktime + goid read + 88-byte record", "minimum", ""),
             ("bpftrace printf of 2 registers", "printf", ""),
             ("gotrace-record, 2 ints + goid + ts", "gotrace", "  (target <= 250 ns)"),
-            ("gotrace-record, 64-byte string + int", "string", ""))
+            ("gotrace-record, 64-byte string + int", "string", ""),
+            ("gotrace-record, entry + return probes", "calls", ""),
+            ("  the same, whole calls (-r, every call kept)", "whole", ""))
     for name, k, note in rows:
         print("  %-44s %s%s%s" % (name, fmt(per_run[k]), spread(per_run[k]), note))
     # each run's cost against the untraced loop of its own round
@@ -212,6 +220,11 @@ def report(r, why):
         print("  the clock and the goid read alone, before any record is written, cost %.0f ns"
               " a hit (the empty program %.0f ns): the floor under every event's cost here"
               % (med(per_run["minimum3"]), med(per_run["empty"])))
+    if per_run["calls"] and per_run["whole"]:
+        print("  a rate limit with whole calls costs %.0f ns a hit over the same probes without"
+              " a limit: the rate window (entry), the read of g.stack.hi and a hash update"
+              " (entry) or delete (return) of the calls map"
+              % (med(per_run["whole"]) - med(per_run["calls"])))
     if per_run["gotrace"] and per_run["empty"]:
         prog = med(per_run["gotrace"]) - med(per_run["empty"])
         print("  gotrace's program is %.1f%% of its cost per call, the rest is the trap: its"
