@@ -108,6 +108,13 @@ struct gtr_arg {
 	uint32_t size;       /* bytes of the value in the target */
 	const char *redacted; /* "hash" or "drop" when its values were redacted
 				 (spec/REDACT.md), "" (or NULL) when not */
+	const char *elem;    /* GTR_TYPE_SLICE: the predeclared type its
+				elements' bytes are ("int64", "uint8",
+				"float64", "bool", "uintptr"), whatever the
+				type's name; "" (or NULL): read it from a
+				"[]T" type_name (files of older recorders) */
+	uint32_t count;      /* GTR_TYPE_SLICE: an array's length (type
+				[N]T), 0 for a slice */
 };
 
 /* An attached probe: a function of a binary and what each hit captures. */

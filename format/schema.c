@@ -77,6 +77,9 @@ static const struct gtr_field arg_fields[] = {
 	GTR_FIELD("size", GTR_F_U32, struct gtr_arg, size),
 	/* redacted values (spec/REDACT.md): "hash" or "drop" */
 	GTR_FIELD_X("redacted", GTR_F_STR, struct gtr_arg, redacted, GTR_F_OPTIONAL, 0),
+	/* a slice's or array's element type, an array's length */
+	GTR_FIELD_X("elem", GTR_F_STR, struct gtr_arg, elem, GTR_F_OPTIONAL, 0),
+	GTR_FIELD_X("count", GTR_F_U32, struct gtr_arg, count, GTR_F_OPTIONAL, 0),
 };
 const struct gtr_schema gtr_arg_schema = GTR_SCHEMA(arg_fields);
 

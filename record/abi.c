@@ -111,9 +111,12 @@ void gobin_abi_stack_pieces(const struct gobin_type *t, int32_t off, int ps,
 	int n;
 
 	a->npieces = 0;
-	if (t->kind == TK_ARRAY && t->count && t->nfields) {
+	n = leaves(t, 0, false, ps, lv, 0);
+	if ((t->kind == TK_ARRAY && t->count && t->nfields) ||
+	    (t->kind == TK_STRUCT && t->size && (n < 0 || n > GOBIN_MAX_PIECES))) {
 		/* one piece at its first byte: an array is read whole, as
-		 * bytes (plan_fetch(), record/values.c) */
+		 * bytes (fetch_of_value(), record/fetch.c); a struct of more
+		 * parts, by its fields (field paths from there) */
 		a->pieces[0] = (struct gobin_piece){
 			.kind = GOBIN_LOC_STACK, .offset = off,
 			.size = (uint8_t)ps,
@@ -121,7 +124,6 @@ void gobin_abi_stack_pieces(const struct gobin_type *t, int32_t off, int ps,
 		a->npieces = 1;
 		return;
 	}
-	n = leaves(t, 0, false, ps, lv, 0);
 	if (n < 0 || n > GOBIN_MAX_PIECES)
 		return;
 	for (int i = 0; i < n; i++)

@@ -74,33 +74,35 @@ static enum gtr_type gtr_type_of(const struct gobin_type *t)
  * reader of the trace can show; 0 for other elements (aggregates,
  * interfaces) and other types.
  */
-uint32_t gobin_slice_elem_size(const struct gobin_type *t)
+uint32_t gobin_elem_of(const struct gobin_type *t, const char **name)
 {
+	static const char *const ints[] = { "int8", "int16", "int32", "int64" };
+	static const char *const uints[] = { "uint8", "uint16", "uint32", "uint64" };
 	enum gobin_tk k = t->elem_kind;
 	uint32_t size = t->elem_size;
+	int lg;
 
+	*name = "";
 	if (t->kind == TK_ARRAY && t->nfields) {
 		k = t->fields[0].type->kind;
 		size = t->fields[0].type->size;
 	} else if (t->kind != TK_SLICE) {
 		return 0;
 	}
+	lg = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : -1;
 	switch (k) {
-	case TK_INT: case TK_UINT: case TK_BOOL: case TK_FLOAT: case TK_COMPLEX:
-	case TK_PTR: case TK_STRING:
+	case TK_INT: case TK_UINT: case TK_BOOL: case TK_FLOAT: case TK_PTR:
+		if (lg < 0)
+			return 0;
+		*name = k == TK_INT ? ints[lg] : k == TK_UINT ? uints[lg] :
+			k == TK_BOOL ? "bool" : k == TK_PTR ? "uintptr" :
+			size == 4 ? "float32" : "float64";
 		return size;
+	case TK_COMPLEX: case TK_STRING:
+		return size;   /* their length alone */
 	default:
 		return 0;
 	}
-}
-
-void gobin_type_literal_name(const struct gobin_type *t, char *out, size_t outlen)
-{
-	if (t->kind == TK_ARRAY && t->nfields && t->fields[0].type->name[0])
-		snprintf(out, outlen, "[%llu]%s", (unsigned long long)t->count,
-			 t->fields[0].type->name);
-	else
-		snprintf(out, outlen, "%s", t->name);
 }
 
 /*
@@ -187,11 +189,13 @@ int gobin_params_to_args(const struct gobin *b, const struct gobin_func *f,
 		if (p[i].result != results)
 			continue;
 		snprintf(args[k].name, sizeof(args[k].name), "%s", p[i].name);
-		gobin_type_literal_name(p[i].type, args[k].type_name,
-					sizeof(args[k].type_name));
+		snprintf(args[k].type_name, sizeof(args[k].type_name), "%s",
+			 p[i].type->name);
 		args[k].type = gtr_type_of(p[i].type);
 		args[k].size = p[i].type->size;
-		args[k].elem_size = gobin_slice_elem_size(p[i].type);
+		args[k].elem_size = gobin_elem_of(p[i].type, &args[k].elem);
+		args[k].array_len = p[i].type->kind == TK_ARRAY ?
+				    (uint32_t)p[i].type->count : 0;
 		args[k].iface = p[i].type->kind != TK_IFACE ? 0 :
 				!strcmp(p[i].type->name, "interface {}") ||
 				!strcmp(p[i].type->name, "any") ? 2 : 1;
@@ -218,9 +222,8 @@ int gobin_params_to_args(const struct gobin *b, const struct gobin_func *f,
  */
 enum gobin_array gobin_arg_array(const struct gobin_arg *a)
 {
-	if (a->type_name[0] != '[' || a->type_name[1] < '0' || a->type_name[1] > '9' ||
-	    !a->elem_size || a->in_memory || a->npieces != 1 || !a->size ||
-	    a->size % a->elem_size)
+	if (!a->array_len || !a->elem_size || a->in_memory || a->npieces != 1 ||
+	    a->size != a->array_len * a->elem_size)
 		return GOBIN_ARRAY_NONE;
 	if (a->pieces[0].kind == GOBIN_LOC_STACK)
 		return GOBIN_ARRAY_STACK;

@@ -360,40 +360,44 @@ static void struct_fields(struct tbuild *tb, Dwarf_Die *die,
 	} while (dwarf_siblingof(&sub, &sub) == 0);
 }
 
-/* Element count (DW_AT_count, else upper bound + 1) of array DIE `die`. */
-static uint64_t array_count(Dwarf_Die *die)
+#define ARRAY_DIMS 8
+
+/* Element counts (DW_AT_count, else upper bound + 1) of array DIE `die`
+ * into n[ARRAY_DIMS], one per subrange (gc writes one array DIE per
+ * dimension, gccgo one DIE of several subranges for [2][3]T); returns how
+ * many, 0 when none, -1 when more than ARRAY_DIMS. */
+static int array_counts(Dwarf_Die *die, uint64_t n[ARRAY_DIMS])
 {
 	Dwarf_Die sub;
+	int k = 0;
 
 	if (dwarf_child(die, &sub) != 0)
 		return 0;
 	do {
-		uint64_t n;
-
 		if (dwarf_tag(&sub) != DW_TAG_subrange_type)
 			continue;
-		n = gobin_die_udata(&sub, DW_AT_count, UINT64_MAX);
-		if (n == UINT64_MAX) {
+		if (k == ARRAY_DIMS)
+			return -1;
+		n[k] = gobin_die_udata(&sub, DW_AT_count, UINT64_MAX);
+		if (n[k] == UINT64_MAX) {
 			const uint64_t ub = gobin_die_udata(&sub, DW_AT_upper_bound,
 						      UINT64_MAX);
-			n = ub == UINT64_MAX ? 0 : ub + 1;
+			n[k] = ub == UINT64_MAX ? 0 : ub + 1;
 		}
-		return n;
+		k++;
 	} while (dwarf_siblingof(&sub, &sub) == 0);
-	return 0;
+	return k;
 }
 
-/* The element and count of array DIE `die` into t; its size and (gccgo
- * leaves arrays unnamed) name when DWARF gives none. */
-static void array_elem(struct tbuild *tb, Dwarf_Die *die,
-		       struct gobin_type *t, int depth)
+/* Array type t of `count` elements `elem` (taken): its element, and its
+ * size and (gccgo leaves arrays unnamed) name when DWARF gives none; t
+ * becomes TK_OTHER when it cannot be. */
+static void array_of(struct gobin_type *t, uint64_t count, struct gobin_type *elem,
+		     int ps)
 {
-	Dwarf_Die et;
-	struct gobin_type *elem;
-
-	t->count = array_count(die);
-	elem = gobin_die_type(die, &et) ? gobin_dwarf_type(tb, &et, depth + 1) : NULL;
+	t->count = count;
 	if (!elem || gobin_type_add_field(t, 0, elem)) {
+		gobin_type_free(elem);
 		t->kind = TK_OTHER;
 		return;
 	}
@@ -402,6 +406,35 @@ static void array_elem(struct tbuild *tb, Dwarf_Die *die,
 	if (!t->name[0])
 		snprintf(t->name, sizeof(t->name), "[%llu]%.200s",
 			 (unsigned long long)t->count, elem->name);
+	gobin_type_set_align(t, ps);
+}
+
+/* The element and count of array DIE `die` into t; a DIE of several
+ * subranges (gccgo's [2][3]T) as arrays of arrays. */
+static void array_elem(struct tbuild *tb, Dwarf_Die *die,
+		       struct gobin_type *t, int depth)
+{
+	Dwarf_Die et;
+	uint64_t n[ARRAY_DIMS];
+	struct gobin_type *elem;
+	const int dims = array_counts(die, n);
+
+	elem = gobin_die_type(die, &et) ? gobin_dwarf_type(tb, &et, depth + 1) : NULL;
+	if (dims < 1) {
+		gobin_type_free(elem);
+		t->kind = TK_OTHER;
+		return;
+	}
+	for (int k = dims - 1; k > 0 && elem; k--) {
+		struct gobin_type *in = gobin_type_new(TK_ARRAY, 0, "");
+
+		if (in)
+			array_of(in, n[k], elem, tb->ptrsize);
+		else
+			gobin_type_free(elem);
+		elem = in;
+	}
+	array_of(t, n[0], elem, tb->ptrsize);
 }
 
 /*

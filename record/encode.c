@@ -591,18 +591,23 @@ static void event_value(struct encoder *r, const struct probe *p,
 		iface_value(r, p, v, s, i);
 		return;
 	}
-	if (p->meta.args[i].type == GTR_TYPE_SLICE && op == GT_OP_WORD) {
+	if (p->args[i].array && op == GT_OP_WORD) {
 		/* an array in a register (gobin_arg_array()): its first
-		 * size bytes, little-endian, are the array's */
+		 * size bytes, little-endian, are the array's, whole
+		 * elements of them within the string limit; written in the
+		 * value's scratch for bytes read late (value_bytes()) */
 		uint8_t *out = r->late[i & (GT_MAX_FETCH - 1)];
-		const uint32_t n = p->args[i].size < 8 ? p->args[i].size : 8;
+		const uint32_t full = p->args[i].size < 8 ? p->args[i].size : 8;
+		const uint32_t es = p->args[i].elem_size ? p->args[i].elem_size : 1;
+		uint32_t n = full < p->plan.str_max ? full : p->plan.str_max;
 
+		n -= n % es;
 		for (uint32_t k = 0; k < n; k++)
 			out[k] = (uint8_t)(s >> (8 * k));
 		v->kind = GTR_VAL_STR;
 		v->v.s.data = out;
 		v->v.s.len = n;
-		v->v.s.full_len = n;
+		v->v.s.full_len = full;
 		return;
 	}
 	switch (p->meta.args[i].type) {

@@ -292,7 +292,7 @@ static int path_type(struct tsrc *s, const struct tnode *n, struct gobin_path *o
 
 	if (!gt)
 		return -ENOMEM;
-	gobin_type_literal_name(gt, out->type_name, sizeof(out->type_name));
+	snprintf(out->type_name, sizeof(out->type_name), "%s", gt->name);
 	out->size = gt->size;
 	switch (gt->kind) {
 	case TK_INT: out->type = GTR_TYPE_INT; break;
@@ -305,11 +305,11 @@ static int path_type(struct tsrc *s, const struct tnode *n, struct gobin_path *o
 		/* (ptr, len, cap): []byte's bytes, another's elements */
 		out->type = !strcmp(gt->name, "[]uint8") || !strcmp(gt->name, "[]byte")
 			    ? GTR_TYPE_BYTES : GTR_TYPE_SLICE;
-		out->elem_size = gobin_slice_elem_size(gt);
+		out->elem_size = gobin_elem_of(gt, &out->elem);
 		break;
 	case TK_ARRAY:
 		/* its bytes, when its elements are single values */
-		out->elem_size = gobin_slice_elem_size(gt);
+		out->elem_size = gobin_elem_of(gt, &out->elem);
 		out->array = out->elem_size && gt->size;
 		out->type = out->array ? GTR_TYPE_SLICE : GTR_TYPE_OTHER;
 		break;
@@ -421,6 +421,8 @@ static bool leaf_kind(const struct gobin_type *t)
 	case TK_INT: case TK_UINT: case TK_BOOL: case TK_PTR: case TK_STRING:
 	case TK_FLOAT: case TK_SLICE:
 		return true;
+	case TK_ARRAY:   /* of single values: its elements (path_type()) */
+		return gobin_elem_of(t, &(const char *){ NULL }) > 0;
 	default:
 		return false;
 	}

@@ -43,7 +43,7 @@ enum gobin_loc {
  * Where one piece (a machine word or less) of an argument lives at function
  * entry: a machine register of the program's architecture (arch.h), or the
  * stack at SP + offset (return address at SP + 0 on amd64). Whether this
- * gotrace can read it is the plan's business (record/values.c).
+ * gotrace can read it is the plan's business (record/fetch.c).
  */
 struct gobin_piece {
 	enum gobin_loc kind;  /* GOBIN_LOC_REG, GOBIN_LOC_STACK, GOBIN_LOC_NONE */
@@ -105,9 +105,13 @@ struct gobin_arg {
 				 (numbers, bools, pointers, strings): bytes
 				 of one element, from its DWARF or signature
 				 type; else 0 */
+	const char *elem;     /* then the predeclared type of those bytes
+				 (gtr_arg.elem: "int64", "uint8", "bool"...),
+				 a static string; "" or NULL: not shown */
+	uint32_t array_len;   /* an array type [N]T: N; else 0 */
 	bool array;           /* an array [N]T of such elements, read whole
 				 (size bytes) where its one piece is
-				 (gobin_arg_array(), record/values.c) */
+				 (gobin_arg_array(), record/fetch.c) */
 	bool folded;          /* a GCC clone's parameter its DWARF gives as
 				 the constant `folded_value` (gccgo -O2,
 				 .constprop.N); its pieces are nowhere */
@@ -525,6 +529,7 @@ struct gobin_path {
 	enum gtr_type type;      /* GTR_TYPE_OTHER: not capturable */
 	uint32_t size;           /* bytes of the final value */
 	uint32_t elem_size;      /* GTR_TYPE_SLICE: gobin_arg.elem_size's */
+	const char *elem;        /* and gobin_arg.elem's */
 	bool array;              /* GTR_TYPE_SLICE: an array [N]T of such
 				    elements, read whole (size bytes) */
 	char type_name[256];

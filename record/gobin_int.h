@@ -231,15 +231,13 @@ const char *gobin_type_args_end(const char *name, const char **open);
 enum gobin_abi gobin_binary_abi(const struct gobin *b);
 
 /* args.c: bytes of one element of slice or array type t when its
- * elements are single values (numbers, bools, pointers, strings), whose
- * bytes the report shows; 0 for other slices (their length only) and
- * arrays, and for other types. */
-uint32_t gobin_slice_elem_size(const struct gobin_type *t);
+ * elements are single values (numbers, bools, pointers, strings), and in
+ * *name the predeclared type the report reads their bytes as ("int64",
+ * "uint8", "float32", "bool", "uintptr"; "" for strings and complex
+ * numbers, shown by their length); 0 (and "") for other slices (their
+ * length only), arrays and other types. */
+uint32_t gobin_elem_of(const struct gobin_type *t, const char **name);
 
-/* args.c: the name of type t as a trace records it, into out[outlen]:
- * an array's as its literal "[N]T" (a named one's too: "main.ID" is
- * "[16]uint8"), which the report reads its elements by; others' own. */
-void gobin_type_literal_name(const struct gobin_type *t, char *out, size_t outlen);
 
 /* args.c: whether f is a generic instance ("main.Map[...]"). */
 bool gobin_func_generic(const struct gobin_func *f);
@@ -390,7 +388,8 @@ const struct gobin_type *gobin_abi_c_results(const struct gobin_param *v, int np
  * `off` (a stack argument, or a variable DWARF places at the CFA), one
  * per scalar part at its offset in the value (`ps`: pointer size), into
  * a; a->npieces 0 when its shape is unknown or it has more than
- * GOBIN_MAX_PIECES parts. An array has one piece, at its first byte.
+ * GOBIN_MAX_PIECES parts. An array has one piece, at its first byte, as
+ * has a struct of more parts (its fields are read by field paths).
  */
 void gobin_abi_stack_pieces(const struct gobin_type *t, int32_t off, int ps,
 			    struct gobin_arg *a);

@@ -273,9 +273,9 @@ static bool arg_capture(const char *listed_only, int fields, int index,
 			break;    /* plan.c captures the struct whole */
 		if (gobin_arg_array(a))
 			break;    /* its bytes, from the stack or its register */
-		if (a->type_name[0] == '[') {
+		if (a->array_len) {
 			*why = a->elem_size ? "an array in two registers: not captured yet" :
-			       "an array of aggregates or interfaces: capture its bytes with $ptr()";
+			       "an array of structs, arrays or interfaces: not captured";
 			return false;
 		}
 		*why = fields > GOBIN_STRUCT_FIELDS ?

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private to plan.c, locate.c, values.c and sites.c: the plan object and
- * the steps plan.c takes for each probe. locate.c finds where a probe's
- * values are; values.c turns located values into BPF fetches and keeps
- * them, each array once; sites.c finds where uprobes go. None calls back
+ * Private to plan.c, locate.c, values.c, fetch.c and sites.c: the plan
+ * object and the steps plan.c takes for each probe. locate.c finds where
+ * a probe's values are; values.c turns located values into BPF fetches
+ * (built by fetch.c) and keeps them, each array once; sites.c finds
+ * where uprobes go. None calls back
  * into plan.c.
  */
 #ifndef GOTRACE_PLAN_INT_H
@@ -35,6 +36,31 @@ struct plan {
 	uint32_t nargsets, capargsets;
 	struct u64map argset_index;  /* hash of an array -> its index */
 };
+
+/*
+ * fetch.c: whether the BPF program can read piece `p` (a stack slot, or
+ * a pt_regs register: not float registers, not other architectures').
+ */
+bool fetch_readable(const struct gobin_piece *p);
+
+/* fetch.c: where the BPF program reads piece `p` into *s (GT_LOC_NONE:
+ * it cannot). */
+void fetch_src(const struct gobin_piece *p, struct gt_src *s);
+
+/*
+ * fetch.c: the fetch of located value `a` into *f (zeroed first;
+ * GT_OP_NONE: unavailable) for a program of `word`-byte words (8, or 4
+ * for i386): a word, a string's or slice's pointer and length, an array's
+ * bytes, a value in memory at a register's address (gobin_arg.in_memory).
+ */
+void fetch_of_value(struct gt_fetch *f, const struct gobin_arg *a, uint8_t word);
+
+/*
+ * fetch.c: the fetch of field path `gp` into *f (set up by the caller)
+ * whose root's first words are w0 and w1 (values.c, path_root()).
+ */
+void fetch_of_path(struct gt_fetch *f, const struct gobin_path *gp,
+		   const struct gobin_piece *w0, const struct gobin_piece *w1);
 
 /*
  * locate.c: locates the values of `p` (a function's entry or returns)

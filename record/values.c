@@ -63,202 +63,11 @@ static void print_arg_names(const struct probe *p)
 		fprintf(stderr, "no parameters");
 }
 
-/*
- * The pt_regs register (enum gt_reg, bpf/gotrace.h: x86-64, which i386
- * processes share) the BPF program reads for machine register `mreg`
- * (arch.h); -1 for one it cannot read: float registers (pt_regs holds no
- * FP state) and other architectures' registers.
- */
-static int bpf_reg(unsigned mreg)
-{
-	static const enum gt_reg x86[16] = {
-		GT_REG_RAX, GT_REG_RCX, GT_REG_RDX, GT_REG_RBX, GT_REG_RSP,
-		GT_REG_RBP, GT_REG_RSI, GT_REG_RDI, GT_REG_R8, GT_REG_R9,
-		GT_REG_R10, GT_REG_R11, GT_REG_R12, GT_REG_R13, GT_REG_R14,
-		GT_REG_R15,
-	};
-
-	if (mreg >= GOBIN_MREG_RAX && mreg <= GOBIN_MREG_R15)
-		return (int)x86[mreg - GOBIN_MREG_RAX];
-	return -1;
-}
-
-/* Whether the BPF program can read piece `p`: a stack slot, or a
- * register it has (bpf_reg). */
-static bool readable(const struct gobin_piece *p)
-{
-	return p->kind == GOBIN_LOC_STACK ||
-	       (p->kind == GOBIN_LOC_REG && bpf_reg(p->mreg) >= 0);
-}
-
-/* Where the BPF program reads piece `p` (GT_LOC_NONE: it cannot). */
-static void src_of(const struct gobin_piece *p, struct gt_src *s)
-{
-	memset(s, 0, sizeof(*s));
-	if (!readable(p))
-		return;
-	s->loc = p->kind == GOBIN_LOC_STACK ? GT_LOC_STACK : GT_LOC_REG;
-	s->reg = p->kind == GOBIN_LOC_REG ? (__u8)bpf_reg(p->mreg) : 0;
-	s->off = p->offset;
-	s->size = p->size;
-}
-
 /* Bytes of a word in the memory of p's program (struct gt_plan
  * word_size): its architecture's pointer size, 8 or 4 (i386). */
 static uint8_t word_of(const struct probe *p)
 {
 	return gobin_arch_info(p->bin->gb)->ptrsize == 4 ? 4 : 8;
-}
-
-/* The fetch of value `a` that lies in memory at the address its register
- * holds (gobin_arg.in_memory): a number, bool or pointer of up to a word,
- * a float's bits, a string, []byte or slice (its pointer and length words
- * there), or a gccgo
- * interface's dynamic type descriptor (plan_fetch()); other types stay
- * unavailable (f->op GT_OP_NONE). */
-static void mem_fetch(struct gt_fetch *f, const struct gobin_arg *a, uint8_t word)
-{
-	f->flags = GT_F_INDIRECT;
-	f->mem_off = a->mem_off;
-	if (a->iface == GOBIN_GCCGO_METHODS || a->iface == 2) {
-		f->op = GT_OP_WORD;
-		f->flags |= GT_F_NIL_ZERO;
-		f->size = word;
-		if (a->iface == GOBIN_GCCGO_METHODS) {
-			/* the methods table's address there, its first word */
-			f->nderef = 1;
-			f->deref[0] = a->mem_off;
-			f->mem_off = 0;
-		}
-		return;
-	}
-	switch (a->type) {
-	case GTR_TYPE_INT:
-		f->flags |= GT_F_SIGNED;
-		/* fall through */
-	case GTR_TYPE_UINT:
-	case GTR_TYPE_BOOL:
-	case GTR_TYPE_PTR:
-	case GTR_TYPE_WORD:
-		if (a->size && a->size <= word) {
-			f->op = GT_OP_WORD;
-			f->size = (uint8_t)a->size;
-		}
-		break;
-	case GTR_TYPE_FLOAT:   /* its bits */
-		if (a->size == 4 || a->size == 8) {
-			f->op = GT_OP_WORD;
-			f->size = (uint8_t)a->size;
-		}
-		break;
-	case GTR_TYPE_STRING:
-	case GTR_TYPE_BYTES:
-	case GTR_TYPE_SLICE:
-		if (a->size >= 2u * word) {
-			f->op = GT_OP_STRING;
-			f->size = word;
-			if (a->type == GTR_TYPE_SLICE)   /* elements, or length only */
-				f->mem_size = a->elem_size ? a->elem_size : UINT32_MAX;
-		}
-		break;
-	default:
-		break;
-	}
-}
-
-/* Turns one argument's location into a fetch of the plan, a program of
- * `word`-byte words. */
-static void plan_fetch(struct gt_fetch *f, const struct gobin_arg *a,
-		       uint8_t word)
-{
-	memset(f, 0, sizeof(*f));
-	if (!a->npieces || !readable(&a->pieces[0]))
-		return;
-	src_of(&a->pieces[0], &f->src);
-	if (a->in_memory) {
-		mem_fetch(f, a, word);
-		return;
-	}
-	if (a->iface) {
-		/* The dynamic type's descriptor: word 0 of an empty interface,
-		 * the itab's type (its second word) otherwise (struct itab
-		 * of Go src/runtime/runtime2.go, Go 1.19; abi.ITab of
-		 * src/internal/abi/iface.go by Go 1.26), word 0 of gccgo's
-		 * methods table (GCC 12, libgo/runtime/go-type.h, the
-		 * table's first entry); the recorder names it. */
-		if (a->pieces[0].size != word)
-			return;
-		f->op = GT_OP_WORD;
-		f->flags = GT_F_NIL_ZERO;
-		if (a->iface == 1 || a->iface == GOBIN_GCCGO_METHODS) {
-			f->flags |= GT_F_INDIRECT;
-			f->mem_off = a->iface == 1 ? word : 0;
-			f->size = word;
-		}
-		return;
-	}
-	switch (a->type) {
-	case GTR_TYPE_INT:
-		f->flags = GT_F_SIGNED;
-		/* fall through */
-	case GTR_TYPE_UINT:
-	case GTR_TYPE_BOOL:
-	case GTR_TYPE_PTR:
-	case GTR_TYPE_WORD:
-		f->op = GT_OP_WORD;
-		break;
-	case GTR_TYPE_FLOAT:
-		/* its bits, where a uprobe reads them: a stack slot (ABI0,
-		 * i386) or memory; float registers are not in pt_regs, and
-		 * readable() refused those above */
-		if (a->npieces == 1 && a->pieces[0].size == a->size &&
-		    (a->size == 4 || a->size == 8))
-			f->op = GT_OP_WORD;
-		break;
-	case GTR_TYPE_BYTES:
-		if (a->npieces == 1) {
-			/* $ptr(E, SIZE): a->size bytes where E points. */
-			f->op = GT_OP_MEM;
-			f->mem_size = a->size;
-			break;
-		}
-		/* []byte is (ptr, len, cap), read like a string */
-		__attribute__((fallthrough));
-	case GTR_TYPE_SLICE:
-		if (a->array && a->pieces[0].kind == GOBIN_LOC_REG) {
-			/* the register's word, whose first size bytes the
-			 * encoder writes as the array's */
-			f->op = GT_OP_WORD;
-			break;
-		}
-		if (a->array) {
-			/* its size bytes from its stack slot on: the
-			 * address SP + offset */
-			memset(&f->src, 0, sizeof(f->src));
-			f->src.loc = GT_LOC_REG;
-			f->src.reg = GT_REG_RSP;
-			f->src.size = word;
-			f->op = GT_OP_MEM;
-			f->flags = GT_F_INDIRECT;
-			f->mem_off = a->pieces[0].offset;
-			f->mem_size = a->size;
-			break;
-		}
-		__attribute__((fallthrough));
-	case GTR_TYPE_STRING:
-		if (a->npieces < 2 || !readable(&a->pieces[1]))
-			return;
-		f->op = GT_OP_STRING;
-		if (a->type == GTR_TYPE_SLICE) {
-			f->mem_size = a->elem_size;   /* from its element type */
-			if (!f->mem_size)
-				f->mem_size = UINT32_MAX;   /* length only */
-		}
-		src_of(&a->pieces[1], &f->src2);
-		break;
-	default:
-		break;   /* other aggregates: unavailable */
-	}
 }
 
 /* Appends to p a value of one word, gtr type `t`, read from piece `pc`
@@ -305,10 +114,10 @@ static uint32_t add_gccgo_iface_values(struct probe *p)
 		const struct gobin_arg *s = &p->args[i];
 
 		const bool regs = s->npieces == 2 && s->pieces[0].size == 8 &&
-				  s->pieces[1].size == 8 && readable(&s->pieces[0]) &&
-				  readable(&s->pieces[1]);
+				  s->pieces[1].size == 8 && fetch_readable(&s->pieces[0]) &&
+				  fetch_readable(&s->pieces[1]);
 		const bool mem = s->in_memory && s->npieces == 1 && s->size == 16 &&
-				 readable(&s->pieces[0]);
+				 fetch_readable(&s->pieces[0]);
 
 		if (!s->gccgo_iface || !(regs || mem) || !s->name[0] ||
 		    p->meta.nargs + 3 > GT_MAX_FETCH)
@@ -339,12 +148,12 @@ static void add_cap_values(struct probe *p)
 		struct gobin_arg *a;
 		uint32_t k;
 
-		const bool mem = s->in_memory && readable(&s->pieces[0]);
+		const bool mem = s->in_memory && fetch_readable(&s->pieces[0]);
 
 		if ((s->type != GTR_TYPE_SLICE && s->type != GTR_TYPE_BYTES) ||
-		    (!mem && (s->npieces != 3 || !(readable(&s->pieces[2]) ||
-		     (s->pieces[2].kind == GOBIN_LOC_NONE && readable(&s->pieces[0]) &&
-		      readable(&s->pieces[1]))))))
+		    (!mem && (s->npieces != 3 || !(fetch_readable(&s->pieces[2]) ||
+		     (s->pieces[2].kind == GOBIN_LOC_NONE && fetch_readable(&s->pieces[0]) &&
+		      fetch_readable(&s->pieces[1]))))))
 			continue;
 		k = p->meta.nargs++;
 		a = &p->args[k];
@@ -407,7 +216,7 @@ static int add_ptr_value(struct probe *p, const char *x)
 			"(at most %d)\n", p->spec.text, GT_MAX_FETCH);
 		return -EINVAL;
 	}
-	if (!p->args[root].npieces || !readable(&p->args[root].pieces[0])) {
+	if (!p->args[root].npieces || !fetch_readable(&p->args[root].pieces[0])) {
 		fprintf(stderr, "gotrace-record: probe '%s': '%s' is not "
 			"readable, so '%s' cannot follow it\n", p->spec.text,
 			inner, x);
@@ -461,7 +270,7 @@ static int path_root(const struct probe *p, const struct gobin_arg *arg,
 	}
 	if (gp->slot < 0 || (uint32_t)gp->slot >= arg->npieces ||
 	    arg->pieces[gp->slot].kind != GOBIN_LOC_REG ||
-	    !readable(&arg->pieces[gp->slot]))
+	    !fetch_readable(&arg->pieces[gp->slot]))
 		return -1;
 	*w0 = arg->pieces[gp->slot];
 	w0->size = size;
@@ -504,46 +313,16 @@ static int field_path(const struct probe *p, const char *x,
 				   why, whylen);
 }
 
-/* The fetch of field path gp whose root's first words are w0 and w1. */
-static void path_fetch(struct gt_fetch *f, const struct gobin_path *gp,
-		       const struct gobin_piece *w0, const struct gobin_piece *w1)
+
+/* The size of value `a` as its metadata `m` says it: one element's for a
+ * slice or array, with their element type and an array's length. */
+static void meta_slice(struct gtr_arg *m, const struct gobin_arg *a)
 {
-	src_of(w0, &f->src);
-	if (gp->array) {
-		/* size bytes where the array starts: after the pointers, or
-		 * in the stack slot of a struct passed there */
-		f->op = GT_OP_MEM;
-		f->flags = GT_F_INDIRECT;
-		f->mem_size = gp->size;
-		if (!gp->direct) {
-			f->nderef = (uint8_t)gp->nderef;
-			memcpy(f->deref, gp->deref, sizeof(f->deref));
-			f->mem_off = gp->offset;
-		} else if (w0->kind == GOBIN_LOC_STACK) {
-			memset(&f->src, 0, sizeof(f->src));
-			f->src.loc = GT_LOC_REG;
-			f->src.reg = GT_REG_RSP;
-			f->mem_off = w0->offset;
-		} else {
-			f->op = GT_OP_NONE;   /* in registers: unavailable */
-		}
-		return;
-	}
-	f->op = gp->type == GTR_TYPE_STRING || gp->type == GTR_TYPE_BYTES ||
-		gp->type == GTR_TYPE_SLICE ? GT_OP_STRING : GT_OP_WORD;
-	if (gp->type == GTR_TYPE_SLICE)   /* its elements, or its length only */
-		f->mem_size = gp->elem_size ? gp->elem_size : UINT32_MAX;
-	f->flags = gp->type == GTR_TYPE_INT ? GT_F_SIGNED : 0;
-	if (gp->direct) {
-		/* The field itself is in a register or stack slot. */
-		src_of(w1, &f->src2);
-	} else {
-		f->nderef = gp->nderef;
-		memcpy(f->deref, gp->deref, sizeof(f->deref));
-		f->flags |= GT_F_INDIRECT;
-		f->mem_off = gp->offset;
-		f->size = gp->size <= 8 ? gp->size : 8;
-	}
+	const bool sl = a->type == GTR_TYPE_SLICE;
+
+	m->size = sl ? a->elem_size : a->size;
+	m->elem = sl && a->elem ? a->elem : "";
+	m->count = sl && a->array ? a->array_len : 0;
 }
 
 /*
@@ -579,7 +358,7 @@ static int path_value(struct probe *p, const char *x, bool whole, char *why,
 		/* a field of a struct in registers: its own register */
 		const struct gobin_piece *pc = &p->args[root].pieces[gp.slot];
 
-		fpreg = !readable(pc);
+		fpreg = !fetch_readable(pc);
 		if (fpreg && !whole) {
 			char reg[32];
 
@@ -589,7 +368,7 @@ static int path_value(struct probe *p, const char *x, bool whole, char *why,
 			return -EINVAL;
 		}
 	} else if (!nowhere) {
-		nowhere = !readable(&p->args[root].pieces[0]);
+		nowhere = !fetch_readable(&p->args[root].pieces[0]);
 	}
 	if (nowhere && (root < 0 || !p->at_site || !p->site.inlined)) {
 		snprintf(why, whylen, "'%s' is not readable, so '%s' cannot "
@@ -624,21 +403,23 @@ static int path_value(struct probe *p, const char *x, bool whole, char *why,
 		a->type = gp.type;
 		a->size = gp.size;
 		a->elem_size = gp.elem_size;
+		a->elem = gp.elem;
 		a->array = gp.array;
+		a->array_len = gp.array && gp.elem_size ? gp.size / gp.elem_size : 0;
 		a->npieces = 1;
 		a->pieces[0] = fpreg ? p->args[root].pieces[gp.slot] : w0;
 
 		f = &p->plan.fetch[k];   /* kept by plan_fetches() */
 		memset(f, 0, sizeof(*f));   /* GT_OP_NONE: unavailable */
 		if (!nowhere && !fpreg)
-			path_fetch(f, &gp, &w0, &w1);
+			fetch_of_path(f, &gp, &w0, &w1);
 		p->path |= 1u << k;
 	}
 
 	p->meta.args[k].name = a->name;
 	p->meta.args[k].type_name = a->type_name;
 	p->meta.args[k].type = a->type;
-	p->meta.args[k].size = a->type == GTR_TYPE_SLICE ? a->elem_size : a->size;
+	meta_slice(&p->meta.args[k], a);
 	return k;
 }
 
@@ -672,7 +453,7 @@ static void add_struct_values(struct probe *p, uint32_t done)
 		int n, k;
 
 		for (uint32_t j = 0; j < p->args[i].npieces; j++)
-			some |= readable(&p->args[i].pieces[j]);
+			some |= fetch_readable(&p->args[i].pieces[j]);
 		if (p->args[i].type != GTR_TYPE_OTHER || !p->args[i].name[0] ||
 		    p->args[i].iface || !some || (done & 1u << i))
 			continue;
@@ -774,8 +555,7 @@ void plan_values(struct probe *p, int n)
 		p->meta.args[i].name = p->args[i].name;
 		p->meta.args[i].type_name = p->args[i].type_name;
 		p->meta.args[i].type = p->args[i].type;
-		p->meta.args[i].size = p->args[i].type == GTR_TYPE_SLICE
-			? p->args[i].elem_size : p->args[i].size;
+		meta_slice(&p->meta.args[i], &p->args[i]);
 	}
 	add_cap_values(p);
 	add_struct_values(p, add_gccgo_iface_values(p));
@@ -897,7 +677,7 @@ int plan_fetches(struct probe *p, uint32_t id, const struct plan_opts *o)
 		if (i >= (int)p->plan.nfetch)
 			memset(&p->plan.fetch[i], 0, sizeof(p->plan.fetch[i]));
 		else if (!(p->path & 1u << i))
-			plan_fetch(&p->plan.fetch[i], &p->args[i], word_of(p));
+			fetch_of_value(&p->plan.fetch[i], &p->args[i], word_of(p));
 	}
 	if (p->spec.predicate) {
 		enum gtr_type types[GTR_MAX_ARGS];
@@ -955,6 +735,9 @@ static uint64_t arg_normalize(struct gobin_arg *a)
 	}
 	t.iface = a->iface;
 	t.elem_size = a->elem_size;
+	t.elem = a->elem;   /* a static string (gobin_elem_of()) */
+	t.array_len = a->array_len;
+	t.array = a->array;
 	t.folded = a->folded;
 	t.folded_value = a->folded ? a->folded_value : 0;
 	t.in_memory = a->in_memory;
@@ -965,6 +748,7 @@ static uint64_t arg_normalize(struct gobin_arg *a)
 	h = u64map_hash_mem(t.pieces, t.npieces * sizeof(t.pieces[0]), h ^ t.npieces);
 	h = u64map_hash2(h, t.folded ? (uint64_t)t.folded_value ^ 1ull << 63 : 0);
 	h = u64map_hash2(h, t.in_memory ? (uint64_t)(uint32_t)t.mem_off ^ 1ull << 62 : 0);
+	h = u64map_hash2(h, (uint64_t)t.array_len << 1 | t.array);
 	return u64map_hash2(h, (uint64_t)t.iface << 32 | t.elem_size);
 }
 

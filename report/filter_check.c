@@ -111,6 +111,7 @@ static void check_not_slice(const struct filter *f, const struct operand *a,
 	if (err->msg[0] || a->src != SRC_ARG || a->len_of)
 		return;
 	const char *tname = NULL;
+	bool array = false;
 	size_t have = 0, slices = 0;
 	for (size_t k = 0; k < nprobes; k++) {
 		const struct gtr_arg *arg = slot_arg(f, a->slot, probes[k]);
@@ -120,8 +121,10 @@ static void check_not_slice(const struct filter *f, const struct operand *a,
 		if (arg->type != GTR_TYPE_SLICE)
 			continue;
 		slices++;
-		if (!tname && arg->type_name && arg->type_name[0])
+		if (!tname && arg->type_name && arg->type_name[0]) {
 			tname = arg->type_name;
+			array = arg->count > 0;
+		}
 	}
 	if (!have || slices < have)
 		return;
@@ -131,7 +134,7 @@ static void check_not_slice(const struct filter *f, const struct operand *a,
 	if (tname)
 		snprintf(err->msg, sizeof(err->msg),
 			 "%.*s is %s (%.64s): only len(%.*s) applies", n, name,
-			 tname[0] == '[' && tname[1] != ']' ? "an array" : "a slice",
+			 array ? "an array" : "a slice",
 			 tname, n, name);
 	else
 		snprintf(err->msg, sizeof(err->msg),

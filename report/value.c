@@ -159,32 +159,22 @@ bool output_arg_is_iface(const struct gtr_arg *a)
 
 /* ------------------------------------------------------------ slices */
 
-/* How a slice's elements print, from its Go type "[]T" or, for an
- * array (spec/FORMAT.md), "[N]T". */
+/* How a slice's elements print: by their predeclared type, the
+ * argument's elem (spec/FORMAT.md), or in files of older recorders the T
+ * of its type name "[]T". */
 enum elem_kind { EK_NONE, EK_INT, EK_UINT, EK_BOOL, EK_FLOAT, EK_PTR };
 
-/* The element type T of slice or array type name "[]T" or "[N]T"; ""
- * for other names. */
-static const char *elem_type(const char *name)
-{
-	size_t n;
-
-	if (!name || name[0] != '[')
-		return "";
-	n = strspn(name + 1, "0123456789");
-	return name[1 + n] == ']' ? name + 2 + n : "";
-}
-
-/* Whether slice value type `a` is an array "[N]T" (spec/FORMAT.md). */
+/* Whether slice value type `a` is an array [N]T (spec/FORMAT.md). */
 static bool is_array(const struct gtr_arg *a)
 {
-	return a && a->type_name && a->type_name[0] == '[' &&
-	       a->type_name[1] >= '0' && a->type_name[1] <= '9';
+	return a && a->count;
 }
 
 static enum elem_kind slice_elem_kind(const struct gtr_arg *a)
 {
-	const char *t = elem_type(a ? a->type_name : NULL);
+	const char *t = a && a->elem && a->elem[0] ? a->elem :
+			a && a->type_name && !strncmp(a->type_name, "[]", 2) ?
+			a->type_name + 2 : "";
 
 	if (!a || !a->size || a->size > 8)
 		return EK_NONE;

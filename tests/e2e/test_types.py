@@ -432,7 +432,7 @@ def test_arrays_by_value_returned_and_through_a_pointer(gobuild, toolchain, tmp_
     read whole from where it lies: the stack (gc passes every array of more
     than one element there, ABI0 and 386 every argument; gccgo one over 16
     bytes), one integer register (gc's [1]T; gccgo's of up to 8 bytes) or
-    memory (a field path). Text shows it as Go's %v does, JSON as an array;
+    memory (a field path); in a struct passed by value, as its field. Text shows it as Go's %v does, JSON as an array;
     a cut one says its length. gccgo passes [2]float64 in float registers,
     which --list says are not captured. gccgo: amd64 only (no 386 libgo in
     the matrix)."""
@@ -443,8 +443,8 @@ def test_arrays_by_value_returned_and_through_a_pointer(gobuild, toolchain, tmp_
     trace = str(tmp_path / "t.gtr")
     p = record(["-q", "-o", trace, "main.ip4", "main.sum3", "main.digest", "main.pair",
                 "r:main.pair", "main.flags", "main.one", "main.serve(c.Addr, c.Peer, c.Port)",
-                "--", exe])
-    assert p.stdout.split() == ["25100" if goarch == "386" else "3298534908428"]  # int's bits
+                "main.byValue", "main.tag", "--", exe])
+    assert p.stdout.split() == ["25578" if goarch == "386" else "3298534908906"]  # int's bits
     evs = jsonl(trace)
     sse = toolchain.gccgo   # gccgo: [2]float64 in XMM0, XMM1
     h = [i * 7 for i in range(32)]
@@ -462,7 +462,16 @@ def test_arrays_by_value_returned_and_through_a_pointer(gobuild, toolchain, tmp_
     assert [{k: v for k, v in e["args"].items() if k != "c"}
             for e in evs if e["func"] == "main.serve"] == \
         [{"c.Addr": [10, 0, 0, 2], "c.Peer": [0] * 15 + [9], "c.Port": 443}]
+    assert [e["args"] for e in evs if e["func"] == "main.byValue"] == \
+        [{"c": {"Port": 443, "Addr": [10, 0, 0, 2], "Peer": [0] * 15 + [9]}, "k": 1}]
+    # a named array, named elements: shown by their predeclared type; an
+    # array of arrays is not captured (gccgo's DWARF: one array of two
+    # subranges)
+    assert [e["args"] for e in evs if e["func"] == "main.tag"] == \
+        [{"id": None if sse else [0] * 15 + [9],   # gccgo: 16 bytes in two registers
+          "t": None if sse else [21.5, -3], "g": None}]
     text = report([trace]).stdout
+    assert "c={Port:443 Addr:[10 0 0 2] Peer:[" + "0 " * 15 + "9]} k=1" in text
     assert "h=[" + " ".join(map(str, h)) + "]" in text
     assert "xs=[-1 2 1099511627776]" in text and "a=[127 0 0 3] port=8002" in text, text
     assert report(["--count", "-f", "len(h) == 32 || len(xs) == 3", trace]).stdout.strip() == "6"
@@ -477,6 +486,12 @@ def test_arrays_by_value_returned_and_through_a_pointer(gobuild, toolchain, tmp_
     rows = {(f["name"], a["name"]): a for f in listing(exe, "main.*") for a in f["params"]}
     assert rows[("main.digest", "h")]["capture"] and rows[("main.ip4", "a")]["capture"]
     assert rows[("main.flags", "f")]["capture"] == (not sse)
+    # (gccgo's DWARF names them without their package)
+    assert [rows[("main.tag", n)]["type"].replace("main.", "") for n in ("id", "t", "g")] == \
+        ["ID", "[2]Celsius", "[2][2]int"]
+    assert rows[("main.tag", "g")]["why"] == "an array of structs, arrays or interfaces: not captured"
+    if sse:
+        assert rows[("main.tag", "id")]["why"] == "an array in two registers: not captured yet"
     if sse:
         assert rows[("main.flags", "f")]["why"] == \
             "float register: not in uprobe pt_regs"

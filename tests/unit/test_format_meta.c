@@ -639,3 +639,32 @@ Test(meta, whole_calls_round_trip)
 	cr_assert_not(gtr_reader_probe(r, 3)->whole_calls);
 	gtr_reader_close(r);
 }
+
+/* A slice's element type and an array's length (arg elem, count) are kept
+ * when given and left out otherwise; a reader gets "" and 0 without them. */
+Test(meta, slice_elem_and_array_count_round_trip)
+{
+	struct gtr_writer *w = open_w();
+	struct gtr_probe p = { .id = 8, .binary_id = 1, .func = "main.f", .nargs = 3 };
+
+	p.args[0] = (struct gtr_arg){ .name = "id", .type_name = "main.ID",
+				      .type = GTR_TYPE_SLICE, .size = 1,
+				      .elem = "uint8", .count = 16 };
+	p.args[1] = (struct gtr_arg){ .name = "xs", .type_name = "[]main.Celsius",
+				      .type = GTR_TYPE_SLICE, .size = 8, .elem = "float64" };
+	p.args[2] = (struct gtr_arg){ .name = "n", .type_name = "int",
+				      .type = GTR_TYPE_INT, .size = 8 };
+	cr_assert_eq(gtr_writer_probe(w, &p), 0);
+	close_w(w);
+	cr_assert(file_has_key("elem") && file_has_key("count"));
+	struct gtr_reader *r = open_r();
+	cr_assert_eq(gtr_reader_preload(r), 0);
+	const struct gtr_probe *q = gtr_reader_probe(r, 8);
+	cr_assert_str_eq(q->args[0].elem, "uint8");
+	cr_assert_eq(q->args[0].count, 16);
+	cr_assert_str_eq(q->args[1].elem, "float64");
+	cr_assert_eq(q->args[1].count, 0);
+	cr_assert_str_eq(q->args[2].elem ? q->args[2].elem : "", "");
+	cr_assert_eq(q->args[2].count, 0);
+	gtr_reader_close(r);
+}

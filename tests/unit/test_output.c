@@ -928,19 +928,27 @@ Test(output, csv_values_are_rendered_as_in_text)
 	cr_expect_str_eq(buf_cstr(&b), "[1 -2 300](len=3)");
 }
 
-/* An array ([N]T, recorded as a slice value, spec/FORMAT.md) prints as
- * Go's %v does when whole, and with its length when cut. */
+/* An array ([N]T, recorded as a slice value with its count, spec/FORMAT.md)
+ * prints as Go's %v does when whole, and with its length when cut; its
+ * elements by their predeclared type (elem), whatever the type's name. */
 Test(output, arrays_print_as_go_prints_them)
 {
 	static const uint8_t two[2] = { 1, 0 };
 
-	slice_arg(0, "xs", "[3]int", 8);
+	slice_arg(0, "xs", "main.Vec", 8);
+	probe.args[0].elem = "int64";
+	probe.args[0].count = 3;
 	vstr(0, (const char *)slice3, 24, 24);
 	slice_arg(1, "cut", "[10]int", 8);
+	probe.args[1].elem = "int64";
+	probe.args[1].count = 10;
 	vstr(1, (const char *)slice3, 16, 80);
 	slice_arg(2, "b", "[2]bool", 1);
+	probe.args[2].elem = "bool";
+	probe.args[2].count = 2;
 	vstr(2, (const char *)two, 2, 2);
 	slice_arg(3, "ss", "[2]string", 16);
+	probe.args[3].count = 2;
 	vstr(3, "", 0, 32);                             /* elements not shown */
 	cr_expect_str_eq(text(), "4242    4243    app             main.add         "
 			 "xs=[1 -2 300] cut=[1 -2 ...](len=10) b=[true false] ss=[...](len=2)\n");
