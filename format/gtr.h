@@ -110,7 +110,8 @@ struct gtr_arg {
 				 (spec/REDACT.md), "" (or NULL) when not */
 	const char *elem;    /* GTR_TYPE_SLICE: the predeclared type its
 				elements' bytes are ("int64", "uint8",
-				"float64", "bool", "uintptr"), whatever the
+				"float64", "bool", "unsafe.Pointer"),
+				whatever the
 				type's name; "" (or NULL): read it from a
 				"[]T" type_name (files of older recorders) */
 	uint32_t count;      /* GTR_TYPE_SLICE: an array's length (type

@@ -95,7 +95,7 @@ uint32_t gobin_elem_of(const struct gobin_type *t, const char **name)
 		if (lg < 0)
 			return 0;
 		*name = k == TK_INT ? ints[lg] : k == TK_UINT ? uints[lg] :
-			k == TK_BOOL ? "bool" : k == TK_PTR ? "uintptr" :
+			k == TK_BOOL ? "bool" : k == TK_PTR ? "unsafe.Pointer" :
 			size == 4 ? "float32" : "float64";
 		return size;
 	case TK_COMPLEX: case TK_STRING:

@@ -233,7 +233,8 @@ enum gobin_abi gobin_binary_abi(const struct gobin *b);
 /* args.c: bytes of one element of slice or array type t when its
  * elements are single values (numbers, bools, pointers, strings), and in
  * *name the predeclared type the report reads their bytes as ("int64",
- * "uint8", "float32", "bool", "uintptr"; "" for strings and complex
+ * "uint8", "float32", "bool", "unsafe.Pointer" for pointers, maps, chans
+ * and funcs, shown in hex; "" for strings and complex
  * numbers, shown by their length); 0 (and "") for other slices (their
  * length only), arrays and other types. */
 uint32_t gobin_elem_of(const struct gobin_type *t, const char **name);

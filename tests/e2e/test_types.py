@@ -443,8 +443,8 @@ def test_arrays_by_value_returned_and_through_a_pointer(gobuild, toolchain, tmp_
     trace = str(tmp_path / "t.gtr")
     p = record(["-q", "-o", trace, "main.ip4", "main.sum3", "main.digest", "main.pair",
                 "r:main.pair", "main.flags", "main.one", "main.serve(c.Addr, c.Peer, c.Port)",
-                "main.byValue", "main.tag", "--", exe])
-    assert p.stdout.split() == ["25578" if goarch == "386" else "3298534908906"]  # int's bits
+                "main.byValue", "main.tag", "main.ptrs", "--", exe])
+    assert p.stdout.split() == ["25585" if goarch == "386" else "3298534908913"]  # int's bits
     evs = jsonl(trace)
     sse = toolchain.gccgo   # gccgo: [2]float64 in XMM0, XMM1
     h = [i * 7 for i in range(32)]
@@ -470,7 +470,16 @@ def test_arrays_by_value_returned_and_through_a_pointer(gobuild, toolchain, tmp_
     assert [e["args"] for e in evs if e["func"] == "main.tag"] == \
         [{"id": None if sse else [0] * 15 + [9],   # gccgo: 16 bytes in two registers
           "t": None if sse else [21.5, -3], "g": None}]
+    # pointers in hex, in an array and in a slice
+    # (gccgo passes [2]*int in two registers)
+    [ptrs] = [e["args"] for e in evs if e["func"] == "main.ptrs"]
+    assert len(ptrs["qs"]) == 1 and ptrs["qs"][0] > 4096
     text = report([trace]).stdout
+    if sse:
+        assert ptrs["ps"] is None and "qs=[%#x](len=1)" % ptrs["qs"][0] in text, text
+    else:
+        assert len(ptrs["ps"]) == 2 and ptrs["ps"][1] == ptrs["qs"][0]
+        assert "ps=[%#x %#x] qs=[%#x](len=1)" % (*ptrs["ps"], ptrs["qs"][0]) in text, text
     assert "c={Port:443 Addr:[10 0 0 2] Peer:[" + "0 " * 15 + "9]} k=1" in text
     assert "h=[" + " ".join(map(str, h)) + "]" in text
     assert "xs=[-1 2 1099511627776]" in text and "a=[127 0 0 3] port=8002" in text, text
