@@ -61,8 +61,8 @@ enum gtr_type {
 				element (0: unknown, then nothing is captured
 				and full_len is the length in elements, else
 				full_len is length * size); its capacity is a
-				separate value "cap(NAME)"; also an array,
-				type name "[N]T", without a capacity */
+				separate value "cap(NAME)"; also an array
+				[N]T (gtr_arg.count), without a capacity */
 };
 
 /* Kind of one decoded value. */
