@@ -99,7 +99,7 @@ $(B)/vmlinux.h: | $(DEPS_STAMP)
 	@mkdir -p $(B)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
-$(B)/gotrace.bpf.o: bpf/gotrace.bpf.c bpf/process.bpf.h bpf/gotrace.h $(B)/vmlinux.h
+$(B)/gotrace.bpf.o: bpf/gotrace.bpf.c bpf/calls.bpf.h bpf/process.bpf.h bpf/gotrace.h $(B)/vmlinux.h
 	$(CLANG) -O2 -g -Wall -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(B) -Ibpf -c $< -o $@
 
 $(B)/gotrace.skel.h: $(B)/gotrace.bpf.o
