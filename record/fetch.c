@@ -105,6 +105,20 @@ static void mem_fetch(struct gt_fetch *f, const struct gobin_arg *a, uint8_t wor
 	}
 }
 
+/* Makes f read `size` bytes of memory from SP + `off` on (bytes): a
+ * value read whole from its stack slot, an array or one in a struct
+ * passed there. */
+static void fetch_stack_mem(struct gt_fetch *f, uint32_t off, uint32_t size)
+{
+	memset(&f->src, 0, sizeof(f->src));
+	f->src.loc = GT_LOC_REG;
+	f->src.reg = GT_REG_RSP;
+	f->op = GT_OP_MEM;
+	f->flags = GT_F_INDIRECT;
+	f->mem_off = off;
+	f->mem_size = size;
+}
+
 /* Turns one argument's location into a fetch of the plan, a program of
  * `word`-byte words. */
 void fetch_of_value(struct gt_fetch *f, const struct gobin_arg *a,
@@ -171,16 +185,7 @@ void fetch_of_value(struct gt_fetch *f, const struct gobin_arg *a,
 			break;
 		}
 		if (a->array) {
-			/* its size bytes from its stack slot on: the
-			 * address SP + offset */
-			memset(&f->src, 0, sizeof(f->src));
-			f->src.loc = GT_LOC_REG;
-			f->src.reg = GT_REG_RSP;
-			f->src.size = word;
-			f->op = GT_OP_MEM;
-			f->flags = GT_F_INDIRECT;
-			f->mem_off = a->pieces[0].offset;
-			f->mem_size = a->size;
+			fetch_stack_mem(f, a->pieces[0].offset, a->size);
 			break;
 		}
 		__attribute__((fallthrough));
@@ -209,18 +214,15 @@ void fetch_of_path(struct gt_fetch *f, const struct gobin_path *gp,
 	if (gp->array) {
 		/* size bytes where the array starts: after the pointers, or
 		 * in the stack slot of a struct passed there */
-		f->op = GT_OP_MEM;
-		f->flags = GT_F_INDIRECT;
-		f->mem_size = gp->size;
 		if (!gp->direct) {
+			f->op = GT_OP_MEM;
+			f->flags = GT_F_INDIRECT;
+			f->mem_size = gp->size;
 			f->nderef = (uint8_t)gp->nderef;
 			memcpy(f->deref, gp->deref, sizeof(f->deref));
 			f->mem_off = gp->offset;
 		} else if (w0->kind == GOBIN_LOC_STACK) {
-			memset(&f->src, 0, sizeof(f->src));
-			f->src.loc = GT_LOC_REG;
-			f->src.reg = GT_REG_RSP;
-			f->mem_off = w0->offset;
+			fetch_stack_mem(f, w0->offset, gp->size);
 		} else {
 			f->op = GT_OP_NONE;   /* in registers: unavailable */
 		}
