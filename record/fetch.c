@@ -223,6 +223,12 @@ void fetch_of_path(struct gt_fetch *f, const struct gobin_path *gp,
 			f->mem_off = gp->offset;
 		} else if (w0->kind == GOBIN_LOC_STACK) {
 			fetch_stack_mem(f, w0->offset, gp->size);
+		} else if (fetch_readable(w0) && gp->size <= w0->size) {
+			/* gc's [1]T field in its register: the word, whose
+			 * first size bytes the encoder writes as the array's */
+			f->op = GT_OP_WORD;
+			f->flags = 0;
+			f->mem_size = 0;
 		} else {
 			f->op = GT_OP_NONE;   /* in registers: unavailable */
 		}

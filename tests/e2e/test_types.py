@@ -432,7 +432,9 @@ def test_arrays_by_value_returned_and_through_a_pointer(gobuild, toolchain, tmp_
     read whole from where it lies: the stack (gc passes every array of more
     than one element there, ABI0 and 386 every argument; gccgo one over 16
     bytes), one integer register (gc's [1]T; gccgo's of up to 8 bytes) or
-    memory (a field path); in a struct passed by value, as its field. Text shows it as Go's %v does, JSON as an array;
+    memory (a field path); in a struct passed by value, as its field, and
+    by its field path (Small's [1]T fields each in a register of their
+    own). Text shows it as Go's %v does, JSON as an array;
     a cut one says its length. gccgo passes [2]float64 in float registers,
     which --list says are not captured. gccgo: amd64 only (no 386 libgo in
     the matrix)."""
@@ -443,8 +445,9 @@ def test_arrays_by_value_returned_and_through_a_pointer(gobuild, toolchain, tmp_
     trace = str(tmp_path / "t.gtr")
     p = record(["-q", "-o", trace, "main.ip4", "main.sum3", "main.digest", "main.pair",
                 "r:main.pair", "main.flags", "main.one", "main.serve(c.Addr, c.Peer, c.Port)",
-                "main.byValue", "main.tag", "main.ptrs", "--", exe])
-    assert p.stdout.split() == ["25585" if goarch == "386" else "3298534908913"]  # int's bits
+                "main.byValue", "main.tag", "main.ptrs", "main.small", "main.small(s.A, s.C)",
+                "--", exe])
+    assert p.stdout.split() == ["25786" if goarch == "386" else "3298534909114"]  # int's bits
     evs = jsonl(trace)
     sse = toolchain.gccgo   # gccgo: [2]float64 in XMM0, XMM1
     h = [i * 7 for i in range(32)]
@@ -464,6 +467,11 @@ def test_arrays_by_value_returned_and_through_a_pointer(gobuild, toolchain, tmp_
         [{"c.Addr": [10, 0, 0, 2], "c.Peer": [0] * 15 + [9], "c.Port": 443}]
     assert [e["args"] for e in evs if e["func"] == "main.byValue"] == \
         [{"c": {"Port": 443, "Addr": [10, 0, 0, 2], "Peer": [0] * 15 + [9]}, "k": 1}]
+    # [1]T fields of a struct in registers (gc), on the stack (386) or in
+    # memory (gccgo: 24 bytes), whole and by their field paths
+    assert sorted((e["args"] for e in evs if e["func"] == "main.small"), key=len) == \
+        [{"s": {"A": [-3], "B": 4, "C": [200]}},
+         {"s": {"A": [-3], "B": 4, "C": [200]}, "s.A": [-3], "s.C": [200]}]
     # a named array, named elements: shown by their predeclared type; an
     # array of arrays is not captured (gccgo's DWARF: one array of two
     # subranges)
