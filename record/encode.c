@@ -636,9 +636,9 @@ static void event_value(struct encoder *r, const struct probe *p,
 		value_bytes(r, p, ev, i, doff, n | flag, v);
 		v->v.s.full_len = s;
 		/* a slice's length is in elements, the value's in bytes;
-		 * an array's (GT_OP_MEM) in bytes already */
+		 * an array's (read whole from memory) in bytes already */
 		if (p->meta.args[i].type == GTR_TYPE_SLICE &&
-		    p->meta.args[i].size && op != GT_OP_MEM)
+		    p->meta.args[i].size && !p->args[i].array)
 			v->v.s.full_len = s * p->meta.args[i].size;
 		*doff += n;
 		break;
