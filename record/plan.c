@@ -52,6 +52,8 @@ void plan_free(struct plan *pl)
 	for (i = 0; i < pl->nspecs; i++)
 		probe_spec_free(&pl->specs[i]);
 	free(pl->specs);
+	u64map_free(&pl->named);
+	u64map_free(&pl->taken);
 	for (i = 0; i < pl->nbinaries; i++) {
 		gobin_close(pl->binaries[i].gb);
 		free(pl->binaries[i].path);
@@ -192,10 +194,52 @@ static int has_glob(const char *s)
 struct expand {
 	const struct gobin *b;
 	const struct plan_opts *o;
+	const struct plan *pl;
+	const struct probe_spec *spec;  /* the glob */
+	const struct binary *bin;
 	struct gobin_func *funcs;
 	int n, cap;
 	int excluded;         /* matched, then left out by --exclude */
+	int left;             /* matched, left to another probe of its kind */
+	const char *left1;    /* the first of those */
 };
+
+/* The key of plan.named: a function `func` that a probe of `kind` names,
+ * in BINARY: `binary` (NULL: the default executables). */
+static uint64_t named_key(enum gtr_kind kind, const char *binary, const char *func)
+{
+	return u64map_hash_str(func, 2u + (uint64_t)kind) ^
+	       (binary ? u64map_hash_str(binary, 1) : 0);
+}
+
+/* The key of plan.taken: a probe of `kind` on function `entry` of b. */
+static uint64_t taken_key(const struct binary *b, uint64_t entry, enum gtr_kind kind)
+{
+	return u64map_hash2(u64map_hash2(b->id, entry), (uint64_t)kind);
+}
+
+void plan_name(struct plan *pl, const char *text)
+{
+	struct probe_spec s;
+	char err[8];
+
+	if (probe_spec_parse(text, &s, err, sizeof(err)))
+		return;
+	if (!s.line && !has_glob(s.func))
+		(void)u64map_put(&pl->named, named_key(s.kind, s.binary, s.func), 1,
+				 UINT32_MAX);
+	probe_spec_free(&s);
+}
+
+/* Whether glob `e->spec` leaves function `name` at `entry` to another
+ * probe of its kind: one that names it, or one that took it before. */
+static bool left_to_another(const struct expand *e, const char *name, uint64_t entry)
+{
+	const struct probe_spec *g = e->spec;
+
+	return u64map_get(&e->pl->named, named_key(g->kind, g->binary, name)) ||
+	       u64map_get(&e->pl->taken, taken_key(e->bin, entry, g->kind));
+}
 
 /* Whether f is one of the functions a probe on its exact name means. */
 static int is_listed(const struct gobin *b, const struct gobin_func *f)
@@ -229,6 +273,11 @@ static int collect(const struct gobin_func *f, void *ctx)
 		return 0;
 	if (is_excluded(e->o, f->name)) {
 		e->excluded++;
+		return 0;
+	}
+	if (left_to_another(e, f->name, f->entry)) {
+		if (!e->left++)
+			e->left1 = f->name;
 		return 0;
 	}
 	if (e->n == e->cap) {
@@ -290,6 +339,8 @@ static int add_probe_at(struct plan *pl, const struct probe_spec *spec,
 		return -1;
 	}
 	pl->probes[pl->nprobes++] = p;
+	if (!site && u64map_put(&pl->taken, taken_key(b, fn->entry, spec->kind), 1, UINT32_MAX))
+		return -1;
 	if (pl->opts.progress && pl->nprobes % PLAN_PROGRESS_EVERY == 0)
 		pl->opts.progress(pl->opts.progress_ctx, pl->nprobes);
 	return 0;
@@ -351,12 +402,13 @@ static int fitting(const struct plan *pl, const struct probe_spec *spec,
 		   const struct binary *b, struct gobin_func *all, int n)
 {
 	int k = 0, fits;
-	bool untold = false;
+	bool untold = false, wrong = false;
 
 	for (int i = 0; i < n; i++) {
 		fits = gobin_sig_fits(b->gb, &all[i], spec->sig, spec->results);
-		if (fits == -2)
-			return n;   /* a wrong signature: planning says why */
+		/* wrong for this instance (its frame is too small for
+		 * `string` where it takes an int): it does not fit */
+		wrong |= fits == -2;
 		untold |= fits == -1;
 		if (fits == 1) {
 			const struct gobin_func f = all[k];
@@ -365,6 +417,8 @@ static int fitting(const struct plan *pl, const struct probe_spec *spec,
 			all[i] = f;
 		}
 	}
+	if (!k && wrong && !untold)
+		return n;   /* wrong for every instance: planning says why */
 	if (k == 1 && !untold) {
 		if (!pl->opts.quiet)
 			fprintf(stderr, "gotrace-record: probe '%s': the signature "
@@ -498,7 +552,9 @@ static int add_glob_inlined(struct plan *pl, const struct probe_spec *spec,
 	}
 	gobin_inline_glob(b->gb, spec->func, v, n, &nn);
 	for (int i = 0; i < n; i++)
-		if (!is_excluded(&pl->opts, v[i].func))
+		/* a function another probe names has its copies probed by it */
+		if (!is_excluded(&pl->opts, v[i].func) &&
+		    !u64map_get(&pl->named, named_key(spec->kind, spec->binary, v[i].func)))
 			v[k++] = v[i];
 	if (k && spec->kind == GTR_KIND_RETURN && (!pl->opts.quiet || !body))
 		fprintf(stderr, "gotrace-record: probe '%s': %d inlined copies of "
@@ -527,11 +583,20 @@ static int add_glob_inlined(struct plan *pl, const struct probe_spec *spec,
 static int add_glob(struct plan *pl, const struct probe_spec *spec,
 		    struct binary *b)
 {
-	struct expand e = { .b = b->gb, .o = &pl->opts };
+	struct expand e = { .b = b->gb, .o = &pl->opts, .pl = pl, .spec = spec, .bin = b };
 	int i, first = pl->nprobes, copies;
 
 	if (gobin_func_each(b->gb, spec->func, collect, &e) < 0)
 		return -1;
+	if (e.left == 1 && !pl->opts.quiet)
+		fprintf(stderr, "gotrace-record: probe '%s': %s is left to the %s probe that "
+			"names it or took it first, so that each call is recorded once\n",
+			spec->text, e.left1, spec->kind == GTR_KIND_RETURN ? "return" : "entry");
+	else if (e.left > 1 && !pl->opts.quiet)
+		fprintf(stderr, "gotrace-record: probe '%s': %s and %d more functions are left "
+			"to the %s probes that name them or took them first, so that each call "
+			"is recorded once\n", spec->text, e.left1, e.left - 1,
+			spec->kind == GTR_KIND_RETURN ? "return" : "entry");
 	if ((unsigned)(pl->nprobes + e.n) > pl->opts.max_probes) {
 		fprintf(stderr, "gotrace-record: probe '%s' matches %d functions "
 			"of %s", spec->text, e.n, b->path);
@@ -555,8 +620,8 @@ static int add_glob(struct plan *pl, const struct probe_spec *spec,
 	copies = add_glob_inlined(pl, spec, b, pl->nprobes > first);
 	if (copies < 0)
 		return -1;
-	if (pl->nprobes > first)
-		return 0;
+	if (pl->nprobes > first || (e.left && !e.n && !copies))
+		return 0;   /* probed, or every match left to other probes */
 	if (copies > 0)
 		return -1;   /* said why above */
 	if (e.excluded)

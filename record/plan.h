@@ -99,6 +99,16 @@ struct plan *plan_new(const struct plan_opts *o);
 void plan_free(struct plan *pl);
 
 /*
+ * Notes the function probe `text` (as written) names exactly, if it does:
+ * a glob of plan_add() then leaves that function to it, whichever comes
+ * first, so that a call is recorded once per kind ('main.*' with
+ * 'main.work(s)'). Call for every probe before the first plan_add(); a
+ * probe it cannot parse is plan_add()'s to say. No-op when out of memory
+ * (the glob then takes the function too, and plan_warnings() says so).
+ */
+void plan_name(struct plan *pl, const char *text);
+
+/*
  * Parses one probe as written and adds a probe for its function, or for
  * every function its glob matches. BINARY defaults to dflt_path (opened
  * as dflt_attach, e.g. /proc/PID/exe; each binary is opened once).

@@ -35,6 +35,11 @@ struct plan {
 	struct argset **argsets;
 	uint32_t nargsets, capargsets;
 	struct u64map argset_index;  /* hash of an array -> its index */
+	/* A glob leaves a function to the probe of its kind that names it
+	 * (plan_name(): hashes of kind, BINARY: and name) and takes none a
+	 * probe of its kind took before it (hashes of binary, entry and
+	 * kind): each call is recorded once per kind. */
+	struct u64map named, taken;
 };
 
 /*

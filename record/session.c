@@ -440,6 +440,8 @@ static int session_plan(struct session *s)
 	if (!s->plan)
 		return -1;
 	for (i = 0; i < o->nspecs; i++)
+		plan_name(s->plan, o->specs[i]);
+	for (i = 0; i < o->nspecs; i++)
 		if (targets_plan(s->tg, s->plan, o->specs[i], o->quiet, po.root_pid))
 			return -1;
 	if (plan_whole_calls(s->plan) || plan_chain_returns(s->plan)) {

@@ -356,6 +356,64 @@ int plan_whole_calls(struct plan *pl)
 	return rc ? -1 : 0;
 }
 
+/*
+ * Warns of functions that more than one probe of one kind (entries, or
+ * returns) take at their entry or returns: a glob matching a function
+ * another probe names too ('main.*' 'main.work(s)'), or one named twice.
+ * Each records every call once per probe, so the report's call view and
+ * stats count each call once per probe, with latencies measured between
+ * the wrong halves. Says the first few functions (by their probes) and how
+ * many more; nothing when memory runs out (a warning only).
+ */
+static void twice_warnings(const struct plan *pl)
+{
+	struct u64map seen = { 0 };
+	int n = 0;
+
+	for (int i = 0; i < pl->nprobes; i++) {
+		const struct probe *p = pl->probes[i];
+		const uint64_t key = u64map_hash2(p->bin->id, p->fn.entry) ^
+				     (p->spec.kind == GTR_KIND_RETURN);
+		uint32_t *first;
+
+		if (p->at_site)
+			continue;
+		first = u64map_get(&seen, key);
+		if (!first) {
+			if (u64map_put(&seen, key, (uint32_t)i, UINT32_MAX))
+				break;
+			continue;
+		}
+		if (*first == UINT32_MAX)
+			continue;   /* said for this function and kind */
+		const struct probe *o = pl->probes[*first];
+
+		if (!same_func(o, p) || o->spec.kind != p->spec.kind)
+			continue;
+		*first = UINT32_MAX;
+		if (n++ >= 5)
+			continue;
+		/* --exclude leaves a function out of every glob: the way out
+		 * when one of the two is a glob and the other names it */
+		const bool g1 = strpbrk(o->spec.func, "*?[") != NULL,
+			   g2 = strpbrk(p->spec.func, "*?[") != NULL;
+		fprintf(stderr, "gotrace-record: warning: %s has more than one %s probe ('%s', "
+			"'%s'...): a call is recorded once per probe, so gotrace-report's calls "
+			"and stats count it more than once; ", p->fn.name,
+			p->spec.kind == GTR_KIND_RETURN ? "return" : "entry", o->spec.text,
+			p->spec.text);
+		if (g1 != g2)
+			fprintf(stderr, "leave it out of the glob (--exclude '%s')\n", p->fn.name);
+		else
+			fprintf(stderr, "put its values in one probe%s\n",
+				g1 ? ", or narrow one glob" : "");
+	}
+	if (n > 5)
+		fprintf(stderr, "gotrace-record: warning: and %d more functions with more than "
+			"one probe of one kind\n", n - 5);
+	u64map_free(&seen);
+}
+
 void plan_warnings(const struct plan *pl)
 {
 	int i, shown = pl->nnoret < 5 ? pl->nnoret : 5;
@@ -363,6 +421,7 @@ void plan_warnings(const struct plan *pl)
 	if (pl->opts.quiet)
 		return;
 	pred_warnings(pl);
+	twice_warnings(pl);
 	if (!pl->nnoret)
 		return;
 	fprintf(stderr, "gotrace-record: warning: %d function%s no RET "

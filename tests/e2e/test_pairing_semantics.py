@@ -248,3 +248,35 @@ def test_rate_limit_windows_carry_into_rotated_files(gobuild, toolchain, tmp_pat
     assert total["returned"] >= 40, total
     err = errs[rot + "1"]
     assert "event(s) were suppressed by the recorder's --rate-limit in " in err, err
+
+
+def test_a_glob_leaves_a_function_to_the_probe_that_names_it(gobuild, toolchain, tmp_path):
+    """A glob matching a function another probe of its kind names
+    ('main.*' with 'main.add "%d"', in either order) or took before it
+    (a second glob) leaves it to that probe: each call is recorded once,
+    paired once, counted once. Two probes that name one function both
+    record it, and the recorder warns that calls count once per probe."""
+    exe = gobuild("tests/fixtures/hot/main.go", "hot")
+    trace = str(tmp_path / "one.gtr")
+    for probes in (['main.add "%d" goarg2', "main.*", "r:main.*", "r:main.add"],
+                   ["main.*", "main.a*", 'main.add "%d" goarg2', "r:main.add"]):
+        p = record(["-f", "-o", trace, *probes, "--", exe, "5"])
+        assert "probe 'main.*': main.add is left to the entry probe that names it or " \
+            "took it first, so that each call is recorded once" in p.stderr, p.stderr
+        assert "more than one" not in p.stderr, p.stderr
+        got, _ = calls(trace, "-f", 'func == "main.add"')
+        assert collections.Counter(c["status"] for c in got) == {"returned": 5}
+        assert sorted(c["goargs"][1] for c in got) == [0, 1, 2, 3, 4]
+        evs = [json.loads(l) for l in report(["--format", "jsonl", trace]).stdout.splitlines()]
+        assert collections.Counter((e["func"], e["kind"]) for e in evs
+                                   if e["func"] == "main.add") == \
+            {("main.add", "entry"): 5, ("main.add", "return"): 5}
+        stats = report(["stats", "--no-hist", trace]).stdout
+        assert [l.split()[1] for l in stats.splitlines() if l.startswith("main.add ")] == \
+            ["5"], stats
+    p = record(["-f", "-o", trace, 'main.add "%d" goarg2', "main.add (goarg2 < 3)",
+                "r:main.add", "--", exe, "5"])
+    assert "warning: main.add has more than one entry probe ('main.add \"%d\" goarg2', " \
+        "'main.add (goarg2 < 3)'...): a call is recorded once per probe, so " \
+        "gotrace-report's calls and stats count it more than once; put its values in " \
+        "one probe" in p.stderr, p.stderr

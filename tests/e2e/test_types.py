@@ -337,7 +337,8 @@ def test_signature_on_a_function_with_inlined_copies(gobuild, toolchain, tmp_pat
 def test_signature_of_a_generic_function_fits_its_instances(gobuild, toolchain, tmp_path):
     """main.Sum(xs []int) probes main.Sum's int instance alone (DWARF's
     types, else the shapes of Go 1.21+ names), main.Sum(xs []string) the
-    string one; a signature that fits none, or whose instances cannot be
+    string one, main.Max(a, b string) Max's string one (too big for the
+    int one's frame); a signature that fits none, or whose instances cannot be
     told apart (Go 1.19 stripped: names alike, no DWARF), is refused
     naming the instances; the instance named exactly takes it."""
     if gccgo_has_no_generics(toolchain):
@@ -356,6 +357,12 @@ def test_signature_of_a_generic_function_fits_its_instances(gobuild, toolchain, 
             assert "the signature fits main.Sum[" in p.stderr
             assert "alone of the 2 instances of main.Sum" in p.stderr
             assert [e["args"]["cap(xs)"] for e in jsonl(trace)] == [n]
+        # a signature too big for one instance's frame does not fit it
+        p = record(["-o", trace, "-f", "main.Max(a, b string)", "--", build],
+                   check=not untold)
+        if not untold:
+            assert "the signature fits main.Max[" in p.stderr, p.stderr
+            assert [(e["args"]["a"], e["args"]["b"]) for e in jsonl(trace)] == [("x", "yy")]
         p = record(["-o", trace, "-f", "main.Sum(xs []float64)", "--", build],
                    check=False)
         assert p.returncode == 1 and "main.Sum has 2 instances (" in p.stderr
