@@ -770,8 +770,10 @@ static int diff_pass(struct diff *d)
 
 /*
  * Whether two of the files, of one side or of both, hold one recording
- * (report_same_recording(): a copy, a file given twice): its calls would
- * be counted twice, making changes look significant. Says which.
+ * (report_same_recording(): a copy, a file given twice): on one side its
+ * calls would be counted twice, making changes look significant; on both,
+ * the diff would compare it with itself and pass (a gate given the base
+ * twice by mistake). Says which.
  * Standard input and a file that cannot be opened are left to the read.
  */
 static bool same_recording(const struct diff_opts *o)
@@ -792,7 +794,7 @@ static bool same_recording(const struct diff_opts *o)
 				r[n] = NULL;
 			}
 		}
-	same = report_same_recording(r, path, n);
+	same = report_same_recording(r, path, n, (size_t)o->nfiles[0]);
 	for (size_t i = 0; i < n; i++)
 		gtr_reader_close(r[i]);
 	return same;

@@ -166,7 +166,8 @@ static bool same_start(const struct gtr_host *a, const struct gtr_host *b)
  * again: it is not the same); the host name is not compared, as
  * redaction may hash it. Every host of a merged input is compared.
  */
-bool report_same_recording(struct gtr_reader *const *r, const char *const *path, size_t n)
+bool report_same_recording(struct gtr_reader *const *r, const char *const *path, size_t n,
+			   size_t side2)
 {
 	for (size_t i = 0; i < n; i++) {
 		const uint32_t ni = r[i] ? gtr_reader_nhosts(r[i]) : 0;
@@ -188,7 +189,13 @@ bool report_same_recording(struct gtr_reader *const *r, const char *const *path,
 							path[j], path[i]);
 						continue;
 					}
-					if (ni > 1 || nj > 1)
+					if ((j < side2) != (i < side2))
+						fprintf(stderr, PROG ": %s and %s are the same recording "
+							"(host %s, started at the same instant): diff would "
+							"compare it with itself; give a recording of each "
+							"side (the base build's and the new one's)\n",
+							path[j], path[i], a->hostname);
+					else if (ni > 1 || nj > 1)
 						fprintf(stderr, PROG ": %s and %s hold the same recording "
 							"(host %s, merged into %s): its events would be there "
 							"twice; give each recording once\n", path[j],
@@ -237,7 +244,7 @@ static int open_all(struct input *in, size_t n, const struct merge_opts *o,
 		rs[i] = in[i].r;
 		paths[i] = in[i].path;
 	}
-	const bool same = report_same_recording(rs, paths, n);
+	const bool same = report_same_recording(rs, paths, n, n);
 
 	free(rs);
 	free(paths);

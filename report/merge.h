@@ -34,11 +34,13 @@ int report_merge(const struct merge_opts *o);
  * read, skipped), named path[], hold one recording: a copy of it, a
  * selection of it (gotrace-report -w keeps its HOST block), or a merged
  * file that holds it as one of its hosts. Their events would be counted
- * twice (merge, diff). Says which on stderr, naming both inputs; true
- * then. Two selections of one recording may hold different events: a
- * warning only, false.
+ * twice (merge, one side of a diff), or a diff would compare a recording
+ * with itself (r[side2..n) are its other side; merge: side2 = n). Says
+ * which on stderr, naming both inputs; true then. Two selections of one
+ * recording may hold different events: a warning only, false.
  */
-bool report_same_recording(struct gtr_reader *const *r, const char *const *path, size_t n);
+bool report_same_recording(struct gtr_reader *const *r, const char *const *path, size_t n,
+			   size_t side2);
 
 /*
  * Warns on stderr of each rule of `red` (NULL: none) that covered nothing

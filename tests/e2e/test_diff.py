@@ -220,23 +220,28 @@ def test_usage_and_unreadable_input_exit_2(pair, tmp_path):
 
 
 def test_one_recording_twice_is_refused(pair, tmp_path):
-    """A file given twice, or a copy of one, within a side or on both: its
-    calls would be counted twice and p-values look falsely significant.
-    Refused with exit 2, naming both inputs, as merge refuses it."""
+    """A file given twice, or a copy of one, within a side: its calls
+    would be counted twice and p-values look falsely significant; on both
+    sides: the recording would be compared with itself, and a gate given
+    the base twice by mistake would pass. Refused with exit 2, naming both
+    inputs and why."""
     base, new = pair
     copy = str(tmp_path / "copy.gtr")
     shutil.copyfile(new, copy)
+    twice = "are the same recording (a copy of one file): its events would be there twice"
+    itself = "diff would compare it with itself; give a recording of each side"
     cases = [
-        ([base, base, base, "--", new, new, new], (base, base)),
-        ([base, base], (base, base)),
-        ([new, copy, "--", base], (new, copy)),
-        ([base, "--", new, copy], (new, copy)),
-        ([base, "--", new, base], (base, base)),
+        ([base, base, base, "--", new, new, new], (base, base), twice),
+        ([base, base], (base, base), itself),
+        ([new, copy], (new, copy), itself),
+        ([new, copy, "--", base], (new, copy), twice),
+        ([base, "--", new, copy], (new, copy), twice),
+        ([base, "--", new, base], (base, base), itself),
     ]
-    for args, (a, b) in cases:
+    for args, (a, b), why in cases:
         p = diff(*args)
         assert p.returncode == 2 and not p.stdout, (args, p.stdout, p.stderr)
-        assert ("%s and %s are the same recording (a copy of one file)" % (a, b)) in p.stderr, \
+        assert p.stderr.startswith("gotrace-report: %s and %s " % (a, b)) and why in p.stderr, \
             (args, p.stderr)
     # two recordings of their own still compare
     p = diff(base, new)
