@@ -308,6 +308,12 @@ static int list(const struct record_opts *o)
 
 	if (o->npids) {
 		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)o->pids[0]);
+		if (access(exe, F_OK)) {   /* as a recording says it */
+			fprintf(stderr, "gotrace-record: cannot list PID %d: %s\n",
+				(int)o->pids[0], errno == ENOENT ? "no such process" :
+				strerror(errno));
+			return 1;
+		}
 		bin = exe;
 		what = o->nspecs ? o->specs[0] : NULL;
 	}

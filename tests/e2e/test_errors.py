@@ -1,5 +1,6 @@
 """Bad input gets a clear message naming the input and a non-zero exit."""
 import os
+import subprocess
 
 from conftest import goid_note, record, report
 
@@ -49,6 +50,19 @@ def test_binary_that_is_not_go(tmp_path, needs_bpf):
                         "that runs a Go program (a shell, make), name the binary "
                         "of each probe (BINARY:FUNCTION, e.g. ./prog:main.main): "
                         "the processes it starts are followed\n")
+
+
+def test_a_pid_that_is_gone(tmp_path, needs_bpf):
+    """-p of a process that has ended (one this test started and reaped),
+    to record or to list: 'no such process', exit 1."""
+    gone = subprocess.Popen(["/bin/true"])
+    gone.wait()
+    p = record(["-o", str(tmp_path / "t.gtr"), "-p", str(gone.pid), "main.main"], check=False)
+    assert (p.returncode, p.stderr) == \
+        (1, "gotrace-record: cannot trace PID %d: no such process\n" % gone.pid)
+    p = record(["--list", "-p", str(gone.pid), "main.*"], check=False)
+    assert (p.returncode, p.stderr) == \
+        (1, "gotrace-record: cannot list PID %d: no such process\n" % gone.pid)
 
 
 def test_missing_command(tmp_path, needs_bpf):
