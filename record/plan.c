@@ -52,6 +52,9 @@ void plan_free(struct plan *pl)
 	for (i = 0; i < pl->nspecs; i++)
 		probe_spec_free(&pl->specs[i]);
 	free(pl->specs);
+	for (i = 0; i < pl->nnames; i++)
+		probe_spec_free(&pl->names[i]);
+	free(pl->names);
 	u64map_free(&pl->named);
 	u64map_free(&pl->taken);
 	for (i = 0; i < pl->nbinaries; i++) {
@@ -197,6 +200,8 @@ struct expand {
 	const struct plan *pl;
 	const struct probe_spec *spec;  /* the glob */
 	const struct binary *bin;
+	struct u64map named;  /* entries of the functions other probes of
+				 its kind name (names_entries()) */
 	struct gobin_func *funcs;
 	int n, cap;
 	int excluded;         /* matched, then left out by --exclude */
@@ -204,41 +209,103 @@ struct expand {
 	const char *left1;    /* the first of those */
 };
 
-/* The key of plan.named: a function `func` that a probe of `kind` names,
- * in BINARY: `binary` (NULL: the default executables). */
+/* The index key of plan.named: a function `func` that a probe of `kind`
+ * names, in BINARY: `binary` (NULL: the default executables). */
 static uint64_t named_key(enum gtr_kind kind, const char *binary, const char *func)
 {
-	return u64map_hash_str(func, 2u + (uint64_t)kind) ^
-	       (binary ? u64map_hash_str(binary, 1) : 0);
+	return u64map_hash2(u64map_hash2(u64map_hash_str(func, 0), (uint64_t)kind),
+			    binary ? u64map_hash_str(binary, 0) : 0);
 }
 
-/* The key of plan.taken: a probe of `kind` on function `entry` of b. */
-static uint64_t taken_key(const struct binary *b, uint64_t entry, enum gtr_kind kind)
+/* Whether a probe of `kind` in BINARY: `binary` names function `func`
+ * (plan_name()). */
+static bool is_named(const struct plan *pl, enum gtr_kind kind, const char *binary,
+		     const char *func)
 {
-	return u64map_hash2(u64map_hash2(b->id, entry), (uint64_t)kind);
+	uint32_t pos = 0;
+
+	for (const uint32_t *v; (v = u64map_find(&pl->named, named_key(kind, binary, func),
+						 &pos));) {
+		const struct probe_spec *s = &pl->names[*v];
+
+		if (s->kind == kind && !strcmp(s->func, func) &&
+		    (s->binary && binary ? !strcmp(s->binary, binary) : s->binary == binary))
+			return true;
+	}
+	return false;
+}
+
+/* The key of plan.taken: a probe of `kind` at `addr` (a function's entry,
+ * an inlined copy's first instruction) of b. */
+static uint64_t taken_key(const struct binary *b, uint64_t addr, enum gtr_kind kind)
+{
+	return u64map_hash2(u64map_hash2(b->id, addr), (uint64_t)kind);
 }
 
 void plan_name(struct plan *pl, const char *text)
 {
-	struct probe_spec s;
+	struct probe_spec s, *v;
 	char err[8];
 
 	if (probe_spec_parse(text, &s, err, sizeof(err)))
 		return;
-	if (!s.line && !has_glob(s.func))
-		(void)u64map_put(&pl->named, named_key(s.kind, s.binary, s.func), 1,
-				 UINT32_MAX);
-	probe_spec_free(&s);
+	/* every name: a glob's pattern names no function, and an exact
+	 * name may hold '*' ("main.(*T).M") */
+	v = s.line ? NULL : realloc(pl->names, (size_t)(pl->nnames + 1) * sizeof(*v));
+	if (v)
+		pl->names = v;
+	if (!v || u64map_add(&pl->named, named_key(s.kind, s.binary, s.func),
+			     (uint32_t)pl->nnames, UINT32_MAX)) {
+		probe_spec_free(&s);
+		return;
+	}
+	pl->names[pl->nnames++] = s;
+}
+
+/*
+ * Puts in e->named the entries of the functions of e->bin that probes of
+ * glob e->spec's kind and BINARY: name (plan_name()), found as plan_add()
+ * finds them (gccgo's spellings, a generic function's instances): those
+ * it leaves to them. A generic function named with a signature is left
+ * out (the signature takes the instances it fits, the glob the rest).
+ * 0, or -1 when out of memory.
+ */
+static int names_entries(struct expand *e)
+{
+	const struct probe_spec *g = e->spec;
+
+	for (int i = 0; i < e->pl->nnames; i++) {
+		const struct probe_spec *s = &e->pl->names[i];
+		struct gobin_func *all;
+		int n;
+
+		/* by the exact name (a glob's pattern finds nothing) */
+		if (s->kind != g->kind || (s->binary && g->binary ? strcmp(s->binary, g->binary) :
+					   s->binary != g->binary))
+			continue;
+		n = gobin_func_find_all(e->b, s->func, NULL, 0);
+		if (n <= 0 || (s->sig && n > 1))
+			continue;
+		all = calloc((size_t)n, sizeof(*all));
+		if (!all)
+			return -1;
+		gobin_func_find_all(e->b, s->func, all, n);
+		for (int k = 0; k < n; k++)
+			if (u64map_put(&e->named, all[k].entry, 1, UINT32_MAX)) {
+				free(all);
+				return -1;
+			}
+		free(all);
+	}
+	return 0;
 }
 
 /* Whether glob `e->spec` leaves function `name` at `entry` to another
  * probe of its kind: one that names it, or one that took it before. */
 static bool left_to_another(const struct expand *e, const char *name, uint64_t entry)
 {
-	const struct probe_spec *g = e->spec;
-
-	return u64map_get(&e->pl->named, named_key(g->kind, g->binary, name)) ||
-	       u64map_get(&e->pl->taken, taken_key(e->bin, entry, g->kind));
+	return u64map_get(&e->named, entry) || is_named(e->pl, e->spec->kind, e->spec->binary, name) ||
+	       u64map_get(&e->pl->taken, taken_key(e->bin, entry, e->spec->kind));
 }
 
 /* Whether f is one of the functions a probe on its exact name means. */
@@ -339,7 +406,10 @@ static int add_probe_at(struct plan *pl, const struct probe_spec *spec,
 		return -1;
 	}
 	pl->probes[pl->nprobes++] = p;
-	if (!site && u64map_put(&pl->taken, taken_key(b, fn->entry, spec->kind), 1, UINT32_MAX))
+	/* a function, or an inlined copy (a line is not its function's) */
+	if ((!site || !site->line) &&
+	    u64map_put(&pl->taken, taken_key(b, site ? site->addr : fn->entry, spec->kind), 1,
+		       UINT32_MAX))
 		return -1;
 	if (pl->opts.progress && pl->nprobes % PLAN_PROGRESS_EVERY == 0)
 		pl->opts.progress(pl->opts.progress_ctx, pl->nprobes);
@@ -396,7 +466,9 @@ static struct binary *spec_binary(struct plan *pl, const struct probe_spec *spec
  * The instances of a generic function, all[n], that the signature of
  * `spec` fits (gobin_sig_fits), moved to the front; returns how many, or
  * -1 after saying that it fits none, several, or cannot be told (names
- * alike without DWARF), naming them: one is to be named exactly.
+ * alike without DWARF), naming them: one is to be named exactly. Returns
+ * n when it fits none and is wrong for one (its parameters pass an
+ * instance's frame), whose planning then says what is wrong.
  */
 static int fitting(const struct plan *pl, const struct probe_spec *spec,
 		   const struct binary *b, struct gobin_func *all, int n)
@@ -407,7 +479,7 @@ static int fitting(const struct plan *pl, const struct probe_spec *spec,
 	for (int i = 0; i < n; i++) {
 		fits = gobin_sig_fits(b->gb, &all[i], spec->sig, spec->results);
 		/* wrong for this instance (its frame is too small for
-		 * `string` where it takes an int): it does not fit */
+		 * `string` where it takes an int): it does not fit it */
 		wrong |= fits == -2;
 		untold |= fits == -1;
 		if (fits == 1) {
@@ -418,7 +490,8 @@ static int fitting(const struct plan *pl, const struct probe_spec *spec,
 		}
 	}
 	if (!k && wrong && !untold)
-		return n;   /* wrong for every instance: planning says why */
+		return n;   /* fits none, wrong for one at least: planning
+			     * the first says what is wrong */
 	if (k == 1 && !untold) {
 		if (!pl->opts.quiet)
 			fprintf(stderr, "gotrace-record: probe '%s': the signature "
@@ -552,9 +625,11 @@ static int add_glob_inlined(struct plan *pl, const struct probe_spec *spec,
 	}
 	gobin_inline_glob(b->gb, spec->func, v, n, &nn);
 	for (int i = 0; i < n; i++)
-		/* a function another probe names has its copies probed by it */
+		/* a function another probe names has its copies probed by
+		 * it, and a copy an earlier glob took is its */
 		if (!is_excluded(&pl->opts, v[i].func) &&
-		    !u64map_get(&pl->named, named_key(spec->kind, spec->binary, v[i].func)))
+		    !is_named(pl, spec->kind, spec->binary, v[i].func) &&
+		    !u64map_get(&pl->taken, taken_key(b, v[i].addr, spec->kind)))
 			v[k++] = v[i];
 	if (k && spec->kind == GTR_KIND_RETURN && (!pl->opts.quiet || !body))
 		fprintf(stderr, "gotrace-record: probe '%s': %d inlined copies of "
@@ -586,8 +661,12 @@ static int add_glob(struct plan *pl, const struct probe_spec *spec,
 	struct expand e = { .b = b->gb, .o = &pl->opts, .pl = pl, .spec = spec, .bin = b };
 	int i, first = pl->nprobes, copies;
 
-	if (gobin_func_each(b->gb, spec->func, collect, &e) < 0)
+	if (names_entries(&e) || gobin_func_each(b->gb, spec->func, collect, &e) < 0) {
+		u64map_free(&e.named);
+		free(e.funcs);
 		return -1;
+	}
+	u64map_free(&e.named);
 	if (e.left == 1 && !pl->opts.quiet)
 		fprintf(stderr, "gotrace-record: probe '%s': %s is left to the %s probe that "
 			"names it or took it first, so that each call is recorded once\n",
@@ -620,7 +699,7 @@ static int add_glob(struct plan *pl, const struct probe_spec *spec,
 	copies = add_glob_inlined(pl, spec, b, pl->nprobes > first);
 	if (copies < 0)
 		return -1;
-	if (pl->nprobes > first || (e.left && !e.n && !copies))
+	if (pl->nprobes > first || (e.left && !e.n))
 		return 0;   /* probed, or every match left to other probes */
 	if (copies > 0)
 		return -1;   /* said why above */

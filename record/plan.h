@@ -104,7 +104,8 @@ void plan_free(struct plan *pl);
  * first, so that a call is recorded once per kind ('main.*' with
  * 'main.work(s)'). Call for every probe before the first plan_add(); a
  * probe it cannot parse is plan_add()'s to say. No-op when out of memory
- * (the glob then takes the function too, and plan_warnings() says so).
+ * (the glob then takes the function too, and plan_warnings() says so
+ * unless quiet).
  */
 void plan_name(struct plan *pl, const char *text);
 

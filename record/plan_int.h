@@ -36,9 +36,13 @@ struct plan {
 	uint32_t nargsets, capargsets;
 	struct u64map argset_index;  /* hash of an array -> its index */
 	/* A glob leaves a function to the probe of its kind that names it
-	 * (plan_name(): hashes of kind, BINARY: and name) and takes none a
-	 * probe of its kind took before it (hashes of binary, entry and
-	 * kind): each call is recorded once per kind. */
+	 * (plan_name(): the probes as parsed, indexed by a hash of name,
+	 * kind and BINARY:, each checked on lookup) and takes none a probe
+	 * of its kind took before it (hashes of binary, the function's entry
+	 * or an inlined copy's address, and kind: exact keys): each call is
+	 * recorded once per kind. */
+	struct probe_spec *names;
+	int nnames;
 	struct u64map named, taken;
 };
 

@@ -358,8 +358,9 @@ int plan_whole_calls(struct plan *pl)
 
 /*
  * Warns of functions that more than one probe of one kind (entries, or
- * returns) take at their entry or returns: a glob matching a function
- * another probe names too ('main.*' 'main.work(s)'), or one named twice.
+ * returns) take at their entry or returns: one named twice, or named in
+ * two spellings a glob does not tell apart ('main.Sum' and 'main.S*': a
+ * generic function's instances).
  * Each records every call once per probe, so the report's call view and
  * stats count each call once per probe, with latencies measured between
  * the wrong halves. Says the first few functions (by their probes) and how
@@ -395,16 +396,24 @@ static void twice_warnings(const struct plan *pl)
 			continue;
 		/* --exclude leaves a function out of every glob: the way out
 		 * when one of the two is a glob and the other names it */
-		const bool g1 = strpbrk(o->spec.func, "*?[") != NULL,
-			   g2 = strpbrk(p->spec.func, "*?[") != NULL;
+		const bool g1 = strpbrk(o->spec.func, "*?[") && strcmp(o->spec.func, p->fn.name),
+			   g2 = strpbrk(p->spec.func, "*?[") && strcmp(p->spec.func, p->fn.name);
 		fprintf(stderr, "gotrace-record: warning: %s has more than one %s probe ('%s', "
-			"'%s'...): a call is recorded once per probe, so gotrace-report's calls "
+			"'%s'): a call is recorded once per probe, so gotrace-report's calls "
 			"and stats count it more than once; ", p->fn.name,
 			p->spec.kind == GTR_KIND_RETURN ? "return" : "entry", o->spec.text,
 			p->spec.text);
-		if (g1 != g2)
-			fprintf(stderr, "leave it out of the glob (--exclude '%s')\n", p->fn.name);
-		else
+		if (g1 != g2) {
+			/* the name as a glob matching it alone: fnmatch(3)'s
+			 * special characters escaped ("main.Sum\[go.shape.int]") */
+			fputs("leave it out of the glob (--exclude '", stderr);
+			for (const char *c = p->fn.name; *c; c++) {
+				if (strchr("*?[\\", *c))
+					fputc('\\', stderr);
+				fputc(*c, stderr);
+			}
+			fputs("')\n", stderr);
+		} else
 			fprintf(stderr, "put its values in one probe%s\n",
 				g1 ? ", or narrow one glob" : "");
 	}

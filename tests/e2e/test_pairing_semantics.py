@@ -9,6 +9,12 @@ import pytest
 
 from conftest import build_fails, record, report
 
+INLINE = "tests/fixtures/inline/main.go"
+
+
+def jsonl(path):
+    return [json.loads(l) for l in report(["--format", "jsonl", path]).stdout.splitlines()]
+
 
 def calls(path, *args):
     r = report(["--calls", "--format", "jsonl", *args, path])
@@ -253,30 +259,65 @@ def test_rate_limit_windows_carry_into_rotated_files(gobuild, toolchain, tmp_pat
 def test_a_glob_leaves_a_function_to_the_probe_that_names_it(gobuild, toolchain, tmp_path):
     """A glob matching a function another probe of its kind names
     ('main.*' with 'main.add "%d"', in either order) or took before it
-    (a second glob) leaves it to that probe: each call is recorded once,
-    paired once, counted once. Two probes that name one function both
-    record it, and the recorder warns that calls count once per probe."""
+    (a second glob) leaves it to that probe, and says so: each call is
+    recorded once, by that probe, paired once, counted once. Two probes
+    that name one function both record it, and the recorder warns that
+    calls count once per probe."""
     exe = gobuild("tests/fixtures/hot/main.go", "hot")
     trace = str(tmp_path / "one.gtr")
-    for probes in (['main.add "%d" goarg2', "main.*", "r:main.*", "r:main.add"],
-                   ["main.*", "main.a*", 'main.add "%d" goarg2', "r:main.add"]):
+    named = 'main.add "%d" goarg2'
+    left = "probe '%s': main.add is left to the %s probe that names it or took it first, " \
+        "so that each call is recorded once"
+    for probes, notes, by in (
+            ([named, "main.*", "r:main.*", "r:main.add"],
+             [("main.*", "entry"), ("r:main.*", "return")], named),
+            (["main.*", "main.a*", named, "r:main.add"],
+             [("main.*", "entry"), ("main.a*", "entry")], named),
+            (["main.*", "main.a*", "r:main.add"], [("main.a*", "entry")], "main.*")):
         p = record(["-f", "-o", trace, *probes, "--", exe, "5"])
-        assert "probe 'main.*': main.add is left to the entry probe that names it or " \
-            "took it first, so that each call is recorded once" in p.stderr, p.stderr
+        for note in notes:
+            assert left % note in p.stderr, (probes, p.stderr)
         assert "more than one" not in p.stderr, p.stderr
         got, _ = calls(trace, "-f", 'func == "main.add"')
         assert collections.Counter(c["status"] for c in got) == {"returned": 5}
         assert sorted(c["goargs"][1] for c in got) == [0, 1, 2, 3, 4]
-        evs = [json.loads(l) for l in report(["--format", "jsonl", trace]).stdout.splitlines()]
-        assert collections.Counter((e["func"], e["kind"]) for e in evs
+        spec = {p["id"]: p["spec"] for p in
+                json.loads(report(["info", "--json", trace]).stdout)["probes"]}
+        assert collections.Counter((spec[e["probe"]], e["kind"]) for e in jsonl(trace)
                                    if e["func"] == "main.add") == \
-            {("main.add", "entry"): 5, ("main.add", "return"): 5}
+            {(by, "entry"): 5, ("r:main.add", "return"): 5}
         stats = report(["stats", "--no-hist", trace]).stdout
         assert [l.split()[1] for l in stats.splitlines() if l.startswith("main.add ")] == \
             ["5"], stats
-    p = record(["-f", "-o", trace, 'main.add "%d" goarg2', "main.add (goarg2 < 3)",
-                "r:main.add", "--", exe, "5"])
+    p = record(["-f", "-o", trace, named, "main.add (goarg2 < 3)", "r:main.add", "--", exe, "5"])
     assert "warning: main.add has more than one entry probe ('main.add \"%d\" goarg2', " \
-        "'main.add (goarg2 < 3)'...): a call is recorded once per probe, so " \
+        "'main.add (goarg2 < 3)'): a call is recorded once per probe, so " \
         "gotrace-report's calls and stats count it more than once; put its values in " \
-        "one probe" in p.stderr, p.stderr
+        "one probe\n" in p.stderr, p.stderr
+
+
+def test_overlapping_globs_take_methods_and_inlined_copies_once(gobuild, functions, toolchain,
+                                                                tmp_path):
+    """A pointer receiver's method named exactly ('main.(*T).M': a '*' in
+    an exact name; gccgo's symbol spells it otherwise) is left to that
+    probe by a glob before it; an inlined copy a glob took is not taken
+    again by a second glob; overlapping return globs record as one does
+    (a copy has no return probe)."""
+    trace = str(tmp_path / "m.gtr")
+
+    method = "main.T.M" if toolchain.gccgo else "main.(*T).M"
+    record(["-q", "-f", "-o", trace, "main.(*T).M", "--", functions, "2"])
+    once = len(jsonl(trace))
+    assert once > 0
+    p = record(["-f", "-o", trace, "main.*", "main.(*T).M", "--", functions, "2"])
+    assert "probe 'main.*': %s is left to the entry probe" % method in p.stderr, p.stderr
+    assert len([e for e in jsonl(trace) if e["func"] == method]) == once
+    assert "more than one" not in p.stderr
+
+    exe = gobuild(INLINE, "inline")
+    record(["-q", "-f", "-o", trace, "main.*", "--", exe, "x"])
+    alone = collections.Counter(e["func"] for e in jsonl(trace))
+    p = record(["-f", "-o", trace, "main.*", "main.b*", "--", exe, "x"])
+    assert collections.Counter(e["func"] for e in jsonl(trace)) == alone, p.stderr
+    p = record(["-f", "-o", trace, "r:main.*", "r:main.b*", "--", exe, "x"])
+    assert p.returncode == 0 and "probe 'r:main.b*': main.bump is left" in p.stderr, p.stderr
